@@ -1,0 +1,26 @@
+# Two entry points: `make run` and `make test`. Both create .venv from requirements.txt when missing.
+PYTHON ?= python3
+VENV   ?= .venv
+PY      = $(VENV)/bin/python
+FIXTURE ?= fixtures/finance_qa.zh.json
+
+.PHONY: run test bench clean
+
+$(VENV)/.installed: requirements.txt pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt
+	$(PY) -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e . || \
+		$(PY) -m pip install -q --disable-pip-version-check --no-deps -e .
+	touch $@
+
+run: $(VENV)/.installed
+	$(PY) -m streamlit run app.py -- --fixture $(FIXTURE)
+
+test: $(VENV)/.installed
+	$(PY) -m pytest layerzero_viz tests
+
+bench: $(VENV)/.installed
+	$(PY) bench/engine.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .layerzero

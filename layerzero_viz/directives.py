@@ -1,0 +1,236 @@
+"""Where the settings come from: argument > environment > header > directive > default.
+
+* ``<layer-zero enabled="true" prune_ratio="0.35"/>`` alone on the first line of the system prompt;
+  anywhere else it is not honoured (a warning says so) but is still removed as an engine directive.
+* ``ANTHROPIC_EXPERIMENTAL_LAYER_ZERO=true|false`` and ``ANTHROPIC_LAYER_ZERO_PRUNE_RATIO=0.32``.
+* ``X-Anthropic-Layer-Zero: enabled;prune_ratio=0.32`` on a raw HTTP capture.
+* ``<protected_tokens>[…regexes…]</protected_tokens>`` and ``<redundant_phrases>[…literals…]</redundant_phrases>``
+  in any system block.  Regexes are compiled by RE2 (linear time, no backtracking).
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Mapping
+
+import re2
+
+from .errors import DirectiveError, PatternError
+from .model import Conversation, MessageKey
+
+__all__ = [
+    "DEFAULT_RATIO", "MAX_RATIO", "DirectiveSpan", "Settings", "resolve_settings", "check_ratio",
+    "ENV_ENABLED", "ENV_RATIO", "HEADER",
+]
+
+DEFAULT_RATIO = 0.30
+MAX_RATIO = 0.95
+ENV_ENABLED = "ANTHROPIC_EXPERIMENTAL_LAYER_ZERO"
+ENV_RATIO = "ANTHROPIC_LAYER_ZERO_PRUNE_RATIO"
+HEADER = "x-anthropic-layer-zero"
+
+LAYER_ZERO_RE = re.compile(r"<layer-zero\b[^<>]*?/?>(?:\s*</layer-zero>)?", re.IGNORECASE)
+_ATTR_RE = re.compile(r"""\s*([A-Za-z_][\w\-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
+_LIST_TAG_RE = re.compile(r"<(protected_tokens|redundant_phrases)>(.*?)</\1>", re.DOTALL)
+_MAX_PATTERN_LEN = 1000
+
+
+@dataclass(frozen=True)
+class DirectiveSpan:
+    """Characters of one text block that instruct the engine and leave the output."""
+
+    message: MessageKey
+    block: int
+    start: int
+    end: int
+    kind: str  # "layer-zero", "protected_tokens" or "redundant_phrases"
+    honoured: bool
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Effective settings, each with the place it came from."""
+
+    enabled: bool
+    enabled_source: str
+    ratio: float
+    ratio_source: str
+    protected_patterns: tuple[str, ...] = ()
+    redundant_phrases: tuple[str, ...] = ()
+    directive_spans: tuple[DirectiveSpan, ...] = ()
+    warnings: tuple[str, ...] = ()
+    compiled_patterns: tuple = field(default=(), compare=False, repr=False)
+
+
+def check_ratio(value: object, where: str) -> float:
+    """Return ``value`` as a ratio in [0, 0.95] or raise DirectiveError naming ``where``."""
+    try:
+        ratio = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise DirectiveError(f"{where}: prune_ratio {value!r} is not a number (use e.g. 0.3)") from None
+    if not (0.0 <= ratio <= MAX_RATIO) or ratio != ratio:
+        raise DirectiveError(f"{where}: prune_ratio {value!r} is outside [0, {MAX_RATIO}]")
+    return ratio
+
+
+def _parse_bool(value: str, where: str) -> bool:
+    lowered = value.strip().lower()
+    if lowered in ("true", "1", "yes", "on", "enabled"):
+        return True
+    if lowered in ("false", "0", "no", "off", "disabled"):
+        return False
+    raise DirectiveError(f"{where}: {value!r} is not true or false")
+
+
+def _parse_layer_zero_tag(tag: str) -> tuple[bool | None, float | None]:
+    inner = re.sub(r"^<layer-zero\b|/?>(?:\s*</layer-zero>)?$", "", tag.strip(), flags=re.IGNORECASE)
+    pos, enabled, ratio = 0, None, None
+    for m in _ATTR_RE.finditer(inner):
+        if inner[pos:m.start()].strip():
+            break
+        pos = m.end()
+        name, value = m.group(1).lower(), m.group(2) if m.group(2) is not None else m.group(3)
+        if name == "enabled":
+            enabled = _parse_bool(value, f"directive {tag}")
+        elif name == "prune_ratio":
+            ratio = check_ratio(value, f"directive {tag}")
+        else:
+            raise DirectiveError(f"directive {tag}: unknown attribute {name!r} (use enabled and prune_ratio)")
+    if inner[pos:].strip():
+        raise DirectiveError(
+            f'malformed directive {tag}: expected <layer-zero enabled="true" prune_ratio="0.35"/>'
+        )
+    return enabled, ratio
+
+
+def _parse_header(value: str) -> tuple[bool | None, float | None]:
+    enabled, ratio = None, None
+    for part in (p.strip() for p in value.split(";")):
+        if not part:
+            continue
+        if "=" in part:
+            name, _, raw = part.partition("=")
+            if name.strip().lower() != "prune_ratio":
+                raise DirectiveError(f"header X-Anthropic-Layer-Zero: {value!r}: unknown parameter {name.strip()!r}")
+            ratio = check_ratio(raw.strip(), f"header X-Anthropic-Layer-Zero: {value!r}")
+        else:
+            enabled = _parse_bool(part, f"header X-Anthropic-Layer-Zero: {value!r}")
+    return enabled, ratio
+
+
+def _compile_pattern(pattern: object, where: str):
+    if not isinstance(pattern, str) or not pattern:
+        raise PatternError(f"{where}: pattern {pattern!r} must be a non-empty string")
+    if len(pattern) > _MAX_PATTERN_LEN:
+        raise PatternError(f"{where}: pattern {pattern[:40]!r}… is longer than {_MAX_PATTERN_LEN} characters")
+    options = re2.Options()
+    options.log_errors = False
+    try:
+        return re2.compile(pattern, options)
+    except Exception as exc:  # re2 raises its own error type
+        detail = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else str(exc)
+        raise PatternError(
+            f"{where}: pattern {pattern!r} is invalid or unsupported by RE2 ({detail}); "
+            "backreferences and lookaround are not allowed"
+        ) from None
+
+
+def _json_list(body: str, tag: str, where: str) -> list:
+    try:
+        value = json.loads(body)
+    except json.JSONDecodeError as exc:
+        raise DirectiveError(
+            f"{where}: <{tag}> must hold a JSON list of strings; {exc.msg} at column {exc.colno}: {body.strip()[:80]!r}"
+        ) from None
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise DirectiveError(f"{where}: <{tag}> must hold a JSON list of strings, got {body.strip()[:80]!r}")
+    return value
+
+
+def resolve_settings(
+    conv: Conversation,
+    *,
+    ratio: float | None = None,
+    enabled: bool | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Settings:
+    """Resolve the effective settings of ``conv`` by precedence argument > env > header > directive > default."""
+    env = {} if env is None else env
+    spans: list[DirectiveSpan] = []
+    warnings: list[str] = []
+    patterns: list[str] = []
+    compiled: list = []
+    phrases: list[str] = []
+    directive: tuple[bool | None, float | None] = (None, None)
+    system = conv.system
+    for msg in conv.messages:
+        is_system = msg.role in ("system", "developer")
+        for block in msg.blocks:
+            if block.kind != "text":
+                continue
+            where_block = f"message {msg.key} block {block.index}"
+            for m in LAYER_ZERO_RE.finditer(block.text):
+                first_line_end = block.text.find("\n")
+                first_line = block.text if first_line_end < 0 else block.text[:first_line_end]
+                honoured = (
+                    msg is system and block is _first_text_block(msg) and m.start() == len(first_line) - len(first_line.lstrip())
+                    and first_line.strip() == m.group(0).strip() and not spans_have_layer_zero(spans)
+                )
+                if honoured:
+                    directive = _parse_layer_zero_tag(m.group(0))
+                else:
+                    warnings.append(
+                        f"{m.group(0)} in {where_block} is not honoured: the directive must stand alone on the "
+                        "first line of the system prompt"
+                    )
+                spans.append(DirectiveSpan(msg.key, block.index, m.start(), _eat_line_end(block.text, m.end()),
+                                           "layer-zero", honoured))
+            if not is_system:
+                continue
+            for m in _LIST_TAG_RE.finditer(block.text):
+                tag = m.group(1)
+                values = _json_list(m.group(2), tag, where_block)
+                if tag == "protected_tokens":
+                    for p in values:
+                        compiled.append(_compile_pattern(p, f"{where_block} <protected_tokens>"))
+                        patterns.append(p)
+                else:
+                    phrases.extend(v for v in values if v.strip())
+                spans.append(DirectiveSpan(msg.key, block.index, m.start(), _eat_line_end(block.text, m.end()),
+                                           tag, True))
+
+    header = {k.lower(): v for k, v in conv.headers.items()}.get(HEADER)
+    from_header = _parse_header(header) if header is not None else (None, None)
+    from_env: tuple[bool | None, float | None] = (
+        _parse_bool(env[ENV_ENABLED], f"environment {ENV_ENABLED}") if env.get(ENV_ENABLED, "").strip() else None,
+        check_ratio(env[ENV_RATIO], f"environment {ENV_RATIO}") if env.get(ENV_RATIO, "").strip() else None,
+    )
+    if ratio is not None:
+        ratio = check_ratio(ratio, "argument ratio")
+    layers = [("argument", (enabled, ratio)), ("env", from_env), ("header", from_header), ("directive", directive)]
+    eff_enabled, enabled_source = next(((v[0], s) for s, v in layers if v[0] is not None), (True, "default"))
+    eff_ratio, ratio_source = next(((v[1], s) for s, v in layers if v[1] is not None), (DEFAULT_RATIO, "default"))
+    return Settings(
+        enabled=eff_enabled, enabled_source=enabled_source, ratio=eff_ratio, ratio_source=ratio_source,
+        protected_patterns=tuple(patterns), redundant_phrases=tuple(dict.fromkeys(phrases)),
+        directive_spans=tuple(spans), warnings=tuple(warnings), compiled_patterns=tuple(compiled),
+    )
+
+
+def spans_have_layer_zero(spans: list[DirectiveSpan]) -> bool:
+    return any(s.kind == "layer-zero" for s in spans)
+
+
+def _first_text_block(msg):
+    return next((b for b in msg.blocks if b.kind == "text"), None)
+
+
+def _eat_line_end(text: str, end: int) -> int:
+    """Extend a directive span over trailing spaces and one newline so no empty line is left."""
+    j = end
+    while j < len(text) and text[j] in " \t":
+        j += 1
+    if j < len(text) and text[j] == "\n":
+        return j + 1
+    return end

@@ -1,0 +1,355 @@
+"""The pipeline: ``annotate`` detects once, ``Annotated.at_ratio`` selects many times.
+
+Stages and their timings (ms): parse (settings, directives, structure), tokenize, protect (protections and
+resolving candidates against them), detect (candidate rules), then per ratio select and reconstruct.
+``context_preservation`` is the part of protect spent finding and protecting ``<context>`` — exactly 0
+when there is none.
+"""
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+
+from .directives import Settings, resolve_settings
+from .model import Conversation
+from .protect import PRECEDENCE, STRUCTURAL, Protection, find_protections
+from .rules import PRIORITY, RULES, RuleContext
+from .tokens import tokenize, token_info
+from .view import Candidate, TextView
+
+__all__ = ["Config", "Annotated", "annotate"]
+
+_PROT_CODES = {name: i + 1 for i, name in enumerate(PRECEDENCE)}
+_PROT_NAMES = ("",) + PRECEDENCE
+_STRUCTURAL_CODES = frozenset(_PROT_CODES[n] for n in STRUCTURAL)
+
+
+@dataclass(frozen=True)
+class Config:
+    """Caller settings: an explicit ``ratio``/``enabled`` beats env, header and directive.
+
+    ``env`` defaults to ``os.environ``; pass ``{}`` to ignore the environment.
+    """
+
+    ratio: float | None = None
+    enabled: bool | None = None
+    low_information: bool = True
+    keep_directives: bool = False
+    env: Mapping[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class Span:
+    """A prune candidate as resolved: its reason, score, human detail and token cost."""
+
+    id: int
+    reason: str
+    score: float
+    detail: str
+    start: int
+    end: int
+    tokens: int
+    residual: float  # share of its information lost if pruned (0 for an exact repeat)
+
+
+@dataclass(eq=False)
+class Annotated:
+    """A conversation with every token scored once; call :meth:`at_ratio` for decisions.
+
+    Arrays are per token (``tok_*``) or per display group (``g_*``); spans index ``spans``.
+    """
+
+    conversation: Conversation
+    config: Config
+    settings: Settings
+    view: TextView
+    tok_ids: np.ndarray
+    tok_start: np.ndarray
+    tok_end: np.ndarray
+    tok_group: np.ndarray
+    tok_block: np.ndarray
+    tok_i: np.ndarray
+    tok_directive: np.ndarray
+    g_start: np.ndarray
+    g_end: np.ndarray
+    g_prot: np.ndarray
+    g_prot_detail: dict[int, str]
+    g_span: np.ndarray
+    g_veto: dict[int, str]
+    spans: list[Span]
+    span_order: np.ndarray
+    span_costs_ordered: np.ndarray
+    span_suffix_min: np.ndarray
+    span_cost: np.ndarray
+    span_loss: np.ndarray
+    info_total: float
+    tokens_total: int
+    tokens_directive: int
+    timings_ms: dict[str, float]
+    warnings: tuple[str, ...] = ()
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def enabled(self) -> bool:
+        return self.settings.enabled
+
+    @property
+    def ratio(self) -> float:
+        """The effective ratio from the settings (argument > env > header > directive > default)."""
+        return self.settings.ratio
+
+    @property
+    def ratio_source(self) -> str:
+        return self.settings.ratio_source
+
+    def at_ratio(self, ratio: float | None = None):
+        """Decisions at ``ratio`` (explicit, source "argument"); None uses the effective settings ratio.
+
+        Detection is not re-run: this only spends the budget over the spans found by :func:`annotate`.
+        """
+        from .result import PruneResult
+        from .directives import check_ratio
+        from .select import budget_for, select_spans
+
+        if ratio is None:
+            ratio, source = self.settings.ratio, self.settings.ratio_source
+        else:
+            ratio, source = check_ratio(ratio, "ratio"), "argument"
+        t0 = time.perf_counter()
+        if self.settings.enabled:
+            chosen = select_spans(self.span_order, self.span_costs_ordered, self.span_suffix_min,
+                                  budget_for(ratio, self.tokens_total))
+        else:
+            chosen = np.zeros(len(self.spans), dtype=bool)
+        select_ms = (time.perf_counter() - t0) * 1000.0
+        return PruneResult(self, ratio, source, chosen, select_ms)
+
+
+def annotate(source: Any, config: Config | None = None, **overrides: Any) -> Annotated:
+    """Score every token of ``source`` once (a Conversation, or a path/str/bytes to load).
+
+    >>> from layerzero_viz import load_conversation
+    >>> ann = annotate(load_conversation("您好，请问七日年化收益率4.2%是什么意思？"), env={})
+    >>> ann.at_ratio(0.3).tokens_pruned <= int(0.3 * ann.tokens_total)
+    True
+    """
+    config = config or Config()
+    if overrides:
+        config = Config(**{**config.__dict__, **overrides})
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+    if not isinstance(source, Conversation):
+        from .formats import load_conversation
+        source = load_conversation(source)
+    conv = source
+    env = os.environ if config.env is None else config.env
+    settings = resolve_settings(conv, ratio=config.ratio, enabled=config.enabled, env=env)
+    view = TextView.of(conv)
+    timings["parse"] = _ms(t0)
+
+    t0 = time.perf_counter()
+    tok = _tokenize_view(view)
+    timings["tokenize"] = _ms(t0)
+    ids, start, end, group, block, idx = tok
+    n_groups = int(group[-1]) + 1 if len(group) else 0
+    g_first = np.searchsorted(group, np.arange(n_groups)) if n_groups else np.zeros(0, dtype=np.int64)
+    g_start = start[g_first] if n_groups else np.zeros(0, dtype=np.int64)
+    g_last = np.append(g_first[1:], len(group)) - 1 if n_groups else np.zeros(0, dtype=np.int64)
+    g_end = end[g_last] if n_groups else np.zeros(0, dtype=np.int64)
+    g_tokens = np.bincount(group, minlength=n_groups).astype(np.int64)
+
+    # directive groups: those that start inside a directive span
+    g_directive = np.zeros(n_groups, dtype=bool)
+    block_pos = {(b.message, b.block): b for b in view.blocks}
+    for d in settings.directive_spans:
+        b = block_pos[(d.message, d.block)]
+        _mark_starting_inside(g_directive, g_start, b.start + d.start, b.start + d.end)
+    tok_directive = g_directive[group] if n_groups else np.zeros(0, dtype=bool)
+
+    t0 = time.perf_counter()
+    protection = find_protections(view, settings.compiled_patterns, settings.protected_patterns)
+    g_prot, g_prot_iv = _apply_protections(protection, g_start, g_end, n_groups)
+    protect_ms = _ms(t0)
+
+    t0 = time.perf_counter()
+    ctx = RuleContext(settings=settings, protection=protection, low_information=config.low_information)
+    candidates: list[Candidate] = []
+    for _, rule in RULES:
+        candidates.extend(rule(view, ctx))
+    timings["detect"] = _ms(t0)
+
+    t0 = time.perf_counter()
+    g_span, g_veto, spans = _resolve(view, candidates, protection, g_start, g_end, g_tokens, g_prot, g_prot_iv,
+                                     g_directive)
+    info = token_info()[ids] if len(ids) else np.zeros(0)
+    info = np.where(tok_directive, 0.0, info)
+    tok_span = g_span[group] if n_groups else np.zeros(0, dtype=np.int64)
+    residual = np.array([s.residual for s in spans], dtype=np.float64)
+    in_span = tok_span >= 0
+    span_loss = np.bincount(tok_span[in_span], weights=info[in_span], minlength=len(spans)) * residual \
+        if spans else np.zeros(0)
+    span_cost = np.array([s.tokens for s in spans], dtype=np.int64)
+    order = np.array(sorted(range(len(spans)), key=lambda k: (PRIORITY[spans[k].reason], -spans[k].score,
+                                                              spans[k].start)), dtype=np.int64)
+    costs_ordered = span_cost[order] if len(order) else np.zeros(0, dtype=np.int64)
+    suffix_min = np.minimum.accumulate(costs_ordered[::-1])[::-1] if len(order) else costs_ordered
+    timings["protect"] = protect_ms + _ms(t0)
+    timings["context_preservation"] = protection.context_ms
+
+    g_prot_detail = {int(g): protection.intervals[int(g_prot_iv[g])].detail for g in np.flatnonzero(g_prot)}
+    tokens_directive = int(tok_directive.sum())
+    return Annotated(
+        conversation=conv, config=config, settings=settings, view=view,
+        tok_ids=ids, tok_start=start, tok_end=end, tok_group=group, tok_block=block, tok_i=idx,
+        tok_directive=tok_directive, g_start=g_start, g_end=g_end, g_prot=g_prot,
+        g_prot_detail=g_prot_detail, g_span=g_span, g_veto=g_veto, spans=spans, span_order=order,
+        span_costs_ordered=costs_ordered, span_suffix_min=suffix_min, span_cost=span_cost, span_loss=span_loss,
+        info_total=float(info.sum()), tokens_total=int(len(ids)) - tokens_directive,
+        tokens_directive=tokens_directive, timings_ms=timings, warnings=settings.warnings,
+    )
+
+
+def _ms(t0: float) -> float:
+    return (time.perf_counter() - t0) * 1000.0
+
+
+def _tokenize_view(view: TextView):
+    ids, start, end, group, block, idx = [], [], [], [], [], []
+    g_offset = 0
+    for k, b in enumerate(view.blocks):
+        t = tokenize(view.text[b.start:b.end])
+        n = len(t)
+        if not n:
+            continue
+        ids.append(t.ids)
+        start.append(t.start + b.start)
+        end.append(t.end + b.start)
+        group.append(t.group + g_offset)
+        g_offset += int(t.group[-1]) + 1
+        block.append(np.full(n, k, dtype=np.int64))
+        idx.append(np.arange(n, dtype=np.int64))
+    if not ids:
+        z = np.zeros(0, dtype=np.int64)
+        return z, z, z, z, z, z
+    return tuple(np.concatenate(a) for a in (ids, start, end, group, block, idx))
+
+
+def _mark_starting_inside(mask: np.ndarray, g_start: np.ndarray, s: int, e: int) -> None:
+    a, b = np.searchsorted(g_start, s, "left"), np.searchsorted(g_start, e, "left")
+    mask[a:b] = True
+
+
+def _overlapping(g_start, g_end, s: int, e: int) -> tuple[int, int]:
+    """Groups overlapping [s, e): those ending after s and starting before e."""
+    return int(np.searchsorted(g_end, s, "right")), int(np.searchsorted(g_start, e, "left"))
+
+
+def _apply_protections(protection: Protection, g_start, g_end, n_groups):
+    g_prot = np.zeros(n_groups, dtype=np.int8)
+    g_iv = np.full(n_groups, -1, dtype=np.int64)
+    if not n_groups:
+        return g_prot, g_iv
+    # strongest reason last so it overwrites: apply in reverse precedence
+    order = sorted(range(len(protection.intervals)), key=lambda k: -_PROT_CODES[protection.intervals[k].reason])
+    for k in order:
+        iv = protection.intervals[k]
+        a, b = _overlapping(g_start, g_end, iv.start, iv.end)
+        if a < b:
+            g_prot[a:b] = _PROT_CODES[iv.reason]
+            g_iv[a:b] = k
+    return g_prot, g_iv
+
+
+def _resolve(view, candidates, protection, g_start, g_end, g_tokens, g_prot, g_prot_iv, g_directive):
+    """Turn candidates into atomic spans: protections veto, higher classes claim first."""
+    text = view.text
+    n_groups = len(g_start)
+    g_span = np.full(n_groups, -1, dtype=np.int64)
+    locked = np.zeros(n_groups, dtype=bool)
+    veto: dict[int, str] = {}
+    spans: list[Span] = []
+    candidates = sorted(candidates, key=lambda c: (PRIORITY[c.reason], c.start, -c.end))
+    sentence_level = ("repeated_constraint", "derivable_context")
+    for c in candidates:
+        a, b = _cut(text, c.start, c.end, g_start, g_end)
+        if b <= a:
+            continue  # the phrase shares a token with content around it: it cannot be cut cleanly
+        if g_directive[a:b].any():
+            continue
+        prot = g_prot[a:b]
+        if prot.any():
+            why = _veto_reason(c, prot, g_prot_iv[a:b], protection, text)
+            if why:
+                for g in range(a, b):
+                    if not g_prot[g] and g_span[g] < 0 and g not in veto:
+                        veto[g] = f"not pruned as {c.reason} ({c.detail}): {why}"
+                continue
+        if c.reason in sentence_level and locked[a:b].any():
+            continue
+        free = g_span[a:b] < 0
+        if not free.any():
+            continue
+        sid = len(spans)
+        g_span[a:b][free] = sid
+        tokens = int(g_tokens[a:b][free].sum())
+        spans.append(Span(sid, c.reason, round(float(c.score), 4), c.detail, c.start, c.end, tokens, c.residual))
+        if c.lock is not None:
+            la, lb = _overlapping(g_start, g_end, *c.lock)
+            locked[la:lb] = True
+    return g_span, veto, spans
+
+
+_SOFT = " \t，,、。；;：:！!？?"
+
+
+def _cut(text: str, start: int, end: int, g_start, g_end) -> tuple[int, int]:
+    """The groups a candidate [start, end) removes: all groups overlapping its visible text.
+
+    A group may reach outside the candidate only over whitespace and punctuation (cl100k often glues
+    "，请" together); otherwise the candidate cannot be cut cleanly and (0, 0) is returned.
+    """
+    vs, ve = start, end
+    while vs < ve and text[vs].isspace():
+        vs += 1
+    while ve > vs and text[ve - 1].isspace():
+        ve -= 1
+    if vs >= ve:
+        return 0, 0
+    a = int(np.searchsorted(g_end, vs, "right"))
+    b = int(np.searchsorted(g_start, ve, "left"))
+    if b <= a:
+        return 0, 0
+    lo, hi = vs, ve
+    while lo > 0 and text[lo - 1] in _SOFT:
+        lo -= 1
+    while hi < len(text) and text[hi] in _SOFT:
+        hi += 1
+    if g_start[a] < lo or g_end[b - 1] > hi:
+        return 0, 0
+    return a, b
+
+
+def _veto_reason(c: Candidate, prot: np.ndarray, ivs: np.ndarray, protection: Protection, text: str) -> str:
+    """Why protections stop candidate ``c`` ("" when it may go whole)."""
+    codes = set(int(x) for x in prot[prot > 0])
+    for code in sorted(codes):
+        name = _PROT_NAMES[code]
+        if code in _STRUCTURAL_CODES or name not in c.may_override:
+            k = int(ivs[np.flatnonzero(prot == code)[0]])
+            return f"it contains {name.removeprefix('protected_')} {text[protection.intervals[k].start:protection.intervals[k].end][:40]!r}"
+    if c.anchor is None:
+        return ""
+    needed: dict[str, int] = {}
+    for k in dict.fromkeys(int(x) for x in ivs[prot > 0]):
+        iv = protection.intervals[k]
+        value = text[max(iv.start, c.start):min(iv.end, c.end)]
+        if value.strip():
+            needed[value] = needed.get(value, 0) + 1
+    for value, count in needed.items():
+        if c.anchor.count(value) < count:
+            return f"it carries {value!r}, which the kept copy does not"
+    return ""

@@ -1,0 +1,324 @@
+"""``PruneResult``: the decisions at one ratio, the pruned conversation, metrics and the JSON contract."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+__all__ = ["PruneResult", "MessageResult", "RESULT_VERSION", "reconstruct"]
+
+RESULT_VERSION = 1
+_CLAUSE_PUNCT = "，,、；;：:"
+_END_PUNCT = "。.!！?？"
+_OPENERS = "（(“\"「『《"
+
+
+@dataclass(frozen=True)
+class MessageResult:
+    """One message before and after: text blocks joined with a blank line."""
+
+    message: Any
+    role: str
+    original: str
+    pruned: str
+    tokens_before: int
+    tokens_after: int
+
+
+class PruneResult:
+    """Decisions for every token at ``ratio``; outputs are built lazily on first access."""
+
+    def __init__(self, annotated, ratio: float, ratio_source: str, chosen: np.ndarray, select_ms: float) -> None:
+        self.annotated = annotated
+        self.ratio = ratio
+        self.ratio_source = ratio_source
+        self.chosen = chosen
+        a = annotated
+        self.tokens_total = a.tokens_total
+        self.tokens_directive = a.tokens_directive
+        self.tokens_pruned = int(a.span_cost[chosen].sum()) if len(chosen) else 0
+        loss = float(a.span_loss[chosen].sum()) if len(chosen) else 0.0
+        self.effectiveness_estimate = 1.0 - loss / a.info_total if a.info_total > 0 else 1.0
+        self._select_ms = select_ms
+        self._reconstruct_ms: float | None = None
+
+    # ---- per-token decisions -------------------------------------------------------------------
+    @cached_property
+    def token_prune(self) -> np.ndarray:
+        """Boolean per token: removed from the output (pruned tokens and engine directives)."""
+        a = self.annotated
+        tok_span = a.g_span[a.tok_group] if len(a.tok_group) else np.zeros(0, dtype=np.int64)
+        pruned = np.zeros(len(tok_span), dtype=bool)
+        has = tok_span >= 0
+        pruned[has] = self.chosen[tok_span[has]]
+        if not a.config.keep_directives:
+            pruned |= a.tok_directive
+        return pruned
+
+    def token_reasons(self) -> tuple[list[str], list[str], list[float], list[int]]:
+        """(reason, detail, score, span) per token."""
+        a = self.annotated
+        n = len(a.tok_ids)
+        reasons = ["content"] * n
+        details = ["ordinary content"] * n
+        scores = [0.0] * n
+        span_ids = [-1] * n
+        disabled = not a.settings.enabled
+        for t in range(n):
+            g = int(a.tok_group[t])
+            if a.tok_directive[t]:
+                reasons[t], details[t] = "directive", "engine directive: instructs the pruner, not the model"
+                continue
+            if disabled:
+                reasons[t] = "disabled"
+                details[t] = f"layer-zero disabled by {a.settings.enabled_source}"
+                continue
+            sid = int(a.g_span[g])
+            if sid >= 0:
+                span = a.spans[sid]
+                span_ids[t], scores[t] = sid, span.score
+                if self.chosen[sid]:
+                    reasons[t], details[t] = span.reason, span.detail
+                else:
+                    reasons[t] = "over_budget"
+                    details[t] = f"would be {span.reason} ({span.detail}) but the budget of {self.budget} tokens was spent"
+                continue
+            code = int(a.g_prot[g])
+            if code:
+                from .protect import PRECEDENCE
+                reasons[t], details[t] = PRECEDENCE[code - 1], a.g_prot_detail[g]
+            elif g in a.g_veto:
+                details[t] = a.g_veto[g]
+        return reasons, details, scores, span_ids
+
+    @property
+    def budget(self) -> int:
+        from .select import budget_for
+        return budget_for(self.ratio, self.tokens_total)
+
+    # ---- reconstruction --------------------------------------------------------------------------
+    @cached_property
+    def block_texts(self) -> list[str]:
+        """Pruned text of every text block, in view order."""
+        t0 = time.perf_counter()
+        a = self.annotated
+        text = a.view.text
+        removed_by_block: list[list[tuple[int, int]]] = [[] for _ in a.view.blocks]
+        protected_by_block: list[list[tuple[int, int]]] = [[] for _ in a.view.blocks]
+        prune = self.token_prune
+        for t in np.flatnonzero(prune):
+            removed_by_block[int(a.tok_block[t])].append((int(a.tok_start[t]), int(a.tok_end[t])))
+        for g in np.flatnonzero(a.g_prot):
+            b = a.view.block_at(int(a.g_start[g]))
+            protected_by_block[a.view.blocks.index(b)].append((int(a.g_start[g]), int(a.g_end[g])))
+        out = []
+        for k, b in enumerate(a.view.blocks):
+            block_text = text[b.start:b.end]
+            removed = [(s - b.start, e - b.start) for s, e in removed_by_block[k]]
+            protected = [(s - b.start, e - b.start) for s, e in protected_by_block[k]]
+            out.append(reconstruct(block_text, removed, protected) if removed else block_text)
+        self._reconstruct_ms = (time.perf_counter() - t0) * 1000.0
+        return out
+
+    @cached_property
+    def messages(self) -> list[MessageResult]:
+        a = self.annotated
+        texts = self.block_texts
+        by_msg: dict[int, list[int]] = {}
+        for k, b in enumerate(a.view.blocks):
+            by_msg.setdefault(b.msg_pos, []).append(k)
+        counts_before = np.bincount(a.tok_block[~a.tok_directive], minlength=len(a.view.blocks)) if len(a.tok_block) else []
+        counts_after = np.bincount(a.tok_block[~self.token_prune], minlength=len(a.view.blocks)) if len(a.tok_block) else []
+        out = []
+        for pos, msg in enumerate(a.conversation.messages):
+            ks = by_msg.get(pos, [])
+            out.append(MessageResult(
+                message=msg.key, role=msg.role, original=msg.text,
+                pruned="\n\n".join(texts[k] for k in ks),
+                tokens_before=int(sum(counts_before[k] for k in ks)),
+                tokens_after=int(sum(counts_after[k] for k in ks)),
+            ))
+        return out
+
+    @cached_property
+    def output(self) -> Any:
+        """The pruned conversation in the input's own schema (a JSON-able object; a str for plain text)."""
+        from .formats import dump_conversation
+        a = self.annotated
+        texts = {}
+        for k, b in enumerate(a.view.blocks):
+            block = a.conversation.messages[b.msg_pos].blocks[b.block]
+            texts[block.path] = self.block_texts[k]
+        return dump_conversation(a.conversation, texts)
+
+    def dump(self) -> str:
+        """The pruned conversation serialised in the input's own format (JSON, JSONL line, HTTP, text)."""
+        from .formats import dump_text
+        return dump_text(self.annotated.conversation, self.output)
+
+    # ---- metrics and the JSON contract ----------------------------------------------------------
+    @property
+    def pruned_fraction(self) -> float:
+        return self.tokens_pruned / self.tokens_total if self.tokens_total else 0.0
+
+    @property
+    def timings_ms(self) -> dict[str, float]:
+        _ = self.block_texts  # reconstruct is part of the result's timings
+        t = self.annotated.timings_ms
+        return {
+            "parse": t["parse"], "tokenize": t["tokenize"], "detect": t["detect"], "protect": t["protect"],
+            "select": self._select_ms, "reconstruct": self._reconstruct_ms or 0.0,
+            "context_preservation": t["context_preservation"],
+        }
+
+    @property
+    def metrics(self) -> dict[str, float]:
+        return {
+            "layer_zero_pruned_tokens_total": self.tokens_pruned,
+            "pruned_fraction": self.pruned_fraction,
+            "layer_zero_effectiveness_ratio_estimate": self.effectiveness_estimate,
+            "layer_zero_context_preservation_ms": self.annotated.timings_ms["context_preservation"],
+        }
+
+    def token_records(self) -> list[dict[str, Any]]:
+        """One dict per token, as in the CLI's ``tokens`` list (plus ``group``, ``role``, ``span``)."""
+        a = self.annotated
+        reasons, details, scores, span_ids = self.token_reasons()
+        prune = self.token_prune
+        text = a.view.text
+        blocks = a.view.blocks
+        out = []
+        for t in range(len(a.tok_ids)):
+            b = blocks[int(a.tok_block[t])]
+            s, e = int(a.tok_start[t]), int(a.tok_end[t])
+            out.append({
+                "message": b.message, "role": b.role, "block": b.block, "i": int(a.tok_i[t]),
+                "id": int(a.tok_ids[t]), "text": text[s:e], "start": s - b.start, "end": e - b.start,
+                "decision": "prune" if prune[t] else "keep", "reason": reasons[t], "detail": details[t],
+                "score": scores[t], "span": span_ids[t], "group": int(a.tok_group[t]),
+            })
+        return out
+
+    def token_table(self):
+        """The tokens as a pandas DataFrame (columns as :meth:`token_records`)."""
+        import pandas as pd
+        return pd.DataFrame.from_records(self.token_records())
+
+    def deleted_spans(self) -> list[dict[str, Any]]:
+        """Every contiguous run of removed text: message, block, start, end, text, reason, detail."""
+        records = self.token_records()
+        out: list[dict[str, Any]] = []
+        for r in records:
+            if r["decision"] != "prune":
+                continue
+            last = out[-1] if out else None
+            if (last and last["message"] == r["message"] and last["block"] == r["block"]
+                    and last["end"] == r["start"] and last["reason"] == r["reason"] and last["detail"] == r["detail"]):
+                last["end"] = r["end"]
+                last["text"] += r["text"]
+            else:
+                out.append({k: r[k] for k in ("message", "role", "block", "start", "end", "text", "reason", "detail")})
+        return out
+
+    def to_dict(self, *, tokens: bool = True) -> dict[str, Any]:
+        """The CLI's JSON object (version 1)."""
+        token_keys = ("message", "block", "i", "id", "text", "start", "end", "decision", "reason", "detail", "score")
+        return {
+            "version": RESULT_VERSION,
+            "ratio": self.ratio,
+            "ratio_source": self.ratio_source,
+            "enabled": self.annotated.settings.enabled,
+            "enabled_source": self.annotated.settings.enabled_source,
+            "tokens_total": self.tokens_total,
+            "tokens_pruned": self.tokens_pruned,
+            "tokens_directive": self.tokens_directive,
+            "warnings": list(self.annotated.warnings),
+            "output": self.output,
+            "messages": [{"message": m.message, "role": m.role, "original": m.original, "pruned": m.pruned}
+                         for m in self.messages],
+            "tokens": [{k: r[k] for k in token_keys} for r in self.token_records()] if tokens else [],
+            "timings_ms": self.timings_ms,
+            "metrics": self.metrics,
+        }
+
+
+def reconstruct(text: str, removed: list[tuple[int, int]], protected=()) -> str:
+    """``text`` minus the ``removed`` ranges, tidying only whitespace and dangling punctuation at the cuts.
+
+    Characters inside ``protected`` ranges are never touched.
+
+    >>> reconstruct("您好，我是VIP客户。", [(0, 2)])
+    '我是VIP客户。'
+    >>> reconstruct("Could you please help?", [(9, 16)])
+    'Could you help?'
+    >>> reconstruct("请回答，谢谢。", [(4, 6)])
+    '请回答。'
+    >>> reconstruct("Fee for SKU-1? Thanks. Also check #2.", [(14, 21)])
+    'Fee for SKU-1? Also check #2.'
+    """
+    free = np.ones(len(text) + 1, dtype=bool)
+    for s, e in protected:
+        free[s:e] = False
+    pieces: list[list[int]] = []
+    pos = 0
+    for s, e in sorted(removed):
+        if s > pos:
+            pieces.append([pos, s])
+        pos = max(pos, e)
+    cut_at_end = pos >= len(text) and bool(removed)
+    if pos < len(text):
+        pieces.append([pos, len(text)])
+    out: list[list[int]] = []
+    for s, e in pieces:
+        if s > 0:  # a cut precedes this piece
+            tail = _tail(text, out)
+            if tail in ("", "\n", " ", "\t"):
+                while s < e and text[s] in " \t" and free[s]:
+                    s += 1
+            if tail in ("", "\n"):
+                lead = len(text[s:e]) - len(text[s:e].lstrip("\n"))
+                trail = 0 if tail == "" else len(_joined(text, out)) - len(_joined(text, out).rstrip("\n"))
+                drop = lead if tail == "" else min(lead, trail)
+                while drop and free[s]:
+                    s, drop = s + 1, drop - 1
+            visible = _tail(text, out, skip=" \t")
+            # punctuation left dangling: "，" or "。" right after a line start or another mark
+            while s < e and free[s] and (
+                    (text[s] in _CLAUSE_PUNCT and (visible in ("", "\n") or visible in _CLAUSE_PUNCT + _END_PUNCT + _OPENERS))
+                    or (text[s] in _END_PUNCT and (visible in ("", "\n") or visible in _END_PUNCT))):
+                s += 1
+                while s < e and text[s] in " \t" and free[s] and tail in ("", "\n", " ", "\t"):
+                    s += 1
+            if out and s < e and text[s] in _END_PUNCT + _CLAUSE_PUNCT:
+                _drop_trailing_clause_punct(text, out, free)
+        if s < e:
+            out.append([s, e])
+    if cut_at_end and out:
+        _drop_trailing_clause_punct(text, out, free)
+    return _joined(text, out)
+
+
+def _joined(text: str, out: list[list[int]]) -> str:
+    return "".join(text[a:b] for a, b in out)
+
+
+def _tail(text: str, out: list[list[int]], skip: str = "") -> str:
+    """The last character kept so far (ignoring ``skip`` characters); "" at the start of the text."""
+    for a, b in reversed(out):
+        seg = text[a:b].rstrip(skip) if skip else text[a:b]
+        if seg:
+            return seg[-1]
+    return ""
+
+
+def _drop_trailing_clause_punct(text: str, out: list[list[int]], free) -> None:
+    last = out[-1]
+    e = last[1]
+    while e > last[0] and text[e - 1] in " \t" and free[e - 1]:
+        e -= 1
+    if e > last[0] and text[e - 1] in _CLAUSE_PUNCT and free[e - 1]:
+        e -= 1
+    last[1] = e

