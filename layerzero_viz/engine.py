@@ -18,7 +18,7 @@ from .directives import Settings, resolve_settings
 from .model import Conversation
 from .protect import PRECEDENCE, STRUCTURAL, Protection, find_protections
 from .rules import PRIORITY, RULES, RuleContext
-from .tokens import tokenize, token_info
+from .tokens import token_byte_lengths, token_info, tokenize
 from .view import Candidate, TextView
 
 __all__ = ["Config", "Annotated", "annotate"]
@@ -91,6 +91,7 @@ class Annotated:
     tokens_directive: int
     timings_ms: dict[str, float]
     warnings: tuple[str, ...] = ()
+    block_tokenize_ms: list[float] = field(default_factory=list)
     _cache: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -128,6 +129,43 @@ class Annotated:
         select_ms = (time.perf_counter() - t0) * 1000.0
         return PruneResult(self, ratio, source, chosen, select_ms)
 
+    def sweep(self, ratios=None) -> list[dict[str, float]]:
+        """Pruned fraction and effectiveness estimate at each ratio (default 0.00, 0.01 … 0.95).
+
+        >>> ann = annotate("Hello, could you please help me?", env={})
+        >>> [row["ratio"] for row in ann.sweep([0.0, 0.5])]
+        [0.0, 0.5]
+        """
+        if ratios is None:
+            ratios = [k / 100 for k in range(96)]
+        rows = []
+        for r in ratios:
+            res = self.at_ratio(r)
+            rows.append({"ratio": float(r), "tokens_pruned": res.tokens_pruned, "pruned_fraction": res.pruned_fraction,
+                         "effectiveness_estimate": res.effectiveness_estimate})
+        return rows
+
+    @staticmethod
+    def best_ratio(rows: list[dict[str, float]], target: float = 0.99) -> float | None:
+        """The highest ratio in a sweep whose effectiveness estimate stays ≥ ``target`` at it and below it."""
+        best = None
+        for row in sorted(rows, key=lambda r: r["ratio"]):
+            if row["effectiveness_estimate"] < target:
+                break
+            best = row["ratio"]
+        return best
+
+    def message_timings(self) -> list[dict[str, object]]:
+        """Per message: tokens and the time spent tokenising its text blocks (ms)."""
+        rows: dict[int, dict[str, object]] = {}
+        counts = np.bincount(self.tok_block, minlength=len(self.view.blocks)) if len(self.tok_block) else []
+        for k, b in enumerate(self.view.blocks):
+            row = rows.setdefault(b.msg_pos, {"message": b.message, "role": b.role, "tokens": 0, "ms": 0.0,
+                                              "stage": "tokenize"})
+            row["tokens"] = int(row["tokens"]) + int(counts[k]) if len(counts) else 0
+            row["ms"] = float(row["ms"]) + self.block_tokenize_ms[k]
+        return list(rows.values())
+
 
 def annotate(source: Any, config: Config | None = None, **overrides: Any) -> Annotated:
     """Score every token of ``source`` once (a Conversation, or a path/str/bytes to load).
@@ -141,6 +179,7 @@ def annotate(source: Any, config: Config | None = None, **overrides: Any) -> Ann
     if overrides:
         config = Config(**{**config.__dict__, **overrides})
     timings: dict[str, float] = {}
+    token_byte_lengths(), token_info()  # one-time tables: loaded before the clock starts
     t0 = time.perf_counter()
     if not isinstance(source, Conversation):
         from .formats import load_conversation
@@ -152,9 +191,8 @@ def annotate(source: Any, config: Config | None = None, **overrides: Any) -> Ann
     timings["parse"] = _ms(t0)
 
     t0 = time.perf_counter()
-    tok = _tokenize_view(view)
+    ids, start, end, group, block, idx, block_ms = _tokenize_view(view)
     timings["tokenize"] = _ms(t0)
-    ids, start, end, group, block, idx = tok
     n_groups = int(group[-1]) + 1 if len(group) else 0
     g_first = np.searchsorted(group, np.arange(n_groups)) if n_groups else np.zeros(0, dtype=np.int64)
     g_start = start[g_first] if n_groups else np.zeros(0, dtype=np.int64)
@@ -210,6 +248,7 @@ def annotate(source: Any, config: Config | None = None, **overrides: Any) -> Ann
         span_costs_ordered=costs_ordered, span_suffix_min=suffix_min, span_cost=span_cost, span_loss=span_loss,
         info_total=float(info.sum()), tokens_total=int(len(ids)) - tokens_directive,
         tokens_directive=tokens_directive, timings_ms=timings, warnings=settings.warnings,
+        block_tokenize_ms=block_ms,
     )
 
 
@@ -219,9 +258,12 @@ def _ms(t0: float) -> float:
 
 def _tokenize_view(view: TextView):
     ids, start, end, group, block, idx = [], [], [], [], [], []
+    block_ms: list[float] = []
     g_offset = 0
     for k, b in enumerate(view.blocks):
+        t0 = time.perf_counter()
         t = tokenize(view.text[b.start:b.end])
+        block_ms.append(_ms(t0))
         n = len(t)
         if not n:
             continue
@@ -234,8 +276,8 @@ def _tokenize_view(view: TextView):
         idx.append(np.arange(n, dtype=np.int64))
     if not ids:
         z = np.zeros(0, dtype=np.int64)
-        return z, z, z, z, z, z
-    return tuple(np.concatenate(a) for a in (ids, start, end, group, block, idx))
+        return z, z, z, z, z, z, block_ms
+    return (*(np.concatenate(a) for a in (ids, start, end, group, block, idx)), block_ms)
 
 
 def _mark_starting_inside(mask: np.ndarray, g_start: np.ndarray, s: int, e: int) -> None:

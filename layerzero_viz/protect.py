@@ -11,11 +11,10 @@ import re
 import time
 from dataclasses import dataclass
 
-from .lexicon import entries, phrase_regex, word_regex
 from .structure import context_facts, elements, scan_tags
 from .view import Interval, TextView, clauses
 
-__all__ = ["PRECEDENCE", "STRUCTURAL", "Protection", "find_protections"]
+__all__ = ["PRECEDENCE", "STRUCTURAL", "VERBATIM_ELEMENTS", "Protection", "find_protections"]
 
 PRECEDENCE = (
     "protected_xml", "protected_schema", "protected_context", "protected_code", "protected_pattern",
@@ -24,23 +23,31 @@ PRECEDENCE = (
 )
 STRUCTURAL = frozenset({"protected_xml", "protected_schema", "protected_context", "protected_code"})
 
+# elements whose content is material for the model to work on (an essay to grade, a document to summarise)
+VERBATIM_ELEMENTS = frozenset({
+    "essay", "document", "documents", "quote", "example", "examples", "input", "text", "article", "source",
+    "transcript", "data", "json", "yaml", "sql", "code", "snippet", "email", "letter", "passage", "excerpt",
+})
 _CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]+`", re.DOTALL)
 _QUOTE = re.compile(r"“[^“”\n]{1,200}”|「[^「」\n]{1,200}」|『[^『』\n]{1,200}』|《[^《》\n]{1,100}》|\"[^\"\n]{1,200}\"")
-_IDENTIFIER = re.compile(
-    r"https?://[^\s<>\"'，。）)]+"                      # URLs
-    r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"                   # e-mail
-    r"|(?<![\w/])(?:~|\.{1,2})?/(?:[\w.\-]+/)*[\w.\-]+"  # POSIX paths
-    r"|[A-Za-z]:\\(?:[\w.\-]+\\?)+"                    # Windows paths
-    r"|#\d[\w-]*"                                      # #12345
-    r"|\b[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*[-_]?\d[\w-]*"  # SKU-12345, v2, AB12-34, order_id_7
-    r"|\b[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+\b"             # snake_case names
-    r"|\{\{?\s*[\w.]+\s*\}?\}"                         # {placeholder} / {{var}}
-    r"|\[[A-Z_]{2,}\]"                                 # [PLACEHOLDER]
+# identifiers kept whole; each pattern has a cheap substring guard so texts without one skip the scan
+_IDENTIFIERS = (
+    ("://", re.compile(r"https?://[^\s<>\"'，。）)]+")),                                   # URLs
+    ("@", re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")),                                  # e-mail
+    ("/", re.compile(r"(?<![\w/:])(?:~|\.{1,2})?/(?:[\w.\-]+/)*[\w.\-]+")),               # POSIX paths
+    (":\\", re.compile(r"[A-Za-z]:\\(?:[\w.\-]+\\?)+")),                                 # Windows paths
+    ("#", re.compile(r"#\d[\w-]*")),                                                    # #12345
+    ("", re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*[-_]?\d[\w-]*")),          # SKU-12345, v2
+    ("_", re.compile(r"\b[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+\b")),                            # snake_case names
+    ("{", re.compile(r"\{\{?\s*[\w.]+\s*\}?\}")),                                        # {placeholder}
+    ("[", re.compile(r"\[[A-Z_]{2,}\]")),                                                # [PLACEHOLDER]
 )
 _NUMBER = re.compile(
     r"[¥$€£￥]\s?\d[\d,，]*(?:\.\d+)?(?:[万亿千百kKmMbB])?"
     r"|\d+(?:[.,:/\-]\d+)*(?:\s?%|％|‰|[年月日号时点分秒天周岁元块万亿倍个位次条件项级]|[a-zA-Z]{1,3}\b)?"
-    r"|[零〇一二两三四五六七八九十百千万亿半]+(?:[年月日号时点分秒天周岁元块倍个位次条件项级成折]|分之[零〇一二两三四五六七八九十百千]+)"
+    # Chinese numerals with a measure word; 一个/十分/一点 are articles and adverbs, not numbers
+    r"|[零〇一二两三四五六七八九十百千万亿半]+(?:[年日号天周岁元块倍位次条件项级成折]|个月|个工作日|小时|分钟|秒钟|月份?"
+    r"|分之[零〇一二两三四五六七八九十百千]+)"
 )
 _USER_FACT_ZH = re.compile(
     r"(?:我|本人)(?:们)?(?:是|有|在|住在|姓|叫|今年|已经|刚刚|刚|的|买了|购买了|办理了|办了|开了|绑定了|持有|目前|现在是|属于)"
@@ -64,32 +71,6 @@ class Protection:
     context_ranges: list[tuple[int, int]]
 
 
-def _lex(name: str, kind: str):
-    return (word_regex if kind == "word" else phrase_regex)(entries(name))
-
-
-def _zh_word_matcher(words: str, exceptions: str | None) -> re.Pattern[str] | None:
-    """Match ``words`` but not inside a listed exception word (exceptions are tried first, longest first)."""
-    items = list(entries(words)) + (list(entries(exceptions)) if exceptions else [])
-    return phrase_regex(items)
-
-
-_cache: dict[str, object] = {}
-
-
-def _matchers() -> dict[str, object]:
-    if not _cache:
-        _cache.update(
-            neg_zh=_zh_word_matcher("negations.zh", "negation_exceptions.zh"),
-            neg_zh_set=frozenset(entries("negations.zh")),
-            neg_en=_lex("negations.en", "word"),
-            con_zh=phrase_regex(entries("connectives.zh")),
-            con_en=_lex("connectives.en", "word"),
-            num_en=word_regex([w for w in entries("number_words") if w.isascii()]),
-        )
-    return _cache
-
-
 def find_protections(view: TextView, patterns: tuple = (), pattern_sources: tuple[str, ...] = ()) -> Protection:
     """Every protected range of the conversation (global offsets), with the ``<context>`` timing."""
     text = view.text
@@ -98,7 +79,6 @@ def find_protections(view: TextView, patterns: tuple = (), pattern_sources: tupl
     context_ms = 0.0
     facts: list[tuple[int, str, str]] = []
     context_ranges: list[tuple[int, int]] = []
-    m = _matchers()
 
     for b in view.blocks:
         seg = text[b.start:b.end]
@@ -113,6 +93,9 @@ def find_protections(view: TextView, patterns: tuple = (), pattern_sources: tupl
             if el.name == "output_format":
                 add(Interval(b.start + el.outer_start, b.start + el.outer_end, "protected_schema",
                              "inside <output_format>: the output schema is kept verbatim"))
+            elif el.name.lower() in VERBATIM_ELEMENTS:
+                add(Interval(b.start + el.inner_start, b.start + el.inner_end, "protected_quote",
+                             f"inside <{el.name}>: material given to the model to work on is kept verbatim"))
             elif el.name == "context":
                 add(Interval(b.start + el.outer_start, b.start + el.outer_end, "protected_context",
                              "inside <context>: supplied facts are kept verbatim"))
@@ -122,37 +105,28 @@ def find_protections(view: TextView, patterns: tuple = (), pattern_sources: tupl
         if has_context:
             context_ms += (time.perf_counter() - t0) * 1000.0
 
-    for rx, reason, detail in (
-        (_CODE, "protected_code", "code is kept verbatim"),
-        (_QUOTE, "protected_quote", "quoted text is kept verbatim"),
-        (_IDENTIFIER, "protected_identifier", "identifier kept whole"),
-        (_NUMBER, "protected_number", "number, amount, date or measure"),
-    ):
+    scans = [(_CODE, "protected_code", "code is kept verbatim"),
+             (_QUOTE, "protected_quote", "quoted text is kept verbatim"),
+             (_NUMBER, "protected_number", "number, amount, date or measure")]
+    scans += [(rx, "protected_identifier", "identifier kept whole") for guard, rx in _IDENTIFIERS if guard in text]
+    for rx, reason, detail in scans:
         for mt in rx.finditer(text):
             add(Interval(mt.start(), mt.end(), reason, f"{detail}: {mt.group(0)[:60]!r}"))
-    if m["num_en"] is not None:
-        for mt in m["num_en"].finditer(text):
-            add(Interval(mt.start(), mt.end(), "protected_number", f"number word {mt.group(0)!r}"))
 
     for rx, source in zip(patterns, pattern_sources):
         for mt in rx.finditer(text):
             if mt.end() > mt.start():
                 add(Interval(mt.start(), mt.end(), "protected_pattern", f"matches <protected_tokens> pattern {source!r}"))
 
-    neg_set = m["neg_zh_set"]
-    for rx, reason, label, zh in (
-        (m["neg_zh"], "protected_negation", "negation", True),
-        (m["neg_en"], "protected_negation", "negation", False),
-        (m["con_zh"], "protected_connective", "connective", False),
-        (m["con_en"], "protected_connective", "connective", False),
+    hits = view.lexicon_hits
+    for name, reason, label in (
+        ("negations.zh", "protected_negation", "negation"), ("negations.en", "protected_negation", "negation"),
+        ("connectives.zh", "protected_connective", "connective"),
+        ("connectives.en", "protected_connective", "connective"),
+        ("number_words", "protected_number", "number word"),
     ):
-        if rx is None:
-            continue
-        for mt in rx.finditer(text):
-            word = mt.group(0)
-            if zh and word not in neg_set:  # an exception word such as 非常 or 能不能: not a negation
-                continue
-            add(Interval(mt.start(), mt.end(), reason, f"{label} {word!r} carries the logic"))
+        for s, e in hits[name]:
+            add(Interval(s, e, reason, f"{label} {text[s:e]!r}" + (" carries the logic" if label != "number word" else "")))
 
     for b in view.blocks:
         if b.role not in ("user", "human"):

@@ -70,7 +70,7 @@ def tokenize(text: str) -> TokenizedText:
     """Tokenise ``text`` with cl100k_base (``encode_ordinary``: special-token text is plain text).
 
     >>> t = tokenize("七日")
-    >>> [text[s:e] for s, e in zip(t.start, t.end)], list(t.group)
+    >>> [str("七日"[s:e]) for s, e in zip(t.start, t.end)], [int(g) for g in t.group]
     (['七', '', '日'], [0, 0, 1])
     """
     ids = np.asarray(encoding().encode_ordinary(text), dtype=np.int64)

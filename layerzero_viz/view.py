@@ -72,6 +72,15 @@ class TextView:
     text: str
     blocks: list[BlockRef]
     block_starts: list[int] = field(default_factory=list)
+    _hits: dict | None = field(default=None, repr=False)
+
+    @property
+    def lexicon_hits(self) -> dict[str, list[tuple[int, int]]]:
+        """Lexicon hits over the whole text (one scan, shared by protections and rules)."""
+        if self._hits is None:
+            from .lexicon import scan
+            self._hits = scan(self.text)
+        return self._hits
 
     @classmethod
     def of(cls, conv: Conversation) -> "TextView":
