@@ -1,0 +1,35 @@
+"""layerzero-viz: the Streamlit entry point — navigation and the shared sidebar, nothing else.
+
+    streamlit run app.py -- --fixture fixtures/finance_qa.zh.json
+
+Startup order matters: a debug link (``?s=`` / ``?share=``) is restored before any widget exists, then
+``--fixture`` is loaded when nothing else is, then the page a load or link asked for is switched to.
+"""
+from __future__ import annotations
+
+import sys
+
+import streamlit as st
+
+from layerzero_viz.appstate import fixture_from_argv, md_escape
+from ui import nav, session, sidebar
+
+st.set_page_config(page_title="layerzero-viz", page_icon=":material/content_cut:", layout="wide")
+
+session.init()
+params = st.query_params.to_dict()
+session.restore_from_link(params)
+session.load_fixture_once(fixture_from_argv(sys.argv))
+
+pages = nav.build()
+page = st.navigation(list(pages.values()))
+goto = st.session_state.pop(session.GOTO, None)
+if goto in pages and pages[goto] is not page:
+    st.switch_page(pages[goto], query_params=st.query_params.to_dict())
+
+if error := session.link_error(params):
+    st.error(md_escape(error), icon=":material/link_off:")
+
+current_id = nav.page_id(pages, page)
+sidebar.render(current_id, session.current())
+page.run()

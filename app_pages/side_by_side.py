@@ -1,0 +1,53 @@
+"""Side by side: each message before (deletions marked) and after, every deleted span, and downloads."""
+import streamlit as st
+
+from layerzero_viz import render
+from layerzero_viz.appstate import MESSAGES_PER_PAGE, TOKENS_PER_PAGE, download_names, md_escape, page_count
+from ui import session, widgets
+
+ss = st.session_state
+cur = widgets.require_current()
+conv, result, tokens = cur.annotated.conversation, cur.result, cur.view.tokens
+
+st.title("Side by side")
+pick, paging = st.columns([3, 2], vertical_alignment="bottom")
+with pick:
+    position = widgets.message_select(conv)
+positions = list(range(len(conv.messages))) if position is None else [position]
+with paging:
+    page = widgets.page_number(session.MESSAGES_PAGE, page_count(len(positions), MESSAGES_PER_PAGE),
+                               label="Messages page")
+positions = positions[(page - 1) * MESSAGES_PER_PAGE: page * MESSAGES_PER_PAGE]
+
+st.markdown(render.TOKEN_CSS, unsafe_allow_html=True)
+for pos in positions:
+    message = result.messages[pos]
+    with st.container(border=True):
+        st.markdown(f"**{md_escape(render.message_label(message.message, message.role))}**")
+        before, after = st.columns(2)
+        with before:
+            st.caption(f"Original · {message.tokens_before:,} tokens · deletions struck through")
+            chips = render.token_html(tokens[tokens["m"] == pos], show_whitespace=ss[session.SHOW_WHITESPACE],
+                                      max_tokens=TOKENS_PER_PAGE)
+            st.markdown(chips, unsafe_allow_html=True)
+        with after:
+            st.caption(f"Pruned · {message.tokens_after:,} tokens")
+            st.code(message.pruned, language=None, wrap_lines=True)
+
+st.subheader("Deleted spans")
+deleted = cur.view.deleted if position is None else cur.view.deleted[cur.view.deleted["m"] == position]
+st.caption(f"{len(deleted):,} spans; click a column header to sort.")
+st.dataframe(deleted.drop(columns=["m"]), hide_index=True, width="stretch",
+             column_config={"text": st.column_config.TextColumn("text", width="medium"),
+                            "detail": st.column_config.TextColumn("detail", width="large")})
+
+st.subheader("Downloads")
+names = download_names(cur.source.name, conv)
+mime = "text/plain" if conv.format in ("text", "http") else "application/json"
+one, two, three = st.columns(3)
+one.download_button("Pruned conversation", data=result.dump, file_name=names["pruned"], mime=mime,
+                    on_click="ignore", icon=":material/download:", help="Same format as the input")
+two.download_button("Token annotations (CSV)", data=cur.view.tokens_csv, file_name=names["tokens"],
+                    mime="text/csv", on_click="ignore", icon=":material/table:")
+three.download_button("JSON result (as the CLI)", data=cur.view.result_json, file_name=names["result"],
+                      mime="application/json", on_click="ignore", icon=":material/data_object:")

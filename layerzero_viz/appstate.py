@@ -1,0 +1,378 @@
+"""The app's state as plain data: the loaded source, the view a debug link reopens, pagination, downloads.
+
+The Streamlit app (``app.py``, ``pages/``, ``ui/``) keeps these objects in its session; everything here is
+pure, so the rules — what a link carries, which page it opens, how the token view is cut into pages — are
+tested with plain pytest.  This module never imports streamlit.
+
+>>> src = Source('{"messages": [{"role": "user", "content": "Hi"}]}', name="chat.json")
+>>> view = view_from_link(link_state(ViewState(page="timing", source=src, ratio=0.3)))
+>>> view.page, view.ratio, view.source == src
+('timing', 0.3, True)
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import tomllib
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence, TypeVar
+
+import pandas as pd
+
+from .errors import InputError, ShareLinkError
+from .formats import load_conversation
+from .model import Conversation, MessageKey
+from .render import message_label
+
+__all__ = [
+    "PAGES",
+    "DEFAULT_PAGE",
+    "FORMAT_CHOICES",
+    "COLOR_BY",
+    "HEATMAP_VIEWS",
+    "TOKENS_PER_PAGE",
+    "MESSAGES_PER_PAGE",
+    "VIEW_FIELDS",
+    "Source",
+    "ViewState",
+    "GalleryItem",
+    "ResultView",
+    "page_url_path",
+    "link_state",
+    "view_from_link",
+    "clean_view",
+    "fixture_from_argv",
+    "read_gallery",
+    "text_of_upload",
+    "page_count",
+    "page_bounds",
+    "app_base_url",
+    "download_names",
+    "md_escape",
+    "same_message",
+    "message_position",
+]
+
+PAGES: tuple[str, ...] = ("load", "heatmap", "side-by-side", "timing", "sweep")
+"""Page ids, also their URL paths; the default page is served at the app root instead."""
+DEFAULT_PAGE = "heatmap"
+FORMAT_CHOICES: tuple[str, ...] = ("auto", "anthropic", "openai", "jsonl", "sharegpt", "http", "text")
+COLOR_BY: tuple[str, ...] = ("pruned_share", "score")
+HEATMAP_VIEWS: tuple[str, ...] = ("tokens", "overview")
+TOKENS_PER_PAGE = 2000
+T = TypeVar("T")
+MESSAGES_PER_PAGE = 20
+
+
+def _positive_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+VIEW_FIELDS: Mapping[str, Any] = {
+    "heatmap_view": lambda v: v in HEATMAP_VIEWS,
+    "token_page": _positive_int,
+    "color_by": lambda v: v in COLOR_BY,
+    "messages_page": _positive_int,
+}
+"""Page-specific view values a debug link may carry, each with the check it must pass."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """A conversation as the user gave it (text, format override, JSONL line): enough to reload it anywhere."""
+
+    text: str
+    format: str = "auto"
+    line: int | None = None
+    name: str = "pasted"
+
+    @cached_property
+    def digest(self) -> str:
+        """sha256 of the text: with format and line, the key the app caches the annotation under."""
+        return hashlib.sha256(self.text.encode("utf-8", "surrogatepass")).hexdigest()
+
+    def load(self) -> Conversation:
+        """The conversation; :class:`InputError` says where the text is wrong and how to fix it.
+
+        The text is passed as bytes so that it is always content, never taken for the name of a file.
+        """
+        data = self.text.encode("utf-8", "surrogatepass")
+        return load_conversation(data, self.format, line=self.line, name=self.name)
+
+
+@dataclass(frozen=True)
+class ViewState:
+    """Everything a debug link reopens: the source, the controls and the page with its own view values.
+
+    ``ratio`` None means the conversation's own effective ratio (env, header, directive or default);
+    a number is an explicit argument, as when the user moved the slider.
+    """
+
+    page: str = DEFAULT_PAGE
+    source: Source | None = None
+    ratio: float | None = None
+    low_information: bool = True
+    show_whitespace: bool = False
+    message: MessageKey | None = None
+    view: Mapping[str, Any] = field(default_factory=dict)
+
+
+def page_url_path(page: str) -> str:
+    """The URL path of a page: ``""`` for the default page (served at the root), else its id.
+
+    >>> page_url_path("heatmap"), page_url_path("timing")
+    ('', 'timing')
+    """
+    return "" if page == DEFAULT_PAGE else page
+
+
+def link_state(view: ViewState) -> dict[str, Any]:
+    """The state dict :func:`layerzero_viz.share.make_link` packs (source fields flattened, view values cleaned)."""
+    state: dict[str, Any] = {
+        "page": view.page,
+        "ratio": view.ratio,
+        "low_information": view.low_information,
+        "show_whitespace": view.show_whitespace,
+        "message": view.message,
+        "view": clean_view(view.view),
+    }
+    if view.source is not None:
+        state["view"]["source_name"] = view.source.name
+        state.update(conversation=view.source.text, format=view.source.format, line=view.source.line)
+    return state
+
+
+def view_from_link(state: Mapping[str, Any]) -> ViewState:
+    """The view a decoded link state describes; :class:`ShareLinkError` when it carries no conversation.
+
+    An unknown page opens the default page; view values that fail their check are dropped.
+    """
+    if not state.get("conversation"):
+        raise ShareLinkError("This debug link carries no conversation, so there is nothing to show. "
+                             "Create the link again after loading a conversation.")
+    extras = dict(state.get("view") or {})
+    name = extras.get("source_name")
+    source = Source(
+        text=state["conversation"],
+        format=state.get("format") or "auto",
+        line=state.get("line") or None,
+        name=name if isinstance(name, str) and name else "debug link",
+    )
+    page = state.get("page")
+    return ViewState(
+        page=page if page in PAGES else DEFAULT_PAGE,
+        source=source,
+        ratio=state.get("ratio"),
+        low_information=state.get("low_information", True),
+        show_whitespace=state.get("show_whitespace", False),
+        message=state.get("message"),
+        view=clean_view(extras),
+    )
+
+
+def clean_view(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Only the known page view values that pass their check.
+
+    >>> clean_view({"token_page": 3, "color_by": "bogus", "other": 1})
+    {'token_page': 3}
+    """
+    return {k: v for k, v in values.items() if k in VIEW_FIELDS and VIEW_FIELDS[k](v)}
+
+
+def fixture_from_argv(argv: Sequence[str]) -> str | None:
+    """The ``--fixture PATH`` (or ``--fixture=PATH``) given after ``streamlit run app.py --``.
+
+    >>> fixture_from_argv(["app.py", "--fixture", "fixtures/a.json"]), fixture_from_argv(["pytest", "-q"])
+    ('fixtures/a.json', None)
+    """
+    for k, arg in enumerate(argv):
+        if arg == "--fixture" and k + 1 < len(argv):
+            return argv[k + 1]
+        if arg.startswith("--fixture="):
+            return arg.split("=", 1)[1] or None
+    return None
+
+
+@dataclass(frozen=True)
+class GalleryItem:
+    """A bundled fixture with the title and one-line description the Load page shows."""
+
+    file: str
+    title: str
+    description: str
+    lang: str
+    path: Path
+
+
+def read_gallery(folder: str | Path) -> list[GalleryItem]:
+    """The fixtures in ``folder``: those in ``GALLERY.toml`` first (its order), then any other file by name.
+
+    A listed file that does not exist is skipped; a missing or broken ``GALLERY.toml`` lists files only.
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        return []
+    try:
+        listed = tomllib.loads((folder / "GALLERY.toml").read_text(encoding="utf-8")).get("files", {})
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        listed = {}
+    items: list[GalleryItem] = []
+    for file, meta in listed.items() if isinstance(listed, dict) else ():
+        path = folder / file
+        if not isinstance(meta, dict) or not path.is_file() or path.parent != folder:
+            continue
+        items.append(GalleryItem(file, str(meta.get("title") or file), str(meta.get("description") or ""),
+                                 str(meta.get("lang") or ""), path))
+    seen = {item.file for item in items}
+    for path in sorted(folder.iterdir()):
+        if path.is_file() and path.name not in seen and path.suffix in (".json", ".jsonl", ".txt", ".http"):
+            items.append(GalleryItem(path.name, path.name, "", "", path))
+    return items
+
+
+def text_of_upload(data: bytes, name: str) -> str:
+    """An uploaded file's text (UTF-8, BOM removed); :class:`InputError` naming the first bad byte otherwise."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        load_conversation(data, name=name)  # raises the library's InputError, which says where and how to fix
+        raise InputError("not valid UTF-8", location=name, hint="save the file as UTF-8") from None
+
+
+def page_count(n_items: int, per_page: int) -> int:
+    """How many pages ``n_items`` fill, at least 1.
+
+    >>> page_count(0, 2000), page_count(2000, 2000), page_count(2001, 2000)
+    (1, 1, 2)
+    """
+    return max(1, math.ceil(n_items / per_page))
+
+
+def page_bounds(groups: Sequence[int], per_page: int) -> list[int]:
+    """Where each page of tokens starts, plus the end: cuts every ``per_page`` tokens, moved on past a group.
+
+    A display group (a character split over several tokens) is never cut in two.
+
+    >>> page_bounds([0, 1, 1, 2, 3], 2)
+    [0, 3, 5]
+    """
+    n = len(groups)
+    bounds = [0]
+    cut = per_page
+    while cut < n:
+        while cut < n and groups[cut] == groups[cut - 1]:
+            cut += 1
+        if cut < n:
+            bounds.append(cut)
+        cut = max(cut, bounds[-1]) + per_page
+    bounds.append(n)
+    return bounds
+
+
+def app_base_url(context_url: str | None, current_url_path: str, *, fallback: str = "http://127.0.0.1:8501") -> str:
+    """The app's root URL from ``st.context.url`` (which ends with the current page's path, if any).
+
+    >>> app_base_url("http://h:8501/timing", "timing"), app_base_url(None, "")
+    ('http://h:8501', 'http://127.0.0.1:8501')
+    """
+    if not context_url:
+        return fallback
+    url = context_url.split("?", 1)[0].split("#", 1)[0].rstrip("/")
+    if current_url_path and url.endswith("/" + current_url_path):
+        url = url[: -len(current_url_path) - 1]
+    return url
+
+
+def download_names(source_name: str, conv: Conversation) -> dict[str, str]:
+    """File names for the downloads: the pruned conversation keeps the input's kind of file.
+
+    >>> from layerzero_viz import load_conversation
+    >>> download_names("chat.json", load_conversation("Hi"))["pruned"]
+    'chat.pruned.txt'
+    """
+    stem = Path(source_name).stem if source_name and source_name not in ("pasted", "debug link") else "conversation"
+    stem = "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in stem) or "conversation"
+    if conv.jsonl_line is not None:
+        ext = ".jsonl"
+    else:
+        ext = {"text": ".txt", "http": ".http"}.get(conv.format, ".json")
+    return {"pruned": f"{stem}.pruned{ext}", "tokens": f"{stem}.tokens.csv", "result": f"{stem}.result.json"}
+
+
+_MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]<>|$~#"})
+
+
+def md_escape(text: str) -> str:
+    """``text`` with Markdown's active characters backslash-escaped, for user text in ``st.error``/``st.caption``.
+
+    >>> md_escape("a_b [x](y) $5")
+    'a\\\\_b \\\\[x\\\\](y) \\\\$5'
+    """
+    return str(text).translate(_MD_SPECIAL)
+
+
+class ResultView:
+    """A :class:`~layerzero_viz.result.PruneResult` with the tables the pages show, each built once.
+
+    The app caches one per (source, settings, ratio), so paging or switching pages never rebuilds them.
+    """
+
+    def __init__(self, result: Any) -> None:
+        self.result = result
+        self._memo: dict[Any, Any] = {}
+
+    def memo(self, key: Any, build: Callable[[], T]) -> T:
+        """``build()`` once per ``key`` for this result (charts, summaries: anything derived from it)."""
+        if key not in self._memo:
+            self._memo[key] = build()
+        return self._memo[key]
+
+    def _positions(self, keys: Sequence[Any]) -> list[int]:
+        """Each message key's position in the conversation (keys of mixed types: ``"system"``, 0, 1 …)."""
+        pos = {(type(m.key), m.key): n for n, m in enumerate(self.result.annotated.conversation.messages)}
+        return [pos[(type(k), k)] for k in keys]
+
+    @cached_property
+    def tokens(self) -> pd.DataFrame:
+        """The token table plus ``m`` (the message's position) and ``label`` (``system``, ``#3 user``)."""
+        df = self.result.token_table()
+        if df.empty:
+            return pd.DataFrame(columns=[*df.columns, "m", "label"])
+        df["m"] = self._positions(df["message"])
+        df["label"] = [message_label(k, r) for k, r in zip(df["message"], df["role"])]
+        return df
+
+    @cached_property
+    def deleted(self) -> pd.DataFrame:
+        """Every removed span: ``m``, message label, reason, text, detail and its character range in the block."""
+        rows = self.result.deleted_spans()
+        frame = pd.DataFrame.from_records(
+            rows, columns=["message", "role", "block", "start", "end", "text", "reason", "detail"])
+        labels = [message_label(k, r) for k, r in zip(frame["message"], frame["role"])]
+        frame.insert(0, "m", self._positions(frame["message"]))
+        frame["message"] = labels  # one type per column, as Arrow needs
+        return frame.loc[:, ["m", "message", "reason", "text", "detail", "block", "start", "end"]]
+
+    def tokens_csv(self) -> str:
+        """The token annotations as CSV, the columns of ``PruneResult.token_table``."""
+        return self.tokens.drop(columns=["m", "label"]).to_csv(index=False)
+
+    def result_json(self) -> str:
+        """The CLI's JSON result."""
+        return json.dumps(self.result.to_dict(), ensure_ascii=False)
+
+
+def same_message(a: Any, b: Any) -> bool:
+    """Message keys compare by type too: ``"0"`` is not message 0, ``True`` is not 1."""
+    return type(a) is type(b) and a == b
+
+
+def message_position(conv: Conversation, key: Any) -> int | None:
+    """The position of the message with ``key`` in ``conv``, or None when there is none."""
+    for n, m in enumerate(conv.messages):
+        if same_message(m.key, key):
+            return n
+    return None

@@ -1,0 +1,131 @@
+"""The Load page: samples, paste, upload, format override, JSONL lines, and errors that keep what was loaded."""
+from __future__ import annotations
+
+import json
+import sys
+
+from apptools import ROOT, goto, metrics, new_app, no_exception, open_sample, paste
+
+GOOD = json.dumps({"system": "你是税务顾问。", "messages": [{"role": "user", "content": "您好，请问个税怎么算？"}]},
+                  ensure_ascii=False)
+
+
+def test_first_run_without_a_conversation_points_to_the_load_page():
+    at = new_app()
+    assert no_exception(at)
+    assert "No conversation loaded" in at.info[0].value
+    assert at.slider[0].disabled
+
+
+def test_gallery_lists_every_fixture_with_its_description():
+    at = goto(new_app(), "load")
+    assert at.button(key="open:finance_qa.zh.json")
+    assert any("七日年化收益率4.2%" in c.value for c in at.caption)
+
+
+def test_opening_a_sample_lands_on_the_heatmap_with_metrics():
+    at = goto(new_app(), "load")
+    at.button(key="open:finance_qa.zh.json").click().run()
+    assert no_exception(at)
+    assert at.title[0].value == "Heatmap"
+    assert at.session_state["source"].name == "finance_qa.zh.json"
+    assert "Tokens before → after" in metrics(at)
+
+
+def test_paste_invalid_json_shows_where_and_keeps_the_previous_conversation():
+    at = open_sample(new_app(), "finance_qa.zh.json")
+    before = metrics(at)
+    at = paste(at, '{"messages": [}')
+    assert no_exception(at)
+    assert at.title[0].value == "Load a conversation"
+    [error] = at.error
+    assert "pasted:1:15" in error.value and "invalid JSON" in error.value
+    assert "kept" in error.value
+    assert at.session_state["source"].name == "finance_qa.zh.json"
+    assert metrics(at) == before
+
+
+def test_paste_with_a_wrong_shape_names_the_json_path():
+    at = paste(new_app(), '{"messages": [{"role": "user"}]}')
+    assert no_exception(at)
+    assert "messages\\[0\\].content" in at.error[0].value  # Markdown-escaped brackets render as [0]
+    assert "source" not in at.session_state
+
+
+def test_empty_paste_says_what_to_do():
+    at = paste(new_app(), "   ")
+    assert no_exception(at)
+    assert "empty" in at.error[0].value
+
+
+def test_a_good_paste_after_an_error_clears_the_error():
+    at = paste(new_app(), "{")
+    assert at.error
+    at = paste(at, GOOD)
+    assert no_exception(at)
+    assert at.title[0].value == "Heatmap"
+    assert not at.error
+    assert at.session_state["source"].format == "auto"
+
+
+def test_format_override_reads_json_as_plain_text():
+    at = paste(new_app(), GOOD, fmt="text")
+    assert no_exception(at)
+    goto(at, "side-by-side")
+    assert any("#0 user" in m.value for m in at.main.markdown)  # one user message holding the JSON text
+
+
+def test_upload_of_a_broken_file_names_the_file_and_line_and_keeps_the_previous():
+    at = open_sample(new_app(), "support_chat.en.json")
+    goto(at, "load")
+    at.file_uploader(key="upload").upload("broken.json", b'{\n  "messages": [\n    {"role": "user",, }\n]}',
+                                          "application/json").run()
+    assert no_exception(at)
+    assert "broken.json:3:" in at.error[0].value
+    assert at.session_state["source"].name == "support_chat.en.json"
+
+
+def test_upload_that_is_not_utf8_says_which_byte():
+    at = goto(new_app(), "load")
+    at.file_uploader(key="upload").upload("latin1.txt", "Grüße".encode("latin-1"), "text/plain").run()
+    assert no_exception(at)
+    assert "latin1.txt: byte 2" in at.error[0].value and "UTF-8" in at.error[0].value
+
+
+def test_upload_of_a_raw_http_capture_reads_its_header_ratio():
+    at = goto(new_app(), "load")
+    data = (ROOT / "fixtures" / "capture.http").read_bytes()
+    at.file_uploader(key="upload").upload("capture.http", data, "application/octet-stream").run()
+    assert no_exception(at)
+    assert at.title[0].value == "Heatmap"
+    assert at.session_state["source"].name == "capture.http"
+    assert at.slider[0].value == 0.32
+    assert "X-Anthropic-Layer-Zero header" in " ".join(m.value for m in at.sidebar.markdown)
+
+
+def test_jsonl_line_picker_loads_another_line():
+    at = open_sample(new_app(), "batch_small.jsonl")
+    goto(at, "load")
+    picker = at.number_input(key="jsonl_line")
+    assert picker.max == 5
+    first = at.session_state["source"]
+    picker.set_value(3).run()
+    assert no_exception(at)
+    source = at.session_state["source"]
+    assert source.line == 3 and source.text == first.text
+    assert "line 3 of 5" in " ".join(c.value for c in at.sidebar.caption)
+
+
+def test_fixture_from_the_command_line_is_loaded_on_the_first_run(monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["app.py", "--fixture", "fixtures/finance_qa.zh.json"])
+    at = new_app()
+    assert no_exception(at)
+    assert at.title[0].value == "Heatmap"
+    assert at.session_state["source"].name == "finance_qa.zh.json"
+
+
+def test_missing_fixture_from_the_command_line_is_an_error_not_a_crash(monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["app.py", "--fixture", "fixtures/nope.json"])
+    at = new_app()
+    assert no_exception(at)
+    assert "nope.json" in at.error[0].value

@@ -1,0 +1,115 @@
+"""Heatmap, Side by side, Timing and Ratio sweep on real fixtures."""
+from __future__ import annotations
+
+import json
+
+from apptools import ROOT, goto, html_markdown, metrics, new_app, no_exception, open_sample, paste
+
+from layerzero_viz.appstate import TOKENS_PER_PAGE
+
+
+def test_heatmap_shows_every_message_as_a_card_of_token_chips():
+    at = open_sample(new_app(), "finance_qa.zh.json").run()
+    assert no_exception(at)
+    html = html_markdown(at)
+    cards = html.count('class="lz-card"')
+    assert cards == len(at.session_state["source"].load().messages)
+    assert 'data-role="system"' in html and 'data-role="user"' in html
+    assert 'data-decision="prune"' in html and "lz-protected_number" in html
+    assert "4.2" in html
+
+
+def test_heatmap_whitespace_toggle_and_message_picker():
+    at = open_sample(new_app(), "vip_multiturn.zh.json").run()
+    assert 'class="lz-ws"' not in html_markdown(at)
+    at.toggle(key="show_whitespace").set_value(True).run()
+    assert 'class="lz-ws"' in html_markdown(at)
+    at.selectbox(key="message").set_value(2).run()
+    assert no_exception(at)
+    assert html_markdown(at).count('class="lz-card"') == 1
+    assert "#2 " in html_markdown(at)
+
+
+def test_heatmap_overview_charts():
+    at = open_sample(new_app(), "finance_qa.zh.json").run()
+    at.segmented_control(key="heatmap_view").set_value("overview").run()
+    assert no_exception(at)
+    assert len(at.get("vega_lite_chart")) == 2
+    at.segmented_control(key="color_by").set_value("score").run()
+    assert no_exception(at)
+
+
+def test_heatmap_paginates_a_long_conversation():
+    turns = [{"role": "user" if k % 2 == 0 else "assistant",
+              "content": f"第{k}轮：您好，请问七日年化收益率4.2%是什么意思？麻烦详细解释一下，谢谢！" * 20}
+             for k in range(24)]
+    at = paste(new_app(), json.dumps({"messages": turns}, ensure_ascii=False))
+    at.switch_page("app_pages/heatmap.py")
+    pager = at.number_input(key="token_page")
+    assert pager.max >= 2
+    first = html_markdown(at).count('class="lz-tok ')
+    assert first <= TOKENS_PER_PAGE
+    pager.set_value(2).run()
+    assert no_exception(at)
+    assert "on this page" in html_markdown(at) or 'class="lz-card"' in html_markdown(at)
+
+
+def test_side_by_side_shows_pruned_text_as_code_and_every_deleted_span():
+    at = goto(open_sample(new_app(), "support_chat.en.json"), "side-by-side")
+    assert no_exception(at)
+    codes = [c.value for c in at.main.code]
+    assert len(codes) == len(at.session_state["source"].load().messages)
+    spans = at.main.dataframe[0].value
+    assert list(spans.columns) == ["message", "reason", "text", "detail", "block", "start", "end"]
+    assert len(spans) > 0 and set(spans["reason"]) <= {
+        "declared_redundant", "repeated_constraint", "derivable_context", "filler", "low_information", "directive"}
+    assert "Original" in " ".join(c.value for c in at.main.caption)
+
+
+def test_side_by_side_downloads_are_offered():
+    at = goto(open_sample(new_app(), "capture.http"), "side-by-side")
+    buttons = at.get("download_button")
+    assert [b.proto.label for b in buttons] == [
+        "Pruned conversation", "Token annotations (CSV)", "JSON result (as the CLI)"]
+
+
+def test_timing_explains_a_zero_context_preservation():
+    at = goto(open_sample(new_app(), "support_chat.en.json"), "timing")
+    assert no_exception(at)
+    assert "no `<context>` element" in at.info[0].value
+    assert len(at.get("vega_lite_chart")) == 2
+
+
+def test_timing_with_a_context_block_measures_it():
+    at = goto(open_sample(new_app(), "gov_hotline_12345.zh.json"), "timing")
+    assert no_exception(at)
+    assert not [i for i in at.info if "<context>" in i.value]
+
+
+def test_sweep_button_sets_the_slider_to_the_best_ratio():
+    at = goto(open_sample(new_app(), "finance_qa.zh.json"), "sweep")
+    assert no_exception(at)
+    button = at.button(key="use_best")
+    target = float(button.label.rsplit(" ", 1)[1])
+    button.click().run()
+    assert no_exception(at)
+    assert at.slider[0].value == target
+    assert at.session_state["ratio_touched"] is True
+    assert "from the slider" in " ".join(m.value for m in at.sidebar.markdown)
+
+
+def test_a_50k_token_conversation_renders_one_page_of_chips_at_a_time():
+    sample = json.loads((ROOT / "fixtures" / "vip_multiturn.zh.json").read_text(encoding="utf-8"))
+    sample["messages"] = sample["messages"][:16] * 40  # about 50,000 tokens, alternating roles kept
+    at = paste(new_app(), json.dumps(sample, ensure_ascii=False))
+    assert no_exception(at)
+    assert at.session_state["source"] is not None
+    tokens = int(metrics(at)["Tokens before → after"].split(" → ")[0].replace(",", ""))
+    assert tokens > 45_000
+    at.run()
+    chips = html_markdown(at).count('class="lz-tok ')
+    assert 0 < chips <= TOKENS_PER_PAGE
+    at.slider[0].set_value(0.2).run()
+    assert no_exception(at)
+    at.number_input(key="token_page").set_value(at.number_input(key="token_page").max).run()
+    assert no_exception(at) and 0 < html_markdown(at).count('class="lz-tok ') <= TOKENS_PER_PAGE

@@ -1,0 +1,76 @@
+"""The shared sidebar: the ratio slider over a cached annotation, where the ratio comes from, and the metrics."""
+from __future__ import annotations
+
+import json
+
+from apptools import goto, metrics, new_app, no_exception, open_sample, paste
+
+from ui import cache
+
+
+def sidebar_text(at) -> str:
+    return " ".join([m.value for m in at.sidebar.markdown] + [c.value for c in at.sidebar.caption]
+                    + [w.value for w in at.sidebar.warning])
+
+
+def test_slider_starts_at_the_effective_ratio_and_says_where_it_came_from():
+    at = open_sample(new_app(), "finance_qa.zh.json").run()
+    assert at.slider[0].value == 0.35
+    assert at.session_state["ratio_touched"] is False
+    assert "from the <layer-zero/> directive" in sidebar_text(at).replace("\\", "")
+
+
+def test_moving_the_slider_changes_the_metrics_without_detecting_again():
+    at = open_sample(new_app(), "finance_qa.zh.json").run()
+    before = metrics(at)
+    detections = cache.ANNOTATE_CALLS["count"]
+    at.slider[0].set_value(0.05).run()
+    assert no_exception(at)
+    after = metrics(at)
+    assert after["Pruned"] != before["Pruned"]
+    assert after["Tokens before → after"] != before["Tokens before → after"]
+    assert "Effectiveness (estimate)" in after and "Context preservation" in after
+    assert "from the slider" in sidebar_text(at)
+    at.slider[0].set_value(0.0).run()
+    assert metrics(at)["Pruned"] == "0.0%"
+    assert cache.ANNOTATE_CALLS["count"] == detections
+
+
+def test_the_slider_persists_across_pages():
+    at = open_sample(new_app(), "finance_qa.zh.json").run()
+    at.slider[0].set_value(0.12).run()
+    for page in ("side-by-side", "timing", "sweep", "load", "heatmap"):
+        goto(at, page)
+        assert no_exception(at)
+        assert at.slider[0].value == 0.12, page
+
+
+def test_low_information_switch_changes_what_is_pruned():
+    at = open_sample(new_app(), "support_chat.en.json").run()
+    at.slider[0].set_value(0.5).run()
+    with_low = metrics(at)["Pruned"]
+    at.toggle(key="low_information").set_value(False).run()
+    assert no_exception(at)
+    assert metrics(at)["Pruned"] != with_low
+    assert at.slider[0].value == 0.5  # the ratio is kept
+
+
+def test_engine_warnings_are_shown():
+    at = open_sample(new_app(), "plain_prompt.zh.txt").run()
+    assert any("not honoured" in w.value for w in at.sidebar.warning)
+
+
+def test_disabled_layer_zero_says_so_and_prunes_nothing():
+    conv = {"system": '<layer-zero enabled="false"/>\nBe brief.',
+            "messages": [{"role": "user", "content": "Could you please kindly help me, thank you so much?"}]}
+    at = paste(new_app(), json.dumps(conv))
+    assert no_exception(at)
+    assert any("disabled" in w.value for w in at.sidebar.warning)
+    assert metrics(at)["Pruned"] == "0.0%"
+
+
+def test_ratio_from_the_environment_is_the_initial_value(monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_LAYER_ZERO_PRUNE_RATIO", "0.21")
+    at = open_sample(new_app(), "support_chat.en.json").run()
+    assert at.slider[0].value == 0.21
+    assert "environment" in sidebar_text(at)

@@ -1,0 +1,283 @@
+"""The session: which conversation is loaded, the shared controls, loading and restoring from a debug link.
+
+Session keys are named here once.  The rule that matters: ``SOURCE`` is replaced only after a new input
+has been read *and* annotated without error, so a bad paste, upload or link never loses what was loaded.
+Loading happens in widget callbacks (they run before the script, so they may set widget values such as
+the slider); the page switch they ask for is done by ``app.py`` through ``GOTO``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Mapping
+
+import streamlit as st
+
+from layerzero_viz import Annotated, LayerZeroError, share
+from layerzero_viz.appstate import (
+    COLOR_BY, DEFAULT_PAGE, HEATMAP_VIEWS, ResultView, Source, ViewState, link_state, md_escape,
+    message_position, text_of_upload, view_from_link,
+)
+
+from . import cache
+
+# Shared controls (sidebar) and the view values of the pages.
+SOURCE = "source"
+RATIO = "ratio"
+RATIO_TOUCHED = "ratio_touched"
+LOW_INFORMATION = "low_information"
+SHOW_WHITESPACE = "show_whitespace"
+MESSAGE = "message"
+HEATMAP_VIEW = "heatmap_view"
+TOKEN_PAGE = "token_page"
+COLOR = "color_by"
+MESSAGES_PAGE = "messages_page"
+# Bookkeeping.
+LOAD_ERROR = "load_error"
+LINK_ERROR = "link_error"
+LINK_SEEN = "link_seen"
+GOTO = "goto"
+FIXTURE_DONE = "fixture_done"
+# Widgets of the Load page.
+JSONL_LINE = "jsonl_line"
+LOAD_FORMAT = "load_format"
+PASTE = "paste_text"
+UPLOAD = "upload"
+
+PAGE_VIEW_KEYS: Mapping[str, tuple[str, ...]] = {
+    "heatmap": (HEATMAP_VIEW, TOKEN_PAGE, COLOR),
+    "side-by-side": (MESSAGES_PAGE,),
+}
+"""The page-specific values a debug link of each page carries (in ``state["view"]``)."""
+
+_DEFAULTS: Mapping[str, Any] = {
+    RATIO: 0.3,
+    RATIO_TOUCHED: False,
+    LOW_INFORMATION: True,
+    SHOW_WHITESPACE: False,
+    MESSAGE: None,
+    HEATMAP_VIEW: HEATMAP_VIEWS[0],
+    TOKEN_PAGE: 1,
+    COLOR: COLOR_BY[0],
+    MESSAGES_PAGE: 1,
+    LOAD_FORMAT: "auto",
+}
+
+
+def init() -> None:
+    """Give every shared key its default once per session."""
+    for key, value in _DEFAULTS.items():
+        st.session_state.setdefault(key, value)
+
+
+# ---------------------------------------------------------------------------------------------- loading
+
+
+def _friendly(exc: BaseException, what: str) -> str:
+    """The message a user sees: the library's own (it says where and how to fix), or a plain fallback."""
+    if isinstance(exc, LayerZeroError):
+        return str(exc)
+    return (f"{what} failed unexpectedly ({type(exc).__name__}: {exc}). The previous conversation is kept. "
+            "If the input looks right, please report this together with it.")
+
+
+def try_load(source: Source, *, low_information: bool | None = None) -> tuple[Source, Annotated] | str:
+    """Read and annotate ``source``: the (normalised) source and its annotation, or the error message."""
+    low = st.session_state.get(LOW_INFORMATION, True) if low_information is None else low_information
+    try:
+        annotated = cache.annotation(source, low)
+    except Exception as exc:  # noqa: BLE001 - any failure is shown to the user, never as a traceback
+        return _friendly(exc, f"Reading {source.name}")
+    line = annotated.conversation.jsonl_line
+    if line is not None and source.line != line:
+        source = replace(source, line=line)
+    return source, annotated
+
+
+def load(source: Source, *, goto: str | None = DEFAULT_PAGE) -> bool:
+    """Make ``source`` the loaded conversation with fresh controls; on failure keep everything and say why.
+
+    Call from a widget callback (or before the sidebar is drawn): it sets the slider's value.
+    """
+    loaded = try_load(source)
+    if isinstance(loaded, str):
+        st.session_state[LOAD_ERROR] = loaded
+        return False
+    source, annotated = loaded
+    ss = st.session_state
+    _install(source, annotated, ViewState(source=source, low_information=ss[LOW_INFORMATION],
+                                          show_whitespace=ss[SHOW_WHITESPACE]))
+    if goto:
+        st.session_state[GOTO] = goto
+    return True
+
+
+def _install(source: Source, annotated: Annotated, view: ViewState) -> None:
+    ss = st.session_state
+    ss[SOURCE] = source
+    ss[LOAD_ERROR] = None
+    ss[LINK_ERROR] = None
+    ss[RATIO] = annotated.settings.ratio if view.ratio is None else view.ratio
+    ss[RATIO_TOUCHED] = view.ratio is not None
+    ss[LOW_INFORMATION] = view.low_information
+    ss[SHOW_WHITESPACE] = view.show_whitespace
+    known = message_position(annotated.conversation, view.message) is not None
+    ss[MESSAGE] = view.message if known else None
+    ss[HEATMAP_VIEW] = view.view.get(HEATMAP_VIEW, HEATMAP_VIEWS[0])
+    ss[TOKEN_PAGE] = view.view.get(TOKEN_PAGE, 1)
+    ss[COLOR] = view.view.get(COLOR, COLOR_BY[0])
+    ss[MESSAGES_PAGE] = view.view.get(MESSAGES_PAGE, 1)
+    ss[JSONL_LINE] = annotated.conversation.jsonl_line or 1
+
+
+def load_fixture_once(path: str | None) -> None:
+    """On the first run of a session with nothing loaded, load ``path`` (from ``--fixture``)."""
+    ss = st.session_state
+    if ss.get(FIXTURE_DONE):
+        return
+    ss[FIXTURE_DONE] = True
+    if path and ss.get(SOURCE) is None:
+        load_file(path)
+        ss.pop(GOTO, None)  # the default page is the heatmap already
+
+
+def load_paste() -> None:
+    """Callback of the Load page's button: load the pasted text in the chosen format."""
+    ss = st.session_state
+    load(Source(ss.get(PASTE) or "", ss.get(LOAD_FORMAT) or "auto", name="pasted"))
+
+
+def load_upload() -> None:
+    """Callback of the Load page's file uploader: load the file as soon as it arrives."""
+    ss = st.session_state
+    uploaded = ss.get(UPLOAD)
+    if uploaded is None:  # the file was removed
+        return
+    try:
+        text = text_of_upload(uploaded.getvalue(), uploaded.name)
+    except LayerZeroError as exc:
+        ss[LOAD_ERROR] = str(exc)
+        return
+    load(Source(text, ss.get(LOAD_FORMAT) or "auto", name=uploaded.name))
+
+
+def load_file(path: str | Path) -> None:
+    """Callback of a gallery button: load a bundled fixture (format auto-detected)."""
+    path = Path(path)
+    try:
+        text = text_of_upload(path.read_bytes(), path.name)
+    except OSError as exc:
+        st.session_state[LOAD_ERROR] = f"{path}: cannot read the file ({exc.strerror or exc})."
+        return
+    except LayerZeroError as exc:
+        st.session_state[LOAD_ERROR] = str(exc)
+        return
+    load(Source(text, name=path.name))
+
+
+def change_line() -> None:
+    """Callback of the JSONL line picker: load another line of the same input, staying on the page."""
+    ss = st.session_state
+    source = ss.get(SOURCE)
+    if source is not None:
+        load(replace(source, line=int(ss[JSONL_LINE])), goto=None)
+
+
+# ---------------------------------------------------------------------------------------------- links
+
+
+def restore_from_link(params: Mapping[str, Any]) -> None:
+    """Restore the view a ``?s=`` / ``?share=`` link describes, once per link; a broken link only sets an error."""
+    ss = st.session_state
+    marker = (params.get("s"), params.get("share"))
+    if marker == (None, None) or ss.get(LINK_SEEN) == marker:
+        return
+    ss[LINK_SEEN] = marker
+    ss[FIXTURE_DONE] = True  # a link wins over --fixture
+    try:
+        state = share.resolve_query(params)
+        view = view_from_link(state or {})
+    except LayerZeroError as exc:
+        ss[LINK_ERROR] = str(exc)
+        return
+    except Exception as exc:  # noqa: BLE001
+        ss[LINK_ERROR] = _friendly(exc, "Opening the debug link")
+        return
+    loaded = try_load(view.source, low_information=view.low_information)
+    if isinstance(loaded, str):
+        ss[LINK_ERROR] = f"The conversation in this debug link cannot be read: {loaded}"
+        return
+    source, annotated = loaded
+    _install(source, annotated, replace(view, source=source))
+    ss[GOTO] = view.page
+
+
+def link_error(params: Mapping[str, Any]) -> str | None:
+    """The error of the broken link still in the URL (None once the user has moved on)."""
+    ss = st.session_state
+    if ss.get(LINK_ERROR) and ss.get(LINK_SEEN) == (params.get("s"), params.get("share")):
+        return ss[LINK_ERROR]
+    return None
+
+
+def current_view(page: str) -> ViewState:
+    """The view on screen now, as a debug link would reopen it."""
+    ss = st.session_state
+    return ViewState(
+        page=page,
+        source=ss.get(SOURCE),
+        ratio=float(ss[RATIO]) if ss[RATIO_TOUCHED] else None,
+        low_information=bool(ss[LOW_INFORMATION]),
+        show_whitespace=bool(ss[SHOW_WHITESPACE]),
+        message=ss.get(MESSAGE),
+        view={k: ss[k] for k in PAGE_VIEW_KEYS.get(page, ()) if k in ss},
+    )
+
+
+def make_debug_link(page: str, base_url: str, url_path: str) -> str:
+    """A URL that reopens this exact view (``?s=`` or, past 8 KB, ``?share=`` in the local store)."""
+    return share.make_link(link_state(current_view(page)), base_url=base_url, page=url_path)
+
+
+# ---------------------------------------------------------------------------------------------- the current result
+
+
+@dataclass(frozen=True)
+class Current:
+    """What every page shows: the loaded source, its annotation and the decisions at the sidebar's ratio."""
+
+    source: Source
+    annotated: Annotated
+    view: ResultView
+
+    @property
+    def result(self):
+        return self.view.result
+
+
+def mark_ratio_touched() -> None:
+    """Slider callback: from now on the ratio is an explicit argument."""
+    st.session_state[RATIO_TOUCHED] = True
+
+
+def set_ratio(ratio: float) -> None:
+    """Button callback: move the slider to ``ratio`` (an explicit argument)."""
+    st.session_state[RATIO] = float(ratio)
+    st.session_state[RATIO_TOUCHED] = True
+
+
+def current() -> Current | None:
+    """The loaded conversation at the current controls, or None when nothing is loaded (or it broke)."""
+    ss = st.session_state
+    source = ss.get(SOURCE)
+    if source is None:
+        return None
+    low = bool(ss[LOW_INFORMATION])
+    ratio = float(ss[RATIO]) if ss[RATIO_TOUCHED] else None
+    try:
+        annotated = cache.annotation(source, low)
+        view = cache.result_view(source, low, ratio)
+    except Exception as exc:  # noqa: BLE001
+        st.error(md_escape(_friendly(exc, "Pruning")))
+        return None
+    return Current(source, annotated, view)

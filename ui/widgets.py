@@ -1,0 +1,48 @@
+"""Small widgets the pages share: the "nothing loaded" guard, the message picker and page numbers."""
+from __future__ import annotations
+
+import streamlit as st
+
+from layerzero_viz.appstate import md_escape, message_position
+from layerzero_viz.model import Conversation
+from layerzero_viz.render import message_label
+
+from . import session
+from .session import Current
+
+
+def require_current() -> Current:
+    """The loaded conversation, or a pointer to the Load page and the end of this page's run."""
+    cur = session.current()
+    if cur is None:
+        st.info("No conversation loaded yet. Paste one, upload a file or pick a sample on the Load page.",
+                icon=":material/info:")
+        if error := st.session_state.get(session.LOAD_ERROR):
+            st.error(md_escape(error))
+        st.page_link("app_pages/load.py", label="Go to Load", icon=":material/upload_file:")
+        st.stop()
+    return cur
+
+
+def message_select(conv: Conversation) -> int | None:
+    """A picker over the conversation's messages (shared by pages); the chosen message's position or None (all)."""
+    keys = [m.key for m in conv.messages]
+    ss = st.session_state
+    if ss.get(session.MESSAGE) is not None and message_position(conv, ss[session.MESSAGE]) is None:
+        ss[session.MESSAGE] = None  # a message of an earlier conversation
+    labels = {None: "All messages", **{(type(m.key), m.key): message_label(m.key, m.role) for m in conv.messages}}
+    st.selectbox(
+        "Message", [None, *keys], key=session.MESSAGE, persist_state="session",
+        format_func=lambda k: labels[None] if k is None else labels[(type(k), k)],
+    )
+    return message_position(conv, ss[session.MESSAGE]) if ss[session.MESSAGE] is not None else None
+
+
+def page_number(key: str, n_pages: int, label: str = "Page") -> int:
+    """A 1-based page number input clamped to ``n_pages`` (a stored value past the end goes to the last page)."""
+    ss = st.session_state
+    value = ss.get(key, 1)
+    if not isinstance(value, int) or not 1 <= value <= n_pages:
+        ss[key] = min(max(1, value if isinstance(value, int) else 1), n_pages)
+    return int(st.number_input(f"{label} (of {n_pages:,})", min_value=1, max_value=n_pages, step=1, key=key,
+                               persist_state="session", disabled=n_pages == 1))
