@@ -19,7 +19,7 @@ from .model import Conversation
 from .protect import PRECEDENCE, STRUCTURAL, Protection, find_protections
 from .rules import PRIORITY, RULES, RuleContext
 from .tokens import token_byte_lengths, token_info, tokenize
-from .view import Candidate, TextView
+from .view import Candidate, TextView, normalize
 
 __all__ = ["Config", "Annotated", "annotate"]
 
@@ -147,12 +147,18 @@ class Annotated:
 
     @staticmethod
     def best_ratio(rows: list[dict[str, float]], target: float = 0.99) -> float | None:
-        """The highest ratio in a sweep whose effectiveness estimate stays ≥ ``target`` at it and below it."""
-        best = None
+        """The ratio to recommend from a sweep: the most pruning while the estimate stays ≥ ``target``.
+
+        Walks up from r = 0 while the estimate holds, and returns the *smallest* ratio that reaches the
+        most tokens pruned in that stretch — once every candidate is gone, a higher r changes nothing.
+        None when even r = 0 is below target.
+        """
+        best, best_pruned = None, -1
         for row in sorted(rows, key=lambda r: r["ratio"]):
             if row["effectiveness_estimate"] < target:
                 break
-            best = row["ratio"]
+            if row["tokens_pruned"] > best_pruned:
+                best, best_pruned = row["ratio"], row["tokens_pruned"]
         return best
 
     def message_timings(self) -> list[dict[str, object]]:
@@ -352,13 +358,28 @@ def _cut(text: str, start: int, end: int, g_start, g_end) -> tuple[int, int]:
     """The groups a candidate [start, end) removes: all groups overlapping its visible text.
 
     A group may reach outside the candidate only over whitespace and punctuation (cl100k often glues
-    "，请" together); otherwise the candidate cannot be cut cleanly and (0, 0) is returned.
+    "，请" together).  If that fails, the candidate is retried without its edge punctuation
+    ("作为税务顾问，" → "作为税务顾问"); if that fails too it cannot be cut cleanly and (0, 0) is returned.
     """
     vs, ve = start, end
     while vs < ve and text[vs].isspace():
         vs += 1
     while ve > vs and text[ve - 1].isspace():
         ve -= 1
+    found = _cut_visible(text, vs, ve, g_start, g_end)
+    if found[1] > found[0]:
+        return found
+    ts, te = vs, ve
+    while ts < te and text[ts] in _SOFT:
+        ts += 1
+    while te > ts and text[te - 1] in _SOFT:
+        te -= 1
+    if (ts, te) == (vs, ve):
+        return 0, 0
+    return _cut_visible(text, ts, te, g_start, g_end)
+
+
+def _cut_visible(text: str, vs: int, ve: int, g_start, g_end) -> tuple[int, int]:
     if vs >= ve:
         return 0, 0
     a = int(np.searchsorted(g_end, vs, "right"))
@@ -391,7 +412,8 @@ def _veto_reason(c: Candidate, prot: np.ndarray, ivs: np.ndarray, protection: Pr
         value = text[max(iv.start, c.start):min(iv.end, c.end)]
         if value.strip():
             needed[value] = needed.get(value, 0) + 1
+    anchor = normalize(c.anchor)
     for value, count in needed.items():
-        if c.anchor.count(value) < count:
+        if anchor.count(normalize(value)) < count:
             return f"it carries {value!r}, which the kept copy does not"
     return ""

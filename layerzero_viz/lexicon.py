@@ -86,7 +86,8 @@ def word_regex(items: list[str] | tuple[str, ...]) -> re.Pattern[str] | None:
     if not atoms_list:
         return None
     # the boundary check comes after the first character so the trie can reject a position at once
-    return re.compile(r"\b(?:" + _trie_pattern(atoms_list) + r")(?![\w'’])", re.IGNORECASE)
+    # ASCII word boundaries: in "查一下please" the English word still starts at "p"
+    return re.compile(r"\b(?:" + _trie_pattern(atoms_list) + r")(?![\w'’])", re.IGNORECASE | re.ASCII)
 
 
 # Lexicons scanned in one pass over the text (see ``scan``).

@@ -32,15 +32,15 @@ _CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]+`", re.DOTALL)
 _QUOTE = re.compile(r"“[^“”\n]{1,200}”|「[^「」\n]{1,200}」|『[^『』\n]{1,200}』|《[^《》\n]{1,100}》|\"[^\"\n]{1,200}\"")
 # identifiers kept whole; each pattern has a cheap substring guard so texts without one skip the scan
 _IDENTIFIERS = (
-    ("://", re.compile(r"https?://[^\s<>\"'，。）)]+")),                                   # URLs
-    ("@", re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")),                                  # e-mail
-    ("/", re.compile(r"(?<![\w/:])(?:~|\.{1,2})?/(?:[\w.\-]+/)*[\w.\-]+")),               # POSIX paths
-    (":\\", re.compile(r"[A-Za-z]:\\(?:[\w.\-]+\\?)+")),                                 # Windows paths
-    ("#", re.compile(r"#\d[\w-]*")),                                                    # #12345
-    ("", re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*[-_]?\d[\w-]*")),          # SKU-12345, v2
-    ("_", re.compile(r"\b[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+\b")),                            # snake_case names
+    ("://", re.compile(r"https?://[^\s<>\"'，。）)]+", re.ASCII)),                                   # URLs
+    ("@", re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", re.ASCII)),                                  # e-mail
+    ("/", re.compile(r"(?<![\w/:])(?:~|\.{1,2})?/(?:[\w.\-]+/)*[\w.\-]+", re.ASCII)),               # POSIX paths
+    (":\\", re.compile(r"[A-Za-z]:\\(?:[\w.\-]+\\?)+", re.ASCII)),                                 # Windows paths
+    ("#", re.compile(r"#\d[\w-]*", re.ASCII)),                                                    # #12345
+    ("", re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*[-_]?\d[\w-]*", re.ASCII)),          # SKU-12345, v2
+    ("_", re.compile(r"\b[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+\b", re.ASCII)),                            # snake_case names
     ("{", re.compile(r"\{\{?\s*[\w.]+\s*\}?\}")),                                        # {placeholder}
-    ("[", re.compile(r"\[[A-Z_]{2,}\]")),                                                # [PLACEHOLDER]
+    ("[", re.compile(r"\[[A-Z_]{2,}\]", re.ASCII)),                                                # [PLACEHOLDER]
 )
 _NUMBER = re.compile(
     r"[¥$€£￥]\s?\d[\d,，]*(?:\.\d+)?(?:[万亿千百kKmMbB])?"
@@ -57,7 +57,7 @@ _USER_FACT_EN = re.compile(
     r"|I\s+use|I\s+run|my\s+(?:name|account|order|email|phone|address|plan|membership|subscription|id|number|"
     r"company|team|budget|age|salary|income|policy|card|car|house|flight|booking|reservation|level|status|tier))\b"
     r"(?!\s+(?:wondering|hoping|writing|looking|asking|just|sorry|afraid|glad|happy|curious|trying))",
-    re.IGNORECASE,
+    re.IGNORECASE | re.ASCII,
 )
 
 

@@ -15,6 +15,8 @@ from lxml import etree
 __all__ = ["Tag", "Element", "scan_tags", "elements", "safe_parser", "context_facts"]
 
 TAG_RE = re.compile(r"<(/?)([A-Za-z_][\w.\-:]*)((?:\s+[^<>]*?)?)\s*(/?)>")
+# markup declarations: <?xml …?>, <!DOCTYPE …, <!ENTITY …>, <!-- … -->, <![CDATA[ … ]]>
+DECL_RE = re.compile(r"<\?[^<>]{0,500}?\?>|<!--.{0,2000}?-->|<!\[CDATA\[|\]\]>|<![A-Za-z][^<>\[]{0,500}(?:\[|>)|\]\s*>", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -38,13 +40,14 @@ class Element:
 
 
 def scan_tags(text: str) -> list[Tag]:
-    """Every tag-looking markup in ``text``, in order."""
+    """Every tag-looking markup in ``text``, in order (declarations as self-closing tags named "!")."""
     if "<" not in text:
         return []
-    return [
-        Tag(m.start(), m.end(), m.group(2), bool(m.group(1)), bool(m.group(4)))
-        for m in TAG_RE.finditer(text)
-    ]
+    tags = [Tag(m.start(), m.end(), m.group(2), bool(m.group(1)), bool(m.group(4))) for m in TAG_RE.finditer(text)]
+    if "<!" in text or "<?" in text:
+        tags += [Tag(m.start(), m.end(), "!", False, True) for m in DECL_RE.finditer(text)]
+        tags.sort(key=lambda t: t.start)
+    return tags
 
 
 def elements(tags: list[Tag]) -> list[Element]:

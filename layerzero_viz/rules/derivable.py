@@ -3,13 +3,13 @@
 * the role the system prompt sets ("你是一名税务顾问" → a later "作为税务顾问，…"; "You are a tax advisor" →
   "As a tax advisor, …");
 * a reply language already required ("请用中文回答" when the system prompt says so);
-* a clause that only restates a fact already given in ``<context>``.
+* a sentence that only restates a fact already given in ``<context>``.
 """
 from __future__ import annotations
 
 import re
 
-from ..view import Candidate, TextView, clauses, units
+from ..view import Candidate, TextView, clauses, sentences, units
 
 _ROLE_ZH = re.compile(r"你(?:现在)?是(?:一名|一位|一个|一款|个|名|位)?([\u4e00-\u9fffA-Za-z]{2,12}?)(?=[，。,.！!；;、\n]|$)")
 _ROLE_EN = re.compile(
@@ -21,6 +21,8 @@ _LANG_REQ_ZH = re.compile(r"(?:用|使用|以)(" + _LANG_ZH + r")(?:来)?(?:回�
 _LANG_EN = r"(english|chinese|simplified chinese|french|german|japanese|spanish|korean)"
 _LANG_REQ_EN = re.compile(r"\b(?:respond|reply|answer|write|speak)(?:\s+only)?\s+in\s+" + _LANG_EN + r"\b", re.IGNORECASE)
 _LANG_CANON = {"简体中文": "中文", "汉语": "中文", "英语": "英文", "simplified chinese": "chinese"}
+# "as" / "作为" frame the role phrase: the connective goes with it
+_FRAME_OVERRIDE = frozenset({"protected_connective"})
 _VALUE_PROTECTIONS = frozenset({"protected_number", "protected_identifier", "protected_pattern", "protected_quote"})
 
 
@@ -59,7 +61,7 @@ def find(view: TextView, ctx) -> list[Candidate]:
                 continue
             out.append(Candidate(m.start(), m.end(), "derivable_context", 0.9,
                                  f"restates the role set at {view.where(rs)}: {text[rs:re_]!r}", 0.05,
-                                 lock=(rs, re_)))
+                                 _FRAME_OVERRIDE, lock=(rs, re_)))
 
     for b in view.blocks:
         for rx in (_LANG_REQ_ZH, _LANG_REQ_EN):
@@ -100,11 +102,12 @@ def _context_restatements(view: TextView, ctx) -> list[Candidate]:
     out = []
     ranges = ctx.protection.context_ranges
     for b in view.blocks:
-        for cs, ce in clauses(view, b.start, b.end):
+        # whole sentences only: a clause ("…, up to $600") qualifies the sentence it sits in
+        for cs, ce in sentences(view, b):
             if any(rs <= cs < re_ for rs, re_ in ranges):
                 continue
             us = units(text[cs:ce])
-            if len(us) < 3:
+            if len(us) < 4:
                 continue
             grams = frozenset(zip(us, us[1:]))
             for cstart, tag, value, fg in fact_grams:

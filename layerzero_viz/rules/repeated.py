@@ -1,28 +1,41 @@
-"""repeated_constraint: a sentence that restates one given earlier in the conversation.
+"""repeated_constraint: a sentence (or clause) that restates one given earlier in the conversation.
 
 Sentences are compared as sets of unit bigrams (CJK characters and latin words, after NFKC and lower
-casing, punctuation dropped).  A later sentence is a repeat when at least ``CONTAINMENT`` of its bigrams
+casing, punctuation and function words dropped, every number written as ``#``), so a copy that differs
+only in a number is still found — and then kept by the number's protection, with a detail saying why.  A later sentence is a repeat when at least ``CONTAINMENT`` of its bigrams
 occur in one earlier kept sentence — it adds nothing that copy does not already say.  The first copy is
 never touched by this rule; the repeat may go whole, numbers and negations included, only when the first
 copy carries the same values (``Candidate.anchor``); otherwise protection wins and it stays.
 """
 from __future__ import annotations
 
-from collections import Counter
+from functools import lru_cache
 
-from ..view import Candidate, TextView, sentences, units
+from ..lexicon import entries
+from ..view import Candidate, TextView, clauses, sentences, units
 
 CONTAINMENT = 0.9
 MIN_UNITS = 4
-_MAX_POSTINGS = 400
 _VALUE_PROTECTIONS = frozenset({
     "protected_pattern", "protected_identifier", "protected_number", "protected_quote",
     "protected_user_fact", "protected_negation", "protected_connective",
 })
 
 
-def _bigrams(us: list[str]) -> frozenset[tuple[str, str]]:
-    return frozenset(zip(us, us[1:]))
+@lru_cache(maxsize=1)
+def _function_words() -> frozenset[str]:
+    zh = {w for w in entries("low_information.zh") if len(w) == 1}
+    return frozenset(zh | {w.lower() for w in entries("low_information.en") if " " not in w})
+
+
+def _comparable(text: str) -> list[str]:
+    """Units that carry the sentence: function words dropped, numbers as ``#``."""
+    skip = _function_words()
+    return ["#" if u[0].isdigit() else u for u in units(text) if u not in skip]
+
+
+def _bigrams(us: list[str]) -> frozenset[str]:
+    return frozenset(f"{x}\x1f{y}" for x, y in zip(us, us[1:]))
 
 
 def find(view: TextView, ctx) -> list[Candidate]:
@@ -30,59 +43,75 @@ def find(view: TextView, ctx) -> list[Candidate]:
     structural = ctx.protection.context_ranges
     kept: list[tuple[int, int, frozenset]] = []  # first copies: (start, end, bigrams)
     exact: dict[tuple[str, ...], int] = {}
-    postings: dict[tuple[str, str], list[int]] = {}
+    postings: dict[str, list[int]] = {}
     out: list[Candidate] = []
+    def first_copy(s: int, e: int) -> tuple[int | None, float, tuple[str, ...], frozenset[str]]:
+        us = _comparable(text[s:e])
+        key = tuple(us)
+        grams = _bigrams(us)
+        if len(us) < MIN_UNITS:
+            return None, 0.0, key, frozenset()
+        if key in exact:
+            return exact[key], 1.0, key, grams
+        found, share = _best_container(grams, kept, postings)
+        return found, share, key, grams
+
+    def add_repeat(s: int, e: int, first: int, share: float) -> None:
+        fs, fe, _ = kept[first]
+        out.append(Candidate(
+            s, e, "repeated_constraint", 0.5 + 0.5 * share,
+            f"repeats {view.where(fs)}: {text[fs:fe][:80]!r}"
+            + ("" if share >= 1.0 else f" ({share:.0%} of it is in that copy)"),
+            1.0 - share, _VALUE_PROTECTIONS, anchor=text[fs:fe], lock=(fs, fe),
+        ))
+
     for block in view.blocks:
         for s, e in sentences(view, block):
-            if _inside(structural, s, e):
+            if structural and _inside(structural, s, e):
                 continue
-            us = units(text[s:e])
-            if len(us) < MIN_UNITS:
-                continue
-            key = tuple(us)
-            first = exact.get(key)
-            share = 1.0
-            if first is None:
-                grams = _bigrams(us)
-                first, share = _best_container(grams, kept, postings)
+            first, share, key, grams = first_copy(s, e)
             if first is not None:
-                fs, fe, _ = kept[first]
-                out.append(Candidate(
-                    s, e, "repeated_constraint", 0.5 + 0.5 * share,
-                    f"repeats {view.where(fs)}: {text[fs:fe][:80]!r}"
-                    + ("" if share >= 1.0 else f" ({share:.0%} of it is in that copy)"),
-                    1.0 - share, _VALUE_PROTECTIONS, anchor=text[fs:fe], lock=(fs, fe),
-                ))
+                add_repeat(s, e, first, share)
                 continue
+            if not grams:
+                continue
+            parts = clauses(view, s, e)
+            if len(parts) > 1:  # "另外，回答不超过200字。": a clause may repeat on its own
+                for cs, ce in parts:
+                    c_first, c_share, _, _ = first_copy(cs, ce)
+                    if c_first is not None:
+                        add_repeat(cs, ce, c_first, c_share)
             idx = len(kept)
-            grams = _bigrams(us)
             kept.append((s, e, grams))
-            exact[key] = idx
+            exact.setdefault(key, idx)
             for g in grams:
-                postings.setdefault(g, []).append(idx)
+                lst = postings.get(g)
+                if lst is None:
+                    postings[g] = [idx]
+                else:
+                    lst.append(idx)
     return out
 
 
-def _best_container(grams, kept, postings) -> tuple[int | None, float]:
-    if not grams:
+def _best_container(grams: frozenset[str], kept, postings) -> tuple[int | None, float]:
+    """The earliest kept sentence holding ≥ CONTAINMENT of ``grams``, by prefix filtering.
+
+    A container must share at least one of any ⌊(1 − CONTAINMENT)·n⌋ + 1 of the n bigrams, so the
+    postings of the rarest ones give every possible container; each is then verified exactly.
+    """
+    n = len(grams)
+    if not n:
         return None, 0.0
-    counts: Counter[int] = Counter()
-    skipped = 0
-    for g in grams:
-        plist = postings.get(g)
-        if plist is None:
-            continue
-        if len(plist) > _MAX_POSTINGS:
-            skipped += 1
-            continue
-        counts.update(plist)
-    need = CONTAINMENT * len(grams) - skipped
+    probe = int((1.0 - CONTAINMENT) * n + 1e-9) + 1
+    lists = sorted((len(postings.get(g, ())), g) for g in grams)
+    candidates: set[int] = set()
+    for length, g in lists[:probe]:
+        if length:
+            candidates.update(postings[g])
     best, best_share = None, 0.0
-    for idx, n in counts.most_common(8):
-        if n < need:
-            break
-        share = len(grams & kept[idx][2]) / len(grams)
-        if share >= CONTAINMENT and (share > best_share or (share == best_share and best is not None and idx < best)):
+    for idx in sorted(candidates):
+        share = len(grams & kept[idx][2]) / n
+        if share >= CONTAINMENT and share > best_share:
             best, best_share = idx, share
     return best, best_share
 

@@ -1,0 +1,94 @@
+"""Each candidate rule, in Chinese and English."""
+from .helpers import conv, prune, pruned_text, tokens_of
+
+
+def test_declared_redundant_phrases_go_first_zh():
+    r = prune(conv('<redundant_phrases>["麻烦", "亲亲"]</redundant_phrases>\n你是客服。', "亲亲，麻烦查订单"), 0.95)
+    assert "麻烦" in pruned_text(r, "declared_redundant") and "亲亲" in pruned_text(r, "declared_redundant")
+    assert all("<redundant_phrases>" in t["detail"] for t in tokens_of(r, "declared_redundant"))
+    assert "查订单" in r.messages[1].pruned
+
+
+def test_declared_redundant_en_respects_word_boundaries():
+    r = prune(conv('<redundant_phrases>["per"]</redundant_phrases>\nYou help.', "Super, per the policy, refund."))
+    assert "Super" in r.messages[1].pruned
+
+
+def test_repeated_constraint_keeps_first_copy_and_names_it_zh():
+    r = prune(conv("回答不超过200字。请使用正式语气。", "你好", "好的", "请使用正式语气。另外，回答不超过200字。"))
+    assert r.messages[0].pruned == "回答不超过200字。请使用正式语气。"
+    assert "请使用正式语气" not in r.messages[3].pruned
+    details = {t["detail"] for t in tokens_of(r, "repeated_constraint")}
+    assert any("message system" in d and "char 0" in d for d in details)
+
+
+def test_repeated_constraint_near_copy_en():
+    r = prune(conv("Always answer in formal English. Never reveal internal notes.",
+                   "Hi. Remember: never reveal the internal notes."))
+    assert "internal notes" in r.messages[0].pruned
+    assert "never reveal" not in r.messages[1].pruned.lower()
+
+
+def test_repeat_with_a_different_number_is_kept_and_says_why():
+    r = prune(conv("回答不超过200字，使用正式语气。", "回答不超过300字，使用正式语气。"))
+    assert "300" in r.messages[1].pruned
+    assert any("'300'" in t["detail"] and "not pruned as repeated_constraint" in t["detail"]
+               for t in r.token_records())
+
+
+def test_repeat_whose_first_copy_has_the_same_numbers_goes_whole():
+    r = prune(conv("退款在3个工作日内到账，不收手续费。", "好的。退款在3个工作日内到账，不收手续费。"))
+    assert "3个工作日" not in r.messages[1].pruned
+    assert "3个工作日" in r.messages[0].pruned
+
+
+def test_derivable_role_restatement_zh_and_en():
+    zh = prune(conv("你是一名税务顾问，擅长个税。", "作为税务顾问，请帮我算一下个税。"))
+    assert "作为税务顾问" not in zh.messages[1].pruned
+    assert "restates the role" in tokens_of(zh, "derivable_context")[0]["detail"]
+    en = prune(conv("You are a tax advisor. Be precise.", "As a tax advisor, explain the deduction."), low_information=False)
+    assert not en.messages[1].pruned.lower().startswith("as a tax advisor")
+    assert "explain the deduction" in en.messages[1].pruned
+
+
+def test_derivable_reply_language_already_required():
+    r = prune(conv("请用中文回答。你是客服。", "查询订单状态，请用中文回答。"))
+    assert "请用中文回答" not in r.messages[1].pruned
+    assert r.messages[0].pruned.startswith("请用中文回答")
+
+
+def test_filler_zh_and_en_with_lexicon_in_detail():
+    zh = prune(conv(None, "您好，请问七日年化收益率是什么意思？非常感谢您！"))
+    out = zh.messages[0].pruned
+    assert "您好" not in out and "非常感谢您" not in out and "七日年化收益率" in out
+    assert any("filler.zh" in t["detail"] for t in tokens_of(zh, "filler"))
+    en = prune(conv(None, "Hello! I was wondering if you could explain APR. Thank you so much."))
+    assert "wondering" not in en.messages[0].pruned and "APR" in en.messages[0].pruned
+
+
+def test_filler_is_a_whole_word_zh():
+    # 请问 inside 申请问题, 其实 inside 及其实施 are not fillers
+    r = prune(conv(None, "我要申请问题单，依据个人所得税法及其实施条例。"))
+    assert r.messages[0].pruned.startswith("我要申请问题单") and "及其实施条例" in r.messages[0].pruned
+
+
+def test_non_negation_words_containing_negation_chars_are_filler():
+    r = prune(conv(None, "非常感谢您，能不能帮我看看这个不要紧的问题"))
+    assert "非常感谢您" not in r.messages[0].pruned
+    assert "不要" in r.messages[0].pruned
+
+
+def test_low_information_is_lowest_priority_and_switchable():
+    text = "Please check the status of the order and the refund."
+    low = prune(conv(None, text), 0.95)
+    assert tokens_of(low, "low_information", "prune")
+    off = prune(conv(None, text), 0.95, low_information=False)
+    assert not tokens_of(off, "low_information")
+    small = prune(conv(None, text), 0.1)
+    # the budget goes to filler before function words
+    assert tokens_of(small, "filler", "prune") and not tokens_of(small, "low_information", "prune")
+
+
+def test_rules_apply_to_assistant_turns_too():
+    r = prune(conv("You are a helpful assistant.", "Hi", "Great question! As an AI language model, I think it is 42."))
+    assert "As an AI language model" not in r.messages[2].pruned and "42" in r.messages[2].pruned
