@@ -1,11 +1,15 @@
-"""The command line: ``layerzero-viz prune INPUT [--ratio R] …`` prints the JSON result contract.
+"""The command line: ``layerzero-viz <command> …`` (same as ``python -m layerzero_viz``).
+
+``prune INPUT [--ratio R] …`` prints the JSON result contract.  Other commands live in their own modules
+and register here through ``COMMANDS``: each module offers ``add_parser(subparsers)`` and ``run(args) -> int``.
 
 Exit codes: 0 success; 2 bad input or settings (one ``error: …`` line on stderr, nothing on stdout);
-1 a ``--fail-on`` gate tripped.
+1 a gate tripped (``--fail-on``, lint findings of error severity).
 """
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import sys
@@ -17,9 +21,13 @@ from .engine import Config, annotate
 from .errors import LayerZeroError
 from .formats import load_conversation
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "write_atomic", "COMMANDS", "EXIT_OK", "EXIT_GATE", "EXIT_INPUT"]
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT = 0, 1, 2
+
+# Modules providing further subcommands (each: add_parser(subparsers) and run(args) -> int).
+COMMANDS: tuple[str, ...] = (
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -36,21 +44,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-tokens", action="store_true", help="leave the per-token list empty")
     p.add_argument("-o", "--output", help="also write the pruned conversation (input's format) to this file")
     p.add_argument("--max-bytes", type=int, default=20 * 1024 * 1024, help="input size limit (default 20 MB)")
+    p.set_defaults(run=_prune)
+    for name in COMMANDS:
+        importlib.import_module(name).add_parser(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        if args.command == "prune":
-            return _prune(args)
+        return int(args.run(args))
     except LayerZeroError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_INPUT
     except OSError as exc:
         print(f"error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_INPUT
-    return EXIT_OK
 
 
 def _prune(args: argparse.Namespace) -> int:

@@ -1,0 +1,114 @@
+"""Engine speed, measured side by side in one run (these machines are noisy: compare ratios, not times).
+
+Prints:
+  1. bare tiktoken ``encode_ordinary`` throughput vs ``annotate`` throughput on ≥ 2 MB of mixed zh/en
+     conversations (../shared/corpus when present, else the bundled sample repeated) — target ratio ≥ 1/3;
+  2. ``at_ratio`` on a 100k-token conversation (median of 20) — target ≤ 20 ms;
+  3. ``annotate`` on one long conversation at 1× and 10× its size — target 10× input ≤ 12× time.
+
+Usage: python bench/engine.py [--mb 2.0]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from layerzero_viz import annotate, iter_conversations, load_conversation  # noqa: E402
+from layerzero_viz.tokens import encoding, token_byte_lengths  # noqa: E402
+
+
+def corpus_records(min_bytes: int) -> list:
+    shared = ROOT.parent / "shared" / "corpus"
+    files = sorted(shared.glob("*.jsonl")) if shared.is_dir() else [ROOT / "fixtures" / "corpus" / "sample.jsonl"]
+    convs, size = [], 0
+    while size < min_bytes:
+        for f in files:
+            for _, conv in iter_conversations(f):
+                convs.append(conv)
+                size += sum(len(b.text.encode()) for m in conv.messages for b in m.blocks)
+        if not shared.is_dir() and size == 0:
+            break
+    return convs, size, [f.name for f in files]
+
+
+def long_conversation(records, target_tokens: int):
+    """One multi-turn conversation of about ``target_tokens`` tokens built from corpus records."""
+    enc = encoding()
+    messages, n = [], 0
+    for conv in records:
+        for m in conv.messages:
+            if m.role in ("user", "assistant") and m.text.strip():
+                role = "user" if len(messages) % 2 == 0 else "assistant"
+                messages.append({"role": role, "content": m.text})
+                n += len(enc.encode_ordinary(m.text))
+                if n >= target_tokens:
+                    return {"system": "你是一名助理。Answer concisely.", "messages": messages}, n
+    return {"system": "你是一名助理。", "messages": messages}, n
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mb", type=float, default=2.0)
+    args = ap.parse_args()
+    enc = encoding()
+    token_byte_lengths()
+    annotate("warm up 您好", env={})  # loads lexicons and jieba once, outside the clock
+
+    convs, size, files = corpus_records(int(args.mb * 1e6))
+    texts = ["\n".join(b.text for m in c.messages for b in m.blocks) for c in convs]
+    print(f"corpus: {len(convs)} conversations, {size / 1e6:.2f} MB of text ({', '.join(files)})")
+
+    t0 = time.perf_counter()
+    n_tokens = sum(len(enc.encode_ordinary(t)) for t in texts)
+    bare = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    stage = {"parse": 0.0, "tokenize": 0.0, "protect": 0.0, "detect": 0.0}
+    for c in convs:
+        ann = annotate(c, env={})
+        for k in stage:
+            stage[k] += ann.timings_ms[k]
+    engine = time.perf_counter() - t0
+    print(f"bare encode_ordinary : {size / bare / 1e6:6.2f} MB/s  ({n_tokens / bare / 1e3:.0f}k tokens/s)")
+    print(f"engine annotate      : {size / engine / 1e6:6.2f} MB/s  "
+          f"(stages ms: {', '.join(f'{k} {v:.0f}' for k, v in stage.items())})")
+    print(f"annotate / bare      : {bare / engine:6.3f}   (target >= 0.333)")
+
+    doc, n = long_conversation(convs, 100_000)
+    ann = annotate(load_conversation(json.dumps(doc, ensure_ascii=False).encode()), env={})
+    times = []
+    for k in range(20):
+        t0 = time.perf_counter()
+        ann.at_ratio(0.05 + 0.045 * k)
+        times.append((time.perf_counter() - t0) * 1000)
+    print(f"at_ratio on {ann.tokens_total / 1000:.0f}k tokens: median {statistics.median(times):.2f} ms, "
+          f"max {max(times):.2f} ms   (target <= 20 ms; {len(ann.spans)} candidate spans)")
+
+    small, _ = long_conversation(convs, 20_000)
+    big = {"system": small["system"], "messages": small["messages"] * 10}
+    timings = {}
+    for label, d in (("1x", small), ("10x", big)):
+        raw = json.dumps(d, ensure_ascii=False).encode()
+        conv = load_conversation(raw)
+        best = min(_timed(lambda: annotate(conv, env={})) for _ in range(2 if label == "10x" else 5))
+        timings[label] = (best, len(raw))
+    ratio = timings["10x"][0] / timings["1x"][0]
+    print(f"annotate 1x ({timings['1x'][1] / 1e3:.0f} kB): {timings['1x'][0] * 1000:.0f} ms; "
+          f"10x ({timings['10x'][1] / 1e3:.0f} kB): {timings['10x'][0] * 1000:.0f} ms; "
+          f"time ratio {ratio:.2f}   (target <= 12)")
+
+
+def _timed(fn) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+if __name__ == "__main__":
+    main()
