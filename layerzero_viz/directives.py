@@ -61,6 +61,8 @@ class Settings:
     directive_spans: tuple[DirectiveSpan, ...] = ()
     warnings: tuple[str, ...] = ()
     compiled_patterns: tuple = field(default=(), compare=False, repr=False)
+    profile: str | None = None  # the domain profile applied (advisor.profiles), if any
+    profile_rule: str | None = None  # which profile rule changed the settings, in words
 
 
 def check_ratio(value: object, where: str) -> float:

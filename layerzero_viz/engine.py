@@ -40,6 +40,7 @@ class Config:
     low_information: bool = True
     keep_directives: bool = False
     env: Mapping[str, str] | None = None
+    profile: Any = None  # a domain profile name or object, applied by layerzero_viz.advisor.profiles
 
 
 @dataclass(frozen=True)
@@ -193,6 +194,9 @@ def annotate(source: Any, config: Config | None = None, **overrides: Any) -> Ann
     conv = source
     env = os.environ if config.env is None else config.env
     settings = resolve_settings(conv, ratio=config.ratio, enabled=config.enabled, env=env)
+    if config.profile is not None:
+        from .advisor.profiles import apply_profile  # caps the ratio, adds pattern packs; says which rule fired
+        settings = apply_profile(settings, config.profile, conv)
     view = TextView.of(conv)
     timings["parse"] = _ms(t0)
 

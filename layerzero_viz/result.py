@@ -236,6 +236,8 @@ class PruneResult:
             "tokens_pruned": self.tokens_pruned,
             "tokens_directive": self.tokens_directive,
             "warnings": list(self.annotated.warnings),
+            "profile": self.annotated.settings.profile,
+            "profile_rule": self.annotated.settings.profile_rule,
             "output": self.output,
             "messages": [{"message": m.message, "role": m.role, "original": m.original, "pruned": m.pruned}
                          for m in self.messages],
