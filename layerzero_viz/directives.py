@@ -63,6 +63,7 @@ class Settings:
     compiled_patterns: tuple = field(default=(), compare=False, repr=False)
     profile: str | None = None  # the domain profile applied (advisor.profiles), if any
     profile_rule: str | None = None  # which profile rule changed the settings, in words
+    ratio_cap: float | None = None  # a profile's ceiling: every ratio above it, even an argument, is cut to it
 
 
 def check_ratio(value: object, where: str) -> float:

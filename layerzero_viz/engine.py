@@ -121,6 +121,9 @@ class Annotated:
             ratio, source = self.settings.ratio, self.settings.ratio_source
         else:
             ratio, source = check_ratio(ratio, "ratio"), "argument"
+        cap = self.settings.ratio_cap
+        if cap is not None and ratio > cap:
+            ratio, source = cap, "profile"  # the domain profile's rule (settings.profile_rule) wins
         t0 = time.perf_counter()
         if self.settings.enabled:
             chosen = select_spans(self.span_order, self.span_costs_ordered, self.span_suffix_min,
