@@ -58,41 +58,50 @@ class PruneResult:
             pruned |= a.tok_directive
         return pruned
 
-    def token_reasons(self) -> tuple[list[str], list[str], list[float], list[int]]:
-        """(reason, detail, score, span) per token."""
+    @cached_property
+    def _token_columns(self) -> tuple[list[str], list[str], list[float], list[int]]:
+        """(reason, detail, score, span) per token, vectorised per group and span."""
+        from .protect import PRECEDENCE
+
         a = self.annotated
         n = len(a.tok_ids)
-        reasons = ["content"] * n
-        details = ["ordinary content"] * n
-        scores = [0.0] * n
-        span_ids = [-1] * n
-        disabled = not a.settings.enabled
-        for t in range(n):
-            g = int(a.tok_group[t])
-            if a.tok_directive[t]:
-                reasons[t], details[t] = "directive", "engine directive: instructs the pruner, not the model"
-                continue
-            if disabled:
-                reasons[t] = "disabled"
-                details[t] = f"layer-zero disabled by {a.settings.enabled_source}"
-                continue
-            sid = int(a.g_span[g])
-            if sid >= 0:
-                span = a.spans[sid]
-                span_ids[t], scores[t] = sid, span.score
-                if self.chosen[sid]:
-                    reasons[t], details[t] = span.reason, span.detail
-                else:
-                    reasons[t] = "over_budget"
-                    details[t] = f"would be {span.reason} ({span.detail}) but the budget of {self.budget} tokens was spent"
-                continue
-            code = int(a.g_prot[g])
-            if code:
-                from .protect import PRECEDENCE
-                reasons[t], details[t] = PRECEDENCE[code - 1], a.g_prot_detail[g]
-            elif g in a.g_veto:
-                details[t] = a.g_veto[g]
-        return reasons, details, scores, span_ids
+        if not n:
+            return [], [], [], []
+        n_groups = len(a.g_start)
+        # per group: protection / veto first, spans override them, then directive and disabled
+        g_reason = np.array(("content",) + PRECEDENCE, dtype=object)[a.g_prot]
+        g_detail = np.full(n_groups, "ordinary content", dtype=object)
+        for g, text in a.g_prot_detail.items():
+            g_detail[g] = text
+        for g, text in a.g_veto.items():
+            if not a.g_prot[g]:
+                g_detail[g] = text
+        g_score = np.zeros(n_groups)
+        in_span = a.g_span >= 0
+        if in_span.any():
+            sid = a.g_span[in_span]
+            spans = a.spans
+            over = f" but the budget of {self.budget} tokens was spent"
+            s_reason = np.array([s.reason if c else "over_budget" for s, c in zip(spans, self.chosen)], dtype=object)
+            s_detail = np.array([s.detail if c else f"would be {s.reason} ({s.detail}){over}"
+                                 for s, c in zip(spans, self.chosen)], dtype=object)
+            g_reason[in_span] = s_reason[sid]
+            g_detail[in_span] = s_detail[sid]
+            g_score[in_span] = np.array([s.score for s in spans])[sid]
+        reason = g_reason[a.tok_group]
+        detail = g_detail[a.tok_group]
+        if not a.settings.enabled:
+            reason[:] = "disabled"
+            detail[:] = f"layer-zero disabled by {a.settings.enabled_source}"
+        reason[a.tok_directive] = "directive"
+        detail[a.tok_directive] = "engine directive: instructs the pruner, not the model"
+        score = np.where(a.tok_directive, 0.0, g_score[a.tok_group])
+        span_ids = np.where(a.tok_directive, -1, a.g_span[a.tok_group])
+        return reason.tolist(), detail.tolist(), score.tolist(), span_ids.tolist()
+
+    def token_reasons(self) -> tuple[list[str], list[str], list[float], list[int]]:
+        """(reason, detail, score, span) per token."""
+        return self._token_columns
 
     @property
     def budget(self) -> int:
@@ -112,8 +121,7 @@ class PruneResult:
         for t in np.flatnonzero(prune):
             removed_by_block[int(a.tok_block[t])].append((int(a.tok_start[t]), int(a.tok_end[t])))
         for g in np.flatnonzero(a.g_prot):
-            b = a.view.block_at(int(a.g_start[g]))
-            protected_by_block[a.view.blocks.index(b)].append((int(a.g_start[g]), int(a.g_end[g])))
+            protected_by_block[a.view.block_index_at(int(a.g_start[g]))].append((int(a.g_start[g]), int(a.g_end[g])))
         out = []
         for k, b in enumerate(a.view.blocks):
             block_text = text[b.start:b.end]
@@ -183,24 +191,27 @@ class PruneResult:
             "layer_zero_context_preservation_ms": self.annotated.timings_ms["context_preservation"],
         }
 
-    def token_records(self) -> list[dict[str, Any]]:
-        """One dict per token, as in the CLI's ``tokens`` list (plus ``group``, ``role``, ``span``)."""
+    @cached_property
+    def _records(self) -> list[dict[str, Any]]:
         a = self.annotated
-        reasons, details, scores, span_ids = self.token_reasons()
-        prune = self.token_prune
+        reasons, details, scores, span_ids = self._token_columns
         text = a.view.text
         blocks = a.view.blocks
-        out = []
-        for t in range(len(a.tok_ids)):
-            b = blocks[int(a.tok_block[t])]
-            s, e = int(a.tok_start[t]), int(a.tok_end[t])
-            out.append({
-                "message": b.message, "role": b.role, "block": b.block, "i": int(a.tok_i[t]),
-                "id": int(a.tok_ids[t]), "text": text[s:e], "start": s - b.start, "end": e - b.start,
-                "decision": "prune" if prune[t] else "keep", "reason": reasons[t], "detail": details[t],
-                "score": scores[t], "span": span_ids[t], "group": int(a.tok_group[t]),
-            })
-        return out
+        block_start = np.array([b.start for b in blocks], dtype=np.int64)[a.tok_block] if blocks else a.tok_block
+        keys = [(b.message, b.role, b.block) for b in blocks]
+        starts, ends = a.tok_start.tolist(), a.tok_end.tolist()
+        decisions = np.where(self.token_prune, "prune", "keep").tolist()
+        return [
+            {"message": k[0], "role": k[1], "block": k[2], "i": i, "id": tid, "text": text[s:e], "start": s - bs,
+             "end": e - bs, "decision": d, "reason": r, "detail": det, "score": sc, "span": sp, "group": g}
+            for k, i, tid, s, e, bs, d, r, det, sc, sp, g in zip(
+                (keys[b] for b in a.tok_block.tolist()), a.tok_i.tolist(), a.tok_ids.tolist(), starts, ends,
+                block_start.tolist(), decisions, reasons, details, scores, span_ids, a.tok_group.tolist())
+        ]
+
+    def token_records(self) -> list[dict[str, Any]]:
+        """One dict per token, as in the CLI's ``tokens`` list (plus ``role``, ``span``, ``group``)."""
+        return [dict(r) for r in self._records]
 
     def token_table(self):
         """The tokens as a pandas DataFrame (columns as :meth:`token_records`)."""
@@ -209,9 +220,8 @@ class PruneResult:
 
     def deleted_spans(self) -> list[dict[str, Any]]:
         """Every contiguous run of removed text: message, block, start, end, text, reason, detail."""
-        records = self.token_records()
         out: list[dict[str, Any]] = []
-        for r in records:
+        for r in self._records:
             if r["decision"] != "prune":
                 continue
             last = out[-1] if out else None
@@ -241,7 +251,7 @@ class PruneResult:
             "output": self.output,
             "messages": [{"message": m.message, "role": m.role, "original": m.original, "pruned": m.pruned}
                          for m in self.messages],
-            "tokens": [{k: r[k] for k in token_keys} for r in self.token_records()] if tokens else [],
+            "tokens": [{k: r[k] for k in token_keys} for r in self._records] if tokens else [],
             "timings_ms": self.timings_ms,
             "metrics": self.metrics,
         }

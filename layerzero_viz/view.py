@@ -101,9 +101,13 @@ class TextView:
         view.block_starts = [b.start for b in refs]
         return view
 
+    def block_index_at(self, pos: int) -> int:
+        """Index in ``blocks`` of the block containing global char ``pos``."""
+        return max(0, bisect.bisect_right(self.block_starts, pos) - 1)
+
     def block_at(self, pos: int) -> BlockRef:
         """The block containing global char ``pos``."""
-        return self.blocks[max(0, bisect.bisect_right(self.block_starts, pos) - 1)]
+        return self.blocks[self.block_index_at(pos)]
 
     def where(self, pos: int) -> str:
         """A reader's location for global char ``pos``: ``message 2 (user), chars 10``."""
