@@ -126,7 +126,7 @@ def _zh_scanners() -> list[tuple[str, re.Pattern[str], frozenset[str]]]:
 
 # zh lexicons whose hits must also be whole words by jieba's segmentation (请问 is not in 申请问题)
 _ZH_WORD_ALIGNED = frozenset({"filler.zh", "hedges.zh", "low_information.zh"})
-_WINDOW = 8
+_WINDOW = 6
 
 
 @lru_cache(maxsize=1)
@@ -140,12 +140,18 @@ def _jieba():
     return jieba
 
 
+def _is_cjk(ch: str) -> bool:
+    return "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff"
+
+
 def zh_word_aligned(text: str, start: int, end: int) -> bool:
     """True when [start, end) begins and ends on word boundaries of jieba's segmentation of its neighbourhood.
 
     >>> zh_word_aligned("及其实施条例", 1, 3), zh_word_aligned("您好，请问七日", 3, 5)
     (False, True)
     """
+    if (start == 0 or not _is_cjk(text[start - 1])) and (end == len(text) or not _is_cjk(text[end])):
+        return True  # nothing Chinese on either side to glue to
     lo, hi = max(0, start - _WINDOW), min(len(text), end + _WINDOW)
     bounds = {lo}
     pos = lo

@@ -73,6 +73,17 @@ class TextView:
     blocks: list[BlockRef]
     block_starts: list[int] = field(default_factory=list)
     _hits: dict | None = field(default=None, repr=False)
+    _normalized: str | None = field(default=None, repr=False)
+    _sentences: dict = field(default_factory=dict, repr=False)
+
+    def units(self, start: int, end: int) -> list[str]:
+        """``units(text[start:end])``, from a text normalised once when NFKC keeps every offset."""
+        if self._normalized is None:
+            norm = normalize(self.text)
+            self._normalized = norm if len(norm) == len(self.text) else ""
+        if self._normalized:
+            return _UNIT.findall(self._normalized, start, end)
+        return units(self.text[start:end])
 
     @property
     def lexicon_hits(self) -> dict[str, list[tuple[int, int]]]:
@@ -140,8 +151,11 @@ def _segments(text: str, start: int, end: int, boundary: re.Pattern[str]) -> lis
 
 
 def sentences(view: TextView, block: BlockRef) -> list[tuple[int, int]]:
-    """Sentence ranges (global offsets) of a block, each including its terminator."""
-    return _segments(view.text, block.start, block.end, _SENTENCE_END)
+    """Sentence ranges (global offsets) of a block, each including its terminator (computed once per block)."""
+    found = view._sentences.get(block.start)
+    if found is None:
+        found = view._sentences[block.start] = _segments(view.text, block.start, block.end, _SENTENCE_END)
+    return found
 
 
 def clauses(view: TextView, start: int, end: int) -> list[tuple[int, int]]:

@@ -9,6 +9,7 @@ copy carries the same values (``Candidate.anchor``); otherwise protection wins a
 """
 from __future__ import annotations
 
+import heapq
 from functools import lru_cache
 
 from ..lexicon import entries
@@ -28,10 +29,10 @@ def _function_words() -> frozenset[str]:
     return frozenset(zh | {w.lower() for w in entries("low_information.en") if " " not in w})
 
 
-def _comparable(text: str) -> list[str]:
+def _comparable(view: TextView, start: int, end: int) -> list[str]:
     """Units that carry the sentence: function words dropped, numbers as ``#``."""
     skip = _function_words()
-    return ["#" if u[0].isdigit() else u for u in units(text) if u not in skip]
+    return ["#" if u[0].isdigit() else u for u in view.units(start, end) if u not in skip]
 
 
 def _bigrams(us: list[str]) -> frozenset[str]:
@@ -46,7 +47,7 @@ def find(view: TextView, ctx) -> list[Candidate]:
     postings: dict[str, list[int]] = {}
     out: list[Candidate] = []
     def first_copy(s: int, e: int) -> tuple[int | None, float, tuple[str, ...], frozenset[str]]:
-        us = _comparable(text[s:e])
+        us = _comparable(view, s, e)
         key = tuple(us)
         grams = _bigrams(us)
         if len(us) < MIN_UNITS:
@@ -103,10 +104,17 @@ def _best_container(grams: frozenset[str], kept, postings) -> tuple[int | None, 
     if not n:
         return None, 0.0
     probe = int((1.0 - CONTAINMENT) * n + 1e-9) + 1
-    lists = sorted((len(postings.get(g, ())), g) for g in grams)
+    # bigrams never seen before can be in no container: enough of them rule every container out
+    unseen = 0
+    for g in grams:
+        if g not in postings:
+            unseen += 1
+            if unseen >= probe:
+                return None, 0.0
+    rarest = heapq.nsmallest(probe, grams, key=lambda g: len(postings.get(g, ())))
     candidates: set[int] = set()
-    for length, g in lists[:probe]:
-        if length:
+    for g in rarest:
+        if g in postings:
             candidates.update(postings[g])
     best, best_share = None, 0.0
     for idx in sorted(candidates):
