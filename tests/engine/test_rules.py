@@ -92,3 +92,10 @@ def test_low_information_is_lowest_priority_and_switchable():
 def test_rules_apply_to_assistant_turns_too():
     r = prune(conv("You are a helpful assistant.", "Hi", "Great question! As an AI language model, I think it is 42."))
     assert "As an AI language model" not in r.messages[2].pruned and "42" in r.messages[2].pruned
+
+
+def test_ai_disclaimer_is_filler_in_a_reply_but_a_role_after_act():
+    r = prune(conv(None, "I want you to act as an AI assistant for lawyers.", "As an AI assistant, I can draft it."),
+              0.95, low_information=False)
+    assert "act as an AI assistant" in r.messages[0].pruned
+    assert "As an AI assistant" not in r.messages[1].pruned
