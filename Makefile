@@ -9,8 +9,7 @@ FIXTURE ?= fixtures/finance_qa.zh.json
 $(VENV)/.installed: requirements.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt
-	$(PY) -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e . || \
-		$(PY) -m pip install -q --disable-pip-version-check --no-deps -e .
+	$(PY) -m pip install -q --disable-pip-version-check --no-deps -e .
 	touch $@
 
 run: $(VENV)/.installed

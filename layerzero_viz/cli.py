@@ -4,7 +4,8 @@
 and register here through ``COMMANDS``: each module offers ``add_parser(subparsers)`` and ``run(args) -> int``.
 
 Exit codes: 0 success; 2 bad input or settings (one ``error: …`` line on stderr, nothing on stdout);
-1 a gate tripped (``--fail-on``, lint findings of error severity).
+1 a gate tripped (``--fail-on``, lint findings of error severity); 3 the environment failed (a Dask scheduler,
+Streamlit); 130 interrupted.  docs/CLI.md lists them per command.
 """
 from __future__ import annotations
 
@@ -17,9 +18,11 @@ import tempfile
 from pathlib import Path
 from typing import Sequence
 
-from .engine import Config, annotate
+from .commands import (EXIT_ENVIRONMENT, EXIT_INTERRUPTED, EnvironmentFailure, add_input_arguments, engine_config,
+                       read_conversation)
+from .engine import annotate
 from .errors import LayerZeroError
-from .formats import load_conversation
+from .risk import CHECKS, run_checks
 
 __all__ = ["main", "build_parser", "write_atomic", "COMMANDS", "EXIT_OK", "EXIT_GATE", "EXIT_INPUT"]
 
@@ -27,23 +30,29 @@ EXIT_OK, EXIT_GATE, EXIT_INPUT = 0, 1, 2
 
 # Modules providing further subcommands (each: add_parser(subparsers) and run(args) -> int).
 COMMANDS: tuple[str, ...] = (
+    "layerzero_viz.commands.sweep",
+    "layerzero_viz.commands.ab", "layerzero_viz.commands.count",
+    # "layerzero_viz.commands.batch",
+    # "layerzero_viz.commands.report",
+    # "layerzero_viz.commands.app",
 )
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="layerzero-viz", description="Visual pruning debugger for LLM prompts.")
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("prune", help="annotate and prune one conversation, print the JSON result")
-    p.add_argument("input", help="file path, or - for stdin")
+    p = sub.add_parser("prune", help="annotate and prune one conversation, print the JSON result",
+                       description="Annotate and prune one conversation; print the JSON result on stdout. "
+                                   "With --fail-on, print one line per finding on stderr "
+                                   "(file:message:char: check: kind: detail) and exit 1 when any is found.")
+    add_input_arguments(p)
     p.add_argument("--ratio", type=float, default=None, help="prune ratio in [0, 0.95] (beats env, header, directive)")
-    p.add_argument("--format", default="auto",
-                   choices=["auto", "anthropic", "openai", "jsonl", "sharegpt", "http", "text"])
-    p.add_argument("--line", type=int, default=None, help="JSONL: 1-based line to use")
-    p.add_argument("--no-low-information", action="store_true", help="do not prune frequent function words")
-    p.add_argument("--keep-directives", action="store_true", help="keep <layer-zero/> and list tags in the output")
     p.add_argument("--no-tokens", action="store_true", help="leave the per-token list empty")
     p.add_argument("-o", "--output", help="also write the pruned conversation (input's format) to this file")
-    p.add_argument("--max-bytes", type=int, default=20 * 1024 * 1024, help="input size limit (default 20 MB)")
+    p.add_argument("--fail-on", type=_check_list, default=(), metavar="CHECKS",
+                   help=f"comma-separated gate checks ({', '.join(CHECKS)}); exit 1 when one finds a problem")
+    p.add_argument("--max-ratio", type=float, default=0.5, metavar="M",
+                   help="over_ratio trips when tokens_pruned / tokens_total > M (default 0.5)")
     p.set_defaults(run=_prune)
     for name in COMMANDS:
         importlib.import_module(name).add_parser(sub)
@@ -60,23 +69,42 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         print(f"error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_INPUT
+    except EnvironmentFailure as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_ENVIRONMENT
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 def _prune(args: argparse.Namespace) -> int:
-    if args.input == "-":
-        source: object = sys.stdin.buffer.read()
-        name = "<stdin>"
-    else:
-        source, name = Path(args.input), args.input
-    conv = load_conversation(source, args.format, line=args.line, max_bytes=args.max_bytes, name=name)
-    config = Config(ratio=args.ratio, low_information=not args.no_low_information,
-                    keep_directives=args.keep_directives, env=os.environ)
-    result = annotate(conv, config).at_ratio(args.ratio)
+    conv = read_conversation(args)
+    result = annotate(conv, engine_config(args, args.ratio)).at_ratio(args.ratio)
     payload = json.dumps(result.to_dict(tokens=not args.no_tokens), ensure_ascii=False)
     if args.output:
         write_atomic(Path(args.output), result.dump())
     sys.stdout.write(payload + "\n")
+    if not args.fail_on:
+        return EXIT_OK
+    findings = run_checks(result, args.fail_on, max_ratio=args.max_ratio)
+    name = "<stdin>" if args.input == "-" else args.input
+    for finding in findings:
+        print(finding.ci_line(name), file=sys.stderr)
+    if findings:
+        counts = ", ".join(f"{c} {sum(f.check == c for f in findings)}" for c in args.fail_on)
+        print(f"layerzero-viz: {len(findings)} finding(s) ({counts}): failing", file=sys.stderr)
+        return EXIT_GATE
     return EXIT_OK
+
+
+def _check_list(text: str) -> tuple[str, ...]:
+    """argparse type for ``--fail-on``: known check names, comma-separated, in the order given."""
+    names = tuple(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
+    unknown = [n for n in names if n not in CHECKS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"unknown check {', '.join(unknown) or repr(text)}; "
+                                         f"choose from {', '.join(CHECKS)}")
+    return names
 
 
 def write_atomic(path: Path, text: str) -> None:
