@@ -7,6 +7,7 @@ when there is none.
 """
 from __future__ import annotations
 
+import bisect
 import os
 import time
 from dataclasses import dataclass, field
@@ -298,70 +299,74 @@ def _mark_starting_inside(mask: np.ndarray, g_start: np.ndarray, s: int, e: int)
     mask[a:b] = True
 
 
-def _overlapping(g_start, g_end, s: int, e: int) -> tuple[int, int]:
-    """Groups overlapping [s, e): those ending after s and starting before e."""
-    return int(np.searchsorted(g_end, s, "right")), int(np.searchsorted(g_start, e, "left"))
-
-
 def _apply_protections(protection: Protection, g_start, g_end, n_groups):
     g_prot = np.zeros(n_groups, dtype=np.int8)
     g_iv = np.full(n_groups, -1, dtype=np.int64)
-    if not n_groups:
+    ivs = protection.intervals
+    if not n_groups or not ivs:
         return g_prot, g_iv
+    first = np.searchsorted(g_end, np.array([iv.start for iv in ivs]), "right")
+    last = np.searchsorted(g_start, np.array([iv.end for iv in ivs]), "left")
+    codes = [_PROT_CODES[iv.reason] for iv in ivs]
     # strongest reason last so it overwrites: apply in reverse precedence
-    order = sorted(range(len(protection.intervals)), key=lambda k: -_PROT_CODES[protection.intervals[k].reason])
-    for k in order:
-        iv = protection.intervals[k]
-        a, b = _overlapping(g_start, g_end, iv.start, iv.end)
+    for k in sorted(range(len(ivs)), key=lambda k: -codes[k]):
+        a, b = first[k], last[k]
         if a < b:
-            g_prot[a:b] = _PROT_CODES[iv.reason]
+            g_prot[a:b] = codes[k]
             g_iv[a:b] = k
     return g_prot, g_iv
 
 
 def _resolve(view, candidates, protection, g_start, g_end, g_tokens, g_prot, g_prot_iv, g_directive):
-    """Turn candidates into atomic spans: protections veto, higher classes claim first."""
+    """Turn candidates into atomic spans: protections veto, higher classes claim first.
+
+    Plain lists and bisect here: candidates touch a handful of groups each, where numpy calls cost more
+    than they save.
+    """
     text = view.text
     n_groups = len(g_start)
-    g_span = np.full(n_groups, -1, dtype=np.int64)
-    locked = np.zeros(n_groups, dtype=bool)
+    starts, ends = g_start.tolist(), g_end.tolist()
+    prot, prot_iv, tokens_of = g_prot.tolist(), g_prot_iv.tolist(), g_tokens.tolist()
+    directive = g_directive.tolist()
+    span_of = [-1] * n_groups
+    locked = bytearray(n_groups)
     veto: dict[int, str] = {}
     spans: list[Span] = []
     candidates = sorted(candidates, key=lambda c: (PRIORITY[c.reason], c.start, -c.end))
     sentence_level = ("repeated_constraint", "derivable_context")
     for c in candidates:
-        a, b = _cut(text, c.start, c.end, g_start, g_end)
+        a, b = _cut(text, c.start, c.end, starts, ends)
         if b <= a:
             continue  # the phrase shares a token with content around it: it cannot be cut cleanly
-        if g_directive[a:b].any():
+        if any(directive[a:b]):
             continue
-        prot = g_prot[a:b]
-        if prot.any():
-            why = _veto_reason(c, prot, g_prot_iv[a:b], protection, text)
+        if any(prot[a:b]):
+            why = _veto_reason(c, prot[a:b], prot_iv[a:b], protection, text)
             if why:
                 for g in range(a, b):
-                    if not g_prot[g] and g_span[g] < 0 and g not in veto:
+                    if not prot[g] and span_of[g] < 0 and g not in veto:
                         veto[g] = f"not pruned as {c.reason} ({c.detail}): {why}"
                 continue
-        if c.reason in sentence_level and locked[a:b].any():
+        if c.reason in sentence_level and any(locked[a:b]):
             continue
-        free = g_span[a:b] < 0
-        if not free.any():
+        free = [g for g in range(a, b) if span_of[g] < 0]
+        if not free:
             continue
         sid = len(spans)
-        g_span[a:b][free] = sid
-        tokens = int(g_tokens[a:b][free].sum())
-        spans.append(Span(sid, c.reason, round(float(c.score), 4), c.detail, c.start, c.end, tokens, c.residual))
+        for g in free:
+            span_of[g] = sid
+        spans.append(Span(sid, c.reason, round(float(c.score), 4), c.detail, c.start, c.end,
+                          sum(tokens_of[g] for g in free), c.residual))
         if c.lock is not None:
-            la, lb = _overlapping(g_start, g_end, *c.lock)
-            locked[la:lb] = True
-    return g_span, veto, spans
+            la, lb = bisect.bisect_right(ends, c.lock[0]), bisect.bisect_left(starts, c.lock[1])
+            locked[la:lb] = b"\x01" * max(0, lb - la)
+    return np.array(span_of, dtype=np.int64), veto, spans
 
 
 _SOFT = " \t，,、。；;：:！!？?"
 
 
-def _cut(text: str, start: int, end: int, g_start, g_end) -> tuple[int, int]:
+def _cut(text: str, start: int, end: int, starts: list[int], ends: list[int]) -> tuple[int, int]:
     """The groups a candidate [start, end) removes: all groups overlapping its visible text.
 
     A group may reach outside the candidate only over whitespace and punctuation (cl100k often glues
@@ -373,7 +378,7 @@ def _cut(text: str, start: int, end: int, g_start, g_end) -> tuple[int, int]:
         vs += 1
     while ve > vs and text[ve - 1].isspace():
         ve -= 1
-    found = _cut_visible(text, vs, ve, g_start, g_end)
+    found = _cut_visible(text, vs, ve, starts, ends)
     if found[1] > found[0]:
         return found
     ts, te = vs, ve
@@ -383,14 +388,14 @@ def _cut(text: str, start: int, end: int, g_start, g_end) -> tuple[int, int]:
         te -= 1
     if (ts, te) == (vs, ve):
         return 0, 0
-    return _cut_visible(text, ts, te, g_start, g_end)
+    return _cut_visible(text, ts, te, starts, ends)
 
 
-def _cut_visible(text: str, vs: int, ve: int, g_start, g_end) -> tuple[int, int]:
+def _cut_visible(text: str, vs: int, ve: int, starts: list[int], ends: list[int]) -> tuple[int, int]:
     if vs >= ve:
         return 0, 0
-    a = int(np.searchsorted(g_end, vs, "right"))
-    b = int(np.searchsorted(g_start, ve, "left"))
+    a = bisect.bisect_right(ends, vs)
+    b = bisect.bisect_left(starts, ve)
     if b <= a:
         return 0, 0
     lo, hi = vs, ve
@@ -398,23 +403,22 @@ def _cut_visible(text: str, vs: int, ve: int, g_start, g_end) -> tuple[int, int]
         lo -= 1
     while hi < len(text) and text[hi] in _SOFT:
         hi += 1
-    if g_start[a] < lo or g_end[b - 1] > hi:
+    if starts[a] < lo or ends[b - 1] > hi:
         return 0, 0
     return a, b
 
 
-def _veto_reason(c: Candidate, prot: np.ndarray, ivs: np.ndarray, protection: Protection, text: str) -> str:
+def _veto_reason(c: Candidate, prot: list[int], ivs: list[int], protection: Protection, text: str) -> str:
     """Why protections stop candidate ``c`` ("" when it may go whole)."""
-    codes = set(int(x) for x in prot[prot > 0])
-    for code in sorted(codes):
+    for code in sorted(set(x for x in prot if x)):
         name = _PROT_NAMES[code]
         if code in _STRUCTURAL_CODES or name not in c.may_override:
-            k = int(ivs[np.flatnonzero(prot == code)[0]])
-            return f"it contains {name.removeprefix('protected_')} {text[protection.intervals[k].start:protection.intervals[k].end][:40]!r}"
+            iv = protection.intervals[ivs[prot.index(code)]]
+            return f"it contains {name.removeprefix('protected_')} {text[iv.start:iv.end][:40]!r}"
     if c.anchor is None:
         return ""
     needed: dict[str, int] = {}
-    for k in dict.fromkeys(int(x) for x in ivs[prot > 0]):
+    for k in dict.fromkeys(iv for iv, code in zip(ivs, prot) if code):
         iv = protection.intervals[k]
         value = text[max(iv.start, c.start):min(iv.end, c.end)]
         if value.strip():

@@ -22,6 +22,7 @@ SPECS: tuple[PageSpec, ...] = (
     PageSpec("side-by-side", "app_pages/side_by_side.py", "Side by side", ":material/compare:"),
     PageSpec("timing", "app_pages/timing.py", "Timing", ":material/timer:"),
     PageSpec("sweep", "app_pages/sweep.py", "Ratio sweep", ":material/tune:"),
+    PageSpec("ab", "app_pages/ab.py", "A/B", ":material/science:"),
 )
 
 

@@ -6,7 +6,7 @@ import streamlit as st
 from layerzero_viz import LayerZeroError
 from layerzero_viz.appstate import app_base_url, md_escape, page_url_path
 
-from . import session
+from . import claude, session
 from .session import Current
 
 _SOURCE_LABELS = {
@@ -35,6 +35,7 @@ def render(page: str, cur: Current | None) -> None:
             return
         _status(cur)
         _metrics(cur)
+        claude.exact_counts(cur)
         st.divider()
         _debug_link(page)
 
