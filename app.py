@@ -14,7 +14,7 @@ import streamlit as st
 from layerzero_viz.appstate import fixture_from_argv, md_escape
 from ui import nav, session, sidebar
 
-st.set_page_config(page_title="layerzero-viz", page_icon=":material/content_cut:", layout="wide")
+st.set_page_config(page_title="layerzero-viz", page_icon="✂️", layout="wide")
 
 session.init()
 params = st.query_params.to_dict()

@@ -19,6 +19,7 @@ from .directives import Settings, resolve_settings
 from .model import Conversation
 from .protect import PRECEDENCE, STRUCTURAL, Protection, find_protections
 from .rules import PRIORITY, RULES, RuleContext
+from .lexicon import warm_up
 from .tokens import token_byte_lengths, token_info, tokenize
 from .view import Candidate, TextView, normalize
 
@@ -190,7 +191,8 @@ def annotate(source: Any, config: Config | None = None, **overrides: Any) -> Ann
     if overrides:
         config = Config(**{**config.__dict__, **overrides})
     timings: dict[str, float] = {}
-    token_byte_lengths(), token_info()  # one-time tables: loaded before the clock starts
+    token_byte_lengths(), token_info()  # one-time tables and matchers: loaded before the clock starts
+    warm_up()
     t0 = time.perf_counter()
     if not isinstance(source, Conversation):
         from .formats import load_conversation

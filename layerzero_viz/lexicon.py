@@ -189,3 +189,10 @@ def scan(text: str) -> dict[str, list[tuple[int, int]]]:
                 if m.group(0) in words and (not aligned or zh_word_aligned(text, m.start(), m.end())):
                     lst.append((m.start(), m.end()))
     return hits
+
+
+def warm_up() -> None:
+    """Compile every matcher and load jieba's dictionary (~1 s, once per process) outside any timing."""
+    _en_scanner()
+    _zh_scanners()
+    _jieba()

@@ -74,7 +74,7 @@ def _build_css() -> str:
         ".lz-ws { opacity: 0.45; }",
         ".lz-more { opacity: 0.7; font-style: italic; }",
         ".lz-legend { display: flex; flex-wrap: wrap; gap: 4px 10px; font-size: 0.85em; margin: 4px 0 8px; }",
-        ".lz-legend h5 { width: 100%; margin: 4px 0 0; font-size: 0.85em; font-weight: 600; opacity: 0.8; }",
+        ".lz-legend .lz-legend-title { flex-basis: 100%; margin: 4px 0 0; font-size: 0.85em; font-weight: 600; opacity: 0.8; }",
         ".lz-card { border: 1px solid rgba(128, 128, 128, 0.35); border-radius: 6px; padding: 6px 10px; "
         "margin: 0 0 10px; }",
         ".lz-card-head { display: flex; justify-content: space-between; gap: 8px; font-size: 0.85em; "
@@ -189,7 +189,7 @@ def legend_html() -> str:
     )
     parts = ['<div class="lz-legend">']
     for title, codes in groups:
-        parts.append(f"<h5>{html.escape(title)}</h5>")
+        parts.append(f'<div class="lz-legend-title">{html.escape(title)}</div>')
         parts.extend(_legend_item(REASON_STYLES[c]) for c in codes)
     parts.append("</div>")
     return "".join(parts)

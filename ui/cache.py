@@ -1,9 +1,9 @@
 """Cached engine calls: detection runs once per conversation and settings, selection once per ratio.
 
 ``st.cache_resource`` shares the objects between reruns and sessions.  Every cache is keyed on the same
-tuple — the conversation's sha256, its format and JSONL line, the low-information switch and the
-layer-zero environment variables — and the heavy objects are passed as underscore arguments, which
-Streamlit does not hash.
+tuple — the conversation's sha256, its format and JSONL line, the low-information switch, the
+layer-zero environment variables and the sidebar's domain profile (``ui.advisor``) — and the heavy
+objects are passed as underscore arguments, which Streamlit does not hash.
 """
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ from layerzero_viz import Annotated, Config, annotate
 from layerzero_viz.appstate import ResultView, Source
 from layerzero_viz.directives import ENV_ENABLED, ENV_RATIO
 
+from . import advisor
+
 # How many times detection really ran in this process: tests read it to prove the slider never re-detects.
 ANNOTATE_CALLS = {"count": 0}
 
@@ -24,13 +26,13 @@ Key = tuple[Any, ...]
 
 def _key(source: Source, low_information: bool) -> Key:
     env = tuple(os.environ.get(name) for name in (ENV_ENABLED, ENV_RATIO))  # the settings read them too
-    return (source.digest, source.format, source.line, bool(low_information), env)
+    return (source.digest, source.format, source.line, bool(low_information), env, advisor.profile_key())
 
 
 @st.cache_resource(max_entries=8, show_spinner="Scoring every token…")
 def _annotation(key: Key, _source: Source) -> Annotated:
     ANNOTATE_CALLS["count"] += 1
-    return annotate(_source.load(), Config(low_information=key[3]))
+    return annotate(_source.load(), Config(low_information=key[3], profile=key[5][0]))
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)

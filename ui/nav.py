@@ -23,6 +23,8 @@ SPECS: tuple[PageSpec, ...] = (
     PageSpec("timing", "app_pages/timing.py", "Timing", ":material/timer:"),
     PageSpec("sweep", "app_pages/sweep.py", "Ratio sweep", ":material/tune:"),
     PageSpec("ab", "app_pages/ab.py", "A/B", ":material/science:"),
+    PageSpec("detector", "app_pages/detector.py", "Detector", ":material/troubleshoot:"),
+    PageSpec("history", "app_pages/history.py", "History mining", ":material/query_stats:"),
 )
 
 

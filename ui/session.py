@@ -28,6 +28,7 @@ RATIO_TOUCHED = "ratio_touched"
 LOW_INFORMATION = "low_information"
 SHOW_WHITESPACE = "show_whitespace"
 MESSAGE = "message"
+ALL_MESSAGES = "__all__"  # the picker's "All messages": a real option, since Streamlit shows None as no choice
 HEATMAP_VIEW = "heatmap_view"
 TOKEN_PAGE = "token_page"
 COLOR = "color_by"
@@ -55,7 +56,7 @@ _DEFAULTS: Mapping[str, Any] = {
     RATIO_TOUCHED: False,
     LOW_INFORMATION: True,
     SHOW_WHITESPACE: False,
-    MESSAGE: None,
+    MESSAGE: ALL_MESSAGES,
     HEATMAP_VIEW: HEATMAP_VIEWS[0],
     TOKEN_PAGE: 1,
     COLOR: COLOR_BY[0],
@@ -122,7 +123,7 @@ def _install(source: Source, annotated: Annotated, view: ViewState) -> None:
     ss[LOW_INFORMATION] = view.low_information
     ss[SHOW_WHITESPACE] = view.show_whitespace
     known = message_position(annotated.conversation, view.message) is not None
-    ss[MESSAGE] = view.message if known else None
+    ss[MESSAGE] = view.message if known and view.message is not None else ALL_MESSAGES
     ss[HEATMAP_VIEW] = view.view.get(HEATMAP_VIEW, HEATMAP_VIEWS[0])
     ss[TOKEN_PAGE] = view.view.get(TOKEN_PAGE, 1)
     ss[COLOR] = view.view.get(COLOR, COLOR_BY[0])
@@ -229,7 +230,7 @@ def current_view(page: str) -> ViewState:
         ratio=float(ss[RATIO]) if ss[RATIO_TOUCHED] else None,
         low_information=bool(ss[LOW_INFORMATION]),
         show_whitespace=bool(ss[SHOW_WHITESPACE]),
-        message=ss.get(MESSAGE),
+        message=None if ss.get(MESSAGE) == ALL_MESSAGES else ss.get(MESSAGE),
         view={k: ss[k] for k in PAGE_VIEW_KEYS.get(page, ()) if k in ss},
     )
 

@@ -6,7 +6,7 @@ import streamlit as st
 from layerzero_viz import LayerZeroError
 from layerzero_viz.appstate import app_base_url, md_escape, page_url_path
 
-from . import claude, session
+from . import advisor, claude, session
 from .session import Current
 
 _SOURCE_LABELS = {
@@ -15,6 +15,7 @@ _SOURCE_LABELS = {
     "header": "the X-Anthropic-Layer-Zero header",
     "directive": "the <layer-zero/> directive",
     "default": "the default",
+    "profile": "the domain profile's cap",
 }
 
 
@@ -30,6 +31,7 @@ def render(page: str, cur: Current | None) -> None:
         st.toggle("Low-information words", key=session.LOW_INFORMATION, disabled=cur is None,
                   help="Prune frequent function words while budget is left (lowest priority). "
                        "Switching this re-runs detection once; the result is cached.")
+        advisor.profile_picker(cur)
         if cur is None:
             st.caption("Load a conversation to see its metrics.")
             return
@@ -56,9 +58,9 @@ def _metrics(cur: Current) -> None:
     result = cur.result
     after = result.tokens_total - result.tokens_pruned
     st.metric("Tokens before → after", f"{result.tokens_total:,} → {after:,}")
-    left, right = st.columns(2)
-    left.metric("Pruned", f"{result.pruned_fraction:.1%}")
-    right.metric("Effectiveness (estimate)", f"{result.effectiveness_estimate:.3f}",
+    st.metric("Pruned", f"{result.pruned_fraction:.1%}")
+    # full width: in a half-width column the label was cut to "Effectiveness…"
+    st.metric("Effectiveness (estimate)", f"{result.effectiveness_estimate:.3f}",
                  help="An estimate from token information content, not a measured model score.")
     st.metric("Context preservation", f"{result.timings_ms['context_preservation']:.2f} ms",
               help="Time spent finding and protecting <context> blocks; 0 when there is none.")

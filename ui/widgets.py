@@ -28,14 +28,17 @@ def message_select(conv: Conversation) -> int | None:
     """A picker over the conversation's messages (shared by pages); the chosen message's position or None (all)."""
     keys = [m.key for m in conv.messages]
     ss = st.session_state
-    if ss.get(session.MESSAGE) is not None and message_position(conv, ss[session.MESSAGE]) is None:
-        ss[session.MESSAGE] = None  # a message of an earlier conversation
-    labels = {None: "All messages", **{(type(m.key), m.key): message_label(m.key, m.role) for m in conv.messages}}
+    chosen = ss.get(session.MESSAGE, session.ALL_MESSAGES)
+    if chosen != session.ALL_MESSAGES and message_position(conv, chosen) is None:
+        ss[session.MESSAGE] = session.ALL_MESSAGES  # a message of an earlier conversation
+    labels = {session.ALL_MESSAGES: "All messages",
+              **{(type(m.key), m.key): message_label(m.key, m.role) for m in conv.messages}}
     st.selectbox(
-        "Message", [None, *keys], key=session.MESSAGE, persist_state="session",
-        format_func=lambda k: labels[None] if k is None else labels[(type(k), k)],
+        "Message", [session.ALL_MESSAGES, *keys], key=session.MESSAGE, persist_state="session",
+        format_func=lambda k: labels[k] if k == session.ALL_MESSAGES else labels[(type(k), k)],
     )
-    return message_position(conv, ss[session.MESSAGE]) if ss[session.MESSAGE] is not None else None
+    chosen = ss[session.MESSAGE]
+    return None if chosen == session.ALL_MESSAGES else message_position(conv, chosen)
 
 
 def page_number(key: str, n_pages: int, label: str = "Page") -> int:

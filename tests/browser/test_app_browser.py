@@ -304,8 +304,6 @@ def test_every_page_renders_for_a_screenshot(page, app_url, artifacts):
     assert len(set(glyphs)) == 3, "CJK characters render as identical boxes: install fonts-wqy-microhei"
 
 
-@known_bug("app.py: page_icon=':material/content_cut:' makes the browser fetch the favicon from "
-           "fonts.gstatic.com; an emoji or a local image keeps the app offline")
 def test_the_browser_requests_nothing_from_outside_this_machine(page, app_url):
     outside: list[str] = []
     page.on("request", lambda request: outside.append(request.url)
@@ -316,21 +314,17 @@ def test_the_browser_requests_nothing_from_outside_this_machine(page, app_url):
     assert outside == [], "the Load page promises that nothing leaves this machine"
 
 
-@known_bug("ui/widgets.py message_select: Streamlit shows the option None as no choice, so the picker "
-           "reads 'Choose an option' instead of 'All messages'")
 def test_message_picker_says_all_messages_when_none_is_chosen(page, app_url):
     open_app(page, app_url)
     assert page.get_by_role("combobox", name="Message").input_value() == "All messages"
 
 
-@known_bug("layerzero_viz/render.py legend_html: Streamlit wraps each <h5> in a heading div, so the h5's "
-           "width: 100% never breaks the legend's flex row")
 def test_legend_group_titles_each_start_a_row(page, app_url):
     open_app(page, app_url)
     page.get_by_text("Legend: what the colours, borders and marks mean").click()
     legend = page.locator(".lz-legend")
     legend.wait_for()
-    offsets = legend.evaluate("""legend => [...legend.querySelectorAll('h5')].map(h =>
+    offsets = legend.evaluate("""legend => [...legend.querySelectorAll('.lz-legend-title')].map(h =>
         h.getBoundingClientRect().left - legend.getBoundingClientRect().left)""")
     assert len(offsets) == 3 and all(offset < 1 for offset in offsets), offsets
 
