@@ -1,0 +1,324 @@
+"""``LayerZeroClient``: prune ``system`` and ``messages`` with the engine, then call the real Anthropic SDK.
+
+    >>> import anthropic                                               # doctest: +SKIP
+    >>> from layerzero_viz.anthropic import LayerZeroClient           # doctest: +SKIP
+    >>> client = LayerZeroClient(anthropic.Anthropic(), ratio=0.3, audit_log="audit.jsonl")  # doctest: +SKIP
+    >>> message = client.messages.create(model="claude-sonnet-4-5", max_tokens=512,
+    ...                                  messages=[{"role": "user", "content": "您好，请问…"}])  # doctest: +SKIP
+
+``create`` returns the SDK's own ``Message`` and raises the SDK's own errors.  Settings follow the engine's
+precedence: the ``ratio`` argument > ``ANTHROPIC_LAYER_ZERO_PRUNE_RATIO`` / ``ANTHROPIC_EXPERIMENTAL_LAYER_ZERO``
+> an ``X-Anthropic-Layer-Zero`` entry in ``extra_headers`` (consumed, not forwarded) > a ``<layer-zero/>``
+directive > the default.  Every call writes one audit record (see :mod:`layerzero_viz.claude.audit`), also when
+the API fails, and updates the Prometheus metrics (:mod:`layerzero_viz.claude.metrics`).  An optional
+:class:`~layerzero_viz.claude.guard.RollbackGuard` lowers the ratio by 0.03 when effectiveness stays below 0.975.
+
+If pruning itself fails (a malformed directive, an odd request shape) the original request is sent unchanged
+and the audit record says why (``fail_open=False`` raises instead).  ``count_tokens`` and every other attribute
+pass through to the wrapped client untouched.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import time
+import uuid
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from typing import Any, Mapping
+
+from .claude.audit import AuditLog
+from .claude.guard import RollbackGuard
+from .claude.metrics import Metrics, metrics_for, serve_metrics
+from .claude.request import sendable
+from .directives import HEADER
+from .engine import Config, annotate
+from .errors import LayerZeroError
+from .formats import load_conversation
+
+__all__ = ["LayerZeroClient", "AsyncLayerZeroClient", "RollbackGuard", "serve_metrics", "AUDIT_VERSION"]
+
+AUDIT_VERSION = 1
+log = logging.getLogger(__name__)
+# Keyword arguments of messages.create that are SDK options, not part of the request body.
+_OPTIONS = ("extra_headers", "extra_query", "extra_body", "timeout")
+
+
+@dataclass
+class _Call:
+    """One call in flight: what came in, what goes out, and what the record will say."""
+
+    method: str
+    send: dict[str, Any]
+    record: dict[str, Any]
+    t0: float
+    t_sent: float = 0.0
+    observed: dict[str, Any] = field(default_factory=dict)
+
+
+class _Core:
+    """What the sync and async clients share: pruning, the audit log, metrics and the guard."""
+
+    def __init__(self, *, ratio: float | None, audit_log: Any, registry: Any, guard: Any,
+                 env: Mapping[str, str] | None, low_information: bool, fail_open: bool, secrets: list[str]) -> None:
+        if ratio is not None:
+            from .directives import check_ratio
+            ratio = check_ratio(ratio, "LayerZeroClient ratio")
+        self.ratio = ratio
+        self.env = env
+        self.low_information = low_information
+        self.fail_open = fail_open
+        self.metrics: Metrics = metrics_for(registry)
+        self.guard: RollbackGuard | None = RollbackGuard() if guard is True else (guard or None)
+        if isinstance(audit_log, AuditLog):
+            audit_log.add_secrets(secrets)
+            self.audit: AuditLog | None = audit_log
+        else:
+            self.audit = AuditLog(audit_log, secrets=secrets) if audit_log else None
+        self.last_ratio: float | None = ratio
+
+    # ---- before the call -----------------------------------------------------------------------------
+    def prepare(self, kwargs: dict[str, Any], method: str) -> _Call:
+        t0 = time.perf_counter()
+        options = {k: kwargs[k] for k in _OPTIONS if k in kwargs}
+        body = {k: v for k, v in kwargs.items() if k not in _OPTIONS}
+        header = _take_header(options)
+        original = _json_copy(body)
+        record: dict[str, Any] = {
+            "version": AUDIT_VERSION, "event": "call", "call_id": uuid.uuid4().hex, "method": method,
+            "time": datetime.now(timezone.utc).isoformat(timespec="milliseconds"), "model": original.get("model"),
+            "original_request": original, "pruned_request": original, "layer_zero_header": header,
+            "ratio": None, "ratio_source": None, "enabled": False, "enabled_source": None,
+            "tokens": {}, "effectiveness_estimate": None, "timings_ms": {}, "warnings": [],
+            "response_id": None, "stop_reason": None, "error": None, "pruning_error": None,
+        }
+        send = body
+        if "messages" in body:
+            try:
+                send = self._prune(body, original, header, record)
+            except LayerZeroError as exc:
+                record["pruning_error"] = f"{type(exc).__name__}: {exc}"
+                log.warning("layer-zero pruning failed, sending the request unpruned: %s", exc)
+                if not self.fail_open:
+                    record["timings_ms"]["prune_total"] = _ms(t0)
+                    self._write(record)
+                    raise
+        record["timings_ms"]["prune_total"] = _ms(t0)
+        call = _Call(method, {**send, **options}, record, t0)
+        call.t_sent = time.perf_counter()
+        return call
+
+    def _prune(self, body: dict[str, Any], original: dict[str, Any], header: str | None,
+               record: dict[str, Any]) -> dict[str, Any]:
+        part = {k: original[k] for k in ("system", "messages") if k in original}
+        conv = load_conversation(json.dumps(part, ensure_ascii=False).encode("utf-8"), "anthropic",
+                                 name="messages.create")
+        if header is not None:
+            conv = replace(conv, headers={HEADER: header})
+        ann = annotate(conv, Config(ratio=self.ratio, env=self.env, low_information=self.low_information))
+        result = ann.at_ratio(None)
+        settings = ann.settings
+        changed = result.tokens_pruned > 0 or result.tokens_directive > 0
+        send = {**body, **sendable({k: result.output[k] for k in part})} if changed else body
+        record.update(
+            pruned_request=_json_copy(send) if changed else original,
+            ratio=result.ratio, ratio_source=result.ratio_source, enabled=settings.enabled,
+            enabled_source=settings.enabled_source, effectiveness_estimate=result.effectiveness_estimate,
+            warnings=list(ann.warnings), profile=settings.profile, profile_rule=settings.profile_rule,
+            tokens={"original_estimate": result.tokens_total, "pruned": result.tokens_pruned,
+                    "pruned_estimate": result.tokens_total - result.tokens_pruned,
+                    "directive": result.tokens_directive},
+        )
+        record["timings_ms"].update(result.timings_ms)
+        self.last_ratio = result.ratio
+        self.metrics.observe_call(tokens_pruned=result.tokens_pruned, effectiveness=result.effectiveness_estimate,
+                                  context_ms=result.timings_ms["context_preservation"])
+        self._watch(result.effectiveness_estimate, "estimate")
+        return send
+
+    # ---- after the call ------------------------------------------------------------------------------
+    def succeeded(self, call: _Call, response: Any) -> None:
+        record = call.record
+        record["timings_ms"]["api"] = _ms(call.t_sent)
+        record["response_id"] = getattr(response, "id", None)
+        record["stop_reason"] = getattr(response, "stop_reason", None)
+        usage = getattr(response, "usage", None)
+        if usage is not None:
+            record["tokens"]["input_tokens"] = getattr(usage, "input_tokens", None)
+            record["tokens"]["output_tokens"] = getattr(usage, "output_tokens", None)
+        if response is None or not hasattr(response, "id"):
+            record["streamed"] = True  # the id arrives with the stream, after this record
+        self._write(record)
+
+    def failed(self, call: _Call, exc: BaseException) -> None:
+        record = call.record
+        record["timings_ms"]["api"] = _ms(call.t_sent)
+        record["error"] = {"type": type(exc).__name__, "message": str(exc)[:2000],
+                           "status_code": getattr(exc, "status_code", None),
+                           "request_id": getattr(exc, "request_id", None)}
+        self._write(record)
+
+    # ---- effectiveness and the guard -----------------------------------------------------------------
+    def record_effectiveness(self, value: float, source: str) -> None:
+        self.metrics.effectiveness.labels(source=source).set(value)
+        self._watch(value, source)
+
+    def _watch(self, value: float, source: str) -> None:
+        if self.guard is None or self.last_ratio is None:
+            return
+        rollback = self.guard.observe(value, ratio=self.last_ratio)
+        if rollback is None:
+            return
+        self.ratio = self.last_ratio = rollback.ratio_after
+        log.warning("layer-zero rollback: effectiveness %.4f < %.3f over %d values (%s); prune ratio %.2f → %.2f",
+                    rollback.window_mean, rollback.threshold, rollback.window, source, rollback.ratio_before,
+                    rollback.ratio_after)
+        self._write({"version": AUDIT_VERSION, "event": "rollback",
+                     "time": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+                     "effectiveness_source": source, **rollback.__dict__})
+
+    def _write(self, record: dict[str, Any]) -> None:
+        if self.audit is not None:
+            self.audit.write(record)
+
+
+class _Messages:
+    """``client.messages`` with pruning in ``create`` and ``stream``; the rest passes through."""
+
+    def __init__(self, core: _Core, messages: Any) -> None:
+        self._core = core
+        self._messages = messages
+
+    def create(self, **kwargs: Any) -> Any:
+        """Prune ``system`` and ``messages``, call the SDK's ``messages.create``, return its ``Message``."""
+        return self._call("create", kwargs)
+
+    def stream(self, **kwargs: Any) -> Any:
+        """Prune, then the SDK's ``messages.stream`` (its context manager); the record has no response id."""
+        return self._call("stream", kwargs)
+
+    def _call(self, method: str, kwargs: dict[str, Any]) -> Any:
+        call = self._core.prepare(kwargs, f"messages.{method}")
+        try:
+            response = getattr(self._messages, method)(**call.send)
+        except BaseException as exc:
+            self._core.failed(call, exc)
+            raise
+        self._core.succeeded(call, response if method == "create" else None)
+        return response
+
+    def count_tokens(self, **kwargs: Any) -> Any:
+        """The SDK's ``messages.count_tokens``, unchanged."""
+        return self._messages.count_tokens(**kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._messages, name)
+
+
+class _AsyncMessages(_Messages):
+    async def create(self, **kwargs: Any) -> Any:  # type: ignore[override]
+        """Prune (in a worker thread, off the event loop), then ``await`` the SDK's ``messages.create``."""
+        call = await asyncio.to_thread(self._core.prepare, kwargs, "messages.create")
+        try:
+            response = await self._messages.create(**call.send)
+        except BaseException as exc:
+            self._core.failed(call, exc)
+            raise
+        self._core.succeeded(call, response)
+        return response
+
+    async def count_tokens(self, **kwargs: Any) -> Any:  # type: ignore[override]
+        return await self._messages.count_tokens(**kwargs)
+
+
+class LayerZeroClient:
+    """A drop-in wrapper of ``anthropic.Anthropic`` whose ``messages.create`` prunes first.
+
+    ``ratio`` is the explicit prune ratio (None: env, header, directive or default decide); ``audit_log`` a
+    JSONL path; ``registry`` a ``prometheus_client.CollectorRegistry`` (default: the global one); ``guard``
+    True or a :class:`RollbackGuard` to enable the rollback policy; ``env`` replaces ``os.environ`` for the
+    layer-zero variables.
+    """
+
+    _messages_class = _Messages
+
+    def __init__(self, client: Any, *, ratio: float | None = None, audit_log: str | os.PathLike[str] | None = None,
+                 registry: Any = None, guard: RollbackGuard | bool | None = None,
+                 env: Mapping[str, str] | None = None, low_information: bool = True, fail_open: bool = True) -> None:
+        secrets = [s for s in (getattr(client, "api_key", None), getattr(client, "auth_token", None))
+                   if isinstance(s, str)]
+        self._client = client
+        self._core = _Core(ratio=ratio, audit_log=audit_log, registry=registry, guard=guard, env=env,
+                           low_information=low_information, fail_open=fail_open, secrets=secrets)
+        self.messages = self._messages_class(self._core, client.messages)
+
+    @property
+    def ratio(self) -> float | None:
+        """The explicit ratio in force (lowered by the guard after a rollback); None: settings decide."""
+        return self._core.ratio
+
+    @property
+    def metrics(self) -> Metrics:
+        return self._core.metrics
+
+    def record_effectiveness(self, value: float, *, source: str = "ab") -> None:
+        """Publish a measured effectiveness ratio (e.g. an A/B group's) on the gauge and feed the guard."""
+        self._core.record_effectiveness(value, source)
+
+    def with_options(self, **options: Any) -> "LayerZeroClient":
+        """The SDK's ``with_options`` (retries, timeout …), still pruning, sharing the audit log and metrics."""
+        clone = object.__new__(type(self))
+        clone._client = self._client.with_options(**options)
+        clone._core = self._core
+        clone.messages = self._messages_class(self._core, clone._client.messages)
+        return clone
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+
+class AsyncLayerZeroClient(LayerZeroClient):
+    """The same for ``anthropic.AsyncAnthropic``: ``await client.messages.create(**kwargs)``."""
+
+    _messages_class = _AsyncMessages
+
+
+def _take_header(options: dict[str, Any]) -> str | None:
+    """The ``X-Anthropic-Layer-Zero`` value from ``extra_headers``, removed there (it instructs the pruner)."""
+    headers = options.get("extra_headers")
+    if not headers:
+        return None
+    found = None
+    kept = {}
+    for name, value in dict(headers).items():
+        if name.lower() == HEADER:
+            found = str(value)
+        else:
+            kept[name] = value
+    options["extra_headers"] = kept
+    return found
+
+
+def _json_copy(obj: Any) -> Any:
+    """A deep copy as plain JSON data; SDK sentinels (``omit``, ``NOT_GIVEN``) are left out."""
+    return json.loads(json.dumps(_plain(obj), ensure_ascii=False, default=str))
+
+
+def _plain(obj: Any) -> Any:
+    if isinstance(obj, Mapping):
+        return {str(k): _plain(v) for k, v in obj.items() if not _is_sentinel(v)}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    if hasattr(obj, "model_dump"):
+        return obj.model_dump()
+    return obj
+
+
+def _is_sentinel(value: Any) -> bool:
+    return type(value).__name__ in ("NotGiven", "Omit")
+
+
+def _ms(t0: float) -> float:
+    return (time.perf_counter() - t0) * 1000.0
