@@ -1,0 +1,71 @@
+"""History: the redundant phrases of real traffic, ranked, ready to paste as <redundant_phrases>."""
+import streamlit as st
+
+from layerzero_viz import LayerZeroError
+from layerzero_viz.advisor.sample import sample_history
+from layerzero_viz.advisor.views import phrases_chart, phrases_frame
+from layerzero_viz.appstate import md_escape
+from ui import advisor
+
+ss = st.session_state
+st.title("History mining")
+st.caption("Upload a history of user messages — JSONL (a string, {\"text\": …} or a conversation per line), "
+           "CSV with a header, or plain lines — and see which phrases are worth declaring redundant. "
+           "It is streamed in bounded memory; nothing leaves this machine.")
+
+upload = st.file_uploader("History file", type=["jsonl", "json", "ndjson", "csv", "tsv", "txt"], key="history_upload")
+options, sample = st.columns([3, 1], vertical_alignment="bottom")
+with options:
+    top_col, column_col, skip_col = st.columns(3, vertical_alignment="bottom")
+    top = top_col.number_input("Top phrases", min_value=1, max_value=500, value=50, step=5, key="history_top",
+                               persist_state="session")
+    column = column_col.text_input("CSV column", key="history_column", persist_state="session",
+                                   placeholder="text", help="Only for CSV: the column with the messages.")
+    skip = skip_col.toggle("Skip bad lines", key="history_skip", persist_state="session",
+                           help="Skip and count malformed lines instead of stopping at the first one.")
+with sample:
+    use_sample = st.button("Try a sample", key="history_sample", icon=":material/science:",
+                           help="A generated history of 5,000 messages with four planted redundant phrases.")
+if use_sample:
+    ss["history_sample_on"] = True
+if upload is not None:
+    ss["history_sample_on"] = False
+
+if upload is not None:
+    data, name = upload.getvalue(), upload.name
+elif ss.get("history_sample_on"):
+    data, name = ("\n".join(sample_history(5000, seed=7)) + "\n").encode(), "sample.jsonl"
+else:
+    st.info("Upload a history file, or try the generated sample.", icon=":material/info:")
+    st.stop()
+
+try:
+    result = advisor.mine_upload(data, name, top=int(top), skip_bad_lines=bool(skip), column=column.strip() or None)
+except LayerZeroError as exc:
+    st.error(f"**Could not mine this history.** {md_escape(str(exc))}", icon=":material/error:")
+    st.stop()
+
+a, b, c, d = st.columns(4)
+a.metric("Messages", f"{result.messages:,}")
+b.metric("Tokens", f"{result.tokens:,}")
+c.metric("Estimated saving", f"{result.saving:,}",
+         help="Tokens the ranked phrases cost across the history, weighted by how likely the engine removes a use.")
+d.metric("Bad lines skipped", f"{result.skipped:,}")
+if result.skipped:
+    st.warning(f"Skipped {result.skipped:,} malformed lines (first: "
+               f"{', '.join(str(n) for n in result.skipped_lines[:10])}).")
+if not result.phrases:
+    st.info("No phrase occurs often enough to be worth declaring.")
+    st.stop()
+
+st.altair_chart(phrases_chart(result), width="stretch")
+st.dataframe(phrases_frame(result), hide_index=True, width="stretch")
+
+chosen = st.multiselect("Phrases in the block", [p.phrase for p in result.phrases],
+                        default=[p.phrase for p in result.phrases], key="history_chosen",
+                        help="Drop the ones that carry meaning in your domain before pasting the block.")
+block = result.block(chosen)
+st.markdown("**Paste into the system prompt** (copy with the icon at the top right):")
+st.code(block, language=None, wrap_lines=True)
+st.download_button("Download the block", block, file_name="redundant_phrases.txt", mime="text/plain",
+                   key="history_download", icon=":material/download:")

@@ -1,0 +1,84 @@
+"""The Detector and History pages and the sidebar's profile picker, driven with Streamlit's AppTest."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[2]
+TIMEOUT = 60
+
+
+@pytest.fixture(autouse=True)
+def _isolated(monkeypatch, tmp_path):
+    for name in ("ANTHROPIC_LAYER_ZERO_PRUNE_RATIO", "ANTHROPIC_EXPERIMENTAL_LAYER_ZERO", "LAYERZERO_PROFILES",
+                 "ANTHROPIC_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LAYERZERO_SHARE_DB", str(tmp_path / "shares.db"))
+
+
+def open_sample(file: str, page: str) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    at.switch_page("app_pages/load.py").run()
+    at.button(key=f"open:{file}").click().run()
+    return at.switch_page(page).run()
+
+
+def test_detector_lists_findings_highlights_and_applies_a_fix():
+    at = open_sample("finance_qa.zh.json", "app_pages/detector.py")
+    assert not at.exception
+    labels = at.selectbox(key="finding").options
+    assert labels and labels[0].startswith("LZ180")
+    html = "\n".join(m.value for m in at.main.markdown)
+    assert "<mark" in html and "prune_ratio=&quot;0.35&quot;" in html  # the location, escaped
+    assert len(at.main.metric) >= 6  # counts, and tokens before → after for the fix
+    before = at.session_state["source"].text
+    at.button(key="apply_fix").click().run()
+    assert not at.exception
+    assert at.session_state["source"].text != before and 'prune_ratio=\\"0.2\\"' in at.session_state["source"].text
+    assert at.success and "LZ180" in at.success[0].value
+    assert not any(o.startswith("LZ180") for o in at.selectbox(key="finding").options)
+
+
+def test_detector_apply_all_leaves_no_fixable_finding():
+    at = open_sample("support_chat.en.json", "app_pages/detector.py")
+    at.button(key="apply_all").click().run()
+    assert not at.exception
+    assert "apply_all" not in [b.key for b in at.main.button]
+    assert "apply_fix" not in [b.key for b in at.main.button]
+
+
+def test_detector_escapes_user_text():
+    at = open_sample("xss_payload.en.json", "app_pages/detector.py")
+    assert not at.exception
+    html = "\n".join(m.value for m in at.main.markdown if m.proto.allow_html)  # the raw-HTML ones
+    assert "<mark" in html and "&lt;script&gt;" in html.lower()
+    assert "<script" not in html.lower() and "<img" not in html.lower()
+
+
+def test_history_page_mines_the_sample_and_offers_the_block():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    at.switch_page("app_pages/history.py").run()
+    assert not at.exception and at.info
+    at.button(key="history_sample").click().run()
+    assert not at.exception
+    assert at.main.metric[0].value == "5,000"
+    block = at.main.code[0].value
+    assert block.startswith("<redundant_phrases>[") and "麻烦您帮我看一下" in block
+    assert len(at.get("vega_lite_chart")) == 1 and len(at.main.dataframe) == 1
+    at.multiselect(key="history_chosen").set_value(["麻烦您帮我看一下"]).run()
+    assert at.main.code[0].value == '<redundant_phrases>["麻烦您帮我看一下"]</redundant_phrases>'
+
+
+def test_profile_picker_caps_the_ratio_on_every_page():
+    at = open_sample("finance_qa.zh.json", "app_pages/heatmap.py")
+    at.sidebar.slider(key="ratio").set_value(0.6).run()
+    at.sidebar.selectbox(key="profile").set_value("finance").run()
+    assert not at.exception
+    captions = " ".join(c.value for c in at.sidebar.caption)
+    markdown = " ".join(m.value for m in at.sidebar.markdown)
+    assert "Profile rule" in captions and "finance" in captions
+    assert "0.20" in markdown and "domain profile" in markdown
+    at.sidebar.selectbox(key="profile").set_value("off").run()
+    assert "0.60" in " ".join(m.value for m in at.sidebar.markdown)
