@@ -230,7 +230,10 @@ def annotate(source: Any, config: Config | None = None, **overrides: Any) -> Ann
     protect_ms = _ms(t0)
 
     t0 = time.perf_counter()
-    ctx = RuleContext(settings=settings, protection=protection, low_information=config.low_information)
+    directive_ranges = tuple((block_pos[(d.message, d.block)].start + d.start, block_pos[(d.message, d.block)].start + d.end)
+                             for d in settings.directive_spans)
+    ctx = RuleContext(settings=settings, protection=protection, low_information=config.low_information,
+                      directive_ranges=directive_ranges)
     candidates: list[Candidate] = []
     for _, rule in RULES:
         candidates.extend(rule(view, ctx))

@@ -18,6 +18,7 @@ class RuleContext:
     settings: Settings
     protection: Protection
     low_information: bool = True
+    directive_ranges: tuple[tuple[int, int], ...] = ()  # global ranges of engine directives: not content
 
 
 RULES = (

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from ..lexicon import phrase_regex
+from ..lexicon import phrase_regex, zh_word_aligned
 from ..view import Candidate, TextView
 
 # the author declared the phrase redundant: it may take a negation or connective word with it
@@ -22,6 +22,8 @@ def find(view: TextView, ctx) -> list[Candidate]:
         word = m.group(0)
         if word.isascii() and not _on_word_boundaries(view.text, m.start(), m.end()):
             continue
+        if not word.isascii() and not zh_word_aligned(view.text, m.start(), m.end()):
+            continue  # 请问 inside 申请问题 is not the declared phrase
         out.append(Candidate(m.start(), m.end(), "declared_redundant", 1.0,
                              f"listed in <redundant_phrases>: {word!r}", 0.0, _OVERRIDE))
     return out

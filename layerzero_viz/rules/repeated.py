@@ -41,7 +41,7 @@ def _bigrams(us: list[str]) -> frozenset[str]:
 
 def find(view: TextView, ctx) -> list[Candidate]:
     text = view.text
-    structural = ctx.protection.context_ranges
+    structural = list(ctx.protection.context_ranges) + list(ctx.directive_ranges)
     kept: list[tuple[int, int, frozenset]] = []  # first copies: (start, end, bigrams)
     exact: dict[tuple[str, ...], int] = {}
     postings: dict[str, list[int]] = {}
@@ -125,4 +125,5 @@ def _best_container(grams: frozenset[str], kept, postings) -> tuple[int | None, 
 
 
 def _inside(ranges: list[tuple[int, int]], s: int, e: int) -> bool:
-    return any(rs <= s and e <= re_ for rs, re_ in ranges)
+    """True when [s, e) overlaps one of ``ranges`` (context, directives: never compared as sentences)."""
+    return any(s < re_ and rs < e for rs, re_ in ranges)

@@ -99,3 +99,8 @@ def test_ai_disclaimer_is_filler_in_a_reply_but_a_role_after_act():
               0.95, low_information=False)
     assert "act as an AI assistant" in r.messages[0].pruned
     assert "As an AI assistant" not in r.messages[1].pruned
+
+
+def test_declared_phrase_is_a_whole_word_zh():
+    r = prune(conv('<redundant_phrases>["请问"]</redundant_phrases>\n你是客服。', "我要申请问题单。请问多久处理？"))
+    assert r.messages[1].pruned.startswith("我要申请问题单。") and "请问" not in r.messages[1].pruned[8:]
