@@ -56,7 +56,7 @@ __all__ = [
     "message_position",
 ]
 
-PAGES: tuple[str, ...] = ("load", "heatmap", "side-by-side", "timing", "sweep", "ab")
+PAGES: tuple[str, ...] = ("load", "heatmap", "side-by-side", "timing", "sweep", "ab", "detector", "history")
 """Page ids, also their URL paths; the default page is served at the app root instead."""
 DEFAULT_PAGE = "heatmap"
 FORMAT_CHOICES: tuple[str, ...] = ("auto", "anthropic", "openai", "jsonl", "sharegpt", "http", "text")

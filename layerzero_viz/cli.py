@@ -32,9 +32,10 @@ EXIT_OK, EXIT_GATE, EXIT_INPUT = 0, 1, 2
 COMMANDS: tuple[str, ...] = (
     "layerzero_viz.commands.sweep",
     "layerzero_viz.commands.ab", "layerzero_viz.commands.count",
-    # "layerzero_viz.commands.batch",
-    # "layerzero_viz.commands.report",
-    # "layerzero_viz.commands.app",
+    "layerzero_viz.commands.batch",
+    "layerzero_viz.commands.report",
+    "layerzero_viz.commands.app",
+    "layerzero_viz.commands.lint", "layerzero_viz.commands.mine",
 )
 
 

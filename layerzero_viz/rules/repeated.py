@@ -46,6 +46,7 @@ def find(view: TextView, ctx) -> list[Candidate]:
     exact: dict[tuple[str, ...], int] = {}
     postings: dict[str, list[int]] = {}
     out: list[Candidate] = []
+
     def first_copy(s: int, e: int) -> tuple[int | None, float, tuple[str, ...], frozenset[str]]:
         us = _comparable(view, s, e)
         key = tuple(us)
@@ -76,8 +77,11 @@ def find(view: TextView, ctx) -> list[Candidate]:
                 continue
             if not grams:
                 continue
-            parts = clauses(view, s, e)
-            if len(parts) > 1:  # "另外，回答不超过200字。": a clause may repeat on its own
+            # "另外，回答不超过200字。": a clause may repeat on its own.  A clause's bigrams are a subset of
+            # its sentence's, so a repeated clause needs at least MIN_UNITS - 1 of them already seen.
+            seen = sum(1 for g in grams if g in postings)
+            parts = clauses(view, s, e) if seen >= MIN_UNITS - 1 else ()
+            if len(parts) > 1:
                 for cs, ce in parts:
                     c_first, c_share, _, _ = first_copy(cs, ce)
                     if c_first is not None:
