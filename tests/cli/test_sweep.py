@@ -1,0 +1,49 @@
+"""``sweep``: pruned share and estimate per ratio, as a table or JSON."""
+import json
+
+import pytest
+
+from layerzero_viz import Annotated, annotate, load_conversation
+from layerzero_viz.cli import main
+
+from .helpers import FIXTURES
+
+FIXTURE = FIXTURES / "finance_qa.zh.json"
+
+
+def test_json_rows_match_the_library_and_the_best_ratio(capsys):
+    assert main(["sweep", str(FIXTURE), "--ratios", "0.3,0.1,0.5", "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert set(payload) == {"input", "tokens_total", "target", "best_ratio", "rows"}
+    assert [row["ratio"] for row in payload["rows"]] == [0.1, 0.3, 0.5]
+    assert set(payload["rows"][0]) == {"ratio", "tokens_pruned", "pruned_fraction", "effectiveness_estimate"}
+    ann = annotate(load_conversation(FIXTURE), env={})
+    expected = ann.sweep([0.1, 0.3, 0.5])
+    assert payload["rows"] == expected
+    assert payload["best_ratio"] == Annotated.best_ratio(expected, 0.99)
+    assert payload["tokens_total"] == ann.tokens_total
+
+
+def test_the_table_has_a_row_per_step_and_names_the_best_ratio(capsys):
+    assert main(["sweep", str(FIXTURE), "--step", "0.25"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0].split() == ["ratio", "pruned", "pruned", "%", "estimate"]
+    assert [line.split()[0] for line in lines[1:-1]] == ["0.00", "0.25", "0.50", "0.75", "0.95"]
+    assert "best ratio" in lines[-1]
+
+
+def test_stdin_is_read_with_dash(capsys, monkeypatch):
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO("您好，请问这个月的账单是多少？谢谢".encode())))
+    assert main(["sweep", "-", "--ratios", "0.5", "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["input"] == "<stdin>" and payload["rows"][0]["tokens_pruned"] > 0
+
+
+@pytest.mark.parametrize("argv", [["--ratios", "0.1,2"], ["--ratios", "x"], ["--step", "0"], ["--ratios", ","]])
+def test_bad_ratios_are_one_error_line_and_exit_2(capsys, argv):
+    assert main(["sweep", str(FIXTURE), *argv]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.startswith("error: ") and captured.err.count("\n") == 1
