@@ -494,7 +494,42 @@ def _acceptable(phrase: str) -> tuple[bool, bool]:
         return False, False
     known = any(s == 0 and e == len(phrase) for k in ("filler.zh", "filler.en", "hedges.zh", "hedges.en")
                 for s, e in hits[k])
+    if not known and _content_words(phrase):
+        return False, False
     return True, known
+
+
+_CONTENT_TAGS = ("n", "s", "f", "vn", "eng", "t")  # nouns (n, nr, ns, nt, nz …), places, directions, times
+
+
+@lru_cache(maxsize=1)
+def _word_tags() -> dict[str, str]:
+    import jieba.posseg
+
+    return jieba.posseg.dt.word_tag_tab
+
+
+def _content_words(phrase: str) -> bool:
+    """True when the phrase names things rather than framing a request: 酒店, 推荐一家餐馆, "hotel".
+
+    Frequent content words are the *topic* of a history, not redundancy: declaring them would prune facts.
+    English has no tagger here, so a single English word is only suggested when a lexicon lists it; a single
+    Chinese word or anything asking a question (是多少, 在哪, "what") neither.
+    """
+    if phrase.isascii():
+        words = phrase.lower().split()
+        return len(words) < 2 or any(w in _QUESTION_WORDS_EN for w in words)
+    from ..lexicon import _jieba
+
+    tags = _word_tags()
+    words = [w for w in _jieba().cut(phrase, HMM=False) if w.strip()]
+    # a lone word (推荐) or a question word (是多少, 在哪) carries the request itself
+    return (len(words) < 2 or any(q in phrase for q in _QUESTION_WORDS_ZH)
+            or any(tags.get(w, "").startswith(_CONTENT_TAGS) for w in words))
+
+
+_QUESTION_WORDS_ZH = ("什么", "哪", "多少", "几", "怎么", "怎样", "为什么", "如何", "谁", "是否", "吗", "呢")
+_QUESTION_WORDS_EN = frozenset({"what", "which", "where", "when", "who", "whom", "whose", "why", "how"})
 
 
 def _tokens_of(phrase: str) -> int:

@@ -126,3 +126,15 @@ def test_progress_bar_goes_to_stderr(history, capsys):
 def test_top_must_be_positive(history):
     with pytest.raises(InputError):
         mine(history, top=0)
+
+
+def test_topic_words_and_questions_are_never_suggested(tmp_path):
+    lines = []
+    for k in range(60):
+        lines.append(json.dumps({"messages": [{"role": "user", "content":
+                     f"谢谢，帮我推荐一家酒店，价格是多少？第{k}次 What hotel is near?"}]}, ensure_ascii=False))
+    path = tmp_path / "h.jsonl"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    top = [p.phrase for p in mine(path, top=20, progress=False).phrases]
+    for content in ("酒店", "推荐", "是多少", "价格", "hotel", "what"):
+        assert not any(content in p for p in top), (content, top)
