@@ -494,7 +494,9 @@ def _acceptable(phrase: str) -> tuple[bool, bool]:
         return False, False
     known = any(s == 0 and e == len(phrase) for k in ("filler.zh", "filler.en", "hedges.zh", "hedges.en")
                 for s, e in hits[k])
-    if not known and _content_words(phrase):
+    # a phrase that opens with a known filler ("非常感谢您的耐心解答") is a thanks/politeness frame as a whole
+    opens_with_filler = any(s == 0 for k in ("filler.zh", "filler.en", "hedges.zh", "hedges.en") for s, _ in hits[k])
+    if not known and not opens_with_filler and _content_words(phrase):
         return False, False
     return True, known
 
@@ -518,14 +520,37 @@ def _content_words(phrase: str) -> bool:
     """
     if phrase.isascii():
         words = phrase.lower().split()
-        return len(words) < 2 or any(w in _QUESTION_WORDS_EN for w in words)
+        # without a tagger, an English phrase qualifies only when every word frames a request
+        return len(words) < 2 or not all(w in _frame_words_en() for w in words)
     from ..lexicon import _jieba
 
     tags = _word_tags()
     words = [w for w in _jieba().cut(phrase, HMM=False) if w.strip()]
-    # a lone word (推荐) or a question word (是多少, 在哪) carries the request itself
+    # a lone word (推荐), a question word (是多少, 在哪), a noun, or a verb that is the request (推荐) itself
     return (len(words) < 2 or any(q in phrase for q in _QUESTION_WORDS_ZH)
-            or any(tags.get(w, "").startswith(_CONTENT_TAGS) for w in words))
+            or any(tags.get(w, "").startswith(_CONTENT_TAGS) for w in words)
+            or any(tags.get(w, "").startswith("v") and w not in _FRAME_VERBS_ZH for w in words))
+
+
+_FRAME_VERBS_ZH = frozenset({"帮", "帮忙", "想", "请", "告诉", "麻烦", "看", "看看", "问", "问问", "咨询", "知道",
+                             "希望", "打扰", "劳驾", "辛苦", "感谢", "谢谢", "请问", "是", "有", "要", "能", "可以"})
+_FRAME_WORDS_EN = {
+    "i", "you", "me", "my", "your", "we", "us", "it", "want", "would", "like", "could", "can", "will", "please",
+    "to", "help", "is", "are", "be", "the", "a", "an", "task", "first", "request", "tell", "let", "know", "as",
+    "act", "just", "so", "much", "thanks", "thank", "kindly", "wondering", "if", "was", "am", "hope", "this",
+    "that", "for", "of", "in", "with", "do", "me", "here", "there", "hi", "hello", "hey", "dear", "again",
+}
+
+
+@lru_cache(maxsize=1)
+def _frame_words_en() -> frozenset[str]:
+    from ..lexicon import entries
+
+    words = set(_FRAME_WORDS_EN)
+    for name in ("filler.en", "hedges.en", "low_information.en"):
+        for item in entries(name):
+            words.update(item.lower().split())
+    return frozenset(words)
 
 
 _QUESTION_WORDS_ZH = ("什么", "哪", "多少", "几", "怎么", "怎样", "为什么", "如何", "谁", "是否", "吗", "呢")
