@@ -20,6 +20,8 @@ test: $(VENV)/.installed
 
 bench: $(VENV)/.installed
 	$(PY) bench/engine.py
+	$(PY) bench/client.py
+	@echo "longer runs: $(PY) bench/batch.py (200 MB log), $(PY) bench/mine.py (200 MB history)"
 
 clean:
 	rm -rf $(VENV) .pytest_cache .layerzero
