@@ -20,8 +20,8 @@ from .model import Conversation
 from .protect import PRECEDENCE, STRUCTURAL, Protection, find_protections
 from .rules import PRIORITY, RULES, RuleContext
 from .lexicon import warm_up
-from .tokens import token_byte_lengths, token_info, tokenize
-from .view import Candidate, TextView, normalize
+from .tokens import encoding, token_byte_lengths, token_info
+from .view import SEPARATOR, Candidate, TextView, normalize
 
 __all__ = ["Config", "Annotated", "annotate"]
 
@@ -276,27 +276,52 @@ def _ms(t0: float) -> float:
 
 
 def _tokenize_view(view: TextView):
-    ids, start, end, group, block, idx = [], [], [], [], [], []
+    """Token arrays over all blocks: each block encoded on its own, offsets computed in one numpy pass.
+
+    Per block only ``encode_ordinary`` runs (the per-block timings are that call); byte → character
+    offsets, display groups and indexes are computed once over the whole view, which keeps a request of
+    many short turns from paying numpy's per-call overhead for every turn.
+    """
+    enc = encoding()
+    ids: list[int] = []
+    counts: list[int] = []
+    byte_base: list[int] = []
     block_ms: list[float] = []
-    g_offset = 0
-    for k, b in enumerate(view.blocks):
+    sep_bytes = len(SEPARATOR.encode("utf-8"))
+    pos = 0
+    for b in view.blocks:
         t0 = time.perf_counter()
-        t = tokenize(view.text[b.start:b.end])
+        piece = enc.encode_ordinary(view.text[b.start:b.end])
         block_ms.append(_ms(t0))
-        n = len(t)
-        if not n:
-            continue
-        ids.append(t.ids)
-        start.append(t.start + b.start)
-        end.append(t.end + b.start)
-        group.append(t.group + g_offset)
-        g_offset += int(t.group[-1]) + 1
-        block.append(np.full(n, k, dtype=np.int64))
-        idx.append(np.arange(n, dtype=np.int64))
+        ids.extend(piece)
+        counts.append(len(piece))
+        byte_base.append(pos)
+        pos += len(view.text[b.start:b.end].encode("utf-8")) + sep_bytes
     if not ids:
         z = np.zeros(0, dtype=np.int64)
         return z, z, z, z, z, z, block_ms
-    return (*(np.concatenate(a) for a in (ids, start, end, group, block, idx)), block_ms)
+    tok_ids = np.asarray(ids, dtype=np.int64)
+    counts_a = np.asarray(counts, dtype=np.int64)
+    block = np.repeat(np.arange(len(counts_a), dtype=np.int64), counts_a)
+    first = np.concatenate(([0], np.cumsum(counts_a)[:-1]))
+    idx = np.arange(len(tok_ids), dtype=np.int64) - first[block]
+    lengths = token_byte_lengths()[tok_ids]
+    cumulative = np.cumsum(lengths)
+    # byte end of each token = its block's base + bytes of the block's tokens up to and including it
+    before_block = np.concatenate(([0], cumulative))[first][block]
+    byte_end = np.asarray(byte_base, dtype=np.int64)[block] + cumulative - before_block
+    byte_start = byte_end - lengths
+    if view.text.isascii():
+        start, end = byte_start, byte_end
+        starts_char = np.ones(len(tok_ids), dtype=bool)
+    else:
+        raw = np.frombuffer(view.text.encode("utf-8"), dtype=np.uint8)
+        is_char_start = (raw & 0xC0) != 0x80
+        chars_before = np.concatenate(([0], np.cumsum(is_char_start, dtype=np.int64)))
+        start, end = chars_before[byte_start], chars_before[byte_end]
+        starts_char = is_char_start[byte_start]
+    group = np.cumsum(starts_char, dtype=np.int64) - 1
+    return tok_ids, start, end, group, block, idx, block_ms
 
 
 def _mark_starting_inside(mask: np.ndarray, g_start: np.ndarray, s: int, e: int) -> None:

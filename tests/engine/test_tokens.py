@@ -28,3 +28,27 @@ def test_any_unicode_round_trips_through_offsets(text):
     t = tokenize(text)
     assert "".join(text[s:e] for s, e in zip(t.start, t.end)) == text
     assert all(b >= a for a, b in zip(t.group, t.group[1:]))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.text(max_size=40), min_size=1, max_size=5))
+def test_view_tokenisation_matches_tokenising_each_block(blocks):
+    """The one-pass offsets over the whole view equal the per-block reference."""
+    import json as _json
+
+    from layerzero_viz import annotate, load_conversation
+
+    doc = {"messages": [{"role": "user", "content": [{"type": "text", "text": t} for t in blocks]}]}
+    try:
+        ann = annotate(load_conversation(_json.dumps(doc).encode()), env={})
+    except Exception:  # an empty conversation is an InputError: nothing to compare
+        return
+    view = ann.view
+    for k, b in enumerate(view.blocks):
+        ref = tokenize(view.text[b.start:b.end])
+        mine = ann.tok_block == k
+        assert list(ann.tok_ids[mine]) == list(ref.ids)
+        assert list(ann.tok_start[mine] - b.start) == list(ref.start)
+        assert list(ann.tok_end[mine] - b.start) == list(ref.end)
+        groups = ann.tok_group[mine]
+        assert list(groups - groups[0]) == list(ref.group) if len(groups) else True
