@@ -35,8 +35,8 @@ def _comparable(view: TextView, start: int, end: int) -> list[str]:
     return ["#" if u[0].isdigit() else u for u in view.units(start, end) if u not in skip]
 
 
-def _bigrams(us: list[str]) -> frozenset[str]:
-    return frozenset(f"{x}\x1f{y}" for x, y in zip(us, us[1:]))
+def _bigrams(us: list[str]) -> frozenset[tuple[str, str]]:
+    return frozenset(zip(us, us[1:]))
 
 
 def find(view: TextView, ctx) -> list[Candidate]:
@@ -44,10 +44,10 @@ def find(view: TextView, ctx) -> list[Candidate]:
     structural = list(ctx.protection.context_ranges) + list(ctx.directive_ranges)
     kept: list[tuple[int, int, frozenset]] = []  # first copies: (start, end, bigrams)
     exact: dict[tuple[str, ...], int] = {}
-    postings: dict[str, list[int]] = {}
+    postings: dict[tuple[str, str], list[int]] = {}
     out: list[Candidate] = []
 
-    def first_copy(s: int, e: int) -> tuple[int | None, float, tuple[str, ...], frozenset[str]]:
+    def first_copy(s: int, e: int) -> tuple[int | None, float, tuple[str, ...], frozenset]:
         us = _comparable(view, s, e)
         key = tuple(us)
         grams = _bigrams(us)
@@ -98,7 +98,7 @@ def find(view: TextView, ctx) -> list[Candidate]:
     return out
 
 
-def _best_container(grams: frozenset[str], kept, postings) -> tuple[int | None, float]:
+def _best_container(grams: frozenset, kept, postings) -> tuple[int | None, float]:
     """The earliest kept sentence holding ≥ CONTAINMENT of ``grams``, by prefix filtering.
 
     A container must share at least one of any ⌊(1 − CONTAINMENT)·n⌋ + 1 of the n bigrams, so the
