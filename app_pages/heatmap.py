@@ -41,8 +41,11 @@ if view == "tokens":
         st.caption(f"Tokens {first + 1:,}–{last:,} of {len(shown):,} ({TOKENS_PER_PAGE:,} per page). "
                    "Hover a token for its reason, detail, token ids and score.")
         st.markdown(render.TOKEN_CSS, unsafe_allow_html=True)
-        totals = cur.view.memo("per_message", lambda: tokens.assign(pruned=tokens["decision"] == "prune")
-                               .groupby("m").agg(tokens=("pruned", "size"), pruned=("pruned", "sum")))
+        # counted like the sidebar: engine directives are outside tokens_total and tokens_pruned
+        totals = cur.view.memo("per_message", lambda: tokens[tokens["reason"] != "directive"]
+                               .assign(pruned=lambda t: t["decision"] == "prune")
+                               .groupby("m").agg(tokens=("pruned", "size"), pruned=("pruned", "sum"))
+                               .reindex(sorted(tokens["m"].unique()), fill_value=0))
         for m, part in chunk.groupby("m", sort=True):
             message = conv.messages[int(m)]
             counts = {"tokens": int(totals.at[m, "tokens"]), "pruned": int(totals.at[m, "pruned"])}

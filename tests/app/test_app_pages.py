@@ -113,3 +113,15 @@ def test_a_50k_token_conversation_renders_one_page_of_chips_at_a_time():
     assert no_exception(at)
     at.number_input(key="token_page").set_value(at.number_input(key="token_page").max).run()
     assert no_exception(at) and 0 < html_markdown(at).count('class="lz-tok ') <= TOKENS_PER_PAGE
+
+
+def test_heatmap_cards_count_tokens_like_the_sidebar():
+    """Engine directives are outside the budget: the system card's counts leave them out, as the sidebar does."""
+    from layerzero_viz import annotate
+
+    at = open_sample(new_app(), "finance_qa.zh.json").run()
+    result = annotate(at.session_state["source"].load(), env={}).at_ratio()
+    system = next(m for m in result.messages if m.message == "system")
+    pruned = sum(1 for t in result.token_records()
+                 if t["message"] == "system" and t["decision"] == "prune" and t["reason"] != "directive")
+    assert f"tokens {system.tokens_before:,} · pruned {pruned:,}" in html_markdown(at)
