@@ -118,6 +118,7 @@ class ViewState:
     show_whitespace: bool = False
     message: MessageKey | None = None
     view: Mapping[str, Any] = field(default_factory=dict)
+    profile: str | None = None  # the domain profile picked in the sidebar (None: off)
 
 
 def page_url_path(page: str) -> str:
@@ -137,6 +138,7 @@ def link_state(view: ViewState) -> dict[str, Any]:
         "low_information": view.low_information,
         "show_whitespace": view.show_whitespace,
         "message": view.message,
+        "profile": view.profile,
         "view": clean_view(view.view),
     }
     if view.source is not None:
@@ -170,6 +172,7 @@ def view_from_link(state: Mapping[str, Any]) -> ViewState:
         show_whitespace=state.get("show_whitespace", False),
         message=state.get("message"),
         view=clean_view(extras),
+        profile=state.get("profile"),
     )
 
 

@@ -204,6 +204,10 @@ def restore_from_link(params: Mapping[str, Any]) -> None:
     except Exception as exc:  # noqa: BLE001
         ss[LINK_ERROR] = _friendly(exc, "Opening the debug link")
         return
+    from . import advisor  # late: advisor imports this module inside its callbacks
+
+    # the profile is part of the annotation's cache key: set it before loading, as the link saw it
+    ss[advisor.PROFILE] = view.profile if view.profile in (*advisor.profile_names(), advisor.AUTO) else advisor.OFF
     loaded = try_load(view.source, low_information=view.low_information)
     if isinstance(loaded, str):
         ss[LINK_ERROR] = f"The conversation in this debug link cannot be read: {loaded}"
@@ -232,7 +236,14 @@ def current_view(page: str) -> ViewState:
         show_whitespace=bool(ss[SHOW_WHITESPACE]),
         message=None if ss.get(MESSAGE) == ALL_MESSAGES else ss.get(MESSAGE),
         view={k: ss[k] for k in PAGE_VIEW_KEYS.get(page, ()) if k in ss},
+        profile=_active_profile(),
     )
+
+
+def _active_profile() -> str | None:
+    from . import advisor  # late: advisor imports this module inside its callbacks
+
+    return advisor.active_profile()
 
 
 def make_debug_link(page: str, base_url: str, url_path: str) -> str:

@@ -114,3 +114,22 @@ def test_a_link_whose_conversation_cannot_be_read_says_so():
     at = new_app(s=share.encode_state(state))
     assert no_exception(at)
     assert "cannot be read" in at.error[0].value and "bad.json:1:15" in at.error[0].value
+
+
+def test_a_debug_link_carries_the_domain_profile():
+    from apptools import new_app, open_sample
+
+    from layerzero_viz import share
+    from layerzero_viz.appstate import link_state
+    from ui import session
+
+    at = open_sample(new_app(), "finance_qa.zh.json").run()
+    at.sidebar.selectbox(key="profile").set_value("finance").run()
+    capped = at.session_state["profile"]
+    assert capped == "finance"
+    # the link state the sidebar would share, decoded as a fresh browser would
+    state = share.decode_state(share.encode_state({**link_state(session.ViewState(
+        page="heatmap", source=at.session_state["source"], profile="finance"))}))
+    assert state["profile"] == "finance"
+    again = new_app(s=share.encode_state(state))
+    assert again.session_state["profile"] == "finance"
