@@ -10,6 +10,7 @@ import bisect
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from .model import Conversation, MessageKey
 
@@ -35,9 +36,11 @@ class BlockRef:
     end: int
 
 
-@dataclass(frozen=True)
-class Interval:
-    """A protected character range with its reason code and human detail."""
+class Interval(NamedTuple):
+    """A protected character range with its reason code and human detail.
+
+    A named tuple, not a frozen dataclass: a long prompt has tens of thousands and tuples build ~4× faster.
+    """
 
     start: int
     end: int
