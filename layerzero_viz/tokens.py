@@ -69,6 +69,9 @@ class TokenizedText:
 def tokenize(text: str) -> TokenizedText:
     """Tokenise ``text`` with cl100k_base (``encode_ordinary``: special-token text is plain text).
 
+    The engine tokenises a whole conversation in one pass (``engine._tokenize_view``); this per-text
+    version is the simple reference that pass is tested against.
+
     >>> t = tokenize("七日")
     >>> [str("七日"[s:e]) for s, e in zip(t.start, t.end)], [int(g) for g in t.group]
     (['七', '', '日'], [0, 0, 1])
