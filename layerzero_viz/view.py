@@ -12,9 +12,10 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from . import native as _native
 from .model import Conversation, MessageKey
 
-__all__ = ["SEPARATOR", "BlockRef", "Interval", "Candidate", "TextView", "sentences", "clauses", "normalize", "units"]
+__all__ = ["SEPARATOR", "BlockRef", "Interval", "Candidate", "TextView", "sentences", "clauses", "normalize", "units", "fold"]
 
 SEPARATOR = "\n\x00\n"
 
@@ -76,16 +77,10 @@ class TextView:
     blocks: list[BlockRef]
     block_starts: list[int] = field(default_factory=list)
     _hits: dict | None = field(default=None, repr=False)
-    _normalized: str | None = field(default=None, repr=False)
     _sentences: dict = field(default_factory=dict, repr=False)
 
     def units(self, start: int, end: int) -> list[str]:
-        """``units(text[start:end])``, from a text normalised once when NFKC keeps every offset."""
-        if self._normalized is None:
-            norm = normalize(self.text)
-            self._normalized = norm if len(norm) == len(self.text) else ""
-        if self._normalized:
-            return _UNIT.findall(self._normalized, start, end)
+        """``units(text[start:end])``."""
         return units(self.text[start:end])
 
     @property
@@ -157,12 +152,18 @@ def sentences(view: TextView, block: BlockRef) -> list[tuple[int, int]]:
     """Sentence ranges (global offsets) of a block, each including its terminator (computed once per block)."""
     found = view._sentences.get(block.start)
     if found is None:
-        found = view._sentences[block.start] = _segments(view.text, block.start, block.end, _SENTENCE_END)
+        k = _native.native
+        found = view._sentences[block.start] = (
+            k.segments(view.text, block.start, block.end, False) if k is not None
+            else _segments(view.text, block.start, block.end, _SENTENCE_END))
     return found
 
 
 def clauses(view: TextView, start: int, end: int) -> list[tuple[int, int]]:
     """Clause ranges inside [start, end): split at ，,、：: as well as sentence ends; each keeps its punctuation."""
+    k = _native.native
+    if k is not None:
+        return k.segments(view.text, start, end, True)
     return _segments(view.text, start, end, _CLAUSE_END)
 
 
@@ -171,10 +172,32 @@ def normalize(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower()
 
 
+class _Fold(dict):
+    """Code point → its NFKC form in lower case, filled on first sight (a ``str.translate`` table)."""
+
+    def __missing__(self, code: int) -> str:
+        value = self[code] = unicodedata.normalize("NFKC", chr(code)).lower()
+        return value
+
+
+_FOLD = _Fold()
+
+
+def fold(text: str) -> str:
+    """``text`` with every character NFKC-normalised and lower-cased on its own (full width → ASCII).
+
+    Per character, so the compiled kernels can fold the same way in one pass (``_native._fold_into``).
+
+    >>> fold("ＡＢＣ１２３…ﬁ")
+    'abc123...fi'
+    """
+    return text.translate(_FOLD)
+
+
 def units(text: str) -> list[str]:
     """Comparison units of a text: single CJK characters and latin words/numbers, punctuation dropped.
 
     >>> units("回答请用中文, Please!")
     ['回', '答', '请', '用', '中', '文', 'please']
     """
-    return _UNIT.findall(normalize(text))
+    return _UNIT.findall(fold(text))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import heapq
 from functools import lru_cache
 
+from .. import native as _native
 from ..lexicon import entries
 from ..view import Candidate, TextView, clauses, sentences
 
@@ -42,10 +43,30 @@ def _bigrams(us: list[str]) -> frozenset[tuple[str, str]]:
 def find(view: TextView, ctx) -> list[Candidate]:
     text = view.text
     structural = list(ctx.protection.context_ranges) + list(ctx.directive_ranges)
+    kernel = _native.native
+    if kernel is not None:
+        found, repeats = kernel.find_repeats(text, [(b.start, b.end) for b in view.blocks], structural,
+                                             _function_words(), MIN_UNITS, CONTAINMENT)
+        for b, sents in zip(view.blocks, found):
+            view._sentences[b.start] = sents
+    else:
+        repeats = scan_python(view, structural)
+    return [Candidate(
+        s, e, "repeated_constraint", 0.5 + 0.5 * share,
+        f"repeats {view.where(fs)}: {text[fs:fe][:80]!r}" + ("" if share >= 1.0 else f" ({share:.0%} of it is in that copy)"),
+        1.0 - share, _VALUE_PROTECTIONS, anchor=text[fs:fe], lock=(fs, fe),
+    ) for s, e, fs, fe, share in repeats]
+
+
+def scan_python(view: TextView, structural: list[tuple[int, int]]) -> list[tuple[int, int, int, int, float]]:
+    """The scan in Python — the definition ``_native.find_repeats`` is tested against.
+
+    Returns ``(start, end, first_start, first_end, share)`` for every repeat, in text order.
+    """
     kept: list[tuple[int, int, frozenset]] = []  # first copies: (start, end, bigrams)
     exact: dict[tuple[str, ...], int] = {}
     postings: dict[tuple[str, str], list[int]] = {}
-    out: list[Candidate] = []
+    out: list[tuple[int, int, int, int, float]] = []
 
     def first_copy(s: int, e: int) -> tuple[int | None, float, tuple[str, ...], frozenset]:
         us = _comparable(view, s, e)
@@ -58,22 +79,13 @@ def find(view: TextView, ctx) -> list[Candidate]:
         found, share = _best_container(grams, kept, postings)
         return found, share, key, grams
 
-    def add_repeat(s: int, e: int, first: int, share: float) -> None:
-        fs, fe, _ = kept[first]
-        out.append(Candidate(
-            s, e, "repeated_constraint", 0.5 + 0.5 * share,
-            f"repeats {view.where(fs)}: {text[fs:fe][:80]!r}"
-            + ("" if share >= 1.0 else f" ({share:.0%} of it is in that copy)"),
-            1.0 - share, _VALUE_PROTECTIONS, anchor=text[fs:fe], lock=(fs, fe),
-        ))
-
     for block in view.blocks:
         for s, e in sentences(view, block):
             if structural and _inside(structural, s, e):
                 continue
             first, share, key, grams = first_copy(s, e)
             if first is not None:
-                add_repeat(s, e, first, share)
+                out.append((s, e, kept[first][0], kept[first][1], share))
                 continue
             if not grams:
                 continue
@@ -85,7 +97,7 @@ def find(view: TextView, ctx) -> list[Candidate]:
                 for cs, ce in parts:
                     c_first, c_share, _, _ = first_copy(cs, ce)
                     if c_first is not None:
-                        add_repeat(cs, ce, c_first, c_share)
+                        out.append((cs, ce, kept[c_first][0], kept[c_first][1], c_share))
             idx = len(kept)
             kept.append((s, e, grams))
             exact.setdefault(key, idx)

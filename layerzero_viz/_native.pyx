@@ -1,0 +1,440 @@
+# distutils: language = c++
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Native kernels for the engine's per-character work (compiled with Cython when the package is installed).
+
+Each function here has a pure-Python twin that defines its meaning (``view._segments``,
+``rules.repeated.find_python``); ``tests/engine/test_native.py`` checks they agree on the bundled corpus
+sample and on generated text.  The engine uses these when the extension is built and falls back to the
+Python twins when it is not (``layerzero_viz.native.AVAILABLE``).
+
+* ``segments``: sentence or clause ranges of ``text[start:end]``;
+* ``find_repeats``: the repeated-constraint scan — units, bigram sets, exact and near repeats with prefix
+  filtering — over all blocks, returning each block's sentences too (the view caches them).
+"""
+from cpython.unicode cimport Py_UNICODE_ISSPACE
+from libc.stdint cimport uint64_t
+from libcpp.vector cimport vector
+from libcpp.unordered_map cimport unordered_map
+from libcpp.unordered_set cimport unordered_set
+from libcpp.algorithm cimport sort, unique, partial_sort
+from libcpp.utility cimport pair
+from cython.operator cimport dereference as deref
+
+import unicodedata
+
+
+cdef extern from "Python.h":
+    int PyUnicode_KIND(object o)
+    void* PyUnicode_DATA(object o)
+    Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index) nogil
+
+
+cdef struct Text:
+    int kind
+    void* data
+
+
+cdef inline Text _raw(str text):
+    cdef Text t
+    t.kind = PyUnicode_KIND(text)
+    t.data = PyUnicode_DATA(text)
+    return t
+
+
+cdef inline Py_UCS4 _at(Text t, Py_ssize_t i) nogil:
+    return PyUnicode_READ(t.kind, t.data, i)
+
+cdef uint64_t FNV_OFFSET = 14695981039346656037ULL
+cdef uint64_t FNV_PRIME = 1099511628211ULL
+
+
+cdef inline uint64_t _mix(uint64_t x) nogil:
+    # splitmix64 finaliser
+    x ^= x >> 30
+    x *= 0xbf58476d1ce4e5b9ULL
+    x ^= x >> 27
+    x *= 0x94d049bb133111ebULL
+    x ^= x >> 31
+    return x
+
+
+cdef inline bint _is_term(Py_UCS4 c):
+    return (c == u'。' or c == u'！' or c == u'？' or c == u'!' or c == u'?' or c == u'；' or c == u';'
+            or c == u'…')
+
+
+cdef inline bint _is_closer(Py_UCS4 c):
+    return c == u'”' or c == u'’' or c == u'」' or c == u'』' or c == u'）' or c == u')' or c == u'"' or c == u"'"
+
+
+cdef inline bint _is_comma(Py_UCS4 c):
+    return c == u'，' or c == u',' or c == u'、' or c == u'：' or c == u':'
+
+
+cdef list _segments(str text, Py_ssize_t start, Py_ssize_t end, bint clause):
+    """Same result as ``view._segments`` with ``_SENTENCE_END`` (clause=False) or ``_CLAUSE_END``."""
+    cdef list out = []
+    cdef Py_ssize_t pos = start, i = start, j, m_start, seg_end, s
+    cdef Py_UCS4 c
+    cdef Text t = _raw(text)
+    end = min(end, len(text))
+    start = max(start, 0)
+    while i < end:
+        c = _at(t, i)
+        m_start = i
+        j = -1
+        if clause and _is_comma(c):
+            j = i + 1
+        elif _is_term(c):
+            j = i + 1
+            while j < end and _is_term(_at(t, j)):
+                j += 1
+            if not clause and j < end and _is_closer(_at(t, j)):
+                j += 1
+        elif c == u'.':
+            if i + 1 >= end or Py_UNICODE_ISSPACE(_at(t, i + 1)):
+                j = i + 1
+        elif c == u'\n':
+            j = i + 1
+            while j < end and _at(t, j) == u'\n':
+                j += 1
+        if j < 0:
+            i += 1
+            continue
+        seg_end = m_start if c == u'\n' else j
+        if seg_end > pos:
+            s = pos
+            while s < seg_end and Py_UNICODE_ISSPACE(_at(t, s)):
+                s += 1
+            if s < seg_end:
+                out.append((s, seg_end))
+        pos = j
+        i = j
+    if pos < end:
+        s = pos
+        while s < end and Py_UNICODE_ISSPACE(_at(t, s)):
+            s += 1
+        if s < end:
+            out.append((s, end))
+    return out
+
+
+def segments(str text, Py_ssize_t start, Py_ssize_t end, bint clause=False):
+    """Sentence (or, with ``clause``, clause) ranges of ``text[start:end]``, leading whitespace trimmed."""
+    return _segments(text, start, end, clause)
+
+
+# ---------------------------------------------------------------------------------------------- units
+cdef dict _FOLD = {}  # code point -> folded string (per-character NFKC, lower case; see ``view.fold``)
+
+
+cdef inline bint _is_cjk(Py_UCS4 c):
+    return (0x3400 <= c <= 0x9fff) or (0xf900 <= c <= 0xfaff)
+
+
+cdef inline bint _is_word(Py_UCS4 c):
+    return (u'a' <= c <= u'z') or (u'0' <= c <= u'9')
+
+
+cdef unordered_map[Py_UCS4, vector[Py_UCS4]] _FOLD_C  # the same table, for the C loop
+
+
+cdef const vector[Py_UCS4]* _folded(Py_UCS4 c):
+    cdef unordered_map[Py_UCS4, vector[Py_UCS4]].iterator it = _FOLD_C.find(c)
+    cdef vector[Py_UCS4] v
+    cdef str f
+    cdef Py_UCS4 x
+    if it == _FOLD_C.end():
+        f = _FOLD.get(<long>c)
+        if f is None:
+            f = unicodedata.normalize("NFKC", chr(<long>c)).lower()
+            _FOLD[<long>c] = f
+        for x in f:
+            v.push_back(x)
+        _FOLD_C[c] = v
+        it = _FOLD_C.find(c)
+    return &deref(it).second
+
+
+cdef void _fold_into(str text, Py_ssize_t start, Py_ssize_t end, vector[Py_UCS4]& out):
+    cdef Py_ssize_t i
+    cdef Py_UCS4 c
+    cdef const vector[Py_UCS4]* f
+    cdef size_t k
+    cdef Text t = _raw(text)
+    out.clear()
+    for i in range(max(start, 0), min(end, len(text))):
+        c = _at(t, i)
+        if c < 128:
+            if u'A' <= c <= u'Z':
+                c = <Py_UCS4>(<unsigned int>c + 32)
+            out.push_back(c)
+        elif 0x3400 <= c <= 0x9fff:
+            out.push_back(c)
+        else:
+            f = _folded(c)
+            for k in range(f.size()):
+                out.push_back(deref(f)[k])
+
+
+cdef uint64_t HASH_NUMBER
+
+
+cdef struct Skip:
+    uint64_t mask[16]                  # a 1024-bit filter: most units are rejected without a hash lookup
+    unordered_set[uint64_t]* words
+
+
+cdef inline bint _skipped(const Skip& skip, uint64_t h):
+    cdef uint64_t b = (h >> 7) & 1023
+    if not (skip.mask[b >> 6] >> (b & 63)) & 1:
+        return False
+    return skip.words.count(h) != 0
+
+
+cdef void _units(const vector[Py_UCS4]& s, const Skip& skip, vector[uint64_t]& out):
+    """Unit hashes of a folded text: CJK chars and [a-z0-9]+(['’][a-z]+)? words; numbers as '#',
+    function words dropped — the same units as ``rules.repeated._comparable``."""
+    cdef size_t n = s.size(), i = 0, j
+    cdef uint64_t h
+    cdef Py_UCS4 c
+    cdef bint digit
+    out.clear()
+    while i < n:
+        c = s[i]
+        if _is_cjk(c):
+            h = (FNV_OFFSET ^ <uint64_t>c) * FNV_PRIME
+            if not _skipped(skip, h):
+                out.push_back(h)
+            i += 1
+        elif _is_word(c):
+            digit = c <= u'9'
+            h = FNV_OFFSET
+            j = i
+            while j < n and _is_word(s[j]):
+                h = (h ^ <uint64_t>s[j]) * FNV_PRIME
+                j += 1
+            if j + 1 < n and (s[j] == u"'" or s[j] == u'’') and u'a' <= s[j + 1] <= u'z':
+                h = (h ^ <uint64_t>s[j]) * FNV_PRIME
+                j += 1
+                while j < n and u'a' <= s[j] <= u'z':
+                    h = (h ^ <uint64_t>s[j]) * FNV_PRIME
+                    j += 1
+            i = j
+            if digit:
+                out.push_back(HASH_NUMBER)
+            elif not _skipped(skip, h):
+                out.push_back(h)
+        else:
+            i += 1
+
+
+cdef uint64_t _hash_str(str word):
+    cdef uint64_t h = FNV_OFFSET
+    cdef Py_UCS4 c
+    for c in word:
+        h = (h ^ <uint64_t>c) * FNV_PRIME
+    return h
+
+
+HASH_NUMBER = _hash_str("#")
+
+
+cdef struct Kept:
+    Py_ssize_t start
+    Py_ssize_t end
+
+
+cdef struct Posting:
+    int head    # last entry in the entry arrays, -1 for none
+    int count
+
+
+cdef class _Scan:
+    cdef unordered_set[uint64_t] skip_words
+    cdef Skip skip
+    cdef vector[uint64_t] grams_flat           # kept sentences' sorted unique bigram hashes, back to back
+    cdef vector[size_t] grams_at               # where each kept sentence's grams start in grams_flat (+ end)
+    cdef vector[Kept] kept
+    cdef unordered_map[uint64_t, int] exact
+    cdef unordered_map[uint64_t, Posting] postings
+    cdef vector[int] entry_idx, entry_next      # postings as linked lists in two flat arrays
+    cdef vector[Py_UCS4] folded
+    cdef vector[uint64_t] us
+    cdef int min_units
+    cdef double containment
+
+    cdef void comparable(self, str text, Py_ssize_t s, Py_ssize_t e, vector[uint64_t]& grams, uint64_t* key,
+                         size_t* n_units):
+        cdef size_t k
+        cdef uint64_t h = FNV_OFFSET
+        _fold_into(text, s, e, self.folded)
+        _units(self.folded, self.skip, self.us)
+        n_units[0] = self.us.size()
+        grams.clear()
+        for k in range(self.us.size()):
+            h = _mix(h ^ self.us[k]) + k
+            if k:
+                grams.push_back(_mix(self.us[k - 1] * 0x9E3779B97F4A7C15ULL ^ self.us[k]))
+        key[0] = _mix(h ^ self.us.size())
+        sort(grams.begin(), grams.end())
+        grams.erase(unique(grams.begin(), grams.end()), grams.end())
+
+    cdef int first_copy(self, str text, Py_ssize_t s, Py_ssize_t e, vector[uint64_t]& grams, uint64_t* key,
+                        double* share):
+        """Index of the kept sentence this one repeats (-1 when none); fills grams, key and share."""
+        cdef size_t n_units
+        cdef unordered_map[uint64_t, int].iterator it
+        self.comparable(text, s, e, grams, key, &n_units)
+        share[0] = 0.0
+        if n_units < <size_t>self.min_units:
+            grams.clear()
+            return -1
+        it = self.exact.find(key[0])
+        if it != self.exact.end():
+            share[0] = 1.0
+            return deref(it).second
+        return self.best_container(grams, share)
+
+    cdef int best_container(self, const vector[uint64_t]& grams, double* share):
+        cdef size_t n = grams.size(), k, a, b, inter
+        cdef int probe, unseen = 0, best = -1
+        cdef double best_share = 0.0, sh
+        cdef vector[pair[size_t, uint64_t]] sizes
+        cdef vector[int] cands
+        cdef int idx, ent
+        cdef size_t g0, g1
+        cdef unordered_map[uint64_t, Posting].iterator it
+        if n == 0:
+            share[0] = 0.0
+            return -1
+        probe = <int>((1.0 - self.containment) * n + 1e-9) + 1
+        for k in range(n):
+            it = self.postings.find(grams[k])
+            if it == self.postings.end():
+                unseen += 1
+                if unseen >= probe:
+                    share[0] = 0.0
+                    return -1
+                sizes.push_back(pair[size_t, uint64_t](0, grams[k]))
+            else:
+                sizes.push_back(pair[size_t, uint64_t](<size_t>deref(it).second.count, grams[k]))
+        partial_sort(sizes.begin(), sizes.begin() + probe, sizes.end())
+        for k in range(<size_t>probe):
+            it = self.postings.find(sizes[k].second)
+            if it != self.postings.end():
+                ent = deref(it).second.head
+                while ent >= 0:
+                    cands.push_back(self.entry_idx[ent])
+                    ent = self.entry_next[ent]
+        sort(cands.begin(), cands.end())
+        cands.erase(unique(cands.begin(), cands.end()), cands.end())
+        for idx in cands:
+            # |grams ∩ kept grams| by merging two sorted vectors
+            a = 0
+            b = self.grams_at[idx]
+            g1 = self.grams_at[idx + 1]
+            inter = 0
+            while a < n and b < g1:
+                if grams[a] < self.grams_flat[b]:
+                    a += 1
+                elif grams[a] > self.grams_flat[b]:
+                    b += 1
+                else:
+                    inter += 1
+                    a += 1
+                    b += 1
+            sh = <double>inter / n
+            if sh >= self.containment and sh > best_share:
+                best = idx
+                best_share = sh
+        share[0] = best_share
+        return best
+
+    cdef void keep(self, Py_ssize_t s, Py_ssize_t e, const vector[uint64_t]& grams, uint64_t key):
+        cdef int idx = <int>self.kept.size()
+        cdef Kept k
+        cdef unordered_map[uint64_t, Posting].iterator it
+        k.start = s
+        k.end = e
+        cdef size_t j
+        cdef Posting* p
+        self.kept.push_back(k)
+        if self.grams_at.size() == 0:
+            self.grams_at.push_back(0)
+        for j in range(grams.size()):
+            self.grams_flat.push_back(grams[j])
+        self.grams_at.push_back(self.grams_flat.size())
+        if self.exact.count(key) == 0:
+            self.exact[key] = idx
+        for j in range(grams.size()):
+            it = self.postings.find(grams[j])
+            if it == self.postings.end():
+                p = &self.postings[grams[j]]
+                p.head = -1
+                p.count = 0
+            else:
+                p = &deref(it).second
+            self.entry_idx.push_back(idx)
+            self.entry_next.push_back(p.head)
+            p.head = <int>self.entry_idx.size() - 1
+            p.count += 1
+
+
+def find_repeats(str text, list blocks, list structural, skip_words, int min_units=4, double containment=0.9):
+    """The repeated-constraint scan over ``blocks`` [(start, end)] of ``text`` (see ``rules.repeated``).
+
+    Returns ``(sentences, repeats)``: each block's sentence ranges, and for every repeat found
+    ``(start, end, first_start, first_end, share)`` in text order (clauses after their sentence's place).
+    """
+    cdef _Scan sc = _Scan()
+    cdef vector[uint64_t] grams, cgrams
+    cdef uint64_t key, ckey
+    cdef double share, cshare
+    cdef int first, cfirst, seen
+    cdef Py_ssize_t s, e, rs, re_
+    cdef bint inside
+    sc.min_units = min_units
+    sc.containment = containment
+    cdef uint64_t h, b
+    sc.skip.words = &sc.skip_words
+    for k in range(16):
+        sc.skip.mask[k] = 0
+    for w in skip_words:
+        h = _hash_str(w)
+        sc.skip_words.insert(h)
+        b = (h >> 7) & 1023
+        sc.skip.mask[b >> 6] |= (<uint64_t>1) << (b & 63)
+    cdef list all_sentences = []
+    cdef list repeats = []
+    cdef list sents, parts
+    for bs, be in blocks:
+        sents = _segments(text, bs, be, False)
+        all_sentences.append(sents)
+        for s, e in sents:
+            inside = False
+            for rs, re_ in structural:
+                if s < re_ and rs < e:
+                    inside = True
+                    break
+            if inside:
+                continue
+            first = sc.first_copy(text, s, e, grams, &key, &share)
+            if first >= 0:
+                repeats.append((s, e, sc.kept[first].start, sc.kept[first].end, share))
+                continue
+            if grams.size() == 0:
+                continue
+            seen = 0
+            for g in grams:
+                if sc.postings.count(g):
+                    seen += 1
+            if seen >= min_units - 1:
+                parts = _segments(text, s, e, True)
+                if len(parts) > 1:
+                    for cs, ce in parts:
+                        cfirst = sc.first_copy(text, cs, ce, cgrams, &ckey, &cshare)
+                        if cfirst >= 0:
+                            repeats.append((cs, ce, sc.kept[cfirst].start, sc.kept[cfirst].end, cshare))
+            sc.keep(s, e, grams, key)
+    return all_sentences, repeats

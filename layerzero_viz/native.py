@@ -1,0 +1,23 @@
+"""The compiled kernels (``_native``, built by Cython on install) or None when they are not built.
+
+``LZ_NATIVE=0`` in the environment forces the pure-Python twins (used by the differential tests and by
+``bench/engine.py --python``).  ``make test`` installs the package, which builds the extension; the test
+suite fails if it is missing there rather than silently measuring the slow path.
+"""
+from __future__ import annotations
+
+import os
+
+try:
+    from . import _native as _compiled
+except ImportError:  # a source checkout that was never installed: the Python twins still work
+    _compiled = None
+
+native = None if os.environ.get("LZ_NATIVE", "1") == "0" else _compiled
+AVAILABLE = _compiled is not None
+
+
+def use(enabled: bool) -> None:
+    """Switch the engine between the compiled kernels and the Python twins (tests and benchmarks)."""
+    global native
+    native = _compiled if enabled else None
