@@ -438,3 +438,7 @@ def find_repeats(str text, list blocks, list structural, skip_words, int min_uni
                             repeats.append((cs, ce, sc.kept[cfirst].start, sc.kept[cfirst].end, cshare))
             sc.keep(s, e, grams, key)
     return all_sentences, repeats
+
+
+include "_scan.pxi"
+include "_resolve.pxi"

@@ -8,6 +8,7 @@ when there is none.
 from __future__ import annotations
 
 import bisect
+import gc
 import os
 import time
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from . import native as _native
 from .directives import Settings, resolve_settings
 from .model import Conversation
 from .protect import PRECEDENCE, STRUCTURAL, Protection, find_protections
@@ -25,9 +27,8 @@ from .view import SEPARATOR, Candidate, TextView, normalize
 
 __all__ = ["Config", "Annotated", "annotate"]
 
-_PROT_CODES = {name: i + 1 for i, name in enumerate(PRECEDENCE)}
-_PROT_NAMES = ("",) + PRECEDENCE
-_STRUCTURAL_CODES = frozenset(_PROT_CODES[n] for n in STRUCTURAL)
+_PROT_NAMES = ("",) + PRECEDENCE  # group codes: 0 = unprotected, k + 1 = PRECEDENCE[k]
+_STRUCTURAL_CODES = frozenset(PRECEDENCE.index(n) + 1 for n in STRUCTURAL)
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,8 @@ class Annotated:
     g_start: np.ndarray
     g_end: np.ndarray
     g_prot: np.ndarray
-    g_prot_detail: dict[int, str]
+    g_prot_iv: np.ndarray  # per group: the protection range that decides its reason (-1 for none)
+    protection: Protection
     g_span: np.ndarray
     g_veto: dict[int, str]
     spans: list[Span]
@@ -96,6 +98,16 @@ class Annotated:
     warnings: tuple[str, ...] = ()
     block_tokenize_ms: list[float] = field(default_factory=list)
     _cache: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def g_prot_detail(self) -> dict[int, str]:
+        """Protected group → the detail of the protection that decides it (built on first use)."""
+        found = self._cache.get("g_prot_detail")
+        if found is None:
+            details = {int(k): self.protection.detail(int(k)) for k in np.unique(self.g_prot_iv[self.g_prot > 0])}
+            found = self._cache["g_prot_detail"] = {int(g): details[int(self.g_prot_iv[g])]
+                                                    for g in np.flatnonzero(self.g_prot)}
+        return found
 
     @property
     def enabled(self) -> bool:
@@ -190,6 +202,18 @@ def annotate(source: Any, config: Config | None = None, **overrides: Any) -> Ann
     config = config or Config()
     if overrides:
         config = Config(**{**config.__dict__, **overrides})
+    # the annotation allocates many short-lived, cycle-free objects: the cyclic collector only costs time
+    # here (≈10 % on a long prompt), so it is paused and restored whatever happens
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _annotate(source, config)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _annotate(source: Any, config: Config) -> Annotated:
     timings: dict[str, float] = {}
     token_byte_lengths(), token_info()  # one-time tables and matchers: loaded before the clock starts
     warm_up()
@@ -256,13 +280,12 @@ def annotate(source: Any, config: Config | None = None, **overrides: Any) -> Ann
     timings["protect"] = protect_ms + _ms(t0)
     timings["context_preservation"] = protection.context_ms
 
-    g_prot_detail = {int(g): protection.intervals[int(g_prot_iv[g])].detail for g in np.flatnonzero(g_prot)}
     tokens_directive = int(tok_directive.sum())
     return Annotated(
         conversation=conv, config=config, settings=settings, view=view,
         tok_ids=ids, tok_start=start, tok_end=end, tok_group=group, tok_block=block, tok_i=idx,
         tok_directive=tok_directive, g_start=g_start, g_end=g_end, g_prot=g_prot,
-        g_prot_detail=g_prot_detail, g_span=g_span, g_veto=g_veto, spans=spans, span_order=order,
+        g_prot_iv=g_prot_iv, protection=protection, g_span=g_span, g_veto=g_veto, spans=spans, span_order=order,
         span_costs_ordered=costs_ordered, span_suffix_min=suffix_min, span_cost=span_cost, span_loss=span_loss,
         info_total=float(info.sum()), tokens_total=int(len(ids)) - tokens_directive,
         tokens_directive=tokens_directive, timings_ms=timings, warnings=settings.warnings,
@@ -322,23 +345,64 @@ def _mark_starting_inside(mask: np.ndarray, g_start: np.ndarray, s: int, e: int)
 def _apply_protections(protection: Protection, g_start, g_end, n_groups):
     g_prot = np.zeros(n_groups, dtype=np.int8)
     g_iv = np.full(n_groups, -1, dtype=np.int64)
-    ivs = protection.intervals
-    if not n_groups or not ivs:
+    if not n_groups or not len(protection):
         return g_prot, g_iv
-    first = np.searchsorted(g_end, np.array([iv.start for iv in ivs]), "right")
-    last = np.searchsorted(g_start, np.array([iv.end for iv in ivs]), "left")
-    codes = [_PROT_CODES[iv.reason] for iv in ivs]
-    # strongest reason last so it overwrites: apply in reverse precedence
-    for k in sorted(range(len(ivs)), key=lambda k: -codes[k]):
+    first = np.searchsorted(g_end, np.asarray(protection.starts), "right").tolist()
+    last = np.searchsorted(g_start, np.asarray(protection.ends), "left").tolist()
+    codes = protection.codes
+    # strongest reason last so it overwrites: apply in reverse precedence (stable within a reason)
+    for k in sorted(range(len(codes)), key=codes.__getitem__, reverse=True):
         a, b = first[k], last[k]
         if a < b:
-            g_prot[a:b] = codes[k]
+            g_prot[a:b] = codes[k] + 1
             g_iv[a:b] = k
     return g_prot, g_iv
 
 
+_SENTENCE_LEVEL = ("repeated_constraint", "derivable_context")
+_CODE_BIT = {name: 1 << (k + 1) for k, name in enumerate(PRECEDENCE)}
+_STRUCTURAL_MASK = sum(_CODE_BIT[n] for n in STRUCTURAL)
+_override_masks: dict[frozenset, int] = {}
+
+
+def _override_mask(names: frozenset) -> int:
+    mask = _override_masks.get(names)
+    if mask is None:
+        mask = _override_masks[names] = sum(_CODE_BIT[n] for n in names)
+    return mask
+
+
 def _resolve(view, candidates, protection, g_start, g_end, g_tokens, g_prot, g_prot_iv, g_directive):
     """Turn candidates into atomic spans: protections veto, higher classes claim first.
+
+    The compiled kernel (``_native.resolve``) when built, else :func:`_resolve_python` — the definition.
+    """
+    kernel = _native.native
+    if kernel is None:
+        return _resolve_python(view, candidates, protection, g_start, g_end, g_tokens, g_prot, g_prot_iv,
+                               g_directive)
+    text = view.text
+    candidates = sorted(candidates, key=lambda c: (PRIORITY[c.reason], c.start, -c.end))
+    rows = [(c.start, c.end, c.reason in _SENTENCE_LEVEL, _override_mask(c.may_override), c.anchor is not None,
+             c.lock[0] if c.lock is not None else -1, c.lock[1] if c.lock is not None else -1) for c in candidates]
+    prot_list, iv_list = g_prot.tolist(), g_prot_iv.tolist()
+
+    def veto_reason(k: int, a: int, b: int) -> str:
+        return _veto_reason(candidates[k], prot_list[a:b], iv_list[a:b], protection, text)
+
+    span_of, veto, found = kernel.resolve(
+        text, rows, np.ascontiguousarray(g_start, dtype=np.int64), np.ascontiguousarray(g_end, dtype=np.int64),
+        np.ascontiguousarray(g_prot, dtype=np.int8), np.ascontiguousarray(g_directive, dtype=np.uint8),
+        np.ascontiguousarray(g_tokens, dtype=np.int64), _STRUCTURAL_MASK, veto_reason)
+    spans = []
+    for sid, (k, tokens) in enumerate(found):
+        c = candidates[k]
+        spans.append(Span(sid, c.reason, round(float(c.score), 4), c.detail, c.start, c.end, tokens, c.residual))
+    return np.array(span_of, dtype=np.int64), veto, spans
+
+
+def _resolve_python(view, candidates, protection, g_start, g_end, g_tokens, g_prot, g_prot_iv, g_directive):
+    """Candidates → spans in Python (the definition the kernel is tested against).
 
     Plain lists and bisect here: candidates touch a handful of groups each, where numpy calls cost more
     than they save.
@@ -353,7 +417,7 @@ def _resolve(view, candidates, protection, g_start, g_end, g_tokens, g_prot, g_p
     veto: dict[int, str] = {}
     spans: list[Span] = []
     candidates = sorted(candidates, key=lambda c: (PRIORITY[c.reason], c.start, -c.end))
-    sentence_level = ("repeated_constraint", "derivable_context")
+    sentence_level = _SENTENCE_LEVEL
     for c in candidates:
         a, b = _cut(text, c.start, c.end, starts, ends)
         if b <= a:
@@ -433,14 +497,13 @@ def _veto_reason(c: Candidate, prot: list[int], ivs: list[int], protection: Prot
     for code in sorted(set(x for x in prot if x)):
         name = _PROT_NAMES[code]
         if code in _STRUCTURAL_CODES or name not in c.may_override:
-            iv = protection.intervals[ivs[prot.index(code)]]
-            return f"it contains {name.removeprefix('protected_')} {text[iv.start:iv.end][:40]!r}"
+            k = ivs[prot.index(code)]
+            return f"it contains {name.removeprefix('protected_')} {text[protection.starts[k]:protection.ends[k]][:40]!r}"
     if c.anchor is None:
         return ""
     needed: dict[str, int] = {}
     for k in dict.fromkeys(iv for iv, code in zip(ivs, prot) if code):
-        iv = protection.intervals[k]
-        value = text[max(iv.start, c.start):min(iv.end, c.end)]
+        value = text[max(protection.starts[k], c.start):min(protection.ends[k], c.end)]
         if value.strip():
             needed[value] = needed.get(value, 0) + 1
     anchor = normalize(c.anchor)

@@ -165,7 +165,41 @@ def zh_word_aligned(text: str, start: int, end: int) -> bool:
     return True
 
 
+_SLOTS = EN_LEXICONS + ZH_LEXICONS + ("negations.zh", "number_words")
+
+
+@lru_cache(maxsize=1)
+def _native_lexicons():
+    """The same lexicons as tries in the compiled kernel (built once per process), or None."""
+    from . import native
+    if native._compiled is None:
+        return None
+    slot = {name: k for k, name in enumerate(_SLOTS)}
+    _, owners = _en_scanner()
+    en = [(phrase, [slot[n] for n in names]) for phrase, names in owners.items()]
+    zh = []
+    for name, _, words in _zh_scanners():
+        extra = entries(_ZH_WITH_EXCEPTIONS[name]) if name in _ZH_WITH_EXCEPTIONS else ()
+        items = [(w, True) for w in sorted(words)] + [(w, False) for w in extra if w not in words]
+        zh.append((slot[name], name in _ZH_WORD_ALIGNED, items))
+    freq = _jieba().dt.FREQ
+    dict_words = [w for w, f in freq.items() if f and 2 <= len(w) <= 4]
+    return native._compiled.Lexicons(len(_SLOTS), en, zh, dict_words)
+
+
 def scan(text: str) -> dict[str, list[tuple[int, int]]]:
+    """Every lexicon hit in ``text``: lexicon name → [(start, end)], names like ``"filler.en"``.
+
+    The compiled tries when built (``_native.Lexicons``), else :func:`scan_python` — the definition.
+    """
+    from . import native
+    if native.native is not None:
+        found = _native_lexicons().scan(text, not text.isascii())
+        return {name: list(zip(flat[0::2], flat[1::2])) for name, flat in zip(_SLOTS, found)}
+    return scan_python(text)
+
+
+def scan_python(text: str) -> dict[str, list[tuple[int, int]]]:
     """Every lexicon hit in ``text``: lexicon name → [(start, end)], names like ``"filler.en"``.
 
     English lexicons share one leftmost-longest pass (a phrase belongs to every lexicon listing it);
@@ -176,7 +210,7 @@ def scan(text: str) -> dict[str, list[tuple[int, int]]]:
     >>> hits["filler.en"], hits["connectives.en"]
     ([(0, 17)], [(19, 22)])
     """
-    hits: dict[str, list[tuple[int, int]]] = {n: [] for n in EN_LEXICONS + ZH_LEXICONS + ("negations.zh", "number_words")}
+    hits: dict[str, list[tuple[int, int]]] = {n: [] for n in _SLOTS}
     rx, owners = _en_scanner()
     if rx is not None:
         for m in rx.finditer(text):
@@ -200,3 +234,4 @@ def warm_up() -> None:
     _en_scanner()
     _zh_scanners()
     _jieba()
+    _native_lexicons()

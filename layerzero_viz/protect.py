@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
 
+from . import native as _native
 from .structure import context_facts, elements, scan_tags
 from .view import Interval, TextView, clauses
 
@@ -61,82 +61,171 @@ _USER_FACT_EN = re.compile(
 )
 
 
-@dataclass(frozen=True)
 class Protection:
-    """The protections of a conversation and the time spent on ``<context>`` (ms)."""
+    """The protected ranges of a conversation (global offsets), as columns, and the ``<context>`` timing.
 
-    intervals: list[Interval]
-    context_ms: float
-    context_facts: list[tuple[int, str, str]]  # (global start of the <context>, tag, text)
-    context_ranges: list[tuple[int, int]]
+    Range ``k`` is ``starts[k]:ends[k]`` with reason ``PRECEDENCE[codes[k]]``; its human detail is built
+    only when asked for (:meth:`detail`): a long prompt has tens of thousands of ranges and most details
+    are never shown.
+    """
+
+    __slots__ = ("text", "starts", "ends", "codes", "kinds", "_kinds", "_kind_ids", "context_ms", "context_facts",
+                 "context_ranges", "_intervals")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        self.codes: list[int] = []
+        self.kinds: list[int] = []
+        self._kinds: list[tuple[str, str, int]] = []  # (prefix, suffix, value limit; -1: no value)
+        self._kind_ids: dict[tuple[str, str, int], int] = {}
+        self.context_ms = 0.0
+        self.context_facts: list[tuple[int, str, str]] = []  # (global start of the <context>, tag, text)
+        self.context_ranges: list[tuple[int, int]] = []
+        self._intervals: list[Interval] | None = None
+
+    def _kind(self, prefix: str, suffix: str = "", limit: int = -1) -> int:
+        key = (prefix, suffix, limit)
+        k = self._kind_ids.get(key)
+        if k is None:
+            k = self._kind_ids[key] = len(self._kinds)
+            self._kinds.append(key)
+        return k
+
+    def add(self, start: int, end: int, reason: str, detail: str) -> None:
+        """One range with a fixed detail."""
+        self.starts.append(start)
+        self.ends.append(end)
+        self.codes.append(_CODE_OF[reason])
+        self.kinds.append(self._kind(detail))
+
+    def extend(self, flat: list[int], reason: str, prefix: str, suffix: str = "", limit: int = 60) -> None:
+        """Ranges from a flat [start, end, …] list; detail = prefix + repr(matched text[:limit]) + suffix."""
+        if not flat:
+            return
+        m = len(flat) // 2
+        self.starts.extend(flat[0::2])
+        self.ends.extend(flat[1::2])
+        self.codes.extend([_CODE_OF[reason]] * m)
+        self.kinds.extend([self._kind(prefix, suffix, limit)] * m)
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def reason(self, k: int) -> str:
+        return PRECEDENCE[self.codes[k]]
+
+    def detail(self, k: int) -> str:
+        prefix, suffix, limit = self._kinds[self.kinds[k]]
+        if limit < 0:
+            return prefix
+        value = self.text[self.starts[k]:self.ends[k]]
+        return f"{prefix}{(value[:limit] if limit else value)!r}{suffix}"
+
+    @property
+    def intervals(self) -> list[Interval]:
+        """Every range as an :class:`Interval` (built once, for readers that want objects)."""
+        if self._intervals is None:
+            self._intervals = [Interval(self.starts[k], self.ends[k], self.reason(k), self.detail(k))
+                               for k in range(len(self.starts))]
+        return self._intervals
+
+
+_CODE_OF = {name: k for k, name in enumerate(PRECEDENCE)}
+_LEXICON_PROTECTIONS = (
+    ("negations.zh", "protected_negation", "negation ", " carries the logic"),
+    ("negations.en", "protected_negation", "negation ", " carries the logic"),
+    ("connectives.zh", "protected_connective", "connective ", " carries the logic"),
+    ("connectives.en", "protected_connective", "connective ", " carries the logic"),
+    ("number_words", "protected_number", "number word ", ""),
+)
+_USER_FACT = "a fact the user states about themself: "
 
 
 def find_protections(view: TextView, patterns: tuple = (), pattern_sources: tuple[str, ...] = ()) -> Protection:
     """Every protected range of the conversation (global offsets), with the ``<context>`` timing."""
     text = view.text
-    out: list[Interval] = []
-    add = out.append
-    context_ms = 0.0
-    facts: list[tuple[int, str, str]] = []
-    context_ranges: list[tuple[int, int]] = []
+    out = Protection(text)
+    add = out.add
 
     for b in view.blocks:
         seg = text[b.start:b.end]
         tags = scan_tags(seg)
         for t in tags:
-            add(Interval(b.start + t.start, b.start + t.end, "protected_xml", f"XML markup <{'/' if t.closing else ''}{t.name}>"))
+            add(b.start + t.start, b.start + t.end, "protected_xml", f"XML markup <{'/' if t.closing else ''}{t.name}>")
         if not tags:
             continue
         has_context = any(t.name == "context" for t in tags)
         t0 = time.perf_counter() if has_context else 0.0
         for el in elements(tags):
             if el.name == "output_format":
-                add(Interval(b.start + el.outer_start, b.start + el.outer_end, "protected_schema",
-                             "inside <output_format>: the output schema is kept verbatim"))
+                add(b.start + el.outer_start, b.start + el.outer_end, "protected_schema",
+                    "inside <output_format>: the output schema is kept verbatim")
             elif el.name.lower() in VERBATIM_ELEMENTS:
-                add(Interval(b.start + el.inner_start, b.start + el.inner_end, "protected_quote",
-                             f"inside <{el.name}>: material given to the model to work on is kept verbatim"))
+                add(b.start + el.inner_start, b.start + el.inner_end, "protected_quote",
+                    f"inside <{el.name}>: material given to the model to work on is kept verbatim")
             elif el.name == "context":
-                add(Interval(b.start + el.outer_start, b.start + el.outer_end, "protected_context",
-                             "inside <context>: supplied facts are kept verbatim"))
-                context_ranges.append((b.start + el.outer_start, b.start + el.outer_end))
+                add(b.start + el.outer_start, b.start + el.outer_end, "protected_context",
+                    "inside <context>: supplied facts are kept verbatim")
+                out.context_ranges.append((b.start + el.outer_start, b.start + el.outer_end))
                 for tag, value in context_facts(seg[el.inner_start:el.inner_end]):
-                    facts.append((b.start + el.outer_start, tag, value))
+                    out.context_facts.append((b.start + el.outer_start, tag, value))
         if has_context:
-            context_ms += (time.perf_counter() - t0) * 1000.0
+            out.context_ms += (time.perf_counter() - t0) * 1000.0
 
-    scans = [(_CODE, "protected_code", "code is kept verbatim"),
-             (_QUOTE, "protected_quote", "quoted text is kept verbatim"),
-             (_NUMBER, "protected_number", "number, amount, date or measure")]
-    scans += [(rx, "protected_identifier", "identifier kept whole") for guard, rx in _IDENTIFIERS if guard in text]
-    for rx, reason, detail in scans:
-        for mt in rx.finditer(text):
-            add(Interval(mt.start(), mt.end(), reason, f"{detail}: {mt.group(0)[:60]!r}"))
+    kernel = _native.native
+    if "`" in text:
+        out.extend(_flat(_CODE, text), "protected_code", "code is kept verbatim: ")
+    out.extend(_flat(_QUOTE, text), "protected_quote", "quoted text is kept verbatim: ")
+    out.extend(kernel.scan_numbers(text) if kernel is not None else _flat(_NUMBER, text),
+               "protected_number", "number, amount, date or measure: ")
+    wanted = tuple(guard in text for guard, _ in _IDENTIFIERS)
+    found = kernel.scan_identifiers(text, wanted) if kernel is not None else \
+        [_flat(rx, text) if want else None for (_, rx), want in zip(_IDENTIFIERS, wanted)]
+    for flat in found:
+        if flat:
+            out.extend(flat, "protected_identifier", "identifier kept whole: ")
 
     for rx, source in zip(patterns, pattern_sources):
-        for mt in rx.finditer(text):
-            if mt.end() > mt.start():
-                add(Interval(mt.start(), mt.end(), "protected_pattern", f"matches <protected_tokens> pattern {source!r}"))
+        flat = [x for mt in rx.finditer(text) if mt.end() > mt.start() for x in mt.span()]
+        if flat:
+            out.extend(flat, "protected_pattern", f"matches <protected_tokens> pattern {source!r}", limit=-1)
+            # the detail names the pattern, not the match
 
     hits = view.lexicon_hits
-    for name, reason, label in (
-        ("negations.zh", "protected_negation", "negation"), ("negations.en", "protected_negation", "negation"),
-        ("connectives.zh", "protected_connective", "connective"),
-        ("connectives.en", "protected_connective", "connective"),
-        ("number_words", "protected_number", "number word"),
-    ):
-        for s, e in hits[name]:
-            add(Interval(s, e, reason, f"{label} {text[s:e]!r}" + (" carries the logic" if label != "number word" else "")))
+    for name, reason, prefix, suffix in _LEXICON_PROTECTIONS:
+        if hits[name]:
+            out.extend([x for pair in hits[name] for x in pair], reason, prefix, suffix, limit=0)
 
     for b in view.blocks:
         if b.role not in ("user", "human"):
             continue
-        for rx in (_USER_FACT_ZH, _USER_FACT_EN):
-            for mt in rx.finditer(text, b.start, b.end):
-                end = _clause_end(view, mt.start(), b.end)
-                add(Interval(mt.start(), end, "protected_user_fact",
-                             f"a fact the user states about themself: {text[mt.start():end][:60]!r}"))
-    return Protection(out, context_ms, facts, context_ranges)
+        found = kernel.scan_user_facts(text, b.start, b.end) if kernel is not None else user_facts_python(text, b.start, b.end)
+        for k in range(0, len(found), 2):
+            s = found[k]
+            end = _clause_end(view, s, b.end)
+            out.extend([s, end], "protected_user_fact", _USER_FACT)
+    return out
+
+
+def _flat(rx: re.Pattern[str], text: str) -> list[int]:
+    """``rx.finditer`` spans as a flat [start, end, …] list (the form the native scanners return)."""
+    return [x for mt in rx.finditer(text) for x in mt.span()]
+
+
+def user_facts_python(text: str, start: int, end: int) -> list[int]:
+    """User-fact phrase spans in [start, end): the Chinese pattern's, then the English one's (flat)."""
+    return [x for rx in (_USER_FACT_ZH, _USER_FACT_EN) for mt in rx.finditer(text, start, end) for x in mt.span()]
+
+
+def python_scanners(text: str) -> dict[str, list]:
+    """What each native scanner returns for ``text``, computed with the regexes (the definition)."""
+    return {
+        "numbers": _flat(_NUMBER, text),
+        "identifiers": [_flat(rx, text) for _, rx in _IDENTIFIERS],
+        "user_facts": user_facts_python(text, 0, len(text)),
+    }
 
 
 def _clause_end(view: TextView, start: int, limit: int) -> int:

@@ -63,7 +63,7 @@ def find(view: TextView, ctx) -> list[Candidate]:
                                  f"restates the role set at {view.where(rs)}: {text[rs:re_]!r}", 0.05,
                                  _FRAME_OVERRIDE, lock=(rs, re_)))
 
-    for b in view.blocks:
+    for b in view.blocks if langs else ():  # nothing to restate when no language is required
         for rx in (_LANG_REQ_ZH, _LANG_REQ_EN):
             for m in rx.finditer(text, b.start, b.end):
                 first = langs.get(_lang(m.group(1)))

@@ -1,0 +1,178 @@
+# Included by _native.pyx: candidates → atomic spans (the twin of engine._resolve_python).
+from libc.stdlib cimport malloc, free
+
+
+cdef inline bint _soft(Py_UCS4 c):
+    return (c == u' ' or c == u'\t' or c == u'，' or c == u',' or c == u'、' or c == u'。' or c == u'；'
+            or c == u';' or c == u'：' or c == u':' or c == u'！' or c == u'!' or c == u'？' or c == u'?')
+
+
+cdef Py_ssize_t _bisect_right(const long long* a, Py_ssize_t n, long long x) nogil:
+    cdef Py_ssize_t lo = 0, hi = n, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if x < a[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+cdef Py_ssize_t _bisect_left(const long long* a, Py_ssize_t n, long long x) nogil:
+    cdef Py_ssize_t lo = 0, hi = n, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if a[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+cdef struct Cut:
+    Py_ssize_t a
+    Py_ssize_t b
+
+
+cdef Cut _cut_visible(Text t, Py_ssize_t n, Py_ssize_t vs, Py_ssize_t ve, const long long* starts,
+                      const long long* ends, Py_ssize_t ng):
+    cdef Cut r
+    cdef Py_ssize_t lo, hi
+    r.a = 0
+    r.b = 0
+    if vs >= ve:
+        return r
+    r.a = _bisect_right(ends, ng, vs)
+    r.b = _bisect_left(starts, ng, ve)
+    if r.b <= r.a:
+        r.a = 0
+        r.b = 0
+        return r
+    lo = vs
+    hi = ve
+    while lo > 0 and _soft(_at(t, lo - 1)):
+        lo -= 1
+    while hi < n and _soft(_at(t, hi)):
+        hi += 1
+    if starts[r.a] < lo or ends[r.b - 1] > hi:
+        r.a = 0
+        r.b = 0
+    return r
+
+
+cdef Cut _cut(Text t, Py_ssize_t n, Py_ssize_t start, Py_ssize_t end, const long long* starts,
+              const long long* ends, Py_ssize_t ng):
+    """``engine._cut``: the groups a candidate removes, (0, 0) when it cannot be cut cleanly."""
+    cdef Py_ssize_t vs = start, ve = end, ts, te
+    cdef Cut r
+    while vs < ve and Py_UNICODE_ISSPACE(_at(t, vs)):
+        vs += 1
+    while ve > vs and Py_UNICODE_ISSPACE(_at(t, ve - 1)):
+        ve -= 1
+    r = _cut_visible(t, n, vs, ve, starts, ends, ng)
+    if r.b > r.a:
+        return r
+    ts = vs
+    te = ve
+    while ts < te and _soft(_at(t, ts)):
+        ts += 1
+    while te > ts and _soft(_at(t, te - 1)):
+        te -= 1
+    if ts == vs and te == ve:
+        r.a = 0
+        r.b = 0
+        return r
+    return _cut_visible(t, n, ts, te, starts, ends, ng)
+
+
+def resolve(str text, list cand, const long long[::1] g_start, const long long[::1] g_end,
+            const signed char[::1] g_prot, const unsigned char[::1] g_directive, const long long[::1] g_tokens,
+            long long structural_mask, veto_reason):
+    """Candidates → spans, as ``engine._resolve_python`` does.
+
+    ``cand``: tuples (start, end, sentence_level, override_mask, has_anchor, lock_start, lock_end) in
+    resolution order (lock_start < 0: none).  A candidate covering protected groups is vetoed at once when
+    one of their codes is structural or outside its override mask; otherwise, when it has an anchor,
+    ``veto_reason(k, a, b)`` decides (returns the reason, "" to let it go).  Returns
+    ``(span_of, veto, spans)``: group → span id (list), group → veto message, and per span
+    ``(candidate index, tokens)``.
+    """
+    cdef Text t = _raw(text)
+    cdef Py_ssize_t n = len(text), ng = g_start.shape[0], k, g, a, b, la, lb
+    cdef const long long* starts = &g_start[0] if ng else NULL
+    cdef const long long* ends = &g_end[0] if ng else NULL
+    cdef list span_of = [-1] * ng
+    cdef long long* span_c = <long long*>malloc(max(ng, 1) * sizeof(long long))
+    cdef unsigned char* locked = <unsigned char*>malloc(max(ng, 1))
+    cdef dict veto = {}
+    cdef list spans = []
+    cdef Cut r
+    cdef Py_ssize_t s, e, ls, le
+    cdef bint sentence_level, has_anchor, blocked, any_prot, any_free
+    cdef long long mask, tokens
+    cdef int code
+    cdef str why
+    try:
+        for g in range(ng):
+            span_c[g] = -1
+            locked[g] = 0
+        for k in range(len(cand)):
+            s, e, sentence_level, mask, has_anchor, ls, le = cand[k]
+            r = _cut(t, n, s, e, starts, ends, ng)
+            a = r.a
+            b = r.b
+            if b <= a:
+                continue
+            blocked = False
+            any_prot = False
+            for g in range(a, b):
+                if g_directive[g]:
+                    blocked = True
+                    break
+                if g_prot[g]:
+                    any_prot = True
+            if blocked:
+                continue
+            if any_prot:
+                why = ""
+                for g in range(a, b):
+                    code = g_prot[g]
+                    if code and (((structural_mask >> code) & 1) or not ((mask >> code) & 1)):
+                        why = veto_reason(k, a, b)
+                        break
+                else:
+                    if has_anchor:
+                        why = veto_reason(k, a, b)
+                if why:
+                    for g in range(a, b):
+                        if not g_prot[g] and span_c[g] < 0 and g not in veto:
+                            veto[g] = why
+                    continue
+            if sentence_level:
+                blocked = False
+                for g in range(a, b):
+                    if locked[g]:
+                        blocked = True
+                        break
+                if blocked:
+                    continue
+            any_free = False
+            tokens = 0
+            for g in range(a, b):
+                if span_c[g] < 0:
+                    any_free = True
+                    span_c[g] = len(spans)
+                    span_of[g] = len(spans)
+                    tokens += g_tokens[g]
+            if not any_free:
+                continue
+            spans.append((k, tokens))
+            if ls >= 0:
+                la = _bisect_right(ends, ng, ls)
+                lb = _bisect_left(starts, ng, le)
+                for g in range(la, lb):
+                    locked[g] = 1
+    finally:
+        free(span_c)
+        free(locked)
+    return span_of, veto, spans

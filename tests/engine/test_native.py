@@ -1,0 +1,126 @@
+"""The compiled kernels (layerzero_viz/_native.pyx) against their Python twins, which define them.
+
+Every kernel must give exactly what its twin gives: on the bundled corpus sample (real zh/en prompts and
+dialogues), on hand-picked traps, and on Hypothesis text drawn from an alphabet of the characters the
+scanners care about.  A whole annotation with and without the kernels must match token for token.
+"""
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from layerzero_viz import annotate, iter_conversations, lexicon, native, protect
+from layerzero_viz.rules import repeated
+from layerzero_viz.view import _CLAUSE_END, _SENTENCE_END, TextView, _segments, fold, units
+
+K = native._compiled
+SAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "corpus" / "sample.jsonl"
+
+# characters every scanner branches on, plus ordinary text around them
+ALPHABET = list("aAbBcCdkKmMIiyY019_-./:\\~@#{}[]%％‰$¥€'’\"`“”「」<>，。、：；！？!?;…\n\t \x00\u3000") + list(
+    "一二三十百千万亿半零〇个月工作日小时分钟秒之份年号元我本人们是有在住刚的买了请问谢您非常不但是然而其实施及申请题实")
+WORDS = ["I am ", "I'm ", "i’ve ", "my name ", "My order ", "I was born ", "I am wondering", "I have just", "my card",
+         "my cards", "SKU-12345", "v2", "ab--1", "a-_1", "foo_bar", "foo__bar", "_x_y", "a@b.com", "x@y@z.com",
+         "a@b.", "~/x/y/", "../a", "./", "C:\\a\\\\b", "http://x.y/z)", "https://", "#12-ab", "{{ name }}", "{x}}",
+         "{ {x}}", "[USER_NAME]", "[A]", "$ 5", "$5,000.50万", "¥ 12", "5 %", "5%", "5kg", "5kg重", "5abcd", "1.2.3.",
+         "三个月", "十个工作日", "三十分之一", "三分钟", "五月份", "七日年化收益率4.2%", "thank you so much",
+         "Thank  you", "don't", "e.g. ", "A ", "a ", "please", "非常感谢", "请问", "申请问题", "及其实施", "但是", "不要",
+         "其实", "目的", "的", "我是VIP", "本人们已经", "我们刚刚", "\n\x00\n"]
+text_st = st.lists(st.one_of(st.sampled_from(ALPHABET), st.sampled_from(WORDS)), max_size=60).map("".join)
+CHECKS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _sample_texts():
+    return [TextView.of(conv).text for _, conv in iter_conversations(SAMPLE)]
+
+
+def test_kernels_are_built():
+    # make test installs the package, which compiles the kernels: a missing build must not pass quietly
+    assert native.AVAILABLE, "layerzero_viz._native is not built: run `pip install -e .` (make test does)"
+
+
+def _python_scans(text):
+    out = protect.python_scanners(text)
+    out["lexicons"] = lexicon.scan_python(text)
+    out["sentences"] = _segments(text, 0, len(text), _SENTENCE_END)
+    out["clauses"] = _segments(text, 0, len(text), _CLAUSE_END)
+    return out
+
+
+def _native_scans(text):
+    return {
+        "numbers": K.scan_numbers(text),
+        "identifiers": K.scan_identifiers(text, (True,) * len(protect._IDENTIFIERS)),
+        "user_facts": K.scan_user_facts(text, 0, len(text)),
+        "lexicons": lexicon.scan(text),
+        "sentences": K.segments(text, 0, len(text), False),
+        "clauses": K.segments(text, 0, len(text), True),
+    }
+
+
+def _repeats(text, kernel):
+    view = TextView(text, [])
+    from layerzero_viz.view import BlockRef
+    view.blocks = [BlockRef(0, 0, "user", 0, 0, len(text))]
+    view.block_starts = [0]
+    if kernel:
+        return K.find_repeats(text, [(0, len(text))], [], repeated._function_words(), repeated.MIN_UNITS,
+                              repeated.CONTAINMENT)[1]
+    return repeated.scan_python(view, [])
+
+
+@pytest.mark.parametrize("text", [
+    "请不要超过200字。另外，回答不超过200字。请不要超过200字！", "Always answer in English. Always answer in English.",
+    "I am a VIP. my name is Li; I am wondering", "订单SKU-12345与sku_12_a，联系a.b+c@x-y.com或~/a/b/。",
+    "收益率4.2%，三个月，十个工作日，三十分之一，$ 1,000.5万", "非常感谢！请问申请问题及其实施…", "ＡＢＣ１２３ ﬁne …… ①",
+])
+def test_traps_agree(text):
+    assert _native_scans(text) == _python_scans(text)
+    assert _repeats(text, True) == _repeats(text, False)
+
+
+@CHECKS
+@given(text_st)
+def test_generated_text_agrees(text):
+    assert _native_scans(text) == _python_scans(text)
+
+
+@CHECKS
+@given(st.lists(st.sampled_from(WORDS + ["。", "，", ". ", "\n", "回答不超过200字", "Always answer in English"]),
+                max_size=80).map("".join))
+def test_generated_repeats_agree(text):
+    assert _repeats(text, True) == _repeats(text, False)
+
+
+def test_corpus_sample_agrees():
+    texts = _sample_texts()
+    assert len(texts) >= 40
+    for text in texts:
+        assert _native_scans(text) == _python_scans(text)
+
+
+def test_fold_is_per_character_nfkc_lower_case():
+    import unicodedata
+    text = "ＡＢＣ１２３ ﬁne …… ① Ⅻ ㎏ 福 Σ"
+    assert fold(text) == "".join(unicodedata.normalize("NFKC", ch).lower() for ch in text)
+    assert units(text)[:4] == ["abc123", "fine", "1", "xii"]
+
+
+def test_annotation_is_identical_with_and_without_kernels():
+    convs = [conv for _, conv in iter_conversations(SAMPLE)][:24]
+    convs.append(json.dumps({"system": "你是一名税务顾问。回答不超过200字。", "messages": [
+        {"role": "user", "content": "我是VIP客户，SKU-12345。作为税务顾问，回答不超过200字。请问七日年化收益率4.2%？"}]},
+        ensure_ascii=False))
+    for conv in convs:
+        native.use(True)
+        with_kernels = annotate(conv, env={}).at_ratio(0.5).to_dict()
+        native.use(False)
+        try:
+            without = annotate(conv, env={}).at_ratio(0.5).to_dict()
+        finally:
+            native.use(True)
+        for d in (with_kernels, without):
+            d.pop("timings_ms")
+            d["metrics"].pop("layer_zero_context_preservation_ms")
+        assert with_kernels == without
