@@ -388,7 +388,9 @@ def _resolve(view, candidates, protection, g_start, g_end, g_tokens, g_prot, g_p
     prot_list, iv_list = g_prot.tolist(), g_prot_iv.tolist()
 
     def veto_reason(k: int, a: int, b: int) -> str:
-        return _veto_reason(candidates[k], prot_list[a:b], iv_list[a:b], protection, text)
+        c = candidates[k]
+        why = _veto_reason(c, prot_list[a:b], iv_list[a:b], protection, text)
+        return f"not pruned as {c.reason} ({c.detail}): {why}" if why else ""
 
     span_of, veto, found = kernel.resolve(
         text, rows, np.ascontiguousarray(g_start, dtype=np.int64), np.ascontiguousarray(g_end, dtype=np.int64),

@@ -115,19 +115,22 @@ class PruneResult:
         t0 = time.perf_counter()
         a = self.annotated
         text = a.view.text
-        removed_by_block: list[list[tuple[int, int]]] = [[] for _ in a.view.blocks]
-        protected_by_block: list[list[tuple[int, int]]] = [[] for _ in a.view.blocks]
-        prune = self.token_prune
-        for t in np.flatnonzero(prune):
-            removed_by_block[int(a.tok_block[t])].append((int(a.tok_start[t]), int(a.tok_end[t])))
-        for g in np.flatnonzero(a.g_prot):
-            protected_by_block[a.view.block_index_at(int(a.g_start[g]))].append((int(a.g_start[g]), int(a.g_end[g])))
+        blocks = a.view.blocks
+        removed_by_block = _ranges_by_block(self.token_prune, a.tok_block, a.tok_start, a.tok_end, len(blocks))
+        if any(removed_by_block):
+            g_prot = np.flatnonzero(a.g_prot)
+            g_block = np.searchsorted(np.asarray(a.view.block_starts, dtype=np.int64), a.g_start[g_prot], "right") - 1
+            protected_by_block = _ranges_by_block(np.ones(len(g_prot), dtype=bool), g_block,
+                                                  a.g_start[g_prot], a.g_end[g_prot], len(blocks))
         out = []
-        for k, b in enumerate(a.view.blocks):
+        for k, b in enumerate(blocks):
             block_text = text[b.start:b.end]
-            removed = [(s - b.start, e - b.start) for s, e in removed_by_block[k]]
-            protected = [(s - b.start, e - b.start) for s, e in protected_by_block[k]]
-            out.append(reconstruct(block_text, removed, protected) if removed else block_text)
+            if removed_by_block[k]:
+                removed = [(s - b.start, e - b.start) for s, e in removed_by_block[k]]
+                protected = [(s - b.start, e - b.start) for s, e in protected_by_block[k]]
+                out.append(reconstruct(block_text, removed, protected))
+            else:
+                out.append(block_text)
         self._reconstruct_ms = (time.perf_counter() - t0) * 1000.0
         return out
 
@@ -257,6 +260,21 @@ class PruneResult:
         }
 
 
+def _ranges_by_block(mask, block, start, end, n_blocks: int) -> list[list[tuple[int, int]]]:
+    """Per block, the (start, end) ranges of the selected items, adjacent ones merged (in order)."""
+    out: list[list[tuple[int, int]]] = [[] for _ in range(n_blocks)]
+    idx = np.flatnonzero(mask)
+    if not len(idx):
+        return out
+    for b, s, e in zip(block[idx].tolist(), start[idx].tolist(), end[idx].tolist()):
+        lst = out[b]
+        if lst and lst[-1][1] == s:
+            lst[-1] = (lst[-1][0], e)
+        else:
+            lst.append((s, e))
+    return out
+
+
 def reconstruct(text: str, removed: list[tuple[int, int]], protected=()) -> str:
     """``text`` minus the ``removed`` ranges, tidying only whitespace and dangling punctuation at the cuts.
 
@@ -271,9 +289,10 @@ def reconstruct(text: str, removed: list[tuple[int, int]], protected=()) -> str:
     >>> reconstruct("Fee for SKU-1? Thanks. Also check #2.", [(14, 21)])
     'Fee for SKU-1? Also check #2.'
     """
-    free = np.ones(len(text) + 1, dtype=bool)
+    free = bytearray(b"\x01") * (len(text) + 1)
     for s, e in protected:
-        free[s:e] = False
+        if e > s:
+            free[s:e] = bytes(e - s)
     pieces: list[list[int]] = []
     pos = 0
     for s, e in sorted(removed):
@@ -292,7 +311,7 @@ def reconstruct(text: str, removed: list[tuple[int, int]], protected=()) -> str:
                     s += 1
             if tail in ("", "\n"):
                 lead = len(text[s:e]) - len(text[s:e].lstrip("\n"))
-                trail = 0 if tail == "" else len(_joined(text, out)) - len(_joined(text, out).rstrip("\n"))
+                trail = 0 if tail == "" else _trailing_newlines(text, out)
                 drop = lead if tail == "" else min(lead, trail)
                 while drop and free[s]:
                     s, drop = s + 1, drop - 1
@@ -311,6 +330,18 @@ def reconstruct(text: str, removed: list[tuple[int, int]], protected=()) -> str:
     if cut_at_end and out:
         _drop_trailing_clause_punct(text, out, free)
     return _joined(text, out)
+
+
+def _trailing_newlines(text: str, out: list[list[int]]) -> int:
+    """How many newlines end the text kept so far (``_joined(text, out)``)."""
+    count = 0
+    for a, b in reversed(out):
+        seg = text[a:b]
+        stripped = seg.rstrip("\n")
+        count += len(seg) - len(stripped)
+        if stripped:
+            break
+    return count
 
 
 def _joined(text: str, out: list[list[int]]) -> str:

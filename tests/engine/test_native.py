@@ -108,9 +108,14 @@ def test_fold_is_per_character_nfkc_lower_case():
 
 
 def test_annotation_is_identical_with_and_without_kernels():
-    convs = [conv for _, conv in iter_conversations(SAMPLE)][:24]
+    convs = [conv for _, conv in iter_conversations(SAMPLE)]
     convs.append(json.dumps({"system": "你是一名税务顾问。回答不超过200字。", "messages": [
         {"role": "user", "content": "我是VIP客户，SKU-12345。作为税务顾问，回答不超过200字。请问七日年化收益率4.2%？"}]},
+        ensure_ascii=False))
+    # vetoes: a repeat carrying a number its first copy lacks, and one whose copy carries it
+    convs.append(json.dumps({"system": "回答不超过200字，使用正式语气。", "messages": [
+        {"role": "user", "content": "回答不超过300字，使用正式语气。回答不超过200字，使用正式语气。"},
+        {"role": "user", "content": "Never share the SKU-1 code. Please never share the SKU-2 code."}]},
         ensure_ascii=False))
     for conv in convs:
         native.use(True)
@@ -120,6 +125,7 @@ def test_annotation_is_identical_with_and_without_kernels():
             without = annotate(conv, env={}).at_ratio(0.5).to_dict()
         finally:
             native.use(True)
+        assert with_kernels["tokens"]
         for d in (with_kernels, without):
             d.pop("timings_ms")
             d["metrics"].pop("layer_zero_context_preservation_ms")
