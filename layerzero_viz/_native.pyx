@@ -381,6 +381,10 @@ cdef class _Scan:
             p.count += 1
 
 
+cdef object _skip_key = None
+cdef vector[uint64_t] _skip_hashes
+
+
 def find_repeats(str text, list blocks, list structural, skip_words, int min_units=4, double containment=0.9):
     """The repeated-constraint scan over ``blocks`` [(start, end)] of ``text`` (see ``rules.repeated``).
 
@@ -397,11 +401,16 @@ def find_repeats(str text, list blocks, list structural, skip_words, int min_uni
     sc.min_units = min_units
     sc.containment = containment
     cdef uint64_t h, b
+    global _skip_key
+    if skip_words is not _skip_key:  # the same frozenset every call: hash it once
+        _skip_hashes.clear()
+        for w in skip_words:
+            _skip_hashes.push_back(_hash_str(w))
+        _skip_key = skip_words
     sc.skip.words = &sc.skip_words
     for k in range(16):
         sc.skip.mask[k] = 0
-    for w in skip_words:
-        h = _hash_str(w)
+    for h in _skip_hashes:
         sc.skip_words.insert(h)
         b = (h >> 7) & 1023
         sc.skip.mask[b >> 6] |= (<uint64_t>1) << (b & 63)

@@ -575,50 +575,90 @@ cdef struct Node:
     int accept          # entry id, -1 when no entry ends here
 
 
+cdef struct Edge:
+    uint64_t key        # (node << 21 | char) + 1; 0 marks an empty slot
+    int child
+
+
 cdef class Trie:
-    """A prefix tree of literal entries (code points); ``accept`` carries each entry's id."""
+    """A prefix tree of literal entries (code points); ``accept`` carries each entry's id.
+
+    Edges live in one open-addressing table (a lookup is one probe, usually in cache).
+    """
     cdef vector[Node] nodes
-    cdef unordered_map[uint64_t, int] edges    # (node << 21 | char) -> child
-    cdef vector[unsigned char] first           # BMP chars that start an entry (a filter before the lookup)
+    cdef vector[Edge] edges
+    cdef uint64_t mask
+    cdef size_t n_edges
+    cdef vector[uint64_t] first                # bitset of BMP chars that start an entry (a filter before the lookup)
 
     def __cinit__(self):
         cdef Node root
+        cdef Edge empty
         root.accept = -1
         self.nodes.push_back(root)
-        self.first.assign(65536, 0)
+        self.first.assign(1024, 0)
+        empty.key = 0
+        empty.child = -1
+        self.edges.assign(256, empty)
+        self.mask = 255
+        self.n_edges = 0
+
+    cdef void _grow(self):
+        cdef vector[Edge] old = self.edges
+        cdef Edge empty
+        cdef size_t k
+        cdef uint64_t slot_
+        empty.key = 0
+        empty.child = -1
+        self.edges.assign(old.size() * 2, empty)
+        self.mask = self.edges.size() - 1
+        for k in range(old.size()):
+            if old[k].key:
+                slot_ = _mix(old[k].key) & self.mask
+                while self.edges[slot_].key:
+                    slot_ = (slot_ + 1) & self.mask
+                self.edges[slot_] = old[k]
 
     def add(self, str entry, int ident):
         cdef int node = 0, child
-        cdef uint64_t key
+        cdef uint64_t key, slot_
         cdef Node fresh
         cdef Py_UCS4 c
         if not entry:
             return
         c = entry[0]
         if c < 65536:
-            self.first[c] = 1
+            self.first[<uint64_t>c >> 6] |= (<uint64_t>1) << (<uint64_t>c & 63)
         for c in entry:
-            key = (<uint64_t>node << 21) | <uint64_t>c
-            it = self.edges.find(key)
-            if it == self.edges.end():
+            child = self.child(node, c)
+            if child < 0:
+                if 2 * (self.n_edges + 1) > self.edges.size():
+                    self._grow()
                 child = <int>self.nodes.size()
                 fresh.accept = -1
                 self.nodes.push_back(fresh)
-                self.edges[key] = child
-            else:
-                child = deref(it).second
+                key = ((<uint64_t>node << 21) | <uint64_t>c) + 1
+                slot_ = _mix(key) & self.mask
+                while self.edges[slot_].key:
+                    slot_ = (slot_ + 1) & self.mask
+                self.edges[slot_].key = key
+                self.edges[slot_].child = child
+                self.n_edges += 1
             node = child
         if self.nodes[node].accept < 0:
             self.nodes[node].accept = ident
 
     cdef inline bint may_start(self, Py_UCS4 c):
-        return c >= 65536 or self.first[c] != 0
+        return c >= 65536 or (self.first[<uint64_t>c >> 6] >> (<uint64_t>c & 63)) & 1
 
     cdef inline int child(self, int node, Py_UCS4 c):
-        it = self.edges.find((<uint64_t>node << 21) | <uint64_t>c)
-        if it == self.edges.end():
-            return -1
-        return deref(it).second
+        cdef uint64_t key = ((<uint64_t>node << 21) | <uint64_t>c) + 1
+        cdef uint64_t slot_ = _mix(key) & self.mask
+        while self.edges[slot_].key:
+            if self.edges[slot_].key == key:
+                return self.edges[slot_].child
+            slot_ = (slot_ + 1) & self.mask
+        return -1
 
 
 cdef class Lexicons:
@@ -629,7 +669,8 @@ cdef class Lexicons:
     cdef Trie en
     cdef vector[vector[int]] en_owners          # entry id -> output slots
     cdef list zh                                 # [(Trie, slot, aligned)]
-    cdef unordered_set[uint64_t] dict_words      # jieba dictionary words of 2-4 chars (FNV hashes)
+    cdef vector[uint64_t] dict_table              # jieba dictionary words of 2-4 chars: FNV hashes, open addressing
+    cdef uint64_t dict_mask
     cdef int n_slots
     cdef vector[vector[bint]] zh_is_word          # per zh lexicon: entry id -> a word (not an exception)
 
@@ -655,8 +696,28 @@ cdef class Lexicons:
                 flags.push_back(is_word)
             self.zh.append((trie, slot, aligned))
             self.zh_is_word.push_back(flags)
+        cdef size_t size = 1024
+        cdef uint64_t h, slot_
+        while size < 2 * len(dict_words):
+            size *= 2
+        self.dict_table.assign(size, 0)
+        self.dict_mask = size - 1
         for w in dict_words:
-            self.dict_words.insert(_hash_str(w))
+            h = _hash_str(w) | 1  # 0 marks an empty slot
+            slot_ = _mix(h) & self.dict_mask
+            while self.dict_table[slot_] != 0 and self.dict_table[slot_] != h:
+                slot_ = (slot_ + 1) & self.dict_mask
+            self.dict_table[slot_] = h
+
+    cdef inline bint in_dict(self, uint64_t h):
+        cdef uint64_t slot_
+        h |= 1
+        slot_ = _mix(h) & self.dict_mask
+        while self.dict_table[slot_] != 0:
+            if self.dict_table[slot_] == h:
+                return True
+            slot_ = (slot_ + 1) & self.dict_mask
+        return False
 
     cdef bint aligned(self, Text t, Py_ssize_t n, Py_ssize_t start, Py_ssize_t end):
         """``lexicon.zh_word_aligned``: no dictionary word of 2-4 chars crosses start or end."""
@@ -671,7 +732,7 @@ cdef class Lexicons:
                     h = (h ^ <uint64_t>_at(t, k)) * FNV_PRIME
                 for j in range(p + 1, min(n, i + 4) + 1):
                     h = (h ^ <uint64_t>_at(t, j - 1)) * FNV_PRIME
-                    if self.dict_words.count(h):
+                    if self.in_dict(h):
                         return False
         return True
 

@@ -34,7 +34,7 @@ from .claude.guard import RollbackGuard
 from .claude.metrics import Metrics, metrics_for, serve_metrics
 from .claude.request import sendable
 from .directives import HEADER
-from .engine import Config, annotate
+from .engine import Config, annotate, gc_paused
 from .errors import LayerZeroError
 from .formats import load_conversation
 
@@ -97,7 +97,8 @@ class _Core:
         send = body
         if "messages" in body:
             try:
-                send = self._prune(body, original, header, record)
+                with gc_paused():
+                    send = self._prune(body, original, header, record)
             except LayerZeroError as exc:
                 record["pruning_error"] = f"{type(exc).__name__}: {exc}"
                 log.warning("layer-zero pruning failed, sending the request unpruned: %s", exc)
@@ -302,18 +303,38 @@ def _take_header(options: dict[str, Any]) -> str | None:
 
 
 def _json_copy(obj: Any) -> Any:
-    """A deep copy as plain JSON data; SDK sentinels (``omit``, ``NOT_GIVEN``) are left out."""
-    return json.loads(json.dumps(_plain(obj), ensure_ascii=False, default=str))
+    """A deep copy as plain JSON data; SDK sentinels (``omit``, ``NOT_GIVEN``) are left out.
+
+    Built directly (new dicts and lists, immutable JSON scalars shared) rather than through a JSON
+    round trip: the copy is on the path of every call.  What JSON cannot hold becomes ``str(value)``,
+    as ``json.dumps(default=str)`` would make it.
+    """
+    return _plain(obj)
+
+
+_JSON_SCALARS = (str, int, float, bool, type(None))
 
 
 def _plain(obj: Any) -> Any:
-    if isinstance(obj, Mapping):
-        return {str(k): _plain(v) for k, v in obj.items() if not _is_sentinel(v)}
-    if isinstance(obj, (list, tuple)):
+    t = type(obj)
+    if t in _JSON_SCALARS:
+        return obj
+    if t is dict or isinstance(obj, Mapping):
+        return {k if type(k) is str else _key(k): _plain(v) for k, v in obj.items() if not _is_sentinel(v)}
+    if t is list or t is tuple or isinstance(obj, (list, tuple)):
         return [_plain(v) for v in obj]
     if hasattr(obj, "model_dump"):
-        return obj.model_dump()
-    return obj
+        return _plain(obj.model_dump(mode="json"))
+    if isinstance(obj, _JSON_SCALARS):  # subclasses (an IntEnum, a str Enum): their JSON form
+        return json.loads(json.dumps(obj))
+    return str(obj)
+
+
+def _key(k: Any) -> str:
+    """A JSON object key as ``json.dumps`` writes it (True → "true", 1 → "1")."""
+    if isinstance(k, (bool, int, float)) or k is None:
+        return json.dumps(k)
+    return str(k)
 
 
 def _is_sentinel(value: Any) -> bool:

@@ -11,6 +11,7 @@ import bisect
 import gc
 import os
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -25,7 +26,7 @@ from .lexicon import warm_up
 from .tokens import char_spans, encoding, token_byte_lengths, token_info
 from .view import SEPARATOR, Candidate, TextView, normalize
 
-__all__ = ["Config", "Annotated", "annotate"]
+__all__ = ["Config", "Annotated", "annotate", "gc_paused"]
 
 _PROT_NAMES = ("",) + PRECEDENCE  # group codes: 0 = unprotected, k + 1 = PRECEDENCE[k]
 _STRUCTURAL_CODES = frozenset(PRECEDENCE.index(n) + 1 for n in STRUCTURAL)
@@ -202,12 +203,21 @@ def annotate(source: Any, config: Config | None = None, **overrides: Any) -> Ann
     config = config or Config()
     if overrides:
         config = Config(**{**config.__dict__, **overrides})
-    # the annotation allocates many short-lived, cycle-free objects: the cyclic collector only costs time
-    # here (≈10 % on a long prompt), so it is paused and restored whatever happens
+    with gc_paused():
+        return _annotate(source, config)
+
+
+@contextmanager
+def gc_paused():
+    """Pause the cyclic garbage collector, restoring it whatever happens.
+
+    An annotation (and the pruning client around it) allocates many short-lived, cycle-free objects:
+    reference counting frees them all, and the cyclic collector only costs time (≈10 % on a long prompt).
+    """
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _annotate(source, config)
+        yield
     finally:
         if collecting:
             gc.enable()
@@ -230,28 +240,17 @@ def _annotate(source: Any, config: Config) -> Annotated:
     view = TextView.of(conv)
     timings["parse"] = _ms(t0)
 
-    t0 = time.perf_counter()
-    ids, start, end, group, block, idx, block_ms = _tokenize_view(view)
-    timings["tokenize"] = _ms(t0)
-    n_groups = int(group[-1]) + 1 if len(group) else 0
-    g_first = np.searchsorted(group, np.arange(n_groups)) if n_groups else np.zeros(0, dtype=np.int64)
-    g_start = start[g_first] if n_groups else np.zeros(0, dtype=np.int64)
-    g_last = np.append(g_first[1:], len(group)) - 1 if n_groups else np.zeros(0, dtype=np.int64)
-    g_end = end[g_last] if n_groups else np.zeros(0, dtype=np.int64)
-    g_tokens = np.bincount(group, minlength=n_groups).astype(np.int64)
-
-    # directive groups: those that start inside a directive span (global offsets, also given to the rules)
+    # directive ranges in global offsets (also given to the rules)
     block_pos = {(b.message, b.block): b.start for b in view.blocks}
     directive_ranges = tuple((block_pos[(d.message, d.block)] + d.start, block_pos[(d.message, d.block)] + d.end)
                              for d in settings.directive_spans)
-    g_directive = np.zeros(n_groups, dtype=bool)
-    for s, e in directive_ranges:
-        _mark_starting_inside(g_directive, g_start, s, e)
-    tok_directive = g_directive[group] if n_groups else np.zeros(0, dtype=bool)
+
+    t0 = time.perf_counter()
+    ids, start, end, group, block, idx, block_ms = _tokenize_view(view)
+    timings["tokenize"] = _ms(t0)
 
     t0 = time.perf_counter()
     protection = find_protections(view, settings.compiled_patterns, settings.protected_patterns)
-    g_prot, g_prot_iv = _apply_protections(protection, g_start, g_end, n_groups)
     protect_ms = _ms(t0)
 
     t0 = time.perf_counter()
@@ -261,6 +260,23 @@ def _annotate(source: Any, config: Config) -> Annotated:
     for _, rule in RULES:
         candidates.extend(rule(view, ctx))
     timings["detect"] = _ms(t0)
+
+    n_groups = int(group[-1]) + 1 if len(group) else 0
+    g_first = np.searchsorted(group, np.arange(n_groups)) if n_groups else np.zeros(0, dtype=np.int64)
+    g_start = start[g_first] if n_groups else np.zeros(0, dtype=np.int64)
+    g_last = np.append(g_first[1:], len(group)) - 1 if n_groups else np.zeros(0, dtype=np.int64)
+    g_end = end[g_last] if n_groups else np.zeros(0, dtype=np.int64)
+    g_tokens = np.bincount(group, minlength=n_groups).astype(np.int64)
+
+    # directive groups: those that start inside a directive span
+    g_directive = np.zeros(n_groups, dtype=bool)
+    for s, e in directive_ranges:
+        _mark_starting_inside(g_directive, g_start, s, e)
+    tok_directive = g_directive[group] if n_groups else np.zeros(0, dtype=bool)
+
+    t0 = time.perf_counter()
+    g_prot, g_prot_iv = _apply_protections(protection, g_start, g_end, n_groups)
+    protect_ms += _ms(t0)
 
     t0 = time.perf_counter()
     g_span, g_veto, spans = _resolve(view, candidates, protection, g_start, g_end, g_tokens, g_prot, g_prot_iv,

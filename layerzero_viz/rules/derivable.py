@@ -49,6 +49,8 @@ def find(view: TextView, ctx) -> list[Candidate]:
 
     for role, rs, re_ in roles:
         esc = re.escape(role)
+        if not re.compile(esc, re.IGNORECASE).search(text, re_):
+            continue  # every restatement contains the role itself: one literal scan rules them all out
         phrase = re.compile(
             r"(?:作为|身为)(?:一名|一位|一个|个|名)?" + esc + r"(?:的话)?[，,]?"
             r"|你(?:现在)?是(?:一名|一位|一个|个|名)?" + esc + r"[，,。.]?"
