@@ -176,3 +176,79 @@ def resolve(str text, list cand, const long long[::1] g_start, const long long[:
         free(span_c)
         free(locked)
     return span_of, veto, spans
+
+
+def apply_protections(list starts, list ends, list codes, const long long[::1] g_start,
+                      const long long[::1] g_end, signed char[::1] g_prot, long long[::1] g_iv):
+    """``engine._apply_protections_python``: each group gets the strongest protection covering it.
+
+    Ranges are applied weakest code first, in list order within a code, so a later range of the same
+    code and any stronger range overwrite; ``g_prot`` gets code + 1, ``g_iv`` the range index.
+    """
+    cdef Py_ssize_t ng = g_start.shape[0], m = len(codes), k, a, b, g
+    cdef int code, top = -1
+    cdef const long long* gs = &g_start[0] if ng else NULL
+    cdef const long long* ge = &g_end[0] if ng else NULL
+    cdef vector[int] code_of
+    if not ng or not m:
+        return
+    code_of.resize(m)
+    for k in range(m):
+        code_of[k] = codes[k]
+        if code_of[k] > top:
+            top = code_of[k]
+    for code in range(top, -1, -1):
+        for k in range(m):
+            if code_of[k] != code:
+                continue
+            a = _bisect_right(ge, ng, <long long>starts[k])
+            b = _bisect_left(gs, ng, <long long>ends[k])
+            for g in range(a, b):
+                g_prot[g] = code + 1
+                g_iv[g] = k
+
+
+cdef inline int _utf8_len(Py_UCS4 c):
+    if c < 0x80:
+        return 1
+    if c < 0x800:
+        return 2
+    if c < 0x10000:
+        return 3
+    return 4
+
+
+def token_table(str text, list ids, list counts, list block_starts, const long long[::1] byte_lengths,
+                long long[::1] tok_ids, long long[::1] start, long long[::1] end, long long[::1] group,
+                long long[::1] block, long long[::1] idx):
+    """``engine._token_table_python`` in one pass: ids, character spans, display groups, block and index.
+
+    A token owns the characters whose first UTF-8 byte lies in it; a token starting inside a character
+    joins the group of the token before it (``tokens.char_spans``).
+    """
+    cdef Text t = _raw(text)
+    cdef Py_ssize_t n = len(text), k, j, i = 0, nb = len(counts), cnt, ci
+    cdef long long tok, pos, cb, g = -1
+    for k in range(nb):
+        cnt = counts[k]
+        ci = block_starts[k]      # character cursor (global index) and
+        cb = 0                    # the byte where that character starts, relative to the block
+        pos = 0
+        for j in range(cnt):
+            tok = ids[i]
+            tok_ids[i] = tok
+            while cb < pos and ci < n:
+                cb += _utf8_len(_at(t, ci))
+                ci += 1
+            start[i] = ci
+            if cb == pos:
+                g += 1
+            group[i] = g
+            pos += byte_lengths[tok]
+            while cb < pos and ci < n:
+                cb += _utf8_len(_at(t, ci))
+                ci += 1
+            end[i] = ci
+            block[i] = k
+            idx[i] = j
+            i += 1

@@ -82,15 +82,17 @@ def tokenize(text: str) -> TokenizedText:
     return TokenizedText(ids=ids, start=start, end=end, group=group)
 
 
-def char_spans(text: str, byte_start: np.ndarray, byte_end: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def char_spans(text: str, byte_start: np.ndarray, byte_end: np.ndarray,
+               raw: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Character ``start``, ``end`` and display ``group`` of tokens given by UTF-8 byte offsets into ``text``.
 
     A token owns the characters whose first byte lies in it; a token starting inside a character joins
-    the group of the token before it.
+    the group of the token before it.  ``raw``: the text's UTF-8 bytes as uint8, when already at hand.
     """
-    if text.isascii():
-        return byte_start, byte_end, np.arange(len(byte_start), dtype=np.int64)
-    raw = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    if raw is None:
+        if text.isascii():
+            return byte_start, byte_end, np.arange(len(byte_start), dtype=np.int64)
+        raw = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
     is_char_start = (raw & 0xC0) != 0x80
     # chars_before[k] = number of characters that start within raw[:k]
     chars_before = np.concatenate(([0], np.cumsum(is_char_start, dtype=np.int64)))

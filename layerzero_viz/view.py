@@ -49,7 +49,7 @@ class Interval(NamedTuple):
     detail: str
 
 
-@dataclass
+@dataclass(slots=True)
 class Candidate:
     """A prune candidate: a char range, its reason, score, detail and what protections it may override.
 

@@ -130,3 +130,28 @@ def test_annotation_is_identical_with_and_without_kernels():
             d.pop("timings_ms")
             d["metrics"].pop("layer_zero_context_preservation_ms")
         assert with_kernels == without
+
+
+def _annotated_both_ways(source):
+    native.use(True)
+    try:
+        with_kernels = annotate(source, env={}).at_ratio(0.6).to_dict()
+        native.use(False)
+        without = annotate(source, env={}).at_ratio(0.6).to_dict()
+    finally:
+        native.use(True)
+    for d in (with_kernels, without):
+        d.pop("timings_ms")
+        d["metrics"].pop("layer_zero_context_preservation_ms")
+    return with_kernels, without
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.lists(st.one_of(st.sampled_from(ALPHABET + ["😀", "𠀀", "é", "ﬁ", "①"]), st.sampled_from(WORDS)),
+                         max_size=40).map("".join), min_size=1, max_size=4))
+def test_generated_conversations_annotate_identically(turns):
+    source = json.dumps({"system": "你是一名税务顾问。回答不超过200字。Always answer in English.",
+                         "messages": [{"role": "user" if k % 2 == 0 else "assistant", "content": t}
+                                      for k, t in enumerate(turns)]}, ensure_ascii=False)
+    with_kernels, without = _annotated_both_ways(source)
+    assert with_kernels == without
