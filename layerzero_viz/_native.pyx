@@ -245,19 +245,98 @@ cdef struct Kept:
     Py_ssize_t end
 
 
-cdef struct Posting:
-    int head    # last entry in the entry arrays, -1 for none
+cdef struct Slot:
+    uint64_t key
+    unsigned int gen    # the table's generation when this slot was filled (older: empty)
+    int head            # postings: last entry in the entry arrays (-1 none); exact: the kept index
     int count
 
 
+cdef class _Table:
+    """A flat open-addressing hash table of uint64 keys, emptied in O(1) by bumping a generation."""
+    cdef vector[Slot] slots
+    cdef uint64_t mask
+    cdef size_t used
+    cdef unsigned int gen
+
+    def __cinit__(self):
+        cdef Slot empty
+        empty.key = 0
+        empty.gen = 0
+        empty.head = -1
+        empty.count = 0
+        self.slots.assign(1024, empty)
+        self.mask = 1023
+        self.used = 0
+        self.gen = 1
+
+    cdef void clear(self):
+        self.gen += 1
+        self.used = 0
+        if self.gen == 0:  # wrapped: really empty the slots once
+            for k in range(self.slots.size()):
+                self.slots[k].gen = 0
+            self.gen = 1
+
+    cdef inline Slot* find(self, uint64_t key):
+        cdef uint64_t i = _mix(key) & self.mask
+        while self.slots[i].gen == self.gen:
+            if self.slots[i].key == key:
+                return &self.slots[i]
+            i = (i + 1) & self.mask
+        return NULL
+
+    cdef Slot* insert(self, uint64_t key):
+        """The slot of ``key``, created (head -1, count 0) when missing."""
+        cdef uint64_t i
+        cdef Slot* found = self.find(key)
+        if found != NULL:
+            return found
+        if 2 * (self.used + 1) > self.slots.size():
+            self._grow()
+        i = _mix(key) & self.mask
+        while self.slots[i].gen == self.gen:
+            i = (i + 1) & self.mask
+        self.slots[i].key = key
+        self.slots[i].gen = self.gen
+        self.slots[i].head = -1
+        self.slots[i].count = 0
+        self.used += 1
+        return &self.slots[i]
+
+    cdef void _grow(self):
+        cdef vector[Slot] old = self.slots
+        cdef Slot empty
+        cdef size_t k
+        cdef uint64_t i
+        cdef unsigned int gen = self.gen
+        empty.key = 0
+        empty.gen = 0
+        empty.head = -1
+        empty.count = 0
+        self.slots.assign(old.size() * 2, empty)
+        self.mask = self.slots.size() - 1
+        self.gen = 1
+        for k in range(old.size()):
+            if old[k].gen == gen:
+                i = _mix(old[k].key) & self.mask
+                while self.slots[i].gen == self.gen:
+                    i = (i + 1) & self.mask
+                self.slots[i] = old[k]
+                self.slots[i].gen = self.gen
+
+
+cdef _Table _EXACT = _Table()
+cdef _Table _POSTINGS = _Table()
+
+
 cdef class _Scan:
-    cdef unordered_set[uint64_t] skip_words
     cdef Skip skip
     cdef vector[uint64_t] grams_flat           # kept sentences' sorted unique bigram hashes, back to back
     cdef vector[size_t] grams_at               # where each kept sentence's grams start in grams_flat (+ end)
     cdef vector[Kept] kept
-    cdef unordered_map[uint64_t, int] exact
-    cdef unordered_map[uint64_t, Posting] postings
+    cdef _Table exact
+    cdef _Table postings
     cdef vector[int] entry_idx, entry_next      # postings as linked lists in two flat arrays
     cdef vector[Py_UCS4] folded
     cdef vector[uint64_t] us
@@ -284,16 +363,16 @@ cdef class _Scan:
                         double* share):
         """Index of the kept sentence this one repeats (-1 when none); fills grams, key and share."""
         cdef size_t n_units
-        cdef unordered_map[uint64_t, int].iterator it
+        cdef Slot* it
         self.comparable(text, s, e, grams, key, &n_units)
         share[0] = 0.0
         if n_units < <size_t>self.min_units:
             grams.clear()
             return -1
         it = self.exact.find(key[0])
-        if it != self.exact.end():
+        if it != NULL:
             share[0] = 1.0
-            return deref(it).second
+            return it.head
         return self.best_container(grams, share)
 
     cdef int best_container(self, const vector[uint64_t]& grams, double* share):
@@ -304,26 +383,26 @@ cdef class _Scan:
         cdef vector[int] cands
         cdef int idx, ent
         cdef size_t g0, g1
-        cdef unordered_map[uint64_t, Posting].iterator it
+        cdef Slot* it
         if n == 0:
             share[0] = 0.0
             return -1
         probe = <int>((1.0 - self.containment) * n + 1e-9) + 1
         for k in range(n):
             it = self.postings.find(grams[k])
-            if it == self.postings.end():
+            if it == NULL:
                 unseen += 1
                 if unseen >= probe:
                     share[0] = 0.0
                     return -1
                 sizes.push_back(pair[size_t, uint64_t](0, grams[k]))
             else:
-                sizes.push_back(pair[size_t, uint64_t](<size_t>deref(it).second.count, grams[k]))
+                sizes.push_back(pair[size_t, uint64_t](<size_t>it.count, grams[k]))
         partial_sort(sizes.begin(), sizes.begin() + probe, sizes.end())
         for k in range(<size_t>probe):
             it = self.postings.find(sizes[k].second)
-            if it != self.postings.end():
-                ent = deref(it).second.head
+            if it != NULL:
+                ent = it.head
                 while ent >= 0:
                     cands.push_back(self.entry_idx[ent])
                     ent = self.entry_next[ent]
@@ -354,27 +433,21 @@ cdef class _Scan:
     cdef void keep(self, Py_ssize_t s, Py_ssize_t e, const vector[uint64_t]& grams, uint64_t key):
         cdef int idx = <int>self.kept.size()
         cdef Kept k
-        cdef unordered_map[uint64_t, Posting].iterator it
+        cdef Slot* p
         k.start = s
         k.end = e
         cdef size_t j
-        cdef Posting* p
         self.kept.push_back(k)
         if self.grams_at.size() == 0:
             self.grams_at.push_back(0)
         for j in range(grams.size()):
             self.grams_flat.push_back(grams[j])
         self.grams_at.push_back(self.grams_flat.size())
-        if self.exact.count(key) == 0:
-            self.exact[key] = idx
+        p = self.exact.insert(key)
+        if p.head < 0:
+            p.head = idx
         for j in range(grams.size()):
-            it = self.postings.find(grams[j])
-            if it == self.postings.end():
-                p = &self.postings[grams[j]]
-                p.head = -1
-                p.count = 0
-            else:
-                p = &deref(it).second
+            p = self.postings.insert(grams[j])
             self.entry_idx.push_back(idx)
             self.entry_next.push_back(p.head)
             p.head = <int>self.entry_idx.size() - 1
@@ -383,6 +456,8 @@ cdef class _Scan:
 
 cdef object _skip_key = None
 cdef vector[uint64_t] _skip_hashes
+cdef unordered_set[uint64_t] _skip_words
+cdef Skip _skip
 
 
 def find_repeats(str text, list blocks, list structural, skip_words, int min_units=4, double containment=0.9):
@@ -392,6 +467,10 @@ def find_repeats(str text, list blocks, list structural, skip_words, int min_uni
     ``(start, end, first_start, first_end, share)`` in text order (clauses after their sentence's place).
     """
     cdef _Scan sc = _Scan()
+    _EXACT.clear()
+    _POSTINGS.clear()
+    sc.exact = _EXACT
+    sc.postings = _POSTINGS
     cdef vector[uint64_t] grams, cgrams
     cdef uint64_t key, ckey
     cdef double share, cshare
@@ -407,13 +486,15 @@ def find_repeats(str text, list blocks, list structural, skip_words, int min_uni
         for w in skip_words:
             _skip_hashes.push_back(_hash_str(w))
         _skip_key = skip_words
-    sc.skip.words = &sc.skip_words
-    for k in range(16):
-        sc.skip.mask[k] = 0
-    for h in _skip_hashes:
-        sc.skip_words.insert(h)
-        b = (h >> 7) & 1023
-        sc.skip.mask[b >> 6] |= (<uint64_t>1) << (b & 63)
+        _skip.words = &_skip_words
+        _skip_words.clear()
+        for k in range(16):
+            _skip.mask[k] = 0
+        for h in _skip_hashes:
+            _skip_words.insert(h)
+            b = (h >> 7) & 1023
+            _skip.mask[b >> 6] |= (<uint64_t>1) << (b & 63)
+    sc.skip = _skip
     cdef list all_sentences = []
     cdef list repeats = []
     cdef list sents, parts
@@ -436,7 +517,7 @@ def find_repeats(str text, list blocks, list structural, skip_words, int min_uni
                 continue
             seen = 0
             for g in grams:
-                if sc.postings.count(g):
+                if sc.postings.find(g) != NULL:
                     seen += 1
             if seen >= min_units - 1:
                 parts = _segments(text, s, e, True)

@@ -792,19 +792,35 @@ cdef class Lexicons:
             p = best_end
         if not with_zh:
             return out
-        # Chinese: leftmost-longest literal matches per lexicon; exception words are matched and dropped
-        for z in range(len(self.zh)):
+        # Chinese: leftmost-longest literal matches per lexicon; exception words are matched and dropped.
+        # One pass for all lexicons: each resumes after its own last match, as separate scans would.
+        cdef Py_ssize_t nz = len(self.zh)
+        cdef vector[Py_ssize_t] resume
+        cdef vector[void*] tries
+        cdef vector[int] slots
+        cdef vector[bint] aligned_flags
+        cdef vector[uint64_t] union_first
+        resume.assign(nz, 0)
+        union_first.assign(1024, 0)
+        for z in range(nz):
             trie, slot, is_aligned = self.zh[z]
-            lst = out[slot]
-            p = 0
-            while p < n:
-                c = _at(t, p)
+            tries.push_back(<void*>trie)
+            slots.push_back(slot)
+            aligned_flags.push_back(is_aligned)
+            for k in range(1024):
+                union_first[k] |= trie.first[k]
+        for p in range(n):
+            c = _at(t, p)
+            if c < 65536 and not (union_first[<uint64_t>c >> 6] >> (<uint64_t>c & 63)) & 1:
+                continue
+            for z in range(nz):
+                if resume[z] > p:
+                    continue
+                trie = <Trie>tries[z]
                 if not trie.may_start(c):
-                    p += 1
                     continue
                 node = trie.child(0, c)
                 if node < 0:
-                    p += 1
                     continue
                 k = p + 1
                 best_end = k if trie.nodes[node].accept >= 0 else -1
@@ -818,10 +834,10 @@ cdef class Lexicons:
                         best_end = k
                         best_id = trie.nodes[node].accept
                 if best_end < 0:
-                    p += 1
                     continue
-                if self.zh_is_word[z][best_id] and (not is_aligned or self.aligned(t, n, p, best_end)):
+                if self.zh_is_word[z][best_id] and (not aligned_flags[z] or self.aligned(t, n, p, best_end)):
+                    lst = out[slots[z]]
                     lst.append(p)
                     lst.append(best_end)
-                p = best_end
+                resume[z] = best_end
         return out

@@ -9,7 +9,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["LEXICON_DIR", "EN_LEXICONS", "ZH_LEXICONS", "entries", "phrase_regex", "word_regex", "scan"]
+__all__ = ["LEXICON_DIR", "EN_LEXICONS", "ZH_LEXICONS", "entries", "phrase_regex", "word_regex", "scan", "scan_flat"]
 
 LEXICON_DIR = Path(__file__).with_name("lexicons")
 
@@ -192,11 +192,15 @@ def scan(text: str) -> dict[str, list[tuple[int, int]]]:
 
     The compiled tries when built (``_native.Lexicons``), else :func:`scan_python` — the definition.
     """
+    return {name: list(zip(flat[0::2], flat[1::2])) for name, flat in scan_flat(text).items()}
+
+
+def scan_flat(text: str) -> dict[str, list[int]]:
+    """:func:`scan` with each lexicon's hits as one flat list [start0, end0, start1, end1, …]."""
     from . import native
     if native.native is not None:
-        found = _native_lexicons().scan(text, not text.isascii())
-        return {name: list(zip(flat[0::2], flat[1::2])) for name, flat in zip(_SLOTS, found)}
-    return scan_python(text)
+        return dict(zip(_SLOTS, _native_lexicons().scan(text, not text.isascii())))
+    return {name: [x for pair in hits for x in pair] for name, hits in scan_python(text).items()}
 
 
 def scan_python(text: str) -> dict[str, list[tuple[int, int]]]:

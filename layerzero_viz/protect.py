@@ -193,10 +193,10 @@ def find_protections(view: TextView, patterns: tuple = (), pattern_sources: tupl
             out.extend(flat, "protected_pattern", f"matches <protected_tokens> pattern {source!r}", limit=-1)
             # the detail names the pattern, not the match
 
-    hits = view.lexicon_hits
+    hits = view.lexicon_flat
     for name, reason, prefix, suffix in _LEXICON_PROTECTIONS:
         if hits[name]:
-            out.extend([x for pair in hits[name] for x in pair], reason, prefix, suffix, limit=0)
+            out.extend(hits[name], reason, prefix, suffix, limit=0)
 
     for b in view.blocks:
         if b.role not in ("user", "human"):

@@ -77,6 +77,7 @@ class TextView:
     blocks: list[BlockRef]
     block_starts: list[int] = field(default_factory=list)
     _hits: dict | None = field(default=None, repr=False)
+    _flat_hits: dict | None = field(default=None, repr=False)
     _sentences: dict = field(default_factory=dict, repr=False)
 
     def units(self, start: int, end: int) -> list[str]:
@@ -84,11 +85,18 @@ class TextView:
         return units(self.text[start:end])
 
     @property
+    def lexicon_flat(self) -> dict[str, list[int]]:
+        """Lexicon hits over the whole text, one flat [start, end, …] list per lexicon (one scan, shared)."""
+        if self._flat_hits is None:
+            from .lexicon import scan_flat
+            self._flat_hits = scan_flat(self.text)
+        return self._flat_hits
+
+    @property
     def lexicon_hits(self) -> dict[str, list[tuple[int, int]]]:
-        """Lexicon hits over the whole text (one scan, shared by protections and rules)."""
+        """:attr:`lexicon_flat` as (start, end) pairs."""
         if self._hits is None:
-            from .lexicon import scan
-            self._hits = scan(self.text)
+            self._hits = {name: list(zip(flat[0::2], flat[1::2])) for name, flat in self.lexicon_flat.items()}
         return self._hits
 
     @classmethod

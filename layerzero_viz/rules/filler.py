@@ -18,7 +18,8 @@ def find(view: TextView, ctx) -> list[Candidate]:
     text = view.text
     for kind, score, label in _KINDS:
         for lang in ("zh", "en"):
-            for s, e in view.lexicon_hits[f"{kind}.{lang}"]:
+            flat = iter(view.lexicon_flat[f"{kind}.{lang}"])
+            for s, e in zip(flat, flat):
                 if lang == "en" and text[s:s + 3].lower() == "as " and _ROLE_VERB.search(text, max(0, s - 12), s):
                     continue
                 out.append(Candidate(s, e, "filler", score, f"{label} phrase {text[s:e]!r} (lexicon {kind}.{lang})",

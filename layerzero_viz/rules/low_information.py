@@ -10,7 +10,8 @@ def find(view: TextView, ctx) -> list[Candidate]:
     out = []
     text = view.text
     for lang in ("zh", "en"):
-        for s, e in view.lexicon_hits[f"low_information.{lang}"]:
+        flat = iter(view.lexicon_flat[f"low_information.{lang}"])
+        for s, e in zip(flat, flat):
             word = text[s:e]
             # shorter, more frequent words carry less: prune them first
             score = 0.5 if len(word) <= 1 or word.lower() in ("a", "an", "the") else 0.4
