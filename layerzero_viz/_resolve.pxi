@@ -220,8 +220,10 @@ cdef inline int _utf8_len(Py_UCS4 c):
 
 def token_table(str text, list ids, list counts, list block_starts, const long long[::1] byte_lengths,
                 long long[::1] tok_ids, long long[::1] start, long long[::1] end, long long[::1] group,
-                long long[::1] block, long long[::1] idx):
-    """``engine._token_table_python`` in one pass: ids, character spans, display groups, block and index.
+                long long[::1] block, long long[::1] idx, long long[::1] g_start, long long[::1] g_end,
+                long long[::1] g_tokens):
+    """The engine's token arrays in one pass: ids, character spans, display groups, block and index, and
+    per group its character span and token count; returns the number of groups.
 
     A token owns the characters whose first UTF-8 byte lies in it; a token starting inside a character
     joins the group of the token before it (``tokens.char_spans``).
@@ -243,12 +245,17 @@ def token_table(str text, list ids, list counts, list block_starts, const long l
             start[i] = ci
             if cb == pos:
                 g += 1
+                g_start[g] = ci
+                g_tokens[g] = 0
             group[i] = g
+            g_tokens[g] += 1
             pos += byte_lengths[tok]
             while cb < pos and ci < n:
                 cb += _utf8_len(_at(t, ci))
                 ci += 1
             end[i] = ci
+            g_end[g] = ci
             block[i] = k
             idx[i] = j
             i += 1
+    return g + 1

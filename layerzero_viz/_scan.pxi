@@ -841,3 +841,40 @@ cdef class Lexicons:
                     lst.append(best_end)
                 resume[z] = best_end
         return out
+
+
+def scan_quotes(str text):
+    """``protect._QUOTE.finditer`` spans: “…” 「…」 『…』 (≤200 chars), 《…》 (≤100), "…" (≤200), no line breaks."""
+    cdef Text t = _raw(text)
+    cdef Py_ssize_t n = len(text), i = 0, j, limit
+    cdef Py_UCS4 c, close, other
+    cdef list out = []
+    while i < n:
+        c = _at(t, i)
+        if c == u'“':
+            close, other, limit = u'”', u'“', 200
+        elif c == u'「':
+            close, other, limit = u'」', u'「', 200
+        elif c == u'『':
+            close, other, limit = u'』', u'『', 200
+        elif c == u'《':
+            close, other, limit = u'》', u'《', 100
+        elif c == u'"':
+            close, other, limit = u'"', u'"', 200
+        else:
+            i += 1
+            continue
+        # [^open close \n]{1,limit} then close: the first close within reach, nothing forbidden before it
+        j = i + 1
+        while j < n and j - i - 1 < limit:
+            c = _at(t, j)
+            if c == close or c == other or c == u'\n':
+                break
+            j += 1
+        if j < n and j > i + 1 and _at(t, j) == close:
+            out.append(i)
+            out.append(j + 1)
+            i = j + 1
+        else:
+            i += 1
+    return out

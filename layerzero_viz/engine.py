@@ -249,8 +249,9 @@ def _annotate(source: Any, config: Config) -> Annotated:
                              for d in settings.directive_spans)
 
     t0 = time.perf_counter()
-    ids, start, end, group, block, idx, block_ms = _tokenize_view(view)
+    ids, start, end, group, block, idx, block_ms, (g_start, g_end, g_tokens) = _tokenize_view(view)
     timings["tokenize"] = _ms(t0)
+    n_groups = len(g_start)
 
     t0 = time.perf_counter()
     protection = find_protections(view, settings.compiled_patterns, settings.protected_patterns)
@@ -263,13 +264,6 @@ def _annotate(source: Any, config: Config) -> Annotated:
     for _, rule in RULES:
         candidates.extend(rule(view, ctx))
     timings["detect"] = _ms(t0)
-
-    n_groups = int(group[-1]) + 1 if len(group) else 0
-    g_first = np.searchsorted(group, np.arange(n_groups)) if n_groups else np.zeros(0, dtype=np.int64)
-    g_start = start[g_first] if n_groups else np.zeros(0, dtype=np.int64)
-    g_last = np.append(g_first[1:], len(group)) - 1 if n_groups else np.zeros(0, dtype=np.int64)
-    g_end = end[g_last] if n_groups else np.zeros(0, dtype=np.int64)
-    g_tokens = np.bincount(group, minlength=n_groups).astype(np.int64)
 
     # directive groups: those that start inside a directive span
     g_directive = np.zeros(n_groups, dtype=bool)
@@ -337,13 +331,14 @@ def _tokenize_view(view: TextView):
         counts.append(len(piece))
     if not ids:
         z = np.zeros(0, dtype=np.int64)
-        return z, z, z, z, z, z, block_ms
+        return z, z, z, z, z, z, block_ms, (z, z, z)
     kernel = _native.native
     if kernel is not None:
-        cols = [np.empty(len(ids), dtype=np.int64) for _ in range(6)]
-        kernel.token_table(text, ids, counts, view.block_starts, token_byte_lengths(), *cols)
-        tok_ids, start, end, group, block, idx = cols
-        return tok_ids, start, end, group, block, idx, block_ms
+        cols = np.empty((9, len(ids)), dtype=np.int64)
+        n_groups = kernel.token_table(text, ids, counts, view.block_starts, token_byte_lengths(), *cols)
+        tok_ids, start, end, group, block, idx = cols[:6]
+        groups = cols[6][:n_groups], cols[7][:n_groups], cols[8][:n_groups]
+        return tok_ids, start, end, group, block, idx, block_ms, groups
     raw = None if text.isascii() else np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
     block_chars = np.asarray(view.block_starts, dtype=np.int64)
     if raw is None:
@@ -362,7 +357,15 @@ def _tokenize_view(view: TextView):
     before_block = np.concatenate(([0], cumulative))[first][block]
     byte_end = byte_base[block] + cumulative - before_block
     start, end, group = char_spans(text, byte_end - lengths, byte_end, raw)
-    return tok_ids, start, end, group, block, idx, block_ms
+    return tok_ids, start, end, group, block, idx, block_ms, _groups(start, end, group)
+
+
+def _groups(start, end, group):
+    """Per display group: first character, end character and token count."""
+    n_groups = int(group[-1]) + 1
+    g_first = np.searchsorted(group, np.arange(n_groups))
+    g_last = np.append(g_first[1:], len(group)) - 1
+    return start[g_first], end[g_last], np.bincount(group, minlength=n_groups).astype(np.int64)
 
 
 def _mark_starting_inside(mask: np.ndarray, g_start: np.ndarray, s: int, e: int) -> None:

@@ -177,7 +177,8 @@ def find_protections(view: TextView, patterns: tuple = (), pattern_sources: tupl
     kernel = _native.native
     if "`" in text:
         out.extend(_flat(_CODE, text), "protected_code", "code is kept verbatim: ")
-    out.extend(_flat(_QUOTE, text), "protected_quote", "quoted text is kept verbatim: ")
+    out.extend(kernel.scan_quotes(text) if kernel is not None else _flat(_QUOTE, text),
+               "protected_quote", "quoted text is kept verbatim: ")
     out.extend(kernel.scan_numbers(text) if kernel is not None else _flat(_NUMBER, text),
                "protected_number", "number, amount, date or measure: ")
     wanted = tuple(guard in text for guard, _ in _IDENTIFIERS)
@@ -223,6 +224,7 @@ def python_scanners(text: str) -> dict[str, list]:
     """What each native scanner returns for ``text``, computed with the regexes (the definition)."""
     return {
         "numbers": _flat(_NUMBER, text),
+        "quotes": _flat(_QUOTE, text),
         "identifiers": [_flat(rx, text) for _, rx in _IDENTIFIERS],
         "user_facts": user_facts_python(text, 0, len(text)),
     }

@@ -23,7 +23,7 @@ ALPHABET = list("aAbBcCdkKmMIiyY019_-./:\\~@#{}[]%％‰$¥€'’\"`“”「�
 WORDS = ["I am ", "I'm ", "i’ve ", "my name ", "My order ", "I was born ", "I am wondering", "I have just", "my card",
          "my cards", "SKU-12345", "v2", "ab--1", "a-_1", "foo_bar", "foo__bar", "_x_y", "a@b.com", "x@y@z.com",
          "a@b.", "~/x/y/", "../a", "./", "C:\\a\\\\b", "http://x.y/z)", "https://", "#12-ab", "{{ name }}", "{x}}",
-         "{ {x}}", "[USER_NAME]", "[A]", "$ 5", "$5,000.50万", "¥ 12", "5 %", "5%", "5kg", "5kg重", "5abcd", "1.2.3.",
+         "{ {x}}", "“引用”", "「a」」", "《书名》", '"q"', '""', '"a\nb"', "《《x》", "[USER_NAME]", "[A]", "$ 5", "$5,000.50万", "¥ 12", "5 %", "5%", "5kg", "5kg重", "5abcd", "1.2.3.",
          "三个月", "十个工作日", "三十分之一", "三分钟", "五月份", "七日年化收益率4.2%", "thank you so much",
          "Thank  you", "don't", "e.g. ", "A ", "a ", "please", "非常感谢", "请问", "申请问题", "及其实施", "但是", "不要",
          "其实", "目的", "的", "我是VIP", "本人们已经", "我们刚刚", "\n\x00\n"]
@@ -51,6 +51,7 @@ def _python_scans(text):
 def _native_scans(text):
     return {
         "numbers": K.scan_numbers(text),
+        "quotes": K.scan_quotes(text),
         "identifiers": K.scan_identifiers(text, (True,) * len(protect._IDENTIFIERS)),
         "user_facts": K.scan_user_facts(text, 0, len(text)),
         "lexicons": lexicon.scan(text),
