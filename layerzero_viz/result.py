@@ -310,7 +310,9 @@ def reconstruct(text: str, removed: list[tuple[int, int]], protected=()) -> str:
                 while s < e and text[s] in " \t" and free[s]:
                     s += 1
             if tail in ("", "\n"):
-                lead = len(text[s:e]) - len(text[s:e].lstrip("\n"))
+                lead = 0
+                while s + lead < e and text[s + lead] == "\n":
+                    lead += 1
                 trail = 0 if tail == "" else _trailing_newlines(text, out)
                 drop = lead if tail == "" else min(lead, trail)
                 while drop and free[s]:
@@ -336,10 +338,11 @@ def _trailing_newlines(text: str, out: list[list[int]]) -> int:
     """How many newlines end the text kept so far (``_joined(text, out)``)."""
     count = 0
     for a, b in reversed(out):
-        seg = text[a:b]
-        stripped = seg.rstrip("\n")
-        count += len(seg) - len(stripped)
-        if stripped:
+        k = b
+        while k > a and text[k - 1] == "\n":
+            k -= 1
+        count += b - k
+        if k > a:
             break
     return count
 
@@ -349,11 +352,16 @@ def _joined(text: str, out: list[list[int]]) -> str:
 
 
 def _tail(text: str, out: list[list[int]], skip: str = "") -> str:
-    """The last character kept so far (ignoring ``skip`` characters); "" at the start of the text."""
+    """The last character kept so far (ignoring ``skip`` characters); "" at the start of the text.
+
+    Reads backwards from the last piece's end without copying pieces (they can be long).
+    """
     for a, b in reversed(out):
-        seg = text[a:b].rstrip(skip) if skip else text[a:b]
-        if seg:
-            return seg[-1]
+        k = b
+        while k > a and text[k - 1] in skip:
+            k -= 1
+        if k > a:
+            return text[k - 1]
     return ""
 
 
