@@ -259,3 +259,111 @@ def token_table(str text, list ids, list counts, list block_starts, const long l
             idx[i] = j
             i += 1
     return g + 1
+
+
+# ---------------------------------------------------------------------------------------- reconstruct
+cdef Py_UCS4 _NONE = 0x110000   # "no character yet" (the text may hold any code point, NUL included)
+
+
+cdef inline bint _space_tab(Py_UCS4 c):
+    return c == u' ' or c == u'\t'
+
+
+cdef inline bint _clause_punct(Py_UCS4 c):    # result._CLAUSE_PUNCT
+    return c == u'，' or c == u',' or c == u'、' or c == u'；' or c == u';' or c == u'：' or c == u':'
+
+
+cdef inline bint _end_punct(Py_UCS4 c):       # result._END_PUNCT
+    return c == u'。' or c == u'.' or c == u'!' or c == u'！' or c == u'?' or c == u'？'
+
+
+cdef inline bint _opener(Py_UCS4 c):          # result._OPENERS
+    return c == u'（' or c == u'(' or c == u'“' or c == u'"' or c == u'「' or c == u'『' or c == u'《'
+
+
+cdef Py_UCS4 _last_kept(Text t, vector[pair[Py_ssize_t, Py_ssize_t]]& out, bint skip_space):
+    cdef Py_ssize_t i, a, k
+    for i in range(<Py_ssize_t>out.size() - 1, -1, -1):
+        a = out[i].first
+        k = out[i].second
+        while skip_space and k > a and _space_tab(_at(t, k - 1)):
+            k -= 1
+        if k > a:
+            return _at(t, k - 1)
+    return _NONE
+
+
+cdef void _drop_clause_punct(Text t, vector[pair[Py_ssize_t, Py_ssize_t]]& out, vector[unsigned char]& free):
+    cdef Py_ssize_t a = out.back().first, e = out.back().second
+    while e > a and _space_tab(_at(t, e - 1)) and free[e - 1]:
+        e -= 1
+    if e > a and _clause_punct(_at(t, e - 1)) and free[e - 1]:
+        e -= 1
+    out.back().second = e
+
+
+def reconstruct(str text, list removed, list protected):
+    """``result.reconstruct_python``: ``text`` minus ``removed``, tidying whitespace and dangling
+    punctuation at the cuts, never touching ``protected`` characters."""
+    cdef Text t = _raw(text)
+    cdef Py_ssize_t n = len(text), s, e, pos = 0, lead, trail, drop, i, a, k
+    cdef vector[unsigned char] free
+    cdef vector[pair[Py_ssize_t, Py_ssize_t]] pieces, out
+    cdef Py_UCS4 tail, visible, c
+    cdef bint cut_at_end, blank_tail
+    free.assign(n + 1, 1)
+    for s, e in protected:
+        for i in range(max(s, 0), min(e, n + 1)):
+            free[i] = 0
+    for s, e in sorted(removed):
+        if s > pos:
+            pieces.push_back(pair[Py_ssize_t, Py_ssize_t](pos, s))
+        pos = max(pos, e)
+    cut_at_end = pos >= n and len(removed) > 0
+    if pos < n:
+        pieces.push_back(pair[Py_ssize_t, Py_ssize_t](pos, n))
+    for i in range(<Py_ssize_t>pieces.size()):
+        s = pieces[i].first
+        e = pieces[i].second
+        if s > 0:  # a cut precedes this piece
+            tail = _last_kept(t, out, False)
+            blank_tail = tail == _NONE or tail == u'\n' or tail == u' ' or tail == u'\t'
+            if blank_tail:
+                while s < e and _space_tab(_at(t, s)) and free[s]:
+                    s += 1
+            if tail == _NONE or tail == u'\n':
+                lead = 0
+                while s + lead < e and _at(t, s + lead) == u'\n':
+                    lead += 1
+                if tail == _NONE:
+                    drop = lead
+                else:
+                    trail = 0
+                    for k in range(<Py_ssize_t>out.size() - 1, -1, -1):
+                        a = out[k].second
+                        while a > out[k].first and _at(t, a - 1) == u'\n':
+                            a -= 1
+                        trail += out[k].second - a
+                        if a > out[k].first:
+                            break
+                    drop = min(lead, trail)
+                while drop and free[s]:
+                    s += 1
+                    drop -= 1
+            visible = _last_kept(t, out, True)
+            while s < e and free[s]:
+                c = _at(t, s)
+                if not ((_clause_punct(c) and (visible == _NONE or visible == u'\n' or _clause_punct(visible)
+                                               or _end_punct(visible) or _opener(visible)))
+                        or (_end_punct(c) and (visible == _NONE or visible == u'\n' or _end_punct(visible)))):
+                    break
+                s += 1
+                while s < e and _space_tab(_at(t, s)) and free[s] and blank_tail:
+                    s += 1
+            if out.size() and s < e and (_end_punct(_at(t, s)) or _clause_punct(_at(t, s))):
+                _drop_clause_punct(t, out, free)
+        if s < e:
+            out.push_back(pair[Py_ssize_t, Py_ssize_t](s, e))
+    if cut_at_end and out.size():
+        _drop_clause_punct(t, out, free)
+    return "".join([text[out[i].first:out[i].second] for i in range(<Py_ssize_t>out.size())])

@@ -278,7 +278,8 @@ def _ranges_by_block(mask, block, start, end, n_blocks: int) -> list[list[tuple[
 def reconstruct(text: str, removed: list[tuple[int, int]], protected=()) -> str:
     """``text`` minus the ``removed`` ranges, tidying only whitespace and dangling punctuation at the cuts.
 
-    Characters inside ``protected`` ranges are never touched.
+    Characters inside ``protected`` ranges are never touched.  The compiled kernel when built, else
+    :func:`reconstruct_python` (the definition).
 
     >>> reconstruct("您好，我是VIP客户。", [(0, 2)])
     '我是VIP客户。'
@@ -289,6 +290,14 @@ def reconstruct(text: str, removed: list[tuple[int, int]], protected=()) -> str:
     >>> reconstruct("Fee for SKU-1? Thanks. Also check #2.", [(14, 21)])
     'Fee for SKU-1? Also check #2.'
     """
+    from . import native
+    if native.native is not None:
+        return native.native.reconstruct(text, list(removed), list(protected))
+    return reconstruct_python(text, removed, protected)
+
+
+def reconstruct_python(text: str, removed: list[tuple[int, int]], protected=()) -> str:
+    """:func:`reconstruct` in Python."""
     free = bytearray(b"\x01") * (len(text) + 1)
     for s, e in protected:
         if e > s:

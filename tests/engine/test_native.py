@@ -156,3 +156,20 @@ def test_generated_conversations_annotate_identically(turns):
                                       for k, t in enumerate(turns)]}, ensure_ascii=False)
     with_kernels, without = _annotated_both_ways(source)
     assert with_kernels == without
+
+
+@st.composite
+def _cuts(draw):
+    text = draw(st.lists(st.sampled_from(ALPHABET + [" ", "  ", "\n\n", "，", "。", "、", "（", "《"]),
+                         max_size=50).map("".join))
+    n = len(text)
+    ranges = st.tuples(st.integers(0, n), st.integers(0, n)).map(lambda p: (min(p), max(p)))
+    return text, draw(st.lists(ranges, max_size=8)), draw(st.lists(ranges, max_size=4))
+
+
+@CHECKS
+@given(_cuts())
+def test_reconstruct_agrees(case):
+    from layerzero_viz.result import reconstruct_python
+    text, removed, protected = case
+    assert K.reconstruct(text, list(removed), list(protected)) == reconstruct_python(text, removed, protected)
