@@ -6,7 +6,7 @@ FIXTURE ?= fixtures/finance_qa.zh.json
 
 .PHONY: run test bench clean
 
-$(VENV)/.installed: requirements.txt pyproject.toml
+$(VENV)/.installed: requirements.txt pyproject.toml setup.py $(wildcard layerzero_viz/*.pyx layerzero_viz/*.pxi)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt
 	$(PY) -m pip install -q --disable-pip-version-check --no-deps -e .
