@@ -11,7 +11,7 @@ Python twins when it is not (``layerzero_viz.native.AVAILABLE``).
 * ``find_repeats``: the repeated-constraint scan — units, bigram sets, exact and near repeats with prefix
   filtering — over all blocks, returning each block's sentences too (the view caches them).
 """
-from cpython.unicode cimport Py_UNICODE_ISSPACE
+from cpython.unicode cimport Py_UNICODE_ISSPACE, Py_UNICODE_ISDECIMAL, Py_UNICODE_ISALNUM
 from libc.stdint cimport uint64_t
 from libcpp.vector cimport vector
 from libcpp.unordered_map cimport unordered_map
@@ -58,6 +58,26 @@ cdef inline uint64_t _mix(uint64_t x) nogil:
     return x
 
 
+cdef inline bint _isspace(Py_UCS4 c):
+    """``str.isspace`` for one character, ASCII answered inline."""
+    if c < 128:
+        return c == 32 or (9 <= c <= 13) or (28 <= c <= 31)
+    return Py_UNICODE_ISSPACE(c)
+
+
+cdef inline bint _isdecimal(Py_UCS4 c):
+    """Python's ``\\d`` for str patterns (Unicode decimal digits), ASCII answered inline."""
+    if c < 128:
+        return 48 <= c <= 57
+    return Py_UNICODE_ISDECIMAL(c)
+
+
+cdef inline bint _isalnum(Py_UCS4 c):
+    if c < 128:
+        return (48 <= c <= 57) or (65 <= c <= 90) or (97 <= c <= 122)
+    return Py_UNICODE_ISALNUM(c)
+
+
 cdef inline bint _is_term(Py_UCS4 c):
     return (c == u'。' or c == u'！' or c == u'？' or c == u'!' or c == u'?' or c == u'；' or c == u';'
             or c == u'…')
@@ -92,7 +112,7 @@ cdef list _segments(str text, Py_ssize_t start, Py_ssize_t end, bint clause):
             if not clause and j < end and _is_closer(_at(t, j)):
                 j += 1
         elif c == u'.':
-            if i + 1 >= end or Py_UNICODE_ISSPACE(_at(t, i + 1)):
+            if i + 1 >= end or _isspace(_at(t, i + 1)):
                 j = i + 1
         elif c == u'\n':
             j = i + 1
@@ -104,7 +124,7 @@ cdef list _segments(str text, Py_ssize_t start, Py_ssize_t end, bint clause):
         seg_end = m_start if c == u'\n' else j
         if seg_end > pos:
             s = pos
-            while s < seg_end and Py_UNICODE_ISSPACE(_at(t, s)):
+            while s < seg_end and _isspace(_at(t, s)):
                 s += 1
             if s < seg_end:
                 out.append((s, seg_end))
@@ -112,7 +132,7 @@ cdef list _segments(str text, Py_ssize_t start, Py_ssize_t end, bint clause):
         i = j
     if pos < end:
         s = pos
-        while s < end and Py_UNICODE_ISSPACE(_at(t, s)):
+        while s < end and _isspace(_at(t, s)):
             s += 1
         if s < end:
             out.append((s, end))

@@ -65,9 +65,9 @@ cdef Cut _cut(Text t, Py_ssize_t n, Py_ssize_t start, Py_ssize_t end, const long
     """``engine._cut``: the groups a candidate removes, (0, 0) when it cannot be cut cleanly."""
     cdef Py_ssize_t vs = start, ve = end, ts, te
     cdef Cut r
-    while vs < ve and Py_UNICODE_ISSPACE(_at(t, vs)):
+    while vs < ve and _isspace(_at(t, vs)):
         vs += 1
-    while ve > vs and Py_UNICODE_ISSPACE(_at(t, ve - 1)):
+    while ve > vs and _isspace(_at(t, ve - 1)):
         ve -= 1
     r = _cut_visible(t, n, vs, ve, starts, ends, ng)
     if r.b > r.a:
@@ -87,7 +87,8 @@ cdef Cut _cut(Text t, Py_ssize_t n, Py_ssize_t start, Py_ssize_t end, const long
 
 def resolve(str text, list cand, const long long[::1] g_start, const long long[::1] g_end,
             const signed char[::1] g_prot, const unsigned char[::1] g_directive, const long long[::1] g_tokens,
-            long long structural_mask, veto_reason):
+            long long structural_mask, veto_reason, const long long[::1] bulk_start=None,
+            const long long[::1] bulk_end=None, const long long[::1] bulk_mask=None):
     """Candidates → spans, as ``engine._resolve_python`` does.
 
     ``cand``: tuples (start, end, sentence_level, override_mask, has_anchor, lock_start, lock_end) in
@@ -95,7 +96,8 @@ def resolve(str text, list cand, const long long[::1] g_start, const long long[:
     one of their codes is structural or outside its override mask; otherwise, when it has an anchor,
     ``veto_reason(k, a, b)`` decides (returns the reason, "" to let it go).  Returns
     ``(span_of, veto, spans)``: group → span id (list), group → veto message, and per span
-    ``(candidate index, tokens)``.
+    ``(candidate index, tokens)``.  ``bulk_*``: more candidates after ``cand`` (index ``len(cand) + j``),
+    as columns: no sentence level, no anchor, no lock (the lexicon rules' many hits).
     """
     cdef Text t = _raw(text)
     cdef Py_ssize_t n = len(text), ng = g_start.shape[0], k, g, a, b, la, lb
@@ -107,7 +109,7 @@ def resolve(str text, list cand, const long long[::1] g_start, const long long[:
     cdef dict veto = {}
     cdef list spans = []
     cdef Cut r
-    cdef Py_ssize_t s, e, ls, le
+    cdef Py_ssize_t s, e, ls, le, n_cand, n_bulk
     cdef bint sentence_level, has_anchor, blocked, any_prot, any_free
     cdef long long mask, tokens
     cdef int code
@@ -116,8 +118,19 @@ def resolve(str text, list cand, const long long[::1] g_start, const long long[:
         for g in range(ng):
             span_c[g] = -1
             locked[g] = 0
-        for k in range(len(cand)):
-            s, e, sentence_level, mask, has_anchor, ls, le = cand[k]
+        n_cand = len(cand)
+        n_bulk = bulk_start.shape[0] if bulk_start is not None else 0
+        for k in range(n_cand + n_bulk):
+            if k < n_cand:
+                s, e, sentence_level, mask, has_anchor, ls, le = cand[k]
+            else:
+                s = bulk_start[k - n_cand]
+                e = bulk_end[k - n_cand]
+                mask = bulk_mask[k - n_cand]
+                sentence_level = False
+                has_anchor = False
+                ls = -1
+                le = -1
             r = _cut(t, n, s, e, starts, ends, ng)
             a = r.a
             b = r.b

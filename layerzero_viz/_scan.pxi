@@ -3,7 +3,6 @@
 # Each scanner reproduces one regex of protect.py / lexicon.py exactly (Python's ``re`` semantics:
 # leftmost match, resumed at the previous match's end); ``tests/engine/test_native.py`` compares them
 # on the corpus sample and on generated text.  Results are flat lists [start0, end0, start1, end1, ...].
-from cpython.unicode cimport Py_UNICODE_ISALNUM, Py_UNICODE_ISDECIMAL
 from libcpp.string cimport string
 
 
@@ -28,7 +27,7 @@ cdef inline bint _a_space(Py_UCS4 c):        # \s with re.ASCII
 
 
 cdef inline bint _u_word(Py_UCS4 c):         # \w for str patterns
-    return Py_UNICODE_ISALNUM(c) or c == u'_'
+    return _isalnum(c) or c == u'_'
 
 
 cdef inline Py_UCS4 _get(Text t, Py_ssize_t n, Py_ssize_t i):
@@ -71,15 +70,15 @@ def scan_numbers(str text):
         c = _at(t, i)
         if _currency(c):
             j = i + 1
-            if Py_UNICODE_ISSPACE(_get(t, n, j)) and j + 1 < n and Py_UNICODE_ISDECIMAL(_at(t, j + 1)):
+            if _isspace(_get(t, n, j)) and j + 1 < n and _isdecimal(_at(t, j + 1)):
                 j += 1
-            if j < n and Py_UNICODE_ISDECIMAL(_at(t, j)):
+            if j < n and _isdecimal(_at(t, j)):
                 j += 1
-                while j < n and (Py_UNICODE_ISDECIMAL(_at(t, j)) or _at(t, j) == u',' or _at(t, j) == u'，'):
+                while j < n and (_isdecimal(_at(t, j)) or _at(t, j) == u',' or _at(t, j) == u'，'):
                     j += 1
-                if _get(t, n, j) == u'.' and j + 1 < n and Py_UNICODE_ISDECIMAL(_at(t, j + 1)):
+                if _get(t, n, j) == u'.' and j + 1 < n and _isdecimal(_at(t, j + 1)):
                     j += 2
-                    while j < n and Py_UNICODE_ISDECIMAL(_at(t, j)):
+                    while j < n and _isdecimal(_at(t, j)):
                         j += 1
                 if _in(_get(t, n, j), u"万亿千百kKmMbB"):
                     j += 1
@@ -88,18 +87,18 @@ def scan_numbers(str text):
                 i = j
                 continue
             i += 1
-        elif Py_UNICODE_ISDECIMAL(c):
+        elif _isdecimal(c):
             j = i + 1
-            while j < n and Py_UNICODE_ISDECIMAL(_at(t, j)):
+            while j < n and _isdecimal(_at(t, j)):
                 j += 1
-            while _in(_get(t, n, j), u".,:/-") and j + 1 < n and Py_UNICODE_ISDECIMAL(_at(t, j + 1)):
+            while _in(_get(t, n, j), u".,:/-") and j + 1 < n and _isdecimal(_at(t, j + 1)):
                 j += 2
-                while j < n and Py_UNICODE_ISDECIMAL(_at(t, j)):
+                while j < n and _isdecimal(_at(t, j)):
                     j += 1
             c = _get(t, n, j)
             if c == u'%' or c == u'％' or c == u'‰' or _in(c, _NUM_UNIT):
                 j += 1
-            elif Py_UNICODE_ISSPACE(c) and _get(t, n, j + 1) == u'%':
+            elif _isspace(c) and _get(t, n, j + 1) == u'%':
                 j += 2
             elif _a_letter(c):
                 L = 1
@@ -373,7 +372,7 @@ cdef list _placeholders(Text t, Py_ssize_t n):
         k = p + 1
         if _get(t, n, k) == u'{':
             k += 1
-        while Py_UNICODE_ISSPACE(_get(t, n, k)):
+        while _isspace(_get(t, n, k)):
             k += 1
         w = k
         while True:
@@ -385,7 +384,7 @@ cdef list _placeholders(Text t, Py_ssize_t n):
         if k == w:
             p += 1
             continue
-        while Py_UNICODE_ISSPACE(_get(t, n, k)):
+        while _isspace(_get(t, n, k)):
             k += 1
         if _get(t, n, k) == u'}':
             k += 1

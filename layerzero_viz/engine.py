@@ -13,6 +13,7 @@ import os
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any, Mapping, NamedTuple
 
 import numpy as np
@@ -21,10 +22,10 @@ from . import native as _native
 from .directives import Settings, resolve_settings
 from .model import Conversation
 from .protect import PRECEDENCE, STRUCTURAL, Protection, find_protections
-from .rules import PRIORITY, RULES, RuleContext
+from .rules import BULK, PRIORITY, RULES, RuleContext
 from .lexicon import warm_up
 from .tokens import char_spans, encoding, token_byte_lengths, token_info
-from .view import Candidate, TextView, normalize
+from .view import Bulk, Candidate, TextView, normalize
 
 __all__ = ["Config", "Annotated", "annotate", "gc_paused"]
 
@@ -64,6 +65,56 @@ class Span(NamedTuple):
     residual: float  # share of its information lost if pruned (0 for an exact repeat)
 
 
+class SpanTable(Sequence):
+    """The resolved spans as columns; ``table[k]`` is a :class:`Span`, its detail built on first use.
+
+    A long prompt resolves tens of thousands of spans, most from the lexicon rules; their details are only
+    needed when tokens are shown, so they stay (bulk, hit) references until then.
+    """
+
+    __slots__ = ("reasons", "priorities", "scores", "starts", "ends", "tokens", "residuals", "_details")
+
+    def __init__(self) -> None:
+        self.reasons: list[str] = []
+        self.priorities: list[int] = []
+        self.scores: list[float] = []
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        self.tokens: list[int] = []
+        self.residuals: list[float] = []
+        self._details: list[Any] = []  # a str, or (Bulk, hit index) until asked for
+
+    def add(self, reason: str, score: float, detail: Any, start: int, end: int, tokens: int, residual: float) -> None:
+        self.reasons.append(reason)
+        self.priorities.append(PRIORITY[reason])
+        self.scores.append(round(float(score), 4))
+        self._details.append(detail)
+        self.starts.append(start)
+        self.ends.append(end)
+        self.tokens.append(tokens)
+        self.residuals.append(residual)
+
+    def detail(self, k: int) -> str:
+        d = self._details[k]
+        if type(d) is not str:
+            bulk, hit = d
+            d = self._details[k] = bulk.detail(hit)
+        return d
+
+    def __len__(self) -> int:
+        return len(self.reasons)
+
+    def __getitem__(self, k):  # type: ignore[override]
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self)))]
+        if k < 0:
+            k += len(self)
+        if not 0 <= k < len(self):
+            raise IndexError(k)
+        return Span(k, self.reasons[k], self.scores[k], self.detail(k), self.starts[k], self.ends[k], self.tokens[k],
+                    self.residuals[k])
+
+
 @dataclass(eq=False)
 class Annotated:
     """A conversation with every token scored once; call :meth:`at_ratio` for decisions.
@@ -89,7 +140,7 @@ class Annotated:
     protection: Protection
     g_span: np.ndarray
     g_veto: dict[int, str]
-    spans: list[Span]
+    spans: SpanTable
     span_order: np.ndarray
     span_costs_ordered: np.ndarray
     span_suffix_min: np.ndarray
@@ -261,8 +312,13 @@ def _annotate(source: Any, config: Config) -> Annotated:
     ctx = RuleContext(settings=settings, protection=protection, low_information=config.low_information,
                       directive_ranges=directive_ranges)
     candidates: list[Candidate] = []
+    bulks: list[Bulk] = []
     for _, rule in RULES:
-        candidates.extend(rule(view, ctx))
+        bulk = BULK.get(rule)
+        if bulk is not None:
+            bulks.append(bulk(view, ctx))
+        else:
+            candidates.extend(rule(view, ctx))
     timings["detect"] = _ms(t0)
 
     # directive groups: those that start inside a directive span
@@ -276,18 +332,20 @@ def _annotate(source: Any, config: Config) -> Annotated:
     protect_ms += _ms(t0)
 
     t0 = time.perf_counter()
-    g_span, g_veto, spans = _resolve(view, candidates, protection, g_start, g_end, g_tokens, g_prot, g_prot_iv,
-                                     g_directive)
+    g_span, g_veto, spans = _resolve(view, candidates, bulks, protection, g_start, g_end, g_tokens, g_prot,
+                                     g_prot_iv, g_directive)
     info = token_info()[ids] if len(ids) else np.zeros(0)
     info = np.where(tok_directive, 0.0, info)
     tok_span = g_span[group] if n_groups else np.zeros(0, dtype=np.int64)
-    residual = np.array([s.residual for s in spans], dtype=np.float64)
+    residual = np.asarray(spans.residuals, dtype=np.float64)
     in_span = tok_span >= 0
     span_loss = np.bincount(tok_span[in_span], weights=info[in_span], minlength=len(spans)) * residual \
-        if spans else np.zeros(0)
-    span_cost = np.array([s.tokens for s in spans], dtype=np.int64)
-    order = np.array(sorted(range(len(spans)), key=lambda k: (PRIORITY[spans[k].reason], -spans[k].score,
-                                                              spans[k].start)), dtype=np.int64)
+        if len(spans) else np.zeros(0)
+    span_cost = np.asarray(spans.tokens, dtype=np.int64)
+    # budget order: class, then score (higher first), then position; stable, like sorted() on those keys
+    order = np.lexsort((np.asarray(spans.starts, dtype=np.int64), -np.asarray(spans.scores, dtype=np.float64),
+                        np.asarray(spans.priorities, dtype=np.int64))).astype(np.int64) if len(spans) \
+        else np.zeros(0, dtype=np.int64)
     costs_ordered = span_cost[order] if len(order) else np.zeros(0, dtype=np.int64)
     suffix_min = np.minimum.accumulate(costs_ordered[::-1])[::-1] if len(order) else costs_ordered
     timings["protect"] = protect_ms + _ms(t0)
@@ -410,34 +468,64 @@ def _override_mask(names: frozenset) -> int:
     return mask
 
 
-def _resolve(view, candidates, protection, g_start, g_end, g_tokens, g_prot, g_prot_iv, g_directive):
+def _resolve(view, candidates, bulks, protection, g_start, g_end, g_tokens, g_prot, g_prot_iv, g_directive):
     """Turn candidates into atomic spans: protections veto, higher classes claim first.
 
     The compiled kernel (``_native.resolve``) when built, else :func:`_resolve_python` — the definition.
+    ``bulks`` (the lexicon rules' hits as columns) rank below every listed candidate's class.
     """
     kernel = _native.native
-    if kernel is None:
-        return _resolve_python(view, candidates, protection, g_start, g_end, g_tokens, g_prot, g_prot_iv,
-                               g_directive)
+    bulks = sorted(bulks, key=lambda b: PRIORITY[b.reason])
+    if kernel is None or (candidates and bulks and
+                          max(PRIORITY[c.reason] for c in candidates) >= PRIORITY[bulks[0].reason]):
+        found_spans = _resolve_python(view, candidates + [c for b in bulks for c in b.candidates()], protection,
+                                      g_start, g_end, g_tokens, g_prot, g_prot_iv, g_directive)
+        span_of, veto, listed = found_spans
+        spans = SpanTable()
+        for sp in listed:
+            spans.add(sp.reason, sp.score, sp.detail, sp.start, sp.end, sp.tokens, sp.residual)
+        return span_of, veto, spans
     text = view.text
     candidates = sorted(candidates, key=lambda c: (PRIORITY[c.reason], c.start, -c.end))
     rows = [(c.start, c.end, c.reason in _SENTENCE_LEVEL, _override_mask(c.may_override), c.anchor is not None,
              c.lock[0] if c.lock is not None else -1, c.lock[1] if c.lock is not None else -1) for c in candidates]
+    # bulk hits after the listed candidates, each bulk in (start, -end) order: (bulk, hit) per index
+    bulk_refs: list[tuple[Bulk, int]] = []
+    bulk_cols = ([], [], [])
+    for bulk in bulks:
+        order = bulk.order
+        bulk_refs.extend((bulk, k) for k in order)
+        bulk_cols[0].extend(bulk.starts[k] for k in order)
+        bulk_cols[1].extend(bulk.ends[k] for k in order)
+        bulk_cols[2].extend([_override_mask(bulk.may_override)] * len(order))
     prot_list, iv_list = g_prot.tolist(), g_prot_iv.tolist()
+    n_listed = len(candidates)
+
+    def candidate(k: int) -> Candidate:
+        if k < n_listed:
+            return candidates[k]
+        bulk, hit = bulk_refs[k - n_listed]
+        return bulk.candidate(hit)
 
     def veto_reason(k: int, a: int, b: int) -> str:
-        c = candidates[k]
+        c = candidate(k)
         why = _veto_reason(c, prot_list[a:b], iv_list[a:b], protection, text)
         return f"not pruned as {c.reason} ({c.detail}): {why}" if why else ""
 
     span_of, veto, found = kernel.resolve(
         text, rows, np.ascontiguousarray(g_start, dtype=np.int64), np.ascontiguousarray(g_end, dtype=np.int64),
         np.ascontiguousarray(g_prot, dtype=np.int8), np.ascontiguousarray(g_directive, dtype=np.uint8),
-        np.ascontiguousarray(g_tokens, dtype=np.int64), _STRUCTURAL_MASK, veto_reason)
-    spans = []
-    for sid, (k, tokens) in enumerate(found):
-        c = candidates[k]
-        spans.append(Span(sid, c.reason, round(float(c.score), 4), c.detail, c.start, c.end, tokens, c.residual))
+        np.ascontiguousarray(g_tokens, dtype=np.int64), _STRUCTURAL_MASK, veto_reason,
+        *(np.asarray(col, dtype=np.int64) for col in bulk_cols))
+    spans = SpanTable()
+    for k, tokens in found:
+        if k < n_listed:
+            c = candidates[k]
+            spans.add(c.reason, c.score, c.detail, c.start, c.end, tokens, c.residual)
+        else:
+            bulk, hit = bulk_refs[k - n_listed]
+            spans.add(bulk.reason, bulk.scores[hit], (bulk, hit), bulk.starts[hit], bulk.ends[hit], tokens,
+                      bulk.residual)
     return np.array(span_of, dtype=np.int64), veto, spans
 
 

@@ -10,12 +10,12 @@ import bisect
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 from . import native as _native
 from .model import Conversation, MessageKey
 
-__all__ = ["SEPARATOR", "BlockRef", "Interval", "Candidate", "TextView", "sentences", "clauses", "normalize", "units", "fold"]
+__all__ = ["SEPARATOR", "BlockRef", "Interval", "Candidate", "Bulk", "TextView", "sentences", "clauses", "normalize", "units", "fold"]
 
 SEPARATOR = "\n\x00\n"
 
@@ -67,6 +67,35 @@ class Candidate:
     may_override: frozenset[str] = frozenset()
     anchor: str | None = None
     lock: tuple[int, int] | None = None  # a range that must not be pruned if this goes (the kept first copy)
+
+
+class Bulk(NamedTuple):
+    """Many candidates of one rule as columns (a lexicon rule's hits): none has an anchor or a lock.
+
+    Column ``k`` is hit ``k`` in the rule's own order; ``detail(k)`` builds its detail when asked (most
+    are never shown).  ``order`` lists the hits by (start, −end), the order they are resolved in.
+    """
+
+    reason: str
+    starts: list[int]
+    ends: list[int]
+    scores: list[float]
+    residual: float
+    may_override: frozenset[str]
+    detail: Callable[[int], str]
+
+    @property
+    def order(self) -> list[int]:
+        import numpy as np
+        return np.lexsort((-np.asarray(self.ends, dtype=np.int64), np.asarray(self.starts, dtype=np.int64))).tolist()
+
+    def candidate(self, k: int) -> Candidate:
+        return Candidate(self.starts[k], self.ends[k], self.reason, self.scores[k], self.detail(k), self.residual,
+                         self.may_override)
+
+    def candidates(self) -> list[Candidate]:
+        """Every hit as a :class:`Candidate`, in the rule's own order."""
+        return [self.candidate(k) for k in range(len(self.starts))]
 
 
 @dataclass

@@ -10,7 +10,7 @@ from ..directives import Settings
 from ..protect import Protection
 from . import declared, derivable, filler, low_information, repeated
 
-__all__ = ["RuleContext", "RULES", "PRIORITY"]
+__all__ = ["RuleContext", "RULES", "PRIORITY", "BULK"]
 
 
 @dataclass(frozen=True)
@@ -29,3 +29,6 @@ RULES = (
     ("low_information", low_information.find),
 )
 PRIORITY = {name: rank for rank, (name, _) in enumerate(RULES)}
+# the lexicon rules' hits as columns (view.Bulk): the engine resolves them without a Candidate each
+# (keyed by the listing function, so a caller that swaps RULES gets exactly what it listed)
+BULK = {filler.find: filler.find_bulk, low_information.find: low_information.find_bulk}
