@@ -231,7 +231,7 @@ cdef inline int _utf8_len(Py_UCS4 c):
     return 4
 
 
-def token_table(str text, list ids, list counts, list block_starts, const long long[::1] byte_lengths,
+def token_table(str text, const unsigned int[::1] ids, list counts, list block_starts, const long long[::1] byte_lengths,
                 long long[::1] tok_ids, long long[::1] start, long long[::1] end, long long[::1] group,
                 long long[::1] block, long long[::1] idx, long long[::1] g_start, long long[::1] g_end,
                 long long[::1] g_tokens):

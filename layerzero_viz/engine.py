@@ -368,6 +368,9 @@ def _ms(t0: float) -> float:
     return (time.perf_counter() - t0) * 1000.0
 
 
+_NO_SPECIAL: frozenset[str] = frozenset()
+
+
 def _tokenize_view(view: TextView):
     """Token arrays over all blocks: each block encoded on its own, offsets computed in one numpy pass.
 
@@ -377,10 +380,32 @@ def _tokenize_view(view: TextView):
     """
     enc = encoding()
     text = view.text
-    ids: list[int] = []
     counts: list[int] = []
     block_ms: list[float] = []
     clock = time.perf_counter
+    kernel = _native.native
+    if kernel is not None:
+        # the tokenizer's own buffer form (uint32 ids, the same as encode_ordinary: no special token is
+        # allowed, so none is special) skips building a Python int per token
+        core = enc._core_bpe
+        buffers = []
+        for b in view.blocks:
+            t0 = clock()
+            buf = core.encode_to_tiktoken_buffer(text[b.start:b.end], _NO_SPECIAL)
+            block_ms.append((clock() - t0) * 1000.0)
+            buffers.append(buf)
+            counts.append(len(buf) // 4)
+        n = sum(counts)
+        if not n:
+            z = np.zeros(0, dtype=np.int64)
+            return z, z, z, z, z, z, block_ms, (z, z, z)
+        ids32 = np.frombuffer(b"".join(buffers), dtype=np.uint32)
+        cols = np.empty((9, n), dtype=np.int64)
+        n_groups = kernel.token_table(text, ids32, counts, view.block_starts, token_byte_lengths(), *cols)
+        tok_ids, start, end, group, block, idx = cols[:6]
+        groups = cols[6][:n_groups], cols[7][:n_groups], cols[8][:n_groups]
+        return tok_ids, start, end, group, block, idx, block_ms, groups
+    ids: list[int] = []
     for b in view.blocks:
         t0 = clock()
         piece = enc.encode_ordinary(text[b.start:b.end])
@@ -390,13 +415,6 @@ def _tokenize_view(view: TextView):
     if not ids:
         z = np.zeros(0, dtype=np.int64)
         return z, z, z, z, z, z, block_ms, (z, z, z)
-    kernel = _native.native
-    if kernel is not None:
-        cols = np.empty((9, len(ids)), dtype=np.int64)
-        n_groups = kernel.token_table(text, ids, counts, view.block_starts, token_byte_lengths(), *cols)
-        tok_ids, start, end, group, block, idx = cols[:6]
-        groups = cols[6][:n_groups], cols[7][:n_groups], cols[8][:n_groups]
-        return tok_ids, start, end, group, block, idx, block_ms, groups
     raw = None if text.isascii() else np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
     block_chars = np.asarray(view.block_starts, dtype=np.int64)
     if raw is None:

@@ -436,6 +436,7 @@ def _whole_conversation(fmt: str, doc: Any, text: str, name: str) -> Conversatio
     """The one conversation in ``text`` (format ``fmt``, parsed JSON ``doc`` when it is a JSON format)."""
     if fmt == "text":
         block = Block(index=0, kind="text", text=text, path=())
+        _check_unicode((block,), name)
         return Conversation(format="text", messages=(Message(0, "user", (block,)),), raw=text, source_name=name)
     if fmt == "http":
         return _http_conversation(text, name)
@@ -661,6 +662,8 @@ def _read_messages(fmt: str, doc: Any, where: str) -> tuple[Message, ...]:
     ``where`` prefixes locations: the source name, plus ``:line`` inside JSONL.
     """
     messages = _READERS[fmt](doc, where)
+    for m in messages:
+        _check_unicode(m.blocks, where)
     instructions_only = ("system", "developer")
     if all(m.role in instructions_only and not any(b.kind == "opaque" or b.text for b in m.blocks) for m in messages):
         raise InputError(
@@ -669,6 +672,19 @@ def _read_messages(fmt: str, doc: Any, where: str) -> tuple[Message, ...]:
             hint="add at least one message",
         )
     return messages
+
+
+def _check_unicode(blocks: tuple[Block, ...], where: str) -> None:
+    """InputError for a lone surrogate: JSON can write one (``"\\ud800"``) but it is no character."""
+    for b in blocks:
+        if b.kind != "text" or b.text.isascii():
+            continue
+        try:
+            b.text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            _fail(where, b.path, f"the text holds a lone surrogate {b.text[exc.start]!r} at character {exc.start}, "
+                  "which is not valid Unicode",
+                  "remove it, or write the whole surrogate pair (\\ud83d\\ude00 is one emoji)")
 
 
 def _read_anthropic(doc: Any, where: str) -> tuple[Message, ...]:

@@ -596,3 +596,21 @@ def test_text_that_is_not_json_round_trips_as_text(text):
     conv = load_conversation(text, "text")
     assert conv.messages[0].blocks == (Block(0, "text", text.removeprefix("\ufeff"), ()),)
     assert dump_text(conv, dump_conversation(conv)) == conv.raw
+
+
+@pytest.mark.parametrize("source, location", [
+    (b'{"messages": [{"role": "user", "content": "fee \\ud800 due"}]}', "messages[0].content"),
+    (b'{"system": [{"type": "text", "text": "ok"}, {"type": "text", "text": "\\udfff"}], "messages": []}',
+     "system[1].text"),
+    ("plain text with \ud800 in it", "$"),
+])
+def test_lone_surrogate_is_a_located_input_error(source, location):
+    # JSON can spell a lone surrogate; it is no character, and the tokenizer cannot encode it
+    with pytest.raises(InputError) as info:
+        load_conversation(source)
+    assert location in str(info.value) and "surrogate" in str(info.value)
+
+
+def test_surrogate_pair_is_one_character():
+    conv = load_conversation(b'{"messages": [{"role": "user", "content": "ok \\ud83d\\ude00"}]}')
+    assert conv.messages[0].text == "ok \U0001F600"
