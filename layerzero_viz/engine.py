@@ -391,10 +391,10 @@ def _tokenize_view(view: TextView):
         buffers = []
         for b in view.blocks:
             t0 = clock()
-            buf = core.encode_to_tiktoken_buffer(text[b.start:b.end], _NO_SPECIAL)
+            buf = memoryview(core.encode_to_tiktoken_buffer(text[b.start:b.end], _NO_SPECIAL))
             block_ms.append((clock() - t0) * 1000.0)
             buffers.append(buf)
-            counts.append(len(buf) // 4)
+            counts.append(buf.nbytes // 4)
         n = sum(counts)
         if not n:
             z = np.zeros(0, dtype=np.int64)
