@@ -95,8 +95,8 @@ def resolve(str text, list cand, const long long[::1] g_start, const long long[:
     resolution order (lock_start < 0: none).  A candidate covering protected groups is vetoed at once when
     one of their codes is structural or outside its override mask; otherwise, when it has an anchor,
     ``veto_reason(k, a, b)`` decides (returns the reason, "" to let it go).  Returns
-    ``(span_of, veto, spans)``: group → span id (list), group → veto message, and per span
-    ``(candidate index, tokens)``.  ``bulk_*``: more candidates after ``cand`` (index ``len(cand) + j``),
+    ``(span_of, veto, (ks, tokens))``: group → span id (list), group → veto message, and per span (in
+    resolution order, so ``ks`` ascends) its candidate index and token count as int64 arrays.  ``bulk_*``: more candidates after ``cand`` (index ``len(cand) + j``),
     as columns: no sentence level, no anchor, no lock (the lexicon rules' many hits).
     """
     cdef Text t = _raw(text)
@@ -107,7 +107,7 @@ def resolve(str text, list cand, const long long[::1] g_start, const long long[:
     cdef long long* span_c = <long long*>malloc(max(ng, 1) * sizeof(long long))
     cdef unsigned char* locked = <unsigned char*>malloc(max(ng, 1))
     cdef dict veto = {}
-    cdef list spans = []
+    cdef vector[long long] found_k, found_tokens
     cdef Cut r
     cdef Py_ssize_t s, e, ls, le, n_cand, n_bulk
     cdef bint sentence_level, has_anchor, blocked, any_prot, any_free
@@ -174,12 +174,13 @@ def resolve(str text, list cand, const long long[::1] g_start, const long long[:
             for g in range(a, b):
                 if span_c[g] < 0:
                     any_free = True
-                    span_c[g] = len(spans)
-                    span_of[g] = len(spans)
+                    span_c[g] = <long long>found_k.size()
+                    span_of[g] = <long long>found_k.size()
                     tokens += g_tokens[g]
             if not any_free:
                 continue
-            spans.append((k, tokens))
+            found_k.push_back(k)
+            found_tokens.push_back(tokens)
             if ls >= 0:
                 la = _bisect_right(ends, ng, ls)
                 lb = _bisect_left(starts, ng, le)
@@ -188,7 +189,14 @@ def resolve(str text, list cand, const long long[::1] g_start, const long long[:
     finally:
         free(span_c)
         free(locked)
-    return span_of, veto, spans
+    import numpy
+    ks = numpy.empty(found_k.size(), dtype=numpy.int64)
+    toks = numpy.empty(found_k.size(), dtype=numpy.int64)
+    cdef long long[::1] ks_v = ks, toks_v = toks
+    for k in range(<Py_ssize_t>found_k.size()):
+        ks_v[k] = found_k[k]
+        toks_v[k] = found_tokens[k]
+    return span_of, veto, (ks, toks)
 
 
 def apply_protections(list starts, list ends, list codes, const long long[::1] g_start,

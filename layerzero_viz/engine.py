@@ -69,10 +69,11 @@ class SpanTable(Sequence):
     """The resolved spans as columns; ``table[k]`` is a :class:`Span`, its detail built on first use.
 
     A long prompt resolves tens of thousands of spans, most from the lexicon rules; their details are only
-    needed when tokens are shown, so they stay (bulk, hit) references until then.
+    needed when tokens are shown, so a bulk span keeps just (bulk number, hit number) until then.
     """
 
-    __slots__ = ("reasons", "priorities", "scores", "starts", "ends", "tokens", "residuals", "_details")
+    __slots__ = ("reasons", "priorities", "scores", "starts", "ends", "tokens", "residuals", "_details", "_bulks",
+                 "_bulk_of", "_hit_of")
 
     def __init__(self) -> None:
         self.reasons: list[str] = []
@@ -82,9 +83,12 @@ class SpanTable(Sequence):
         self.ends: list[int] = []
         self.tokens: list[int] = []
         self.residuals: list[float] = []
-        self._details: list[Any] = []  # a str, or (Bulk, hit index) until asked for
+        self._details: list[str | None] = []  # None: a bulk span whose detail is not built yet
+        self._bulks: list[Bulk] = []
+        self._bulk_of: list[int] = []         # per span: its bulk's number (-1 for a listed candidate)
+        self._hit_of: list[int] = []
 
-    def add(self, reason: str, score: float, detail: Any, start: int, end: int, tokens: int, residual: float) -> None:
+    def add(self, reason: str, score: float, detail: str, start: int, end: int, tokens: int, residual: float) -> None:
         self.reasons.append(reason)
         self.priorities.append(PRIORITY[reason])
         self.scores.append(round(float(score), 4))
@@ -93,12 +97,33 @@ class SpanTable(Sequence):
         self.ends.append(end)
         self.tokens.append(tokens)
         self.residuals.append(residual)
+        self._bulk_of.append(-1)
+        self._hit_of.append(-1)
+
+    def add_bulk(self, bulk: Bulk, hits: list[int], tokens: list[int]) -> None:
+        """Spans for ``hits`` of ``bulk`` (hit numbers in the bulk's columns), with their token counts."""
+        if not hits:
+            return
+        m = len(hits)
+        number = len(self._bulks)
+        self._bulks.append(bulk)
+        self.reasons.extend([bulk.reason] * m)
+        self.priorities.extend([PRIORITY[bulk.reason]] * m)
+        scores = bulk.scores
+        self.scores.extend([round(float(scores[h]), 4) for h in hits])
+        self._details.extend([None] * m)
+        starts, ends = bulk.starts, bulk.ends
+        self.starts.extend([starts[h] for h in hits])
+        self.ends.extend([ends[h] for h in hits])
+        self.tokens.extend(tokens)
+        self.residuals.extend([bulk.residual] * m)
+        self._bulk_of.extend([number] * m)
+        self._hit_of.extend(hits)
 
     def detail(self, k: int) -> str:
         d = self._details[k]
-        if type(d) is not str:
-            bulk, hit = d
-            d = self._details[k] = bulk.detail(hit)
+        if d is None:
+            d = self._details[k] = self._bulks[self._bulk_of[k]].detail(self._hit_of[k])
         return d
 
     def __len__(self) -> int:
@@ -507,23 +532,24 @@ def _resolve(view, candidates, bulks, protection, g_start, g_end, g_tokens, g_pr
     candidates = sorted(candidates, key=lambda c: (PRIORITY[c.reason], c.start, -c.end))
     rows = [(c.start, c.end, c.reason in _SENTENCE_LEVEL, _override_mask(c.may_override), c.anchor is not None,
              c.lock[0] if c.lock is not None else -1, c.lock[1] if c.lock is not None else -1) for c in candidates]
-    # bulk hits after the listed candidates, each bulk in (start, -end) order: (bulk, hit) per index
-    bulk_refs: list[tuple[Bulk, int]] = []
-    bulk_cols = ([], [], [])
-    for bulk in bulks:
-        order = bulk.order
-        bulk_refs.extend((bulk, k) for k in order)
-        bulk_cols[0].extend(bulk.starts[k] for k in order)
-        bulk_cols[1].extend(bulk.ends[k] for k in order)
-        bulk_cols[2].extend([_override_mask(bulk.may_override)] * len(order))
-    prot_list, iv_list = g_prot.tolist(), g_prot_iv.tolist()
+    # bulk hits after the listed candidates, each bulk in (start, -end) order
     n_listed = len(candidates)
+    orders = [np.asarray(b.order, dtype=np.int64) for b in bulks]
+    bounds = np.cumsum([n_listed] + [len(o) for o in orders])  # bulk i holds indexes bounds[i]:bounds[i + 1]
+    if bulks:
+        bulk_cols = [np.concatenate([np.asarray(b.starts, dtype=np.int64)[o] for b, o in zip(bulks, orders)]),
+                     np.concatenate([np.asarray(b.ends, dtype=np.int64)[o] for b, o in zip(bulks, orders)]),
+                     np.concatenate([np.full(len(o), _override_mask(b.may_override), dtype=np.int64)
+                                     for b, o in zip(bulks, orders)])]
+    else:
+        bulk_cols = [np.zeros(0, dtype=np.int64)] * 3
+    prot_list, iv_list = g_prot.tolist(), g_prot_iv.tolist()
 
     def candidate(k: int) -> Candidate:
         if k < n_listed:
             return candidates[k]
-        bulk, hit = bulk_refs[k - n_listed]
-        return bulk.candidate(hit)
+        i = int(np.searchsorted(bounds, k, "right")) - 1
+        return bulks[i].candidate(int(orders[i][k - bounds[i]]))
 
     def veto_reason(k: int, a: int, b: int) -> str:
         c = candidate(k)
@@ -533,17 +559,17 @@ def _resolve(view, candidates, bulks, protection, g_start, g_end, g_tokens, g_pr
     span_of, veto, found = kernel.resolve(
         text, rows, np.ascontiguousarray(g_start, dtype=np.int64), np.ascontiguousarray(g_end, dtype=np.int64),
         np.ascontiguousarray(g_prot, dtype=np.int8), np.ascontiguousarray(g_directive, dtype=np.uint8),
-        np.ascontiguousarray(g_tokens, dtype=np.int64), _STRUCTURAL_MASK, veto_reason,
-        *(np.asarray(col, dtype=np.int64) for col in bulk_cols))
+        np.ascontiguousarray(g_tokens, dtype=np.int64), _STRUCTURAL_MASK, veto_reason, *bulk_cols)
     spans = SpanTable()
-    for k, tokens in found:
-        if k < n_listed:
-            c = candidates[k]
-            spans.add(c.reason, c.score, c.detail, c.start, c.end, tokens, c.residual)
-        else:
-            bulk, hit = bulk_refs[k - n_listed]
-            spans.add(bulk.reason, bulk.scores[hit], (bulk, hit), bulk.starts[hit], bulk.ends[hit], tokens,
-                      bulk.residual)
+    # found is in resolution order: listed candidates first, then each bulk's in turn
+    ks, toks = found
+    n_found_listed = int(np.searchsorted(ks, n_listed)) if len(ks) else 0
+    for k, tokens in zip(ks[:n_found_listed].tolist(), toks[:n_found_listed].tolist()):
+        c = candidates[k]
+        spans.add(c.reason, c.score, c.detail, c.start, c.end, tokens, c.residual)
+    for i, bulk in enumerate(bulks):
+        a, b = np.searchsorted(ks, bounds[i]), np.searchsorted(ks, bounds[i + 1])
+        spans.add_bulk(bulk, orders[i][ks[a:b] - bounds[i]].tolist(), toks[a:b].tolist())
     return np.array(span_of, dtype=np.int64), veto, spans
 
 
