@@ -110,7 +110,8 @@ class SpanTable(Sequence):
         self.reasons.extend([bulk.reason] * m)
         self.priorities.extend([PRIORITY[bulk.reason]] * m)
         scores = bulk.scores
-        self.scores.extend([round(float(scores[h]), 4) for h in hits])
+        rounded = {v: round(float(v), 4) for v in set(scores)}  # a handful of distinct scores per bulk
+        self.scores.extend([rounded[scores[h]] for h in hits])
         self._details.extend([None] * m)
         starts, ends = bulk.starts, bulk.ends
         self.starts.extend([starts[h] for h in hits])

@@ -266,12 +266,17 @@ def _ranges_by_block(mask, block, start, end, n_blocks: int) -> list[list[tuple[
     idx = np.flatnonzero(mask)
     if not len(idx):
         return out
-    for b, s, e in zip(block[idx].tolist(), start[idx].tolist(), end[idx].tolist()):
-        lst = out[b]
-        if lst and lst[-1][1] == s:
-            lst[-1] = (lst[-1][0], e)
-        else:
-            lst.append((s, e))
+    b, s, e = block[idx], start[idx], end[idx]
+    # a range starts where the item does not continue the previous one (another block, or a gap)
+    first = np.ones(len(idx), dtype=bool)
+    first[1:] = (b[1:] != b[:-1]) | (s[1:] != e[:-1])
+    heads = np.flatnonzero(first)
+    lasts = np.append(heads[1:], len(idx)) - 1
+    rb, rs, re_ = b[heads], s[heads], e[lasts]
+    bounds = np.searchsorted(rb, np.arange(n_blocks + 1))
+    for k in np.unique(rb).tolist():
+        a, z = bounds[k], bounds[k + 1]
+        out[k] = list(zip(rs[a:z].tolist(), re_[a:z].tolist()))
     return out
 
 
