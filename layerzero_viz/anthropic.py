@@ -118,7 +118,9 @@ class _Core:
                                  name="messages.create")
         if header is not None:
             conv = replace(conv, headers={HEADER: header})
-        ann = annotate(conv, Config(ratio=self.ratio, env=self.env, low_information=self.low_information))
+        # every call resends the history: its blocks' token ids come from the cache after the first call
+        ann = annotate(conv, Config(ratio=self.ratio, env=self.env, low_information=self.low_information,
+                                    token_cache=True))
         result = ann.at_ratio(None)
         settings = ann.settings
         changed = result.tokens_pruned > 0 or result.tokens_directive > 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 import gc
 import os
+import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -46,6 +47,9 @@ class Config:
     keep_directives: bool = False
     env: Mapping[str, str] | None = None
     profile: Any = None  # a domain profile name or object, applied by layerzero_viz.advisor.profiles
+    # reuse the token ids of text blocks seen before in this process (a client resends the whole history on
+    # every call); off by default so that tokenize timings always measure tokenising
+    token_cache: bool = False
 
 
 class Span(NamedTuple):
@@ -326,7 +330,8 @@ def _annotate(source: Any, config: Config) -> Annotated:
                              for d in settings.directive_spans)
 
     t0 = time.perf_counter()
-    ids, start, end, group, block, idx, block_ms, (g_start, g_end, g_tokens) = _tokenize_view(view)
+    ids, start, end, group, block, idx, block_ms, (g_start, g_end, g_tokens) = _tokenize_view(
+        view, _TOKEN_CACHE if config.token_cache else None)
     timings["tokenize"] = _ms(t0)
     n_groups = len(g_start)
 
@@ -397,7 +402,51 @@ def _ms(t0: float) -> float:
 _NO_SPECIAL: frozenset[str] = frozenset()
 
 
-def _tokenize_view(view: TextView):
+class _TokenCache:
+    """Token ids (uint32 bytes) of recently seen text blocks, least recently used evicted first.
+
+    Only blocks of at least ``MIN_CHARS`` characters are kept, at most ``MAX_BYTES`` of ids in all; a text
+    block's ids depend on nothing but its text, so a hit is exactly what tokenising would give.
+    """
+
+    MIN_CHARS = 32
+    MAX_BYTES = 16 << 20
+
+    def __init__(self) -> None:
+        self._ids: dict[str, bytes] = {}
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def get(self, text: str) -> bytes | None:
+        found = self._ids.get(text)
+        if found is not None:
+            with self._lock:
+                if self._ids.pop(text, None) is not None:  # most recently used goes last
+                    self._ids[text] = found
+        return found
+
+    def put(self, text: str, ids: bytes) -> None:
+        if len(text) < self.MIN_CHARS or len(ids) > self.MAX_BYTES // 4:
+            return
+        with self._lock:
+            if text in self._ids:
+                return
+            self._ids[text] = ids
+            self._bytes += len(ids)
+            while self._bytes > self.MAX_BYTES:
+                oldest = next(iter(self._ids))
+                self._bytes -= len(self._ids.pop(oldest))
+
+    def clear(self) -> None:
+        with self._lock:
+            self._ids.clear()
+            self._bytes = 0
+
+
+_TOKEN_CACHE = _TokenCache()
+
+
+def _tokenize_view(view: TextView, cache: _TokenCache | None = None):
     """Token arrays over all blocks: each block encoded on its own, offsets computed in one numpy pass.
 
     Per block only ``encode_ordinary`` runs (the per-block timings are that call); byte → character
@@ -417,10 +466,15 @@ def _tokenize_view(view: TextView):
         buffers = []
         for b in view.blocks:
             t0 = clock()
-            buf = memoryview(core.encode_to_tiktoken_buffer(text[b.start:b.end], _NO_SPECIAL))
+            block_text = text[b.start:b.end]
+            buf = cache.get(block_text) if cache is not None else None
+            if buf is None:
+                buf = memoryview(core.encode_to_tiktoken_buffer(block_text, _NO_SPECIAL))
+                if cache is not None:
+                    cache.put(block_text, buf.tobytes())
             block_ms.append((clock() - t0) * 1000.0)
             buffers.append(buf)
-            counts.append(buf.nbytes // 4)
+            counts.append(len(buf) // 4 if isinstance(buf, bytes) else buf.nbytes // 4)
         n = sum(counts)
         if not n:
             z = np.zeros(0, dtype=np.int64)

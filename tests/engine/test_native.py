@@ -173,3 +173,27 @@ def test_reconstruct_agrees(case):
     from layerzero_viz.result import reconstruct_python
     text, removed, protected = case
     assert K.reconstruct(text, list(removed), list(protected)) == reconstruct_python(text, removed, protected)
+
+
+def test_token_cache_gives_the_same_annotation_and_is_bounded():
+    from layerzero_viz import engine
+    source = json.dumps({"system": "你是一名税务顾问。回答不超过200字。" * 3, "messages": [
+        {"role": "user", "content": "我是VIP客户，SKU-12345。请问七日年化收益率4.2%？Please answer briefly."}]},
+        ensure_ascii=False)
+    engine._TOKEN_CACHE.clear()
+    cold = annotate(source, engine.Config(env={}, token_cache=True)).at_ratio(0.4).to_dict()
+    warm = annotate(source, engine.Config(env={}, token_cache=True)).at_ratio(0.4).to_dict()
+    plain = annotate(source, env={}).at_ratio(0.4).to_dict()
+    for d in (cold, warm, plain):
+        d.pop("timings_ms")
+        d["metrics"].pop("layer_zero_context_preservation_ms")
+    assert cold == warm == plain
+    assert len(engine._TOKEN_CACHE._ids) == 2  # both blocks are long enough to keep
+    cache = engine._TokenCache()
+    cache.MAX_BYTES = 128  # a block may take at most a quarter of it
+    for k in range(10):
+        cache.put(f"block number {k} " * 4, bytes(32))
+    cache.put("a block too large to keep " * 4, bytes(64))
+    cache.put("short", bytes(4))
+    assert cache._bytes <= 128 and len(cache._ids) == 4 and "block number 9 " * 4 in cache._ids
+    assert cache.get("block number 6 " * 4) == bytes(32) and cache.get("short") is None
