@@ -11,7 +11,6 @@ Python twins when it is not (``layerzero_viz.native.AVAILABLE``).
 * ``find_repeats``: the repeated-constraint scan — units, bigram sets, exact and near repeats with prefix
   filtering — over all blocks, returning each block's sentences too (the view caches them).
 """
-from cpython.unicode cimport Py_UNICODE_ISSPACE, Py_UNICODE_ISDECIMAL, Py_UNICODE_ISALNUM
 from libc.stdint cimport uint64_t
 from libcpp.vector cimport vector
 from libcpp.unordered_map cimport unordered_map
@@ -24,6 +23,9 @@ import unicodedata
 
 
 cdef extern from "Python.h":
+    bint Py_UNICODE_ISSPACE(Py_UCS4 ch) nogil
+    bint Py_UNICODE_ISDECIMAL(Py_UCS4 ch) nogil
+    bint Py_UNICODE_ISALNUM(Py_UCS4 ch) nogil
     int PyUnicode_KIND(object o)
     void* PyUnicode_DATA(object o)
     Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index) nogil
@@ -41,14 +43,14 @@ cdef inline Text _raw(str text):
     return t
 
 
-cdef inline Py_UCS4 _at(Text t, Py_ssize_t i) nogil:
+cdef inline Py_UCS4 _at(Text t, Py_ssize_t i) noexcept nogil:
     return PyUnicode_READ(t.kind, t.data, i)
 
 cdef uint64_t FNV_OFFSET = 14695981039346656037ULL
 cdef uint64_t FNV_PRIME = 1099511628211ULL
 
 
-cdef inline uint64_t _mix(uint64_t x) nogil:
+cdef inline uint64_t _mix(uint64_t x) noexcept nogil:
     # splitmix64 finaliser
     x ^= x >> 30
     x *= 0xbf58476d1ce4e5b9ULL
@@ -58,36 +60,36 @@ cdef inline uint64_t _mix(uint64_t x) nogil:
     return x
 
 
-cdef inline bint _isspace(Py_UCS4 c):
+cdef inline bint _isspace(Py_UCS4 c) noexcept nogil:
     """``str.isspace`` for one character, ASCII answered inline."""
     if c < 128:
         return c == 32 or (9 <= c <= 13) or (28 <= c <= 31)
     return Py_UNICODE_ISSPACE(c)
 
 
-cdef inline bint _isdecimal(Py_UCS4 c):
+cdef inline bint _isdecimal(Py_UCS4 c) noexcept nogil:
     """Python's ``\\d`` for str patterns (Unicode decimal digits), ASCII answered inline."""
     if c < 128:
         return 48 <= c <= 57
     return Py_UNICODE_ISDECIMAL(c)
 
 
-cdef inline bint _isalnum(Py_UCS4 c):
+cdef inline bint _isalnum(Py_UCS4 c) noexcept nogil:
     if c < 128:
         return (48 <= c <= 57) or (65 <= c <= 90) or (97 <= c <= 122)
     return Py_UNICODE_ISALNUM(c)
 
 
-cdef inline bint _is_term(Py_UCS4 c):
+cdef inline bint _is_term(Py_UCS4 c) noexcept nogil:
     return (c == u'。' or c == u'！' or c == u'？' or c == u'!' or c == u'?' or c == u'；' or c == u';'
             or c == u'…')
 
 
-cdef inline bint _is_closer(Py_UCS4 c):
+cdef inline bint _is_closer(Py_UCS4 c) noexcept nogil:
     return c == u'”' or c == u'’' or c == u'」' or c == u'』' or c == u'）' or c == u')' or c == u'"' or c == u"'"
 
 
-cdef inline bint _is_comma(Py_UCS4 c):
+cdef inline bint _is_comma(Py_UCS4 c) noexcept nogil:
     return c == u'，' or c == u',' or c == u'、' or c == u'：' or c == u':'
 
 
@@ -148,11 +150,11 @@ def segments(str text, Py_ssize_t start, Py_ssize_t end, bint clause=False):
 cdef dict _FOLD = {}  # code point -> folded string (per-character NFKC, lower case; see ``view.fold``)
 
 
-cdef inline bint _is_cjk(Py_UCS4 c):
+cdef inline bint _is_cjk(Py_UCS4 c) noexcept nogil:
     return (0x3400 <= c <= 0x9fff) or (0xf900 <= c <= 0xfaff)
 
 
-cdef inline bint _is_word(Py_UCS4 c):
+cdef inline bint _is_word(Py_UCS4 c) noexcept nogil:
     return (u'a' <= c <= u'z') or (u'0' <= c <= u'9')
 
 

@@ -6,31 +6,31 @@
 from libcpp.string cimport string
 
 
-cdef inline bint _a_letter(Py_UCS4 c):
+cdef inline bint _a_letter(Py_UCS4 c) noexcept nogil:
     return (u'a' <= c <= u'z') or (u'A' <= c <= u'Z')
 
 
-cdef inline bint _a_digit(Py_UCS4 c):
+cdef inline bint _a_digit(Py_UCS4 c) noexcept nogil:
     return u'0' <= c <= u'9'
 
 
-cdef inline bint _a_alnum(Py_UCS4 c):
+cdef inline bint _a_alnum(Py_UCS4 c) noexcept nogil:
     return _a_letter(c) or _a_digit(c)
 
 
-cdef inline bint _a_word(Py_UCS4 c):         # \w with re.ASCII
+cdef inline bint _a_word(Py_UCS4 c) noexcept nogil:         # \w with re.ASCII
     return _a_alnum(c) or c == u'_'
 
 
-cdef inline bint _a_space(Py_UCS4 c):        # \s with re.ASCII
+cdef inline bint _a_space(Py_UCS4 c) noexcept nogil:        # \s with re.ASCII
     return c == u' ' or (u'\t' <= c <= u'\r')
 
 
-cdef inline bint _u_word(Py_UCS4 c):         # \w for str patterns
+cdef inline bint _u_word(Py_UCS4 c) noexcept nogil:         # \w for str patterns
     return _isalnum(c) or c == u'_'
 
 
-cdef inline Py_UCS4 _get(Text t, Py_ssize_t n, Py_ssize_t i):
+cdef inline Py_UCS4 _get(Text t, Py_ssize_t n, Py_ssize_t i) noexcept nogil:
     """The char at i, or 0 past the end (0 matches no class used here)."""
     if 0 <= i < n:
         return _at(t, i)
@@ -38,34 +38,52 @@ cdef inline Py_UCS4 _get(Text t, Py_ssize_t n, Py_ssize_t i):
 
 
 # ------------------------------------------------------------------------------------------- numbers
-cdef inline bint _currency(Py_UCS4 c):
+cdef inline bint _currency(Py_UCS4 c) noexcept nogil:
     return c == u'¥' or c == u'$' or c == u'€' or c == u'£' or c == u'￥'
 
 
-cdef inline bint _cjk_num(Py_UCS4 c):
+cdef inline bint _cjk_num(Py_UCS4 c) noexcept nogil:
     return (c == u'零' or c == u'〇' or c == u'一' or c == u'二' or c == u'两' or c == u'三' or c == u'四'
             or c == u'五' or c == u'六' or c == u'七' or c == u'八' or c == u'九' or c == u'十' or c == u'百'
             or c == u'千' or c == u'万' or c == u'亿' or c == u'半')
 
 
-cdef inline bint _cjk_num_small(Py_UCS4 c):   # after 分之: no 万亿半
+cdef inline bint _cjk_num_small(Py_UCS4 c) noexcept nogil:   # after 分之: no 万亿半
     return _cjk_num(c) and c != u'万' and c != u'亿' and c != u'半'
 
 
-cdef inline bint _in(Py_UCS4 c, str chars):
-    return c != 0 and c in chars
+cdef inline bint _num_unit(Py_UCS4 c) noexcept nogil:    # 年月日号时点分秒天周岁元块万亿倍个位次条件项级
+    return (c == u'年' or c == u'月' or c == u'日' or c == u'号' or c == u'时' or c == u'点' or c == u'分'
+            or c == u'秒' or c == u'天' or c == u'周' or c == u'岁' or c == u'元' or c == u'块' or c == u'万'
+            or c == u'亿' or c == u'倍' or c == u'个' or c == u'位' or c == u'次' or c == u'条' or c == u'件'
+            or c == u'项' or c == u'级')
 
 
-cdef str _NUM_UNIT = u"年月日号时点分秒天周岁元块万亿倍个位次条件项级"
-cdef str _CJK_UNIT = u"年日号天周岁元块倍位次条件项级成折"
+cdef inline bint _cjk_unit(Py_UCS4 c) noexcept nogil:    # 年日号天周岁元块倍位次条件项级成折
+    return (c == u'年' or c == u'日' or c == u'号' or c == u'天' or c == u'周' or c == u'岁' or c == u'元'
+            or c == u'块' or c == u'倍' or c == u'位' or c == u'次' or c == u'条' or c == u'件' or c == u'项'
+            or c == u'级' or c == u'成' or c == u'折')
+
+
+cdef inline bint _amount_suffix(Py_UCS4 c) noexcept nogil:    # 万亿千百kKmMbB
+    return (c == u'万' or c == u'亿' or c == u'千' or c == u'百' or c == u'k' or c == u'K' or c == u'm'
+            or c == u'M' or c == u'b' or c == u'B')
+
+
+cdef inline bint _number_sep(Py_UCS4 c) noexcept nogil:    # .,:/-
+    return c == u'.' or c == u',' or c == u':' or c == u'/' or c == u'-'
 
 
 def scan_numbers(str text):
     """``protect._NUMBER.finditer`` spans."""
-    cdef Text t = _raw(text)
-    cdef Py_ssize_t n = len(text), i = 0, j, L
+    cdef vector[Py_ssize_t] out
+    _numbers(_raw(text), len(text), out)
+    return out
+
+
+cdef void _numbers(Text t, Py_ssize_t n, vector[Py_ssize_t]& out) noexcept nogil:
+    cdef Py_ssize_t i = 0, j, L
     cdef Py_UCS4 c
-    cdef list out = []
     while i < n:
         c = _at(t, i)
         if _currency(c):
@@ -80,10 +98,10 @@ def scan_numbers(str text):
                     j += 2
                     while j < n and _isdecimal(_at(t, j)):
                         j += 1
-                if _in(_get(t, n, j), u"万亿千百kKmMbB"):
+                if _amount_suffix(_get(t, n, j)):
                     j += 1
-                out.append(i)
-                out.append(j)
+                out.push_back(i)
+                out.push_back(j)
                 i = j
                 continue
             i += 1
@@ -91,12 +109,12 @@ def scan_numbers(str text):
             j = i + 1
             while j < n and _isdecimal(_at(t, j)):
                 j += 1
-            while _in(_get(t, n, j), u".,:/-") and j + 1 < n and _isdecimal(_at(t, j + 1)):
+            while _number_sep(_get(t, n, j)) and j + 1 < n and _isdecimal(_at(t, j + 1)):
                 j += 2
                 while j < n and _isdecimal(_at(t, j)):
                     j += 1
             c = _get(t, n, j)
-            if c == u'%' or c == u'％' or c == u'‰' or _in(c, _NUM_UNIT):
+            if c == u'%' or c == u'％' or c == u'‰' or _num_unit(c):
                 j += 1
             elif _isspace(c) and _get(t, n, j + 1) == u'%':
                 j += 2
@@ -106,8 +124,8 @@ def scan_numbers(str text):
                     L += 1
                 if L <= 3 and not _u_word(_get(t, n, j + L)):
                     j += L
-            out.append(i)
-            out.append(j)
+            out.push_back(i)
+            out.push_back(j)
             i = j
         elif _cjk_num(c):
             j = i + 1
@@ -115,7 +133,7 @@ def scan_numbers(str text):
                 j += 1
             c = _get(t, n, j)
             L = 0
-            if _in(c, _CJK_UNIT):
+            if _cjk_unit(c):
                 L = 1
             elif c == u'个' and _get(t, n, j + 1) == u'月':
                 L = 2
@@ -135,28 +153,26 @@ def scan_numbers(str text):
                 while _cjk_num_small(_get(t, n, j + L)):
                     L += 1
             if L:
-                out.append(i)
-                out.append(j + L)
+                out.push_back(i)
+                out.push_back(j + L)
                 i = j + L
             else:
                 i = j  # no start inside the run can match either
         else:
             i += 1
-    return out
 
 
 # --------------------------------------------------------------------------------------- identifiers
-cdef inline bint _seg(Py_UCS4 c):             # [\w.\-] with re.ASCII
+cdef inline bint _seg(Py_UCS4 c) noexcept nogil:             # [\w.\-] with re.ASCII
     return _a_word(c) or c == u'.' or c == u'-'
 
 
-cdef inline bint _url_char(Py_UCS4 c):        # [^\s<>"'，。）)] with re.ASCII
+cdef inline bint _url_char(Py_UCS4 c) noexcept nogil:        # [^\s<>"'，。）)] with re.ASCII
     return not (_a_space(c) or c == u'<' or c == u'>' or c == u'"' or c == u"'" or c == u'，'
                 or c == u'。' or c == u'）' or c == u')')
 
 
-cdef list _urls(Text t, Py_ssize_t n):
-    cdef list out = []
+cdef void _urls(Text t, Py_ssize_t n, vector[Py_ssize_t]& out) noexcept nogil:
     cdef Py_ssize_t i = 0, j
     while i < n:
         if (_at(t, i) == u'h' and _get(t, n, i + 1) == u't' and _get(t, n, i + 2) == u't'
@@ -169,24 +185,22 @@ cdef list _urls(Text t, Py_ssize_t n):
                 j += 4
                 while j < n and _url_char(_at(t, j)):
                     j += 1
-                out.append(i)
-                out.append(j)
+                out.push_back(i)
+                out.push_back(j)
                 i = j
                 continue
         i += 1
-    return out
 
 
-cdef inline bint _local(Py_UCS4 c):           # [\w.+-] with re.ASCII
+cdef inline bint _local(Py_UCS4 c) noexcept nogil:           # [\w.+-] with re.ASCII
     return _a_word(c) or c == u'.' or c == u'+' or c == u'-'
 
 
-cdef inline bint _label(Py_UCS4 c):           # [\w-] with re.ASCII
+cdef inline bint _label(Py_UCS4 c) noexcept nogil:           # [\w-] with re.ASCII
     return _a_word(c) or c == u'-'
 
 
-cdef list _emails(Text t, Py_ssize_t n):
-    cdef list out = []
+cdef void _emails(Text t, Py_ssize_t n, vector[Py_ssize_t]& out) noexcept nogil:
     cdef Py_ssize_t a, r, d, last = 0, groups
     for a in range(n):
         if _at(t, a) != u'@' or a < last:
@@ -209,14 +223,12 @@ cdef list _emails(Text t, Py_ssize_t n):
             groups += 1
         if not groups:
             continue
-        out.append(r)
-        out.append(d)
+        out.push_back(r)
+        out.push_back(d)
         last = d
-    return out
 
 
-cdef list _posix_paths(Text t, Py_ssize_t n):
-    cdef list out = []
+cdef void _posix_paths(Text t, Py_ssize_t n, vector[Py_ssize_t]& out) noexcept nogil:
     cdef Py_ssize_t p = 0, q, k, end
     cdef Py_UCS4 c, prev
     while p < n:
@@ -250,14 +262,12 @@ cdef list _posix_paths(Text t, Py_ssize_t n):
             while _seg(_get(t, n, k)):
                 k += 1
             end = k
-        out.append(p)
-        out.append(end)
+        out.push_back(p)
+        out.push_back(end)
         p = end
-    return out
 
 
-cdef list _windows_paths(Text t, Py_ssize_t n):
-    cdef list out = []
+cdef void _windows_paths(Text t, Py_ssize_t n, vector[Py_ssize_t]& out) noexcept nogil:
     cdef Py_ssize_t p = 0, k
     while p < n:
         if (_a_letter(_at(t, p)) and _get(t, n, p + 1) == u':' and _get(t, n, p + 2) == u'\\'
@@ -271,33 +281,29 @@ cdef list _windows_paths(Text t, Py_ssize_t n):
                     if _seg(_get(t, n, k)):
                         continue
                 break
-            out.append(p)
-            out.append(k)
+            out.push_back(p)
+            out.push_back(k)
             p = k
             continue
         p += 1
-    return out
 
 
-cdef list _hash_ids(Text t, Py_ssize_t n):
-    cdef list out = []
+cdef void _hash_ids(Text t, Py_ssize_t n, vector[Py_ssize_t]& out) noexcept nogil:
     cdef Py_ssize_t p = 0, k
     while p < n:
         if _at(t, p) == u'#' and _a_digit(_get(t, n, p + 1)):
             k = p + 2
             while _label(_get(t, n, k)):
                 k += 1
-            out.append(p)
-            out.append(k)
+            out.push_back(p)
+            out.push_back(k)
             p = k
             continue
         p += 1
-    return out
 
 
-cdef list _codes(Text t, Py_ssize_t n):
+cdef void _codes(Text t, Py_ssize_t n, vector[Py_ssize_t]& out) noexcept nogil:
     """``\\b[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*[-_]?\\d[\\w-]*`` (SKU-12345, v2)."""
-    cdef list out = []
     cdef Py_ssize_t p = 0, k, found
     cdef bint sep
     cdef Py_UCS4 c
@@ -329,15 +335,13 @@ cdef list _codes(Text t, Py_ssize_t n):
         k = found + 1
         while _label(_get(t, n, k)):
             k += 1
-        out.append(p)
-        out.append(k)
+        out.push_back(p)
+        out.push_back(k)
         p = k
-    return out
 
 
-cdef list _snake(Text t, Py_ssize_t n):
+cdef void _snake(Text t, Py_ssize_t n, vector[Py_ssize_t]& out) noexcept nogil:
     """``\\b[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+\\b``: a whole ASCII word of alnum runs joined by single _."""
-    cdef list out = []
     cdef Py_ssize_t p = 0, k
     cdef bint ok, any_sep
     while p < n:
@@ -354,15 +358,13 @@ cdef list _snake(Text t, Py_ssize_t n):
                     ok = False
             k += 1
         if ok and any_sep:
-            out.append(p)
-            out.append(k)
+            out.push_back(p)
+            out.push_back(k)
         p = k
-    return out
 
 
-cdef list _placeholders(Text t, Py_ssize_t n):
+cdef void _placeholders(Text t, Py_ssize_t n, vector[Py_ssize_t]& out) noexcept nogil:
     """``\\{\\{?\\s*[\\w.]+\\s*\\}?\\}`` (Unicode \\w and \\s)."""
-    cdef list out = []
     cdef Py_ssize_t p = 0, k, w
     cdef Py_UCS4 c
     while p < n:
@@ -390,16 +392,14 @@ cdef list _placeholders(Text t, Py_ssize_t n):
             k += 1
             if _get(t, n, k) == u'}':
                 k += 1
-            out.append(p)
-            out.append(k)
+            out.push_back(p)
+            out.push_back(k)
             p = k
             continue
         p += 1
-    return out
 
 
-cdef list _bracket_names(Text t, Py_ssize_t n):
-    cdef list out = []
+cdef void _bracket_names(Text t, Py_ssize_t n, vector[Py_ssize_t]& out) noexcept nogil:
     cdef Py_ssize_t p = 0, k
     cdef Py_UCS4 c
     while p < n:
@@ -412,74 +412,95 @@ cdef list _bracket_names(Text t, Py_ssize_t n):
                 else:
                     break
             if k - p - 1 >= 2 and _get(t, n, k) == u']':
-                out.append(p)
-                out.append(k + 1)
+                out.push_back(p)
+                out.push_back(k + 1)
                 p = k + 1
                 continue
         p += 1
-    return out
+
+
+cdef void _identifiers(Text t, Py_ssize_t n, const bint* wanted, vector[vector[Py_ssize_t]]& out) noexcept nogil:
+    out.clear()
+    out.resize(9)
+    if wanted[0]:
+        _urls(t, n, out[0])
+    if wanted[1]:
+        _emails(t, n, out[1])
+    if wanted[2]:
+        _posix_paths(t, n, out[2])
+    if wanted[3]:
+        _windows_paths(t, n, out[3])
+    if wanted[4]:
+        _hash_ids(t, n, out[4])
+    if wanted[5]:
+        _codes(t, n, out[5])
+    if wanted[6]:
+        _snake(t, n, out[6])
+    if wanted[7]:
+        _placeholders(t, n, out[7])
+    if wanted[8]:
+        _bracket_names(t, n, out[8])
 
 
 def scan_identifiers(str text, tuple wanted):
     """Spans of each ``protect._IDENTIFIERS`` pattern (in that order); None where ``wanted[k]`` is false."""
-    cdef Text t = _raw(text)
-    cdef Py_ssize_t n = len(text)
-    scanners = []
-    out = []
+    cdef bint flags[9]
+    cdef vector[vector[Py_ssize_t]] found
     for k in range(9):
-        if not wanted[k]:
-            out.append(None)
-        elif k == 0:
-            out.append(_urls(t, n))
-        elif k == 1:
-            out.append(_emails(t, n))
-        elif k == 2:
-            out.append(_posix_paths(t, n))
-        elif k == 3:
-            out.append(_windows_paths(t, n))
-        elif k == 4:
-            out.append(_hash_ids(t, n))
-        elif k == 5:
-            out.append(_codes(t, n))
-        elif k == 6:
-            out.append(_snake(t, n))
-        elif k == 7:
-            out.append(_placeholders(t, n))
-        else:
-            out.append(_bracket_names(t, n))
-    return out
+        flags[k] = bool(wanted[k])
+    _identifiers(_raw(text), len(text), flags, found)
+    return [list(found[k]) if flags[k] else None for k in range(9)]
 
 
 # ---------------------------------------------------------------------------------------- user facts
-cdef tuple _ZH_VERBS = (u"是", u"有", u"在", u"住在", u"姓", u"叫", u"今年", u"已经", u"刚刚", u"刚", u"的",
-                        u"买了", u"购买了", u"办理了", u"办了", u"开了", u"绑定了", u"持有", u"目前", u"现在是",
-                        u"属于")
-cdef tuple _EN_I_VERBS = (u"am", u"have", u"own", u"live", u"work", u"bought", u"ordered", u"paid", u"use", u"run")
-cdef tuple _EN_MY_NOUNS = (
+ctypedef vector[Py_UCS4] Word
+
+
+cdef vector[Word] _words(tuple items):
+    cdef vector[Word] out
+    cdef Word w
+    cdef Py_UCS4 c
+    for item in items:
+        w.clear()
+        for c in item:
+            w.push_back(c)
+        out.push_back(w)
+    return out
+
+
+cdef vector[Word] _ZH_VERBS = _words((
+    u"是", u"有", u"在", u"住在", u"姓", u"叫", u"今年", u"已经", u"刚刚", u"刚", u"的", u"买了", u"购买了", u"办理了",
+    u"办了", u"开了", u"绑定了", u"持有", u"目前", u"现在是", u"属于"))
+cdef vector[Word] _EN_I_VERBS = _words((u"am", u"have", u"own", u"live", u"work", u"bought", u"ordered", u"paid",
+                                        u"use", u"run"))
+cdef vector[Word] _EN_I_CONTRACTIONS = _words((u"m", u"ve"))
+cdef vector[Word] _EN_BORN = _words((u"born",))
+cdef vector[Word] _EN_MY_NOUNS = _words((
     u"name", u"account", u"order", u"email", u"phone", u"address", u"plan", u"membership", u"subscription", u"id",
     u"number", u"company", u"team", u"budget", u"age", u"salary", u"income", u"policy", u"card", u"car", u"house",
-    u"flight", u"booking", u"reservation", u"level", u"status", u"tier")
-cdef tuple _EN_NOT_AFTER = (u"wondering", u"hoping", u"writing", u"looking", u"asking", u"just", u"sorry", u"afraid",
-                            u"glad", u"happy", u"curious", u"trying")
+    u"flight", u"booking", u"reservation", u"level", u"status", u"tier"))
+cdef vector[Word] _EN_NOT_AFTER = _words((u"wondering", u"hoping", u"writing", u"looking", u"asking", u"just",
+                                          u"sorry", u"afraid", u"glad", u"happy", u"curious", u"trying"))
+cdef Word _WAS = _words((u"was",))[0]
 
 
-cdef bint _lit(Text t, Py_ssize_t n, Py_ssize_t i, str word):
-    cdef Py_ssize_t k
-    if i + len(word) > n:
+cdef bint _lit(Text t, Py_ssize_t n, Py_ssize_t i, const Word& word) noexcept nogil:
+    cdef size_t k
+    if i + <Py_ssize_t>word.size() > n:
         return False
-    for k in range(len(word)):
+    for k in range(word.size()):
         if _at(t, i + k) != word[k]:
             return False
     return True
 
 
-cdef bint _lit_ci(Text t, Py_ssize_t n, Py_ssize_t i, str word):
+cdef bint _lit_ci(Text t, Py_ssize_t n, Py_ssize_t i, const Word& word) noexcept nogil:
     """ASCII case-insensitive literal (``word`` in lower case)."""
-    cdef Py_ssize_t k
+    cdef size_t k
     cdef Py_UCS4 c
-    if i + len(word) > n:
+    if i + <Py_ssize_t>word.size() > n:
         return False
-    for k in range(len(word)):
+    for k in range(word.size()):
         c = _at(t, i + k)
         if u'A' <= c <= u'Z':
             c = <Py_UCS4>(<unsigned int>c + 32)
@@ -488,28 +509,35 @@ cdef bint _lit_ci(Text t, Py_ssize_t n, Py_ssize_t i, str word):
     return True
 
 
-cdef Py_ssize_t _spaces(Text t, Py_ssize_t n, Py_ssize_t i):
+cdef Py_ssize_t _spaces(Text t, Py_ssize_t n, Py_ssize_t i) noexcept nogil:
     while i < n and _a_space(_at(t, i)):
         i += 1
     return i
 
 
-cdef Py_ssize_t _word_after(Text t, Py_ssize_t n, Py_ssize_t i, tuple words, bint boundary):
+cdef Py_ssize_t _word_after(Text t, Py_ssize_t n, Py_ssize_t i, const vector[Word]& words,
+                            bint boundary) noexcept nogil:
     """End of the first of ``words`` (case-insensitive) at i — followed by a \\b when ``boundary`` — or -1."""
-    cdef str w
-    for w in words:
-        if _lit_ci(t, n, i, w) and (not boundary or not _a_word(_get(t, n, i + len(w)))):
-            return i + len(w)
+    cdef size_t k, L
+    for k in range(words.size()):
+        L = words[k].size()
+        if _lit_ci(t, n, i, words[k]) and (not boundary or not _a_word(_get(t, n, i + L))):
+            return i + L
     return -1
 
 
 def scan_user_facts(str text, Py_ssize_t start, Py_ssize_t end):
     """``protect._USER_FACT_ZH`` then ``_USER_FACT_EN`` spans within [start, end)."""
-    cdef Text t = _raw(text)
-    cdef Py_ssize_t n = min(end, len(text)), i, j, k, m
+    cdef vector[Py_ssize_t] out
+    _user_facts(_raw(text), len(text), start, end, out)
+    return out
+
+
+cdef void _user_facts(Text t, Py_ssize_t length, Py_ssize_t start, Py_ssize_t end,
+                      vector[Py_ssize_t]& out) noexcept nogil:
+    cdef Py_ssize_t n = min(end, length), i, j, k, m
     cdef Py_UCS4 c
-    cdef str w
-    cdef list out = []
+    cdef size_t w
     i = max(start, 0)
     while i < n:
         c = _at(t, i)
@@ -525,15 +553,15 @@ def scan_user_facts(str text, Py_ssize_t start, Py_ssize_t end):
         for k in range(2):
             if k == 0 and _get(t, n, j) != u'们':
                 continue
-            for w in _ZH_VERBS:
-                if _lit(t, n, j + (1 if k == 0 else 0), w):
-                    m = j + (1 if k == 0 else 0) + len(w)
+            for w in range(_ZH_VERBS.size()):
+                if _lit(t, n, j + (1 if k == 0 else 0), _ZH_VERBS[w]):
+                    m = j + (1 if k == 0 else 0) + <Py_ssize_t>_ZH_VERBS[w].size()
                     break
             if m >= 0:
                 break
         if m >= 0:
-            out.append(i)
-            out.append(m)
+            out.push_back(i)
+            out.push_back(m)
             i = m
         else:
             i += 1
@@ -547,13 +575,13 @@ def scan_user_facts(str text, Py_ssize_t start, Py_ssize_t end):
         if c == u'i' or c == u'I':
             c = _get(t, n, i + 1)
             if c == u"'" or c == u'’':
-                m = _word_after(t, n, i + 2, (u"m", u"ve"), True)
+                m = _word_after(t, n, i + 2, _EN_I_CONTRACTIONS, True)
             elif _a_space(c):
                 k = _spaces(t, n, i + 1)
                 m = _word_after(t, n, k, _EN_I_VERBS, True)
-                if m < 0 and _lit_ci(t, n, k, u"was") and _a_space(_get(t, n, k + 3)):
+                if m < 0 and _lit_ci(t, n, k, _WAS) and _a_space(_get(t, n, k + 3)):
                     k = _spaces(t, n, k + 3)
-                    m = _word_after(t, n, k, (u"born",), True)
+                    m = _word_after(t, n, k, _EN_BORN, True)
         elif _get(t, n, i + 1) == u'y' or _get(t, n, i + 1) == u'Y':
             if _a_space(_get(t, n, i + 2)):
                 m = _word_after(t, n, _spaces(t, n, i + 2), _EN_MY_NOUNS, True)
@@ -561,12 +589,11 @@ def scan_user_facts(str text, Py_ssize_t start, Py_ssize_t end):
             if _word_after(t, n, _spaces(t, n, m), _EN_NOT_AFTER, False) >= 0:
                 m = -1
         if m >= 0:
-            out.append(i)
-            out.append(m)
+            out.push_back(i)
+            out.push_back(m)
             i = m
         else:
             i += 1
-    return out
 
 
 # ------------------------------------------------------------------------------------------- lexicons
@@ -579,122 +606,141 @@ cdef struct Edge:
     int child
 
 
-cdef class Trie:
-    """A prefix tree of literal entries (code points); ``accept`` carries each entry's id.
+cdef cppclass TrieC:
+    """A prefix tree of literal entries (code points); edges in one open-addressing table, so a lookup is
+    one probe, usually in cache; a bitset of the chars that start an entry filters positions first."""
+    vector[Node] nodes
+    vector[Edge] edges
+    uint64_t mask
+    size_t n_edges
+    vector[uint64_t] first
 
-    Edges live in one open-addressing table (a lookup is one probe, usually in cache).
-    """
-    cdef vector[Node] nodes
-    cdef vector[Edge] edges
-    cdef uint64_t mask
-    cdef size_t n_edges
-    cdef vector[uint64_t] first                # bitset of BMP chars that start an entry (a filter before the lookup)
-
-    def __cinit__(self):
+    void init() noexcept nogil:
         cdef Node root
         cdef Edge empty
         root.accept = -1
-        self.nodes.push_back(root)
-        self.first.assign(1024, 0)
+        this.nodes.clear()
+        this.nodes.push_back(root)
+        this.first.assign(1024, 0)
         empty.key = 0
         empty.child = -1
-        self.edges.assign(256, empty)
-        self.mask = 255
-        self.n_edges = 0
+        this.edges.assign(256, empty)
+        this.mask = 255
+        this.n_edges = 0
 
-    cdef void _grow(self):
-        cdef vector[Edge] old = self.edges
+    bint may_start(Py_UCS4 c) noexcept nogil:
+        return c >= 65536 or (this.first[<uint64_t>c >> 6] >> (<uint64_t>c & 63)) & 1
+
+    int child(int node, Py_UCS4 c) noexcept nogil:
+        cdef uint64_t key = ((<uint64_t>node << 21) | <uint64_t>c) + 1
+        cdef uint64_t slot_ = _mix(key) & this.mask
+        while this.edges[slot_].key:
+            if this.edges[slot_].key == key:
+                return this.edges[slot_].child
+            slot_ = (slot_ + 1) & this.mask
+        return -1
+
+    void grow() noexcept nogil:
+        cdef vector[Edge] old = this.edges
         cdef Edge empty
         cdef size_t k
         cdef uint64_t slot_
         empty.key = 0
         empty.child = -1
-        self.edges.assign(old.size() * 2, empty)
-        self.mask = self.edges.size() - 1
+        this.edges.assign(old.size() * 2, empty)
+        this.mask = this.edges.size() - 1
         for k in range(old.size()):
             if old[k].key:
-                slot_ = _mix(old[k].key) & self.mask
-                while self.edges[slot_].key:
-                    slot_ = (slot_ + 1) & self.mask
-                self.edges[slot_] = old[k]
+                slot_ = _mix(old[k].key) & this.mask
+                while this.edges[slot_].key:
+                    slot_ = (slot_ + 1) & this.mask
+                this.edges[slot_] = old[k]
 
-    def add(self, str entry, int ident):
+    void add(const vector[Py_UCS4]& entry, int ident) noexcept nogil:
         cdef int node = 0, child
         cdef uint64_t key, slot_
         cdef Node fresh
         cdef Py_UCS4 c
-        if not entry:
+        cdef size_t k
+        if entry.size() == 0:
             return
         c = entry[0]
         if c < 65536:
-            self.first[<uint64_t>c >> 6] |= (<uint64_t>1) << (<uint64_t>c & 63)
-        for c in entry:
-            child = self.child(node, c)
+            this.first[<uint64_t>c >> 6] |= (<uint64_t>1) << (<uint64_t>c & 63)
+        for k in range(entry.size()):
+            c = entry[k]
+            child = this.child(node, c)
             if child < 0:
-                if 2 * (self.n_edges + 1) > self.edges.size():
-                    self._grow()
-                child = <int>self.nodes.size()
+                if 2 * (this.n_edges + 1) > this.edges.size():
+                    this.grow()
+                child = <int>this.nodes.size()
                 fresh.accept = -1
-                self.nodes.push_back(fresh)
+                this.nodes.push_back(fresh)
                 key = ((<uint64_t>node << 21) | <uint64_t>c) + 1
-                slot_ = _mix(key) & self.mask
-                while self.edges[slot_].key:
-                    slot_ = (slot_ + 1) & self.mask
-                self.edges[slot_].key = key
-                self.edges[slot_].child = child
-                self.n_edges += 1
+                slot_ = _mix(key) & this.mask
+                while this.edges[slot_].key:
+                    slot_ = (slot_ + 1) & this.mask
+                this.edges[slot_].key = key
+                this.edges[slot_].child = child
+                this.n_edges += 1
             node = child
-        if self.nodes[node].accept < 0:
-            self.nodes[node].accept = ident
+        if this.nodes[node].accept < 0:
+            this.nodes[node].accept = ident
 
-    cdef inline bint may_start(self, Py_UCS4 c):
-        return c >= 65536 or (self.first[<uint64_t>c >> 6] >> (<uint64_t>c & 63)) & 1
 
-    cdef inline int child(self, int node, Py_UCS4 c):
-        cdef uint64_t key = ((<uint64_t>node << 21) | <uint64_t>c) + 1
-        cdef uint64_t slot_ = _mix(key) & self.mask
-        while self.edges[slot_].key:
-            if self.edges[slot_].key == key:
-                return self.edges[slot_].child
-            slot_ = (slot_ + 1) & self.mask
-        return -1
+cdef Word _word_of(str text):
+    cdef Word w
+    cdef Py_UCS4 c
+    for c in text:
+        w.push_back(c)
+    return w
 
 
 cdef class Lexicons:
     """Every lexicon as tries: English phrases in one (owners per entry), each Chinese lexicon on its own.
 
-    ``scan`` gives the same hits as ``lexicon.scan_python``.
+    ``scan`` gives the same hits as ``lexicon.scan_python``; ``_scan_into`` is the same without the GIL.
     """
-    cdef Trie en
+    cdef TrieC en
     cdef vector[vector[int]] en_owners          # entry id -> output slots
-    cdef list zh                                 # [(Trie, slot, aligned)]
-    cdef vector[uint64_t] dict_table              # jieba dictionary words of 2-4 chars: FNV hashes, open addressing
+    cdef vector[TrieC] zh
+    cdef vector[int] zh_slot
+    cdef vector[bint] zh_aligned
+    cdef vector[vector[bint]] zh_is_word         # per zh lexicon: entry id -> a word (not an exception)
+    cdef vector[uint64_t] zh_first               # union of the zh tries' first-char bitsets
+    cdef vector[uint64_t] dict_table             # jieba dictionary words of 2-4 chars: FNV hashes, open addressing
     cdef uint64_t dict_mask
     cdef int n_slots
-    cdef vector[vector[bint]] zh_is_word          # per zh lexicon: entry id -> a word (not an exception)
 
     def __init__(self, int n_slots, list en_entries, list zh_lexicons, dict_words):
         """``en_entries``: [(normalised phrase, [slots])]; ``zh_lexicons``: [(slot, aligned, [(entry, is_word)])]."""
         cdef int k
+        cdef size_t z, i
         cdef vector[int] owners
         cdef vector[bint] flags
+        cdef TrieC trie
         self.n_slots = n_slots
-        self.en = Trie()
+        self.en.init()
         for k, (phrase, slots) in enumerate(en_entries):
-            self.en.add(phrase, k)
+            self.en.add(_word_of(phrase), k)
             owners.clear()
             for s in slots:
                 owners.push_back(s)
             self.en_owners.push_back(owners)
-        self.zh = []
         for slot, aligned, items in zh_lexicons:
-            trie = Trie()
+            trie.init()
             flags.clear()
             for k, (entry, is_word) in enumerate(items):
-                trie.add(entry, k)
+                trie.add(_word_of(entry), k)
                 flags.push_back(is_word)
-            self.zh.append((trie, slot, aligned))
+            self.zh.push_back(trie)
+            self.zh_slot.push_back(slot)
+            self.zh_aligned.push_back(aligned)
             self.zh_is_word.push_back(flags)
+        self.zh_first.assign(1024, 0)
+        for z in range(self.zh.size()):
+            for i in range(1024):
+                self.zh_first[i] |= self.zh[z].first[i]
         cdef size_t size = 1024
         cdef uint64_t h, slot_
         while size < 2 * len(dict_words):
@@ -708,7 +754,7 @@ cdef class Lexicons:
                 slot_ = (slot_ + 1) & self.dict_mask
             self.dict_table[slot_] = h
 
-    cdef inline bint in_dict(self, uint64_t h):
+    cdef inline bint in_dict(self, uint64_t h) noexcept nogil:
         cdef uint64_t slot_
         h |= 1
         slot_ = _mix(h) & self.dict_mask
@@ -718,11 +764,12 @@ cdef class Lexicons:
             slot_ = (slot_ + 1) & self.dict_mask
         return False
 
-    cdef bint aligned(self, Text t, Py_ssize_t n, Py_ssize_t start, Py_ssize_t end):
+    cdef bint aligned(self, Text t, Py_ssize_t n, Py_ssize_t start, Py_ssize_t end) noexcept nogil:
         """``lexicon.zh_word_aligned``: no dictionary word of 2-4 chars crosses start or end."""
-        cdef Py_ssize_t p, i, j, k
+        cdef Py_ssize_t p, i, j, k, q
         cdef uint64_t h
-        for p in (start, end):
+        for q in range(2):
+            p = start if q == 0 else end
             if p <= 0 or p >= n or not (_is_cjk(_at(t, p - 1)) and _is_cjk(_at(t, p))):
                 continue
             for i in range(max(0, p - 3), p):
@@ -740,14 +787,18 @@ cdef class Lexicons:
 
     def scan(self, str text, bint with_zh):
         """Hits per slot, each a flat list [start, end, ...] in text order."""
-        cdef Text t = _raw(text)
-        cdef Py_ssize_t n = len(text), p = 0, k, best_end
-        cdef int node, best_id, slot, z
+        cdef vector[vector[Py_ssize_t]] out
+        self._scan_into(_raw(text), len(text), with_zh, out)
+        return [list(v) for v in out]
+
+    cdef void _scan_into(self, Text t, Py_ssize_t n, bint with_zh, vector[vector[Py_ssize_t]]& out) noexcept nogil:
+        cdef Py_ssize_t p = 0, k, best_end
+        cdef int node, best_id, slot
+        cdef size_t z, nz, o
         cdef Py_UCS4 c
-        cdef Trie trie
-        cdef list out = [[] for _ in range(self.n_slots)]
-        cdef list lst
-        cdef bint is_aligned
+        cdef vector[Py_ssize_t] resume
+        out.clear()
+        out.resize(self.n_slots)
         # English: \b(?:trie)(?![\w'’]), ASCII case-insensitive, whitespace runs match one space
         while p < n:
             c = _at(t, p)
@@ -784,70 +835,56 @@ cdef class Lexicons:
                 continue
             c = _at(t, p)
             if not (best_end - p == 1 and not (u'a' <= c <= u'z')):
-                for slot in self.en_owners[best_id]:
-                    lst = out[slot]
-                    lst.append(p)
-                    lst.append(best_end)
+                for o in range(self.en_owners[best_id].size()):
+                    slot = self.en_owners[best_id][o]
+                    out[slot].push_back(p)
+                    out[slot].push_back(best_end)
             p = best_end
         if not with_zh:
-            return out
+            return
         # Chinese: leftmost-longest literal matches per lexicon; exception words are matched and dropped.
         # One pass for all lexicons: each resumes after its own last match, as separate scans would.
-        cdef Py_ssize_t nz = len(self.zh)
-        cdef vector[Py_ssize_t] resume
-        cdef vector[void*] tries
-        cdef vector[int] slots
-        cdef vector[bint] aligned_flags
-        cdef vector[uint64_t] union_first
+        nz = self.zh.size()
         resume.assign(nz, 0)
-        union_first.assign(1024, 0)
-        for z in range(nz):
-            trie, slot, is_aligned = self.zh[z]
-            tries.push_back(<void*>trie)
-            slots.push_back(slot)
-            aligned_flags.push_back(is_aligned)
-            for k in range(1024):
-                union_first[k] |= trie.first[k]
         for p in range(n):
             c = _at(t, p)
-            if c < 65536 and not (union_first[<uint64_t>c >> 6] >> (<uint64_t>c & 63)) & 1:
+            if c < 65536 and not (self.zh_first[<uint64_t>c >> 6] >> (<uint64_t>c & 63)) & 1:
                 continue
             for z in range(nz):
-                if resume[z] > p:
+                if resume[z] > p or not self.zh[z].may_start(c):
                     continue
-                trie = <Trie>tries[z]
-                if not trie.may_start(c):
-                    continue
-                node = trie.child(0, c)
+                node = self.zh[z].child(0, c)
                 if node < 0:
                     continue
                 k = p + 1
-                best_end = k if trie.nodes[node].accept >= 0 else -1
-                best_id = trie.nodes[node].accept
+                best_end = k if self.zh[z].nodes[node].accept >= 0 else -1
+                best_id = self.zh[z].nodes[node].accept
                 while k < n:
-                    node = trie.child(node, _at(t, k))
+                    node = self.zh[z].child(node, _at(t, k))
                     if node < 0:
                         break
                     k += 1
-                    if trie.nodes[node].accept >= 0:
+                    if self.zh[z].nodes[node].accept >= 0:
                         best_end = k
-                        best_id = trie.nodes[node].accept
+                        best_id = self.zh[z].nodes[node].accept
                 if best_end < 0:
                     continue
-                if self.zh_is_word[z][best_id] and (not aligned_flags[z] or self.aligned(t, n, p, best_end)):
-                    lst = out[slots[z]]
-                    lst.append(p)
-                    lst.append(best_end)
+                if self.zh_is_word[z][best_id] and (not self.zh_aligned[z] or self.aligned(t, n, p, best_end)):
+                    out[self.zh_slot[z]].push_back(p)
+                    out[self.zh_slot[z]].push_back(best_end)
                 resume[z] = best_end
-        return out
 
 
 def scan_quotes(str text):
     """``protect._QUOTE.finditer`` spans: “…” 「…」 『…』 (≤200 chars), 《…》 (≤100), "…" (≤200), no line breaks."""
-    cdef Text t = _raw(text)
-    cdef Py_ssize_t n = len(text), i = 0, j, limit
+    cdef vector[Py_ssize_t] out
+    _quotes(_raw(text), len(text), out)
+    return out
+
+
+cdef void _quotes(Text t, Py_ssize_t n, vector[Py_ssize_t]& out) noexcept nogil:
+    cdef Py_ssize_t i = 0, j, limit
     cdef Py_UCS4 c, close, other
-    cdef list out = []
     while i < n:
         c = _at(t, i)
         if c == u'“':
@@ -871,9 +908,68 @@ def scan_quotes(str text):
                 break
             j += 1
         if j < n and j > i + 1 and _at(t, j) == close:
-            out.append(i)
-            out.append(j + 1)
+            out.push_back(i)
+            out.push_back(j + 1)
             i = j + 1
         else:
             i += 1
-    return out
+
+
+# ----------------------------------------------------------------------------------------- scan job
+cdef class ScanJob:
+    """Every scanner of a text in one job that runs without the GIL (numbers, quotes, identifiers, user
+    facts, lexicons): ``run`` can go on a worker thread while the caller tokenises, since tiktoken releases
+    the GIL too.  ``results`` converts to Python afterwards, on the caller's thread."""
+    cdef str text
+    cdef Text t
+    cdef Py_ssize_t n
+    cdef Lexicons lexicons
+    cdef bint with_zh
+    cdef bint wanted[9]
+    cdef vector[Py_ssize_t] user_ranges
+    cdef vector[Py_ssize_t] numbers, quotes, user_facts
+    cdef vector[vector[Py_ssize_t]] identifiers, lexicon_hits
+    cdef double seconds
+    cdef bint done
+
+    def __init__(self, str text, Lexicons lexicons, tuple wanted, list user_ranges):
+        """``wanted``: which of the 9 identifier scanners to run; ``user_ranges``: [(start, end)] of user blocks."""
+        self.text = text
+        self.t = _raw(text)
+        self.n = len(text)
+        self.lexicons = lexicons
+        self.with_zh = not text.isascii()
+        for k in range(9):
+            self.wanted[k] = bool(wanted[k])
+        for s, e in user_ranges:
+            self.user_ranges.push_back(s)
+            self.user_ranges.push_back(e)
+        self.done = False
+
+    def run(self):
+        import time
+        t0 = time.perf_counter()
+        with nogil:
+            self._run()
+        self.seconds = time.perf_counter() - t0
+        self.done = True
+
+    cdef void _run(self) noexcept nogil:
+        cdef size_t k
+        _numbers(self.t, self.n, self.numbers)
+        _quotes(self.t, self.n, self.quotes)
+        _identifiers(self.t, self.n, self.wanted, self.identifiers)
+        for k in range(0, self.user_ranges.size(), 2):
+            _user_facts(self.t, self.n, self.user_ranges[k], self.user_ranges[k + 1], self.user_facts)
+        self.lexicons._scan_into(self.t, self.n, self.with_zh, self.lexicon_hits)
+
+    def results(self):
+        """{"numbers", "quotes", "identifiers" (9 lists or None), "user_facts", "lexicons" (per slot), "ms"}."""
+        if not self.done:
+            raise RuntimeError("ScanJob.results() before run() finished")
+        return {
+            "numbers": list(self.numbers), "quotes": list(self.quotes),
+            "identifiers": [list(self.identifiers[k]) if self.wanted[k] else None for k in range(9)],
+            "user_facts": list(self.user_facts), "lexicons": [list(v) for v in self.lexicon_hits],
+            "ms": self.seconds * 1000.0,
+        }

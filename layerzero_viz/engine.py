@@ -12,6 +12,7 @@ import gc
 import os
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from collections.abc import Sequence
@@ -22,9 +23,9 @@ import numpy as np
 from . import native as _native
 from .directives import Settings, resolve_settings
 from .model import Conversation
-from .protect import PRECEDENCE, STRUCTURAL, Protection, find_protections
+from .protect import PRECEDENCE, STRUCTURAL, Protection, find_protections, identifier_guards
 from .rules import BULK, PRIORITY, RULES, RuleContext
-from .lexicon import warm_up
+from .lexicon import _native_lexicons, warm_up
 from .tokens import char_spans, encoding, token_byte_lengths, token_info
 from .view import Bulk, Candidate, TextView, normalize
 
@@ -329,6 +330,19 @@ def _annotate(source: Any, config: Config) -> Annotated:
     directive_ranges = tuple((block_pos[(d.message, d.block)] + d.start, block_pos[(d.message, d.block)] + d.end)
                              for d in settings.directive_spans)
 
+    # The compiled scanners need nothing tokenising produces and run without the GIL, as tiktoken does:
+    # on a long text they run on a worker thread while this one tokenises.
+    job = pending = None
+    kernel = _native.native
+    if kernel is not None:
+        text = view.text
+        job = kernel.ScanJob(text, _native_lexicons(), identifier_guards(text),
+                             [(b.start, b.end) for b in view.blocks if b.role in ("user", "human")])
+        if len(text) >= _THREAD_MIN_CHARS:
+            pending = _scanner().submit(job.run)
+        else:
+            job.run()
+
     t0 = time.perf_counter()
     ids, start, end, group, block, idx, block_ms, (g_start, g_end, g_tokens) = _tokenize_view(
         view, _TOKEN_CACHE if config.token_cache else None)
@@ -336,8 +350,14 @@ def _annotate(source: Any, config: Config) -> Annotated:
     n_groups = len(g_start)
 
     t0 = time.perf_counter()
-    protection = find_protections(view, settings.compiled_patterns, settings.protected_patterns)
-    protect_ms = _ms(t0)
+    prescan = None
+    if job is not None:
+        if pending is not None:
+            pending.result()
+        prescan = job.results()
+        view.set_lexicon_flat(prescan["lexicons"])
+    protection = find_protections(view, settings.compiled_patterns, settings.protected_patterns, prescan)
+    protect_ms = _ms(t0) + (prescan["ms"] if pending is not None else 0.0)
 
     t0 = time.perf_counter()
     ctx = RuleContext(settings=settings, protection=protection, low_information=config.low_information,
@@ -400,6 +420,18 @@ def _ms(t0: float) -> float:
 
 
 _NO_SPECIAL: frozenset[str] = frozenset()
+_THREAD_MIN_CHARS = 2000  # below this, handing the scanners to a thread costs more than it saves
+_pool: tuple[int, ThreadPoolExecutor] | None = None
+_pool_lock = threading.Lock()
+
+
+def _scanner() -> ThreadPoolExecutor:
+    """This process's scanning thread (a forked child makes its own: threads do not survive a fork)."""
+    global _pool
+    with _pool_lock:
+        if _pool is None or _pool[0] != os.getpid():
+            _pool = (os.getpid(), ThreadPoolExecutor(max_workers=1, thread_name_prefix="layerzero-scan"))
+        return _pool[1]
 
 
 class _TokenCache:

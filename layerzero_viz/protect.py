@@ -143,8 +143,18 @@ _LEXICON_PROTECTIONS = (
 _USER_FACT = "a fact the user states about themself: "
 
 
-def find_protections(view: TextView, patterns: tuple = (), pattern_sources: tuple[str, ...] = ()) -> Protection:
-    """Every protected range of the conversation (global offsets), with the ``<context>`` timing."""
+def identifier_guards(text: str) -> tuple[bool, ...]:
+    """Which identifier scanners can match at all (each needs its substring somewhere in the text)."""
+    return tuple(guard in text for guard, _ in _IDENTIFIERS)
+
+
+def find_protections(view: TextView, patterns: tuple = (), pattern_sources: tuple[str, ...] = (),
+                     prescan: dict | None = None) -> Protection:
+    """Every protected range of the conversation (global offsets), with the ``<context>`` timing.
+
+    ``prescan``: the compiled scanners' results for this text (``_native.ScanJob.results``), when the engine
+    ran them already (on a worker thread, while it tokenised).
+    """
     text = view.text
     out = Protection(text)
     add = out.add
@@ -175,15 +185,17 @@ def find_protections(view: TextView, patterns: tuple = (), pattern_sources: tupl
             out.context_ms += (time.perf_counter() - t0) * 1000.0
 
     kernel = _native.native
+    if prescan is None and kernel is not None:
+        prescan = {"quotes": kernel.scan_quotes(text), "numbers": kernel.scan_numbers(text),
+                   "identifiers": kernel.scan_identifiers(text, identifier_guards(text))}
     if "`" in text:
         out.extend(_flat(_CODE, text), "protected_code", "code is kept verbatim: ")
-    out.extend(kernel.scan_quotes(text) if kernel is not None else _flat(_QUOTE, text),
+    out.extend(prescan["quotes"] if prescan is not None else _flat(_QUOTE, text),
                "protected_quote", "quoted text is kept verbatim: ")
-    out.extend(kernel.scan_numbers(text) if kernel is not None else _flat(_NUMBER, text),
+    out.extend(prescan["numbers"] if prescan is not None else _flat(_NUMBER, text),
                "protected_number", "number, amount, date or measure: ")
-    wanted = tuple(guard in text for guard, _ in _IDENTIFIERS)
-    found = kernel.scan_identifiers(text, wanted) if kernel is not None else \
-        [_flat(rx, text) if want else None for (_, rx), want in zip(_IDENTIFIERS, wanted)]
+    found = prescan["identifiers"] if prescan is not None else \
+        [_flat(rx, text) if want else None for (_, rx), want in zip(_IDENTIFIERS, identifier_guards(text))]
     for flat in found:
         if flat:
             out.extend(flat, "protected_identifier", "identifier kept whole: ")
@@ -199,6 +211,13 @@ def find_protections(view: TextView, patterns: tuple = (), pattern_sources: tupl
         if hits[name]:
             out.extend(hits[name], reason, prefix, suffix, limit=0)
 
+    if prescan is not None and "user_facts" in prescan:
+        found = prescan["user_facts"]
+        for k in range(0, len(found), 2):
+            s = found[k]
+            end = _clause_end(view, s, view.block_at(s).end)
+            out.extend([s, end], "protected_user_fact", _USER_FACT)
+        return out
     for b in view.blocks:
         if b.role not in ("user", "human"):
             continue

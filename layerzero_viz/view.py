@@ -121,6 +121,12 @@ class TextView:
             self._flat_hits = scan_flat(self.text)
         return self._flat_hits
 
+    def set_lexicon_flat(self, per_slot: list[list[int]]) -> None:
+        """Take lexicon hits already scanned (``_native.ScanJob``), one flat list per ``lexicon`` slot."""
+        from .lexicon import _SLOTS
+        self._flat_hits = dict(zip(_SLOTS, per_slot))
+        self._hits = None
+
     @property
     def lexicon_hits(self) -> dict[str, list[tuple[int, int]]]:
         """:attr:`lexicon_flat` as (start, end) pairs."""
