@@ -36,7 +36,7 @@ from .claude.request import sendable
 from .directives import HEADER
 from .engine import Config, annotate, gc_paused
 from .errors import LayerZeroError
-from .formats import load_conversation
+from .formats import conversation_from_json
 
 __all__ = ["LayerZeroClient", "AsyncLayerZeroClient", "RollbackGuard", "serve_metrics", "AUDIT_VERSION"]
 
@@ -114,8 +114,7 @@ class _Core:
     def _prune(self, body: dict[str, Any], original: dict[str, Any], header: str | None,
                record: dict[str, Any]) -> dict[str, Any]:
         part = {k: original[k] for k in ("system", "messages") if k in original}
-        conv = load_conversation(json.dumps(part, ensure_ascii=False).encode("utf-8"), "anthropic",
-                                 name="messages.create")
+        conv = conversation_from_json(part, "anthropic", name="messages.create")
         if header is not None:
             conv = replace(conv, headers={HEADER: header})
         # every call resends the history: its blocks' token ids come from the cache after the first call

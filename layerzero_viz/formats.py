@@ -151,6 +151,23 @@ def load_conversation(
     return _whole_conversation(fmt, doc, text, display)
 
 
+def conversation_from_json(doc: Any, format: str = "auto", *, name: str = "<input>") -> Conversation:
+    """The conversation in already-parsed JSON data (a request body as plain dicts and lists).
+
+    The same reading as :func:`load_conversation` without serialising and parsing again: the pruning
+    client holds the request as data.  ``format``: "anthropic", "openai", "sharegpt" or "auto".
+
+    >>> conversation_from_json({"messages": [{"role": "user", "content": "Hi"}]}).format
+    'anthropic'
+    """
+    _check_format_name(format)
+    fmt = _classify(doc) if format == "auto" else format
+    if fmt not in _READERS:
+        raise InputError(f"format {fmt!r} is not a JSON conversation format", location=name,
+                         hint="pass anthropic, openai or sharegpt, or use load_conversation for text")
+    return Conversation(format=fmt, messages=_read_messages(fmt, doc, name), raw=doc, source_name=name)
+
+
 def iter_conversations(
     source: Source,
     format: str = "auto",

@@ -272,11 +272,8 @@ def _ranges_by_block(mask, block, start, end, n_blocks: int) -> list[list[tuple[
     first[1:] = (b[1:] != b[:-1]) | (s[1:] != e[:-1])
     heads = np.flatnonzero(first)
     lasts = np.append(heads[1:], len(idx)) - 1
-    rb, rs, re_ = b[heads], s[heads], e[lasts]
-    bounds = np.searchsorted(rb, np.arange(n_blocks + 1))
-    for k in np.unique(rb).tolist():
-        a, z = bounds[k], bounds[k + 1]
-        out[k] = list(zip(rs[a:z].tolist(), re_[a:z].tolist()))
+    for k, rs, re_ in zip(b[heads].tolist(), s[heads].tolist(), e[lasts].tolist()):
+        out[k].append((rs, re_))
     return out
 
 
