@@ -93,14 +93,16 @@ cdef inline bint _is_comma(Py_UCS4 c) noexcept nogil:
     return c == u'，' or c == u',' or c == u'、' or c == u'：' or c == u':'
 
 
-cdef list _segments(str text, Py_ssize_t start, Py_ssize_t end, bint clause):
-    """Same result as ``view._segments`` with ``_SENTENCE_END`` (clause=False) or ``_CLAUSE_END``."""
-    cdef list out = []
-    cdef Py_ssize_t pos = start, i = start, j, m_start, seg_end, s
+cdef void _segments(Text t, Py_ssize_t length, Py_ssize_t start, Py_ssize_t end, bint clause,
+                    vector[Py_ssize_t]& out) noexcept nogil:
+    """Same ranges as ``view._segments`` with ``_SENTENCE_END`` (clause=False) or ``_CLAUSE_END``, appended
+    to ``out`` as start, end pairs."""
+    cdef Py_ssize_t pos, i, j, m_start, seg_end, s
     cdef Py_UCS4 c
-    cdef Text t = _raw(text)
-    end = min(end, len(text))
+    end = min(end, length)
     start = max(start, 0)
+    pos = start
+    i = start
     while i < end:
         c = _at(t, i)
         m_start = i
@@ -129,7 +131,8 @@ cdef list _segments(str text, Py_ssize_t start, Py_ssize_t end, bint clause):
             while s < seg_end and _isspace(_at(t, s)):
                 s += 1
             if s < seg_end:
-                out.append((s, seg_end))
+                out.push_back(s)
+                out.push_back(seg_end)
         pos = j
         i = j
     if pos < end:
@@ -137,17 +140,49 @@ cdef list _segments(str text, Py_ssize_t start, Py_ssize_t end, bint clause):
         while s < end and _isspace(_at(t, s)):
             s += 1
         if s < end:
-            out.append((s, end))
-    return out
+            out.push_back(s)
+            out.push_back(end)
+
+
+cdef list _pairs(const vector[Py_ssize_t]& flat, size_t a, size_t b):
+    return [(flat[k], flat[k + 1]) for k in range(a, b, 2)]
 
 
 def segments(str text, Py_ssize_t start, Py_ssize_t end, bint clause=False):
     """Sentence (or, with ``clause``, clause) ranges of ``text[start:end]``, leading whitespace trimmed."""
-    return _segments(text, start, end, clause)
+    cdef vector[Py_ssize_t] out
+    _segments(_raw(text), len(text), start, end, clause, out)
+    return _pairs(out, 0, out.size())
 
 
 # ---------------------------------------------------------------------------------------------- units
-cdef dict _FOLD = {}  # code point -> folded string (per-character NFKC, lower case; see ``view.fold``)
+cdef unordered_map[Py_UCS4, vector[Py_UCS4]] _FOLD_C  # every char whose fold is not itself (see prepare_fold)
+cdef bint _fold_ready = False
+
+
+def prepare_fold():
+    """Fill the fold table once: per-character NFKC then lower case, for every code point it changes.
+
+    About 6,200 characters of planes 0-3 change (≈60 ms to find, once per process); none beyond plane 3 does
+    (``tests/engine/test_native.py`` checks), so every other character folds to itself and the scan needs
+    no Python — it can run without the GIL.
+    """
+    global _fold_ready
+    cdef vector[Py_UCS4] v
+    cdef Py_UCS4 x
+    if _fold_ready:
+        return
+    for c in range(0x40000):
+        if 0xD800 <= c <= 0xDFFF:
+            continue
+        ch = chr(c)
+        f = unicodedata.normalize("NFKC", ch).lower()
+        if f != ch:
+            v.clear()
+            for x in f:
+                v.push_back(x)
+            _FOLD_C[<Py_UCS4>c] = v
+    _fold_ready = True
 
 
 cdef inline bint _is_cjk(Py_UCS4 c) noexcept nogil:
@@ -158,34 +193,13 @@ cdef inline bint _is_word(Py_UCS4 c) noexcept nogil:
     return (u'a' <= c <= u'z') or (u'0' <= c <= u'9')
 
 
-cdef unordered_map[Py_UCS4, vector[Py_UCS4]] _FOLD_C  # the same table, for the C loop
-
-
-cdef const vector[Py_UCS4]* _folded(Py_UCS4 c):
-    cdef unordered_map[Py_UCS4, vector[Py_UCS4]].iterator it = _FOLD_C.find(c)
-    cdef vector[Py_UCS4] v
-    cdef str f
-    cdef Py_UCS4 x
-    if it == _FOLD_C.end():
-        f = _FOLD.get(<long>c)
-        if f is None:
-            f = unicodedata.normalize("NFKC", chr(<long>c)).lower()
-            _FOLD[<long>c] = f
-        for x in f:
-            v.push_back(x)
-        _FOLD_C[c] = v
-        it = _FOLD_C.find(c)
-    return &deref(it).second
-
-
-cdef void _fold_into(str text, Py_ssize_t start, Py_ssize_t end, vector[Py_UCS4]& out):
+cdef void _fold_into(Text t, Py_ssize_t length, Py_ssize_t start, Py_ssize_t end,
+                     vector[Py_UCS4]& out) noexcept nogil:
     cdef Py_ssize_t i
     cdef Py_UCS4 c
-    cdef const vector[Py_UCS4]* f
     cdef size_t k
-    cdef Text t = _raw(text)
     out.clear()
-    for i in range(max(start, 0), min(end, len(text))):
+    for i in range(max(start, 0), min(end, length)):
         c = _at(t, i)
         if c < 128:
             if u'A' <= c <= u'Z':
@@ -194,9 +208,12 @@ cdef void _fold_into(str text, Py_ssize_t start, Py_ssize_t end, vector[Py_UCS4]
         elif 0x3400 <= c <= 0x9fff:
             out.push_back(c)
         else:
-            f = _folded(c)
-            for k in range(f.size()):
-                out.push_back(deref(f)[k])
+            it = _FOLD_C.find(c)
+            if it == _FOLD_C.end():
+                out.push_back(c)
+            else:
+                for k in range(deref(it).second.size()):
+                    out.push_back(deref(it).second[k])
 
 
 cdef uint64_t HASH_NUMBER
@@ -207,14 +224,14 @@ cdef struct Skip:
     unordered_set[uint64_t]* words
 
 
-cdef inline bint _skipped(const Skip& skip, uint64_t h):
+cdef inline bint _skipped(const Skip& skip, uint64_t h) noexcept nogil:
     cdef uint64_t b = (h >> 7) & 1023
     if not (skip.mask[b >> 6] >> (b & 63)) & 1:
         return False
     return skip.words.count(h) != 0
 
 
-cdef void _units(const vector[Py_UCS4]& s, const Skip& skip, vector[uint64_t]& out):
+cdef void _units(const vector[Py_UCS4]& s, const Skip& skip, vector[uint64_t]& out) noexcept nogil:
     """Unit hashes of a folded text: CJK chars and [a-z0-9]+(['’][a-z]+)? words; numbers as '#',
     function words dropped — the same units as ``rules.repeated._comparable``."""
     cdef size_t n = s.size(), i = 0, j
@@ -292,15 +309,16 @@ cdef class _Table:
         self.used = 0
         self.gen = 1
 
-    cdef void clear(self):
+    cdef void clear(self) noexcept nogil:
         self.gen += 1
         self.used = 0
+        cdef size_t k
         if self.gen == 0:  # wrapped: really empty the slots once
             for k in range(self.slots.size()):
                 self.slots[k].gen = 0
             self.gen = 1
 
-    cdef inline Slot* find(self, uint64_t key):
+    cdef inline Slot* find(self, uint64_t key) noexcept nogil:
         cdef uint64_t i = _mix(key) & self.mask
         while self.slots[i].gen == self.gen:
             if self.slots[i].key == key:
@@ -308,7 +326,7 @@ cdef class _Table:
             i = (i + 1) & self.mask
         return NULL
 
-    cdef Slot* insert(self, uint64_t key):
+    cdef Slot* insert(self, uint64_t key) noexcept nogil:
         """The slot of ``key``, created (head -1, count 0) when missing."""
         cdef uint64_t i
         cdef Slot* found = self.find(key)
@@ -326,7 +344,7 @@ cdef class _Table:
         self.used += 1
         return &self.slots[i]
 
-    cdef void _grow(self):
+    cdef void _grow(self) noexcept nogil:
         cdef vector[Slot] old = self.slots
         cdef Slot empty
         cdef size_t k
@@ -348,8 +366,6 @@ cdef class _Table:
                 self.slots[i].gen = self.gen
 
 
-cdef _Table _EXACT = _Table()
-cdef _Table _POSTINGS = _Table()
 
 
 cdef class _Scan:
@@ -365,11 +381,11 @@ cdef class _Scan:
     cdef int min_units
     cdef double containment
 
-    cdef void comparable(self, str text, Py_ssize_t s, Py_ssize_t e, vector[uint64_t]& grams, uint64_t* key,
-                         size_t* n_units):
+    cdef void comparable(self, Text t, Py_ssize_t n, Py_ssize_t s, Py_ssize_t e, vector[uint64_t]& grams,
+                         uint64_t* key, size_t* n_units) noexcept nogil:
         cdef size_t k
         cdef uint64_t h = FNV_OFFSET
-        _fold_into(text, s, e, self.folded)
+        _fold_into(t, n, s, e, self.folded)
         _units(self.folded, self.skip, self.us)
         n_units[0] = self.us.size()
         grams.clear()
@@ -381,12 +397,12 @@ cdef class _Scan:
         sort(grams.begin(), grams.end())
         grams.erase(unique(grams.begin(), grams.end()), grams.end())
 
-    cdef int first_copy(self, str text, Py_ssize_t s, Py_ssize_t e, vector[uint64_t]& grams, uint64_t* key,
-                        double* share):
+    cdef int first_copy(self, Text t, Py_ssize_t n, Py_ssize_t s, Py_ssize_t e, vector[uint64_t]& grams,
+                        uint64_t* key, double* share) noexcept nogil:
         """Index of the kept sentence this one repeats (-1 when none); fills grams, key and share."""
         cdef size_t n_units
         cdef Slot* it
-        self.comparable(text, s, e, grams, key, &n_units)
+        self.comparable(t, n, s, e, grams, key, &n_units)
         share[0] = 0.0
         if n_units < <size_t>self.min_units:
             grams.clear()
@@ -397,7 +413,7 @@ cdef class _Scan:
             return it.head
         return self.best_container(grams, share)
 
-    cdef int best_container(self, const vector[uint64_t]& grams, double* share):
+    cdef int best_container(self, const vector[uint64_t]& grams, double* share) noexcept nogil:
         cdef size_t n = grams.size(), k, a, b, inter
         cdef int probe, unseen = 0, best = -1
         cdef double best_share = 0.0, sh
@@ -430,7 +446,9 @@ cdef class _Scan:
                     ent = self.entry_next[ent]
         sort(cands.begin(), cands.end())
         cands.erase(unique(cands.begin(), cands.end()), cands.end())
-        for idx in cands:
+        cdef size_t ci
+        for ci in range(cands.size()):
+            idx = cands[ci]
             # |grams ∩ kept grams| by merging two sorted vectors
             a = 0
             b = self.grams_at[idx]
@@ -452,7 +470,7 @@ cdef class _Scan:
         share[0] = best_share
         return best
 
-    cdef void keep(self, Py_ssize_t s, Py_ssize_t e, const vector[uint64_t]& grams, uint64_t key):
+    cdef void keep(self, Py_ssize_t s, Py_ssize_t e, const vector[uint64_t]& grams, uint64_t key) noexcept nogil:
         cdef int idx = <int>self.kept.size()
         cdef Kept k
         cdef Slot* p
@@ -482,74 +500,136 @@ cdef unordered_set[uint64_t] _skip_words
 cdef Skip _skip
 
 
+cdef void _prepare_skip(skip_words):
+    """Hash the function words once (the same frozenset every call)."""
+    global _skip_key
+    cdef uint64_t h, b
+    if skip_words is _skip_key:
+        return
+    prepare_fold()
+    _skip_hashes.clear()
+    for w in skip_words:
+        _skip_hashes.push_back(_hash_str(w))
+    _skip.words = &_skip_words
+    _skip_words.clear()
+    for k in range(16):
+        _skip.mask[k] = 0
+    for h in _skip_hashes:
+        _skip_words.insert(h)
+        b = (h >> 7) & 1023
+        _skip.mask[b >> 6] |= (<uint64_t>1) << (b & 63)
+    _skip_key = skip_words
+
+
+cdef struct Repeat:
+    Py_ssize_t start
+    Py_ssize_t end
+    Py_ssize_t first_start
+    Py_ssize_t first_end
+    double share
+
+
+cdef class RepeatScan:
+    """The repeated-constraint scan of one text, runnable without the GIL (each scan has its own tables)."""
+    cdef _Scan sc
+    cdef vector[Py_ssize_t] blocks, structural
+    cdef vector[Py_ssize_t] sentences         # per block, back to back; block k's at sent_at[k]:sent_at[k + 1]
+    cdef vector[size_t] sent_at
+    cdef vector[Repeat] repeats
+
+    def __init__(self, list blocks, list structural, skip_words, int min_units, double containment):
+        _prepare_skip(skip_words)
+        self.sc = _Scan()
+        self.sc.exact = _Table()
+        self.sc.postings = _Table()
+        self.sc.skip = _skip
+        self.sc.min_units = min_units
+        self.sc.containment = containment
+        for bs, be in blocks:
+            self.blocks.push_back(bs)
+            self.blocks.push_back(be)
+        for rs, re_ in structural:
+            self.structural.push_back(rs)
+            self.structural.push_back(re_)
+
+    cdef void run(self, Text t, Py_ssize_t n) noexcept nogil:
+        cdef vector[uint64_t] grams, cgrams
+        cdef vector[Py_ssize_t] parts
+        cdef uint64_t key, ckey
+        cdef double share, cshare
+        cdef int first, cfirst, seen, min_units = self.sc.min_units
+        cdef Py_ssize_t s, e, cs, ce
+        cdef size_t b, k, q, g, first_sent
+        cdef bint inside
+        cdef Repeat r
+        self.sent_at.push_back(0)
+        for b in range(0, self.blocks.size(), 2):
+            first_sent = self.sentences.size()
+            _segments(t, n, self.blocks[b], self.blocks[b + 1], False, self.sentences)
+            self.sent_at.push_back(self.sentences.size())
+            for k in range(first_sent, self.sentences.size(), 2):
+                s = self.sentences[k]
+                e = self.sentences[k + 1]
+                inside = False
+                for q in range(0, self.structural.size(), 2):
+                    if s < self.structural[q + 1] and self.structural[q] < e:
+                        inside = True
+                        break
+                if inside:
+                    continue
+                first = self.sc.first_copy(t, n, s, e, grams, &key, &share)
+                if first >= 0:
+                    r.start = s
+                    r.end = e
+                    r.first_start = self.sc.kept[first].start
+                    r.first_end = self.sc.kept[first].end
+                    r.share = share
+                    self.repeats.push_back(r)
+                    continue
+                if grams.size() == 0:
+                    continue
+                seen = 0
+                for g in range(grams.size()):
+                    if self.sc.postings.find(grams[g]) != NULL:
+                        seen += 1
+                if seen >= min_units - 1:
+                    parts.clear()
+                    _segments(t, n, s, e, True, parts)
+                    if parts.size() > 2:
+                        for q in range(0, parts.size(), 2):
+                            cs = parts[q]
+                            ce = parts[q + 1]
+                            cfirst = self.sc.first_copy(t, n, cs, ce, cgrams, &ckey, &cshare)
+                            if cfirst >= 0:
+                                r.start = cs
+                                r.end = ce
+                                r.first_start = self.sc.kept[cfirst].start
+                                r.first_end = self.sc.kept[cfirst].end
+                                r.share = cshare
+                                self.repeats.push_back(r)
+                self.sc.keep(s, e, grams, key)
+
+    def results(self):
+        """``(sentences, repeats)`` as ``find_repeats`` returns them."""
+        cdef size_t k
+        sentences = [_pairs(self.sentences, self.sent_at[k], self.sent_at[k + 1])
+                     for k in range(self.sent_at.size() - 1)]
+        repeats = [(r.start, r.end, r.first_start, r.first_end, r.share) for r in self.repeats]
+        return sentences, repeats
+
+
 def find_repeats(str text, list blocks, list structural, skip_words, int min_units=4, double containment=0.9):
     """The repeated-constraint scan over ``blocks`` [(start, end)] of ``text`` (see ``rules.repeated``).
 
     Returns ``(sentences, repeats)``: each block's sentence ranges, and for every repeat found
     ``(start, end, first_start, first_end, share)`` in text order (clauses after their sentence's place).
     """
-    cdef _Scan sc = _Scan()
-    _EXACT.clear()
-    _POSTINGS.clear()
-    sc.exact = _EXACT
-    sc.postings = _POSTINGS
-    cdef vector[uint64_t] grams, cgrams
-    cdef uint64_t key, ckey
-    cdef double share, cshare
-    cdef int first, cfirst, seen
-    cdef Py_ssize_t s, e, rs, re_
-    cdef bint inside
-    sc.min_units = min_units
-    sc.containment = containment
-    cdef uint64_t h, b
-    global _skip_key
-    if skip_words is not _skip_key:  # the same frozenset every call: hash it once
-        _skip_hashes.clear()
-        for w in skip_words:
-            _skip_hashes.push_back(_hash_str(w))
-        _skip_key = skip_words
-        _skip.words = &_skip_words
-        _skip_words.clear()
-        for k in range(16):
-            _skip.mask[k] = 0
-        for h in _skip_hashes:
-            _skip_words.insert(h)
-            b = (h >> 7) & 1023
-            _skip.mask[b >> 6] |= (<uint64_t>1) << (b & 63)
-    sc.skip = _skip
-    cdef list all_sentences = []
-    cdef list repeats = []
-    cdef list sents, parts
-    for bs, be in blocks:
-        sents = _segments(text, bs, be, False)
-        all_sentences.append(sents)
-        for s, e in sents:
-            inside = False
-            for rs, re_ in structural:
-                if s < re_ and rs < e:
-                    inside = True
-                    break
-            if inside:
-                continue
-            first = sc.first_copy(text, s, e, grams, &key, &share)
-            if first >= 0:
-                repeats.append((s, e, sc.kept[first].start, sc.kept[first].end, share))
-                continue
-            if grams.size() == 0:
-                continue
-            seen = 0
-            for g in grams:
-                if sc.postings.find(g) != NULL:
-                    seen += 1
-            if seen >= min_units - 1:
-                parts = _segments(text, s, e, True)
-                if len(parts) > 1:
-                    for cs, ce in parts:
-                        cfirst = sc.first_copy(text, cs, ce, cgrams, &ckey, &cshare)
-                        if cfirst >= 0:
-                            repeats.append((cs, ce, sc.kept[cfirst].start, sc.kept[cfirst].end, cshare))
-            sc.keep(s, e, grams, key)
-    return all_sentences, repeats
+    cdef RepeatScan scan = RepeatScan(blocks, structural, skip_words, min_units, containment)
+    cdef Text t = _raw(text)
+    cdef Py_ssize_t n = len(text)
+    with nogil:
+        scan.run(t, n)
+    return scan.results()
 
 
 include "_scan.pxi"

@@ -931,9 +931,14 @@ cdef class ScanJob:
     cdef vector[vector[Py_ssize_t]] identifiers, lexicon_hits
     cdef double seconds
     cdef bint done
+    cdef RepeatScan repeat_scan
+    cdef bint with_repeats
 
-    def __init__(self, str text, Lexicons lexicons, tuple wanted, list user_ranges):
-        """``wanted``: which of the 9 identifier scanners to run; ``user_ranges``: [(start, end)] of user blocks."""
+    def __init__(self, str text, Lexicons lexicons, tuple wanted, list user_ranges, RepeatScan repeats=None):
+        """``wanted``: which of the 9 identifier scanners to run; ``user_ranges``: [(start, end)] of user blocks;
+        ``repeats``: the repeated-constraint scan to run too (``results()["repeats"]``)."""
+        self.repeat_scan = repeats
+        self.with_repeats = repeats is not None
         self.text = text
         self.t = _raw(text)
         self.n = len(text)
@@ -962,6 +967,8 @@ cdef class ScanJob:
         for k in range(0, self.user_ranges.size(), 2):
             _user_facts(self.t, self.n, self.user_ranges[k], self.user_ranges[k + 1], self.user_facts)
         self.lexicons._scan_into(self.t, self.n, self.with_zh, self.lexicon_hits)
+        if self.with_repeats:
+            self.repeat_scan.run(self.t, self.n)
 
     def results(self):
         """{"numbers", "quotes", "identifiers" (9 lists or None), "user_facts", "lexicons" (per slot), "ms"}."""
@@ -971,5 +978,6 @@ cdef class ScanJob:
             "numbers": list(self.numbers), "quotes": list(self.quotes),
             "identifiers": [list(self.identifiers[k]) if self.wanted[k] else None for k in range(9)],
             "user_facts": list(self.user_facts), "lexicons": [list(v) for v in self.lexicon_hits],
+            "repeats": self.repeat_scan.results() if self.with_repeats else None,
             "ms": self.seconds * 1000.0,
         }

@@ -23,8 +23,9 @@ import numpy as np
 from . import native as _native
 from .directives import Settings, resolve_settings
 from .model import Conversation
-from .protect import PRECEDENCE, STRUCTURAL, Protection, find_protections, identifier_guards
+from .protect import PRECEDENCE, STRUCTURAL, Protection, find_protections, identifier_guards, xml_protections
 from .rules import BULK, PRIORITY, RULES, RuleContext
+from .rules import repeated as repeated_rule
 from .lexicon import _native_lexicons, warm_up
 from .tokens import char_spans, encoding, token_byte_lengths, token_info
 from .view import Bulk, Candidate, TextView, normalize
@@ -332,12 +333,19 @@ def _annotate(source: Any, config: Config) -> Annotated:
 
     # The compiled scanners need nothing tokenising produces and run without the GIL, as tiktoken does:
     # on a long text they run on a worker thread while this one tokenises.
+    t0 = time.perf_counter()
+    structure = xml_protections(view)  # the <context> ranges the repeat scan must skip
+    protect_ms = _ms(t0)
     job = pending = None
     kernel = _native.native
     if kernel is not None:
         text = view.text
+        repeats = kernel.RepeatScan([(b.start, b.end) for b in view.blocks],
+                                    list(structure.context_ranges) + list(directive_ranges),
+                                    repeated_rule.function_words(), repeated_rule.MIN_UNITS,
+                                    repeated_rule.CONTAINMENT)
         job = kernel.ScanJob(text, _native_lexicons(), identifier_guards(text),
-                             [(b.start, b.end) for b in view.blocks if b.role in ("user", "human")])
+                             [(b.start, b.end) for b in view.blocks if b.role in ("user", "human")], repeats)
         if len(text) >= _THREAD_MIN_CHARS:
             pending = _scanner().submit(job.run)
         else:
@@ -356,12 +364,12 @@ def _annotate(source: Any, config: Config) -> Annotated:
             pending.result()
         prescan = job.results()
         view.set_lexicon_flat(prescan["lexicons"])
-    protection = find_protections(view, settings.compiled_patterns, settings.protected_patterns, prescan)
-    protect_ms = _ms(t0) + (prescan["ms"] if pending is not None else 0.0)
+    protection = find_protections(view, settings.compiled_patterns, settings.protected_patterns, prescan, structure)
+    protect_ms += _ms(t0) + (prescan["ms"] if pending is not None else 0.0)
 
     t0 = time.perf_counter()
     ctx = RuleContext(settings=settings, protection=protection, low_information=config.low_information,
-                      directive_ranges=directive_ranges)
+                      directive_ranges=directive_ranges, prescan=prescan)
     candidates: list[Candidate] = []
     bulks: list[Bulk] = []
     for _, rule in RULES:

@@ -14,7 +14,7 @@ from . import native as _native
 from .structure import context_facts, elements, scan_tags
 from .view import Interval, TextView, clauses
 
-__all__ = ["PRECEDENCE", "STRUCTURAL", "VERBATIM_ELEMENTS", "Protection", "find_protections"]
+__all__ = ["PRECEDENCE", "STRUCTURAL", "VERBATIM_ELEMENTS", "Protection", "find_protections", "xml_protections"]
 
 PRECEDENCE = (
     "protected_xml", "protected_schema", "protected_context", "protected_code", "protected_pattern",
@@ -148,17 +148,12 @@ def identifier_guards(text: str) -> tuple[bool, ...]:
     return tuple(guard in text for guard, _ in _IDENTIFIERS)
 
 
-def find_protections(view: TextView, patterns: tuple = (), pattern_sources: tuple[str, ...] = (),
-                     prescan: dict | None = None) -> Protection:
-    """Every protected range of the conversation (global offsets), with the ``<context>`` timing.
-
-    ``prescan``: the compiled scanners' results for this text (``_native.ScanJob.results``), when the engine
-    ran them already (on a worker thread, while it tokenised).
-    """
+def xml_protections(view: TextView) -> Protection:
+    """A :class:`Protection` holding the structural ranges only: XML markup, ``<output_format>``, verbatim
+    material and ``<context>`` (with its facts and timing) — what the repeat scan must know beforehand."""
     text = view.text
     out = Protection(text)
     add = out.add
-
     for b in view.blocks:
         seg = text[b.start:b.end]
         tags = scan_tags(seg)
@@ -183,6 +178,20 @@ def find_protections(view: TextView, patterns: tuple = (), pattern_sources: tupl
                     out.context_facts.append((b.start + el.outer_start, tag, value))
         if has_context:
             out.context_ms += (time.perf_counter() - t0) * 1000.0
+    return out
+
+
+def find_protections(view: TextView, patterns: tuple = (), pattern_sources: tuple[str, ...] = (),
+                     prescan: dict | None = None, structure: Protection | None = None) -> Protection:
+    """Every protected range of the conversation (global offsets), with the ``<context>`` timing.
+
+    ``prescan``: the compiled scanners' results for this text (``_native.ScanJob.results``), when the engine
+    ran them already (on a worker thread, while it tokenised); ``structure``: what :func:`xml_protections`
+    gave, when already known.
+    """
+    text = view.text
+    out = structure if structure is not None else xml_protections(view)
+    add = out.add
 
     kernel = _native.native
     if prescan is None and kernel is not None:

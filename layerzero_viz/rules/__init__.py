@@ -19,6 +19,7 @@ class RuleContext:
     protection: Protection
     low_information: bool = True
     directive_ranges: tuple[tuple[int, int], ...] = ()  # global ranges of engine directives: not content
+    prescan: dict | None = None  # the compiled scanners' results when the engine ran them (_native.ScanJob)
 
 
 RULES = (

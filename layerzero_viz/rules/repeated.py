@@ -25,14 +25,14 @@ _VALUE_PROTECTIONS = frozenset({
 
 
 @lru_cache(maxsize=1)
-def _function_words() -> frozenset[str]:
+def function_words() -> frozenset[str]:
     zh = {w for w in entries("low_information.zh") if len(w) == 1}
     return frozenset(zh | {w.lower() for w in entries("low_information.en") if " " not in w})
 
 
 def _comparable(view: TextView, start: int, end: int) -> list[str]:
     """Units that carry the sentence: function words dropped, numbers as ``#``."""
-    skip = _function_words()
+    skip = function_words()
     return ["#" if u[0].isdigit() else u for u in view.units(start, end) if u not in skip]
 
 
@@ -44,9 +44,11 @@ def find(view: TextView, ctx) -> list[Candidate]:
     text = view.text
     structural = list(ctx.protection.context_ranges) + list(ctx.directive_ranges)
     kernel = _native.native
-    if kernel is not None:
-        found, repeats = kernel.find_repeats(text, [(b.start, b.end) for b in view.blocks], structural,
-                                             _function_words(), MIN_UNITS, CONTAINMENT)
+    done = ctx.prescan.get("repeats") if ctx.prescan else None
+    if done is not None or kernel is not None:
+        # the engine's scan job ran it already (same blocks, same structural ranges), else run it here
+        found, repeats = done if done is not None else kernel.find_repeats(
+            text, [(b.start, b.end) for b in view.blocks], structural, function_words(), MIN_UNITS, CONTAINMENT)
         for b, sents in zip(view.blocks, found):
             view._sentences[b.start] = sents
     else:

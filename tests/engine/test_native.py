@@ -66,7 +66,7 @@ def _repeats(text, kernel):
     view.blocks = [BlockRef(0, 0, "user", 0, 0, len(text))]
     view.block_starts = [0]
     if kernel:
-        return K.find_repeats(text, [(0, len(text))], [], repeated._function_words(), repeated.MIN_UNITS,
+        return K.find_repeats(text, [(0, len(text))], [], repeated.function_words(), repeated.MIN_UNITS,
                               repeated.CONTAINMENT)[1]
     return repeated.scan_python(view, [])
 
@@ -197,3 +197,9 @@ def test_token_cache_gives_the_same_annotation_and_is_bounded():
     cache.put("short", bytes(4))
     assert cache._bytes <= 128 and len(cache._ids) == 4 and "block number 9 " * 4 in cache._ids
     assert cache.get("block number 6 " * 4) == bytes(32) and cache.get("short") is None
+
+
+def test_no_character_beyond_plane_3_changes_under_the_fold():
+    # the kernels' fold table lists the changed characters of planes 0-3 and treats all others as unchanged
+    import unicodedata
+    assert all(unicodedata.normalize("NFKC", chr(c)).lower() == chr(c) for c in range(0x40000, 0x110000, 1))
