@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import statistics
 import sys
 import time
@@ -42,9 +43,15 @@ def corpus_records(min_bytes: int) -> list:
 
 
 def long_conversation(records, target_tokens: int):
-    """One multi-turn conversation of about ``target_tokens`` tokens built from corpus records."""
+    """One multi-turn conversation of about ``target_tokens`` tokens built from corpus records.
+
+    Records are taken in one fixed shuffled order, so a 20k- and a 200k-token conversation have the same mix
+    of Chinese and English (the corpus files come one language after another).
+    """
     enc = encoding()
     messages, n = [], 0
+    records = list(records)
+    random.Random(7).shuffle(records)
     for conv in records:
         for m in conv.messages:
             if m.role in ("user", "assistant") and m.text.strip():

@@ -110,7 +110,7 @@ def resolve(str text, list cand, const long long[::1] g_start, const long long[:
     cdef vector[long long] found_k, found_tokens
     cdef Cut r
     cdef Py_ssize_t s, e, ls, le, n_cand, n_bulk
-    cdef bint sentence_level, has_anchor, blocked, any_prot, any_free
+    cdef bint sentence_level, has_anchor, blocked, any_prot, any_free, definite
     cdef long long mask, tokens
     cdef int code
     cdef str why
@@ -148,19 +148,30 @@ def resolve(str text, list cand, const long long[::1] g_start, const long long[:
                 continue
             if any_prot:
                 why = ""
+                definite = False
                 for g in range(a, b):
                     code = g_prot[g]
                     if code and (((structural_mask >> code) & 1) or not ((mask >> code) & 1)):
-                        why = veto_reason(k, a, b)
+                        definite = True
                         break
-                else:
-                    if has_anchor:
-                        why = veto_reason(k, a, b)
-                if why:
+                if definite:
+                    # vetoed for sure; the message is only worth building when a group will show it
                     for g in range(a, b):
                         if not g_prot[g] and span_c[g] < 0 and g not in veto:
-                            veto[g] = why
+                            why = veto_reason(k, a, b)
+                            break
+                    if why:
+                        for g in range(a, b):
+                            if not g_prot[g] and span_c[g] < 0 and g not in veto:
+                                veto[g] = why
                     continue
+                if has_anchor:
+                    why = veto_reason(k, a, b)
+                    if why:
+                        for g in range(a, b):
+                            if not g_prot[g] and span_c[g] < 0 and g not in veto:
+                                veto[g] = why
+                        continue
             if sentence_level:
                 blocked = False
                 for g in range(a, b):
