@@ -234,6 +234,12 @@ cdef inline bint _skipped(const Skip& skip, uint64_t h) noexcept nogil:
 cdef void _units(const vector[Py_UCS4]& s, const Skip& skip, vector[uint64_t]& out) noexcept nogil:
     """Unit hashes of a folded text: CJK chars and [a-z0-9]+(['’][a-z]+)? words; numbers as '#',
     function words dropped — the same units as ``rules.repeated._comparable``."""
+    _units_of(s, &skip, True, out)
+
+
+cdef void _units_of(const vector[Py_UCS4]& s, const Skip* skip, bint numbers_as_one, vector[uint64_t]& out) noexcept nogil:
+    """``_units`` with options: ``skip`` NULL keeps function words, ``numbers_as_one`` false keeps each
+    number's digits (``view.units``)."""
     cdef size_t n = s.size(), i = 0, j
     cdef uint64_t h
     cdef Py_UCS4 c
@@ -243,7 +249,7 @@ cdef void _units(const vector[Py_UCS4]& s, const Skip& skip, vector[uint64_t]& o
         c = s[i]
         if _is_cjk(c):
             h = (FNV_OFFSET ^ <uint64_t>c) * FNV_PRIME
-            if not _skipped(skip, h):
+            if skip == NULL or not _skipped(skip[0], h):
                 out.push_back(h)
             i += 1
         elif _is_word(c):
@@ -260,9 +266,9 @@ cdef void _units(const vector[Py_UCS4]& s, const Skip& skip, vector[uint64_t]& o
                     h = (h ^ <uint64_t>s[j]) * FNV_PRIME
                     j += 1
             i = j
-            if digit:
+            if digit and numbers_as_one:
                 out.push_back(HASH_NUMBER)
-            elif not _skipped(skip, h):
+            elif digit or skip == NULL or not _skipped(skip[0], h):
                 out.push_back(h)
         else:
             i += 1
@@ -630,6 +636,84 @@ def find_repeats(str text, list blocks, list structural, skip_words, int min_uni
     with nogil:
         scan.run(t, n)
     return scan.results()
+
+
+cdef void _bigrams(const vector[uint64_t]& us, vector[uint64_t]& grams) noexcept nogil:
+    cdef size_t k
+    grams.clear()
+    for k in range(1, us.size()):
+        grams.push_back(_mix(us[k - 1] * 0x9E3779B97F4A7C15ULL ^ us[k]))
+    sort(grams.begin(), grams.end())
+    grams.erase(unique(grams.begin(), grams.end()), grams.end())
+
+
+def context_restatements(str text, list sentences, list ranges, list facts):
+    """``rules.derivable._context_restatements_python``: for each sentence (start, end) not starting inside
+    a ``<context>`` range, the first fact holding ≥ 90 % of its unit bigrams.  Returns
+    [(sentence index, fact index)]; facts of fewer than 2 units and sentences of fewer than 4 never match."""
+    prepare_fold()
+    cdef Text t = _raw(text)
+    cdef Py_ssize_t n = len(text), cs, ce
+    cdef vector[Py_UCS4] folded
+    cdef vector[uint64_t] us, grams
+    cdef vector[vector[uint64_t]] fact_grams
+    cdef vector[int] fact_index
+    cdef vector[Py_ssize_t] rng, sent
+    cdef size_t f, a, b, inter, k, q
+    cdef bint inside
+    cdef list out = []
+    for f, value in enumerate(facts):
+        _fold_into(_raw(value), len(value), 0, len(value), folded)
+        _units_of(folded, NULL, False, us)
+        if us.size() >= 2:
+            _bigrams(us, grams)
+            fact_grams.push_back(grams)
+            fact_index.push_back(f)
+    if fact_grams.size() == 0:
+        return out
+    for rs, re_ in ranges:
+        rng.push_back(rs)
+        rng.push_back(re_)
+    for cs, ce in sentences:
+        sent.push_back(cs)
+        sent.push_back(ce)
+    cdef vector[long long] found
+    with nogil:
+        for k in range(0, sent.size(), 2):
+            cs = sent[k]
+            ce = sent[k + 1]
+            inside = False
+            for q in range(0, rng.size(), 2):
+                if rng[q] <= cs < rng[q + 1]:
+                    inside = True
+                    break
+            if inside:
+                continue
+            _fold_into(t, n, cs, ce, folded)
+            _units_of(folded, NULL, False, us)
+            if us.size() < 4:
+                continue
+            _bigrams(us, grams)
+            for f in range(fact_grams.size()):
+                a = 0
+                b = 0
+                inter = 0
+                while a < grams.size() and b < fact_grams[f].size():
+                    if grams[a] < fact_grams[f][b]:
+                        a += 1
+                    elif grams[a] > fact_grams[f][b]:
+                        b += 1
+                    else:
+                        inter += 1
+                        a += 1
+                        b += 1
+                if <double>inter / grams.size() >= 0.9:
+                    found.push_back(k // 2)
+                    found.push_back(fact_index[f])
+                    break
+    for k in range(0, found.size(), 2):
+        out.append((found[k], found[k + 1]))
+    return out
 
 
 include "_scan.pxi"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from .. import native as _native
 from ..view import Candidate, TextView, clauses, sentences, units
 
 _ROLE_ZH = re.compile(r"你(?:现在)?是(?:一名|一位|一个|一款|个|名|位)?([\u4e00-\u9fffA-Za-z]{2,12}?)(?=[，。,.！!；;、\n]|$)")
@@ -95,6 +96,24 @@ def _context_restatements(view: TextView, ctx) -> list[Candidate]:
     facts = ctx.protection.context_facts
     if not facts:
         return []
+    kernel = _native.native
+    if kernel is None:
+        return _context_restatements_python(view, ctx)
+    text = view.text
+    listed = [(cs, ce) for b in view.blocks for cs, ce in sentences(view, b)]
+    out = []
+    for k, f in kernel.context_restatements(text, listed, ctx.protection.context_ranges, [v for _, _, v in facts]):
+        cs, ce = listed[k]
+        cstart, tag, value = facts[f]
+        out.append(Candidate(cs, ce, "derivable_context", 0.8,
+                             f"already in <context><{tag}> at {view.where(cstart)}: {value[:60]!r}",
+                             0.05, _VALUE_PROTECTIONS, anchor=value))
+    return out
+
+
+def _context_restatements_python(view: TextView, ctx) -> list[Candidate]:
+    """The definition ``_native.context_restatements`` is tested against."""
+    facts = ctx.protection.context_facts
     text = view.text
     fact_grams = []
     for cstart, tag, value in facts:

@@ -203,3 +203,15 @@ def test_no_character_beyond_plane_3_changes_under_the_fold():
     # the kernels' fold table lists the changed characters of planes 0-3 and treats all others as unchanged
     import unicodedata
     assert all(unicodedata.normalize("NFKC", chr(c)).lower() == chr(c) for c in range(0x40000, 0x110000, 1))
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(["服务区域是上海市浦东新区。", "The refund limit is $600 per order.", "上海市浦东新区",
+                                 "refund limit is 600", "请问", "。", "Ｔｈｅ REFUND limit IS $600 per order!", "\n",
+                                 "服务区域：上海市浦东新区", "我们只在上海市浦东新区服务。"]), max_size=12).map("".join))
+def test_context_restatements_agree(turn):
+    source = json.dumps({"system": "<context><service_area>上海市浦东新区</service_area><refund>The refund limit is $600 "
+                                   "per order</refund></context>服务区域是上海市浦东新区。", "messages": [
+        {"role": "user", "content": turn or "hi"}]}, ensure_ascii=False)
+    with_kernels, without = _annotated_both_ways(source)
+    assert with_kernels == without
