@@ -15,6 +15,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import lru_cache
 from collections.abc import Sequence
 from typing import Any, Mapping, NamedTuple
 
@@ -773,8 +774,14 @@ def _veto_reason(c: Candidate, prot: list[int], ivs: list[int], protection: Prot
         value = text[max(protection.starts[k], c.start):min(protection.ends[k], c.end)]
         if value.strip():
             needed[value] = needed.get(value, 0) + 1
-    anchor = normalize(c.anchor)
+    anchor = _normalized(c.anchor)
     for value, count in needed.items():
-        if anchor.count(normalize(value)) < count:
+        if anchor.count(_normalized(value)) < count:
             return f"it carries {value!r}, which the kept copy does not"
     return ""
+
+
+@lru_cache(maxsize=4096)
+def _normalized(text: str) -> str:
+    """``normalize`` remembered: a kept first copy is checked again for each of its repeats."""
+    return normalize(text)

@@ -53,11 +53,19 @@ def find(view: TextView, ctx) -> list[Candidate]:
             view._sentences[b.start] = sents
     else:
         repeats = scan_python(view, structural)
-    return [Candidate(
-        s, e, "repeated_constraint", 0.5 + 0.5 * share,
-        f"repeats {view.where(fs)}: {text[fs:fe][:80]!r}" + ("" if share >= 1.0 else f" ({share:.0%} of it is in that copy)"),
-        1.0 - share, _VALUE_PROTECTIONS, anchor=text[fs:fe], lock=(fs, fe),
-    ) for s, e, fs, fe, share in repeats]
+    # a first copy is often repeated many times: its text and the detail's head are made once
+    firsts: dict[tuple[int, int], tuple[str, str]] = {}
+    out = []
+    for s, e, fs, fe, share in repeats:
+        first = firsts.get((fs, fe))
+        if first is None:
+            anchor = text[fs:fe]
+            first = firsts[(fs, fe)] = (anchor, f"repeats {view.where(fs)}: {anchor[:80]!r}")
+        anchor, head = first
+        out.append(Candidate(s, e, "repeated_constraint", 0.5 + 0.5 * share,
+                             head if share >= 1.0 else f"{head} ({share:.0%} of it is in that copy)",
+                             1.0 - share, _VALUE_PROTECTIONS, anchor=anchor, lock=(fs, fe)))
+    return out
 
 
 def scan_python(view: TextView, structural: list[tuple[int, int]]) -> list[tuple[int, int, int, int, float]]:
