@@ -87,7 +87,7 @@ cdef Cut _cut(Text t, Py_ssize_t n, Py_ssize_t start, Py_ssize_t end, const long
 
 def resolve(str text, list cand, const long long[::1] g_start, const long long[::1] g_end,
             const signed char[::1] g_prot, const unsigned char[::1] g_directive, const long long[::1] g_tokens,
-            long long structural_mask, veto_reason, const long long[::1] bulk_start=None,
+            long long structural_mask, veto_reason, long long[::1] span_of, const long long[::1] bulk_start=None,
             const long long[::1] bulk_end=None, const long long[::1] bulk_mask=None):
     """Candidates → spans, as ``engine._resolve_python`` does.
 
@@ -95,16 +95,16 @@ def resolve(str text, list cand, const long long[::1] g_start, const long long[:
     resolution order (lock_start < 0: none).  A candidate covering protected groups is vetoed at once when
     one of their codes is structural or outside its override mask; otherwise, when it has an anchor,
     ``veto_reason(k, a, b)`` decides (returns the reason, "" to let it go).  Returns
-    ``(span_of, veto, (ks, tokens))``: group → span id (list), group → veto message, and per span (in
-    resolution order, so ``ks`` ascends) its candidate index and token count as int64 arrays.  ``bulk_*``: more candidates after ``cand`` (index ``len(cand) + j``),
+    ``(veto, (ks, tokens))`` and fills ``span_of`` (group → span id, -1 for none): group → veto message,
+    and per span (in resolution order, so ``ks`` ascends) its candidate index and token count as int64
+    arrays.  ``bulk_*``: more candidates after ``cand`` (index ``len(cand) + j``),
     as columns: no sentence level, no anchor, no lock (the lexicon rules' many hits).
     """
     cdef Text t = _raw(text)
     cdef Py_ssize_t n = len(text), ng = g_start.shape[0], k, g, a, b, la, lb
     cdef const long long* starts = &g_start[0] if ng else NULL
     cdef const long long* ends = &g_end[0] if ng else NULL
-    cdef list span_of = [-1] * ng
-    cdef long long* span_c = <long long*>malloc(max(ng, 1) * sizeof(long long))
+    cdef long long* span_c = &span_of[0] if ng else NULL
     cdef unsigned char* locked = <unsigned char*>malloc(max(ng, 1))
     cdef dict veto = {}
     cdef vector[long long] found_k, found_tokens
@@ -186,7 +186,6 @@ def resolve(str text, list cand, const long long[::1] g_start, const long long[:
                 if span_c[g] < 0:
                     any_free = True
                     span_c[g] = <long long>found_k.size()
-                    span_of[g] = <long long>found_k.size()
                     tokens += g_tokens[g]
             if not any_free:
                 continue
@@ -198,7 +197,6 @@ def resolve(str text, list cand, const long long[::1] g_start, const long long[:
                 for g in range(la, lb):
                     locked[g] = 1
     finally:
-        free(span_c)
         free(locked)
     import numpy
     ks = numpy.empty(found_k.size(), dtype=numpy.int64)
@@ -207,7 +205,7 @@ def resolve(str text, list cand, const long long[::1] g_start, const long long[:
     for k in range(<Py_ssize_t>found_k.size()):
         ks_v[k] = found_k[k]
         toks_v[k] = found_tokens[k]
-    return span_of, veto, (ks, toks)
+    return veto, (ks, toks)
 
 
 def apply_protections(list starts, list ends, list codes, const long long[::1] g_start,

@@ -639,8 +639,6 @@ def _resolve(view, candidates, bulks, protection, g_start, g_end, g_tokens, g_pr
                                      for b, o in zip(bulks, orders)])]
     else:
         bulk_cols = [np.zeros(0, dtype=np.int64)] * 3
-    prot_list, iv_list = g_prot.tolist(), g_prot_iv.tolist()
-
     def candidate(k: int) -> Candidate:
         if k < n_listed:
             return candidates[k]
@@ -649,13 +647,14 @@ def _resolve(view, candidates, bulks, protection, g_start, g_end, g_tokens, g_pr
 
     def veto_reason(k: int, a: int, b: int) -> str:
         c = candidate(k)
-        why = _veto_reason(c, prot_list[a:b], iv_list[a:b], protection, text)
+        why = _veto_reason(c, g_prot[a:b].tolist(), g_prot_iv[a:b].tolist(), protection, text)
         return f"not pruned as {c.reason} ({c.detail}): {why}" if why else ""
 
-    span_of, veto, found = kernel.resolve(
+    span_of = np.empty(len(g_start), dtype=np.int64)
+    veto, found = kernel.resolve(
         text, rows, np.ascontiguousarray(g_start, dtype=np.int64), np.ascontiguousarray(g_end, dtype=np.int64),
         np.ascontiguousarray(g_prot, dtype=np.int8), np.ascontiguousarray(g_directive, dtype=np.uint8),
-        np.ascontiguousarray(g_tokens, dtype=np.int64), _STRUCTURAL_MASK, veto_reason, *bulk_cols)
+        np.ascontiguousarray(g_tokens, dtype=np.int64), _STRUCTURAL_MASK, veto_reason, span_of, *bulk_cols)
     spans = SpanTable()
     # found is in resolution order: listed candidates first, then each bulk's in turn
     ks, toks = found
@@ -666,7 +665,7 @@ def _resolve(view, candidates, bulks, protection, g_start, g_end, g_tokens, g_pr
     for i, bulk in enumerate(bulks):
         a, b = np.searchsorted(ks, bounds[i]), np.searchsorted(ks, bounds[i + 1])
         spans.add_bulk(bulk, orders[i][ks[a:b] - bounds[i]].tolist(), toks[a:b].tolist())
-    return np.array(span_of, dtype=np.int64), veto, spans
+    return span_of, veto, spans
 
 
 def _resolve_python(view, candidates, protection, g_start, g_end, g_tokens, g_prot, g_prot_iv, g_directive):
