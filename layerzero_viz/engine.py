@@ -628,22 +628,26 @@ def _resolve(view, candidates, bulks, protection, g_start, g_end, g_tokens, g_pr
     candidates = sorted(candidates, key=lambda c: (PRIORITY[c.reason], c.start, -c.end))
     rows = [(c.start, c.end, c.reason in _SENTENCE_LEVEL, _override_mask(c.may_override), c.anchor is not None,
              c.lock[0] if c.lock is not None else -1, c.lock[1] if c.lock is not None else -1) for c in candidates]
-    # bulk hits after the listed candidates, each bulk in (start, -end) order
+    # bulk hits after the listed candidates, each bulk in (start, -end) order (plain lists: a short prompt
+    # has a handful, where each numpy call would cost more than the work)
     n_listed = len(candidates)
-    orders = [np.asarray(b.order, dtype=np.int64) for b in bulks]
-    bounds = np.cumsum([n_listed] + [len(o) for o in orders])  # bulk i holds indexes bounds[i]:bounds[i + 1]
-    if bulks:
-        bulk_cols = [np.concatenate([np.asarray(b.starts, dtype=np.int64)[o] for b, o in zip(bulks, orders)]),
-                     np.concatenate([np.asarray(b.ends, dtype=np.int64)[o] for b, o in zip(bulks, orders)]),
-                     np.concatenate([np.full(len(o), _override_mask(b.may_override), dtype=np.int64)
-                                     for b, o in zip(bulks, orders)])]
-    else:
-        bulk_cols = [np.zeros(0, dtype=np.int64)] * 3
+    orders = [b.order for b in bulks]
+    bounds = [n_listed]  # bulk i holds indexes bounds[i]:bounds[i + 1]
+    starts: list[int] = []
+    ends: list[int] = []
+    masks: list[int] = []
+    for bulk, order in zip(bulks, orders):
+        bs, be = bulk.starts, bulk.ends
+        starts.extend([bs[k] for k in order])
+        ends.extend([be[k] for k in order])
+        masks.extend([_override_mask(bulk.may_override)] * len(order))
+        bounds.append(bounds[-1] + len(order))
+
     def candidate(k: int) -> Candidate:
         if k < n_listed:
             return candidates[k]
-        i = int(np.searchsorted(bounds, k, "right")) - 1
-        return bulks[i].candidate(int(orders[i][k - bounds[i]]))
+        i = bisect.bisect_right(bounds, k) - 1
+        return bulks[i].candidate(orders[i][k - bounds[i]])
 
     def veto_reason(k: int, a: int, b: int) -> str:
         c = candidate(k)
@@ -651,20 +655,21 @@ def _resolve(view, candidates, bulks, protection, g_start, g_end, g_tokens, g_pr
         return f"not pruned as {c.reason} ({c.detail}): {why}" if why else ""
 
     span_of = np.empty(len(g_start), dtype=np.int64)
-    veto, found = kernel.resolve(
-        text, rows, np.ascontiguousarray(g_start, dtype=np.int64), np.ascontiguousarray(g_end, dtype=np.int64),
-        np.ascontiguousarray(g_prot, dtype=np.int8), np.ascontiguousarray(g_directive, dtype=np.uint8),
-        np.ascontiguousarray(g_tokens, dtype=np.int64), _STRUCTURAL_MASK, veto_reason, span_of, *bulk_cols)
+    veto, (ks, toks) = kernel.resolve(
+        text, rows, g_start, g_end, g_prot, g_directive.view(np.uint8), g_tokens, _STRUCTURAL_MASK, veto_reason,
+        span_of, np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64), np.array(masks, dtype=np.int64))
     spans = SpanTable()
-    # found is in resolution order: listed candidates first, then each bulk's in turn
-    ks, toks = found
-    n_found_listed = int(np.searchsorted(ks, n_listed)) if len(ks) else 0
-    for k, tokens in zip(ks[:n_found_listed].tolist(), toks[:n_found_listed].tolist()):
+    # spans come in resolution order: listed candidates first, then each bulk's in turn
+    ks, toks = ks.tolist(), toks.tolist()
+    at = bisect.bisect_left(ks, n_listed)
+    for k, tokens in zip(ks[:at], toks[:at]):
         c = candidates[k]
         spans.add(c.reason, c.score, c.detail, c.start, c.end, tokens, c.residual)
     for i, bulk in enumerate(bulks):
-        a, b = np.searchsorted(ks, bounds[i]), np.searchsorted(ks, bounds[i + 1])
-        spans.add_bulk(bulk, orders[i][ks[a:b] - bounds[i]].tolist(), toks[a:b].tolist())
+        z = bisect.bisect_left(ks, bounds[i + 1], at)
+        order, base = orders[i], bounds[i]
+        spans.add_bulk(bulk, [order[k - base] for k in ks[at:z]], toks[at:z])
+        at = z
     return span_of, veto, spans
 
 

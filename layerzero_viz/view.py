@@ -86,8 +86,11 @@ class Bulk(NamedTuple):
 
     @property
     def order(self) -> list[int]:
+        starts, ends = self.starts, self.ends
+        if len(starts) < 512:  # sorting a short list in Python beats building numpy arrays
+            return sorted(range(len(starts)), key=lambda k: (starts[k], -ends[k]))
         import numpy as np
-        return np.lexsort((-np.asarray(self.ends, dtype=np.int64), np.asarray(self.starts, dtype=np.int64))).tolist()
+        return np.lexsort((-np.asarray(ends, dtype=np.int64), np.asarray(starts, dtype=np.int64))).tolist()
 
     def candidate(self, k: int) -> Candidate:
         return Candidate(self.starts[k], self.ends[k], self.reason, self.scores[k], self.detail(k), self.residual,
