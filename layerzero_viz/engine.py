@@ -443,6 +443,14 @@ def _scanner() -> ThreadPoolExecutor:
         return _pool[1]
 
 
+def _after_fork_in_child() -> None:
+    global _pool, _pool_lock
+    _pool, _pool_lock = None, threading.Lock()  # the parent's thread and lock state mean nothing here
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 class _TokenCache:
     """Token ids (uint32 bytes) of recently seen text blocks, least recently used evicted first.
 

@@ -215,3 +215,20 @@ def test_context_restatements_agree(turn):
         {"role": "user", "content": turn or "hi"}]}, ensure_ascii=False)
     with_kernels, without = _annotated_both_ways(source)
     assert with_kernels == without
+
+
+def test_long_text_scans_on_the_worker_thread_and_in_a_forked_child():
+    import multiprocessing
+    from layerzero_viz import engine
+    long_text = json.dumps({"messages": [{"role": "user", "content": "我是VIP客户，请问七日年化收益率4.2%？" * 200}]},
+                           ensure_ascii=False)
+    assert len(annotate(long_text, env={}).view.text) >= engine._THREAD_MIN_CHARS
+    parent = annotate(long_text, env={}).at_ratio(0.3).tokens_pruned
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(1) as pool:
+        child = pool.apply(_pruned_in_child, (long_text,))
+    assert child == parent > 0
+
+
+def _pruned_in_child(source):
+    return annotate(source, env={}).at_ratio(0.3).tokens_pruned
