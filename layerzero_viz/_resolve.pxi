@@ -88,7 +88,9 @@ cdef Cut _cut(Text t, Py_ssize_t n, Py_ssize_t start, Py_ssize_t end, const long
 def resolve(str text, list cand, const long long[::1] g_start, const long long[::1] g_end,
             const signed char[::1] g_prot, const unsigned char[::1] g_directive, const long long[::1] g_tokens,
             long long structural_mask, veto_reason, long long[::1] span_of, const long long[::1] bulk_start=None,
-            const long long[::1] bulk_end=None, const long long[::1] bulk_mask=None):
+            const long long[::1] bulk_end=None, const long long[::1] bulk_mask=None,
+            const long long[::1] bulk_lock_start=None, const long long[::1] bulk_lock_end=None,
+            const long long[::1] bulk_flags=None, const long long[::1] order=None):
     """Candidates → spans, as ``engine._resolve_python`` does.
 
     ``cand``: tuples (start, end, sentence_level, override_mask, has_anchor, lock_start, lock_end) in
@@ -96,9 +98,10 @@ def resolve(str text, list cand, const long long[::1] g_start, const long long[:
     one of their codes is structural or outside its override mask; otherwise, when it has an anchor,
     ``veto_reason(k, a, b)`` decides (returns the reason, "" to let it go).  Returns
     ``(veto, (ks, tokens))`` and fills ``span_of`` (group → span id, -1 for none): group → veto message,
-    and per span (in resolution order, so ``ks`` ascends) its candidate index and token count as int64
-    arrays.  ``bulk_*``: more candidates after ``cand`` (index ``len(cand) + j``),
-    as columns: no sentence level, no anchor, no lock (the lexicon rules' many hits).
+    and per span (in resolution order) its candidate index and token count as int64 arrays.  ``bulk_*``:
+    more candidates after ``cand`` (index ``len(cand) + j``) as columns, with optional locks (start < 0:
+    none) and flags (1: sentence level, 2: has an anchor).  ``order``: the candidate indexes in resolution
+    order (default: all, in index order).
     """
     cdef Text t = _raw(text)
     cdef Py_ssize_t n = len(text), ng = g_start.shape[0], k, g, a, b, la, lb
@@ -109,7 +112,7 @@ def resolve(str text, list cand, const long long[::1] g_start, const long long[:
     cdef dict veto = {}
     cdef vector[long long] found_k, found_tokens
     cdef Cut r
-    cdef Py_ssize_t s, e, ls, le, n_cand, n_bulk
+    cdef Py_ssize_t s, e, ls, le, n_cand, n_bulk, n_order, q, j
     cdef bint sentence_level, has_anchor, blocked, any_prot, any_free, definite
     cdef long long mask, tokens
     cdef int code
@@ -120,17 +123,26 @@ def resolve(str text, list cand, const long long[::1] g_start, const long long[:
             locked[g] = 0
         n_cand = len(cand)
         n_bulk = bulk_start.shape[0] if bulk_start is not None else 0
-        for k in range(n_cand + n_bulk):
+        n_order = order.shape[0] if order is not None else n_cand + n_bulk
+        for q in range(n_order):
+            k = order[q] if order is not None else q
             if k < n_cand:
                 s, e, sentence_level, mask, has_anchor, ls, le = cand[k]
             else:
-                s = bulk_start[k - n_cand]
-                e = bulk_end[k - n_cand]
-                mask = bulk_mask[k - n_cand]
-                sentence_level = False
-                has_anchor = False
-                ls = -1
-                le = -1
+                j = k - n_cand
+                s = bulk_start[j]
+                e = bulk_end[j]
+                mask = bulk_mask[j]
+                if bulk_flags is not None:
+                    sentence_level = bulk_flags[j] & 1
+                    has_anchor = (bulk_flags[j] >> 1) & 1
+                    ls = bulk_lock_start[j]
+                    le = bulk_lock_end[j]
+                else:
+                    sentence_level = False
+                    has_anchor = False
+                    ls = -1
+                    le = -1
             r = _cut(t, n, s, e, starts, ends, ng)
             a = r.a
             b = r.b

@@ -124,7 +124,11 @@ class SpanTable(Sequence):
         self.starts.extend([starts[h] for h in hits])
         self.ends.extend([ends[h] for h in hits])
         self.tokens.extend(tokens)
-        self.residuals.extend([bulk.residual] * m)
+        if isinstance(bulk.residual, float):
+            self.residuals.extend([bulk.residual] * m)
+        else:
+            residuals = bulk.residual
+            self.residuals.extend([residuals[h] for h in hits])
         self._bulk_of.extend([number] * m)
         self._hit_of.extend(hits)
 
@@ -619,15 +623,13 @@ def _resolve(view, candidates, bulks, protection, g_start, g_end, g_tokens, g_pr
     """Turn candidates into atomic spans: protections veto, higher classes claim first.
 
     The compiled kernel (``_native.resolve``) when built, else :func:`_resolve_python` — the definition.
-    ``bulks`` (the lexicon rules' hits as columns) rank below every listed candidate's class.
+    ``bulks`` are rules' hits as columns (``view.Bulk``); all are resolved by class, then position.
     """
     kernel = _native.native
-    bulks = sorted(bulks, key=lambda b: PRIORITY[b.reason])
-    if kernel is None or (candidates and bulks and
-                          max(PRIORITY[c.reason] for c in candidates) >= PRIORITY[bulks[0].reason]):
-        found_spans = _resolve_python(view, candidates + [c for b in bulks for c in b.candidates()], protection,
-                                      g_start, g_end, g_tokens, g_prot, g_prot_iv, g_directive)
-        span_of, veto, listed = found_spans
+    if kernel is None:
+        span_of, veto, listed = _resolve_python(
+            view, candidates + [c for b in bulks for c in b.candidates()], protection, g_start, g_end, g_tokens,
+            g_prot, g_prot_iv, g_directive)
         spans = SpanTable()
         for sp in listed:
             spans.add(sp.reason, sp.score, sp.detail, sp.start, sp.end, sp.tokens, sp.residual)
@@ -636,26 +638,46 @@ def _resolve(view, candidates, bulks, protection, g_start, g_end, g_tokens, g_pr
     candidates = sorted(candidates, key=lambda c: (PRIORITY[c.reason], c.start, -c.end))
     rows = [(c.start, c.end, c.reason in _SENTENCE_LEVEL, _override_mask(c.may_override), c.anchor is not None,
              c.lock[0] if c.lock is not None else -1, c.lock[1] if c.lock is not None else -1) for c in candidates]
-    # bulk hits after the listed candidates, each bulk in (start, -end) order (plain lists: a short prompt
-    # has a handful, where each numpy call would cost more than the work)
     n_listed = len(candidates)
+    # bulk hits are numbered after the listed candidates, each bulk in (start, -end) order (plain lists: a
+    # short prompt has a handful, where each numpy call would cost more than the work)
+    bulks = sorted(bulks, key=lambda b: PRIORITY[b.reason])
     orders = [b.order for b in bulks]
     bounds = [n_listed]  # bulk i holds indexes bounds[i]:bounds[i + 1]
-    starts: list[int] = []
-    ends: list[int] = []
-    masks: list[int] = []
+    cols: tuple[list[int], ...] = ([], [], [], [], [], [])  # start, end, mask, lock start, lock end, flags
     for bulk, order in zip(bulks, orders):
         bs, be = bulk.starts, bulk.ends
-        starts.extend([bs[k] for k in order])
-        ends.extend([be[k] for k in order])
-        masks.extend([_override_mask(bulk.may_override)] * len(order))
+        cols[0].extend([bs[k] for k in order])
+        cols[1].extend([be[k] for k in order])
+        cols[2].extend([_override_mask(bulk.may_override)] * len(order))
+        locks = bulk.locks
+        cols[3].extend([locks[k][0] for k in order] if locks is not None else [-1] * len(order))
+        cols[4].extend([locks[k][1] for k in order] if locks is not None else [-1] * len(order))
+        flag = (1 if bulk.sentence_level else 0) | (2 if bulk.anchors is not None else 0)
+        cols[5].extend([flag] * len(order))
         bounds.append(bounds[-1] + len(order))
+    # resolution order: class by class; within a class the listed candidates, then the class's bulk
+    schedule: list[int] = []
+    at = 0
+    for i, bulk in enumerate(bulks):
+        rank = PRIORITY[bulk.reason]
+        z = at
+        while z < n_listed and PRIORITY[candidates[z].reason] <= rank:
+            z += 1
+        schedule.extend(range(at, z))
+        schedule.extend(range(bounds[i], bounds[i + 1]))
+        at = z
+    schedule.extend(range(at, n_listed))
+
+    def bulk_of(k: int) -> tuple[int, int]:
+        i = bisect.bisect_right(bounds, k) - 1
+        return i, orders[i][k - bounds[i]]
 
     def candidate(k: int) -> Candidate:
         if k < n_listed:
             return candidates[k]
-        i = bisect.bisect_right(bounds, k) - 1
-        return bulks[i].candidate(orders[i][k - bounds[i]])
+        i, hit = bulk_of(k)
+        return bulks[i].candidate(hit)
 
     def veto_reason(k: int, a: int, b: int) -> str:
         c = candidate(k)
@@ -665,19 +687,25 @@ def _resolve(view, candidates, bulks, protection, g_start, g_end, g_tokens, g_pr
     span_of = np.empty(len(g_start), dtype=np.int64)
     veto, (ks, toks) = kernel.resolve(
         text, rows, g_start, g_end, g_prot, g_directive.view(np.uint8), g_tokens, _STRUCTURAL_MASK, veto_reason,
-        span_of, np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64), np.array(masks, dtype=np.int64))
+        span_of, *(np.array(col, dtype=np.int64) for col in cols), np.array(schedule, dtype=np.int64))
     spans = SpanTable()
-    # spans come in resolution order: listed candidates first, then each bulk's in turn
+    # spans in resolution order: runs of one bulk go in together
     ks, toks = ks.tolist(), toks.tolist()
-    at = bisect.bisect_left(ks, n_listed)
-    for k, tokens in zip(ks[:at], toks[:at]):
-        c = candidates[k]
-        spans.add(c.reason, c.score, c.detail, c.start, c.end, tokens, c.residual)
-    for i, bulk in enumerate(bulks):
-        z = bisect.bisect_left(ks, bounds[i + 1], at)
+    q, n_found = 0, len(ks)
+    while q < n_found:
+        k = ks[q]
+        if k < n_listed:
+            c = candidates[k]
+            spans.add(c.reason, c.score, c.detail, c.start, c.end, toks[q], c.residual)
+            q += 1
+            continue
+        i = bisect.bisect_right(bounds, k) - 1
+        z = q
+        while z < n_found and bounds[i] <= ks[z] < bounds[i + 1]:
+            z += 1
         order, base = orders[i], bounds[i]
-        spans.add_bulk(bulk, [order[k - base] for k in ks[at:z]], toks[at:z])
-        at = z
+        spans.add_bulk(bulks[i], [order[x - base] for x in ks[q:z]], toks[q:z])
+        q = z
     return span_of, veto, spans
 
 

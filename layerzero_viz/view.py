@@ -80,9 +80,15 @@ class Bulk(NamedTuple):
     starts: list[int]
     ends: list[int]
     scores: list[float]
-    residual: float
+    residual: float | list[float]        # one value for all hits, or one per hit
     may_override: frozenset[str]
     detail: Callable[[int], str]
+    anchors: list[str] | None = None     # per hit (see Candidate.anchor)
+    locks: list[tuple[int, int]] | None = None  # per hit (see Candidate.lock)
+    sentence_level: bool = False         # a lock taken by an earlier candidate stops these
+
+    def residual_of(self, k: int) -> float:
+        return self.residual if isinstance(self.residual, float) else self.residual[k]
 
     @property
     def order(self) -> list[int]:
@@ -93,8 +99,10 @@ class Bulk(NamedTuple):
         return np.lexsort((-np.asarray(ends, dtype=np.int64), np.asarray(starts, dtype=np.int64))).tolist()
 
     def candidate(self, k: int) -> Candidate:
-        return Candidate(self.starts[k], self.ends[k], self.reason, self.scores[k], self.detail(k), self.residual,
-                         self.may_override)
+        return Candidate(self.starts[k], self.ends[k], self.reason, self.scores[k], self.detail(k),
+                         self.residual_of(k), self.may_override,
+                         anchor=self.anchors[k] if self.anchors is not None else None,
+                         lock=self.locks[k] if self.locks is not None else None)
 
     def candidates(self) -> list[Candidate]:
         """Every hit as a :class:`Candidate`, in the rule's own order."""

@@ -32,4 +32,4 @@ RULES = (
 PRIORITY = {name: rank for rank, (name, _) in enumerate(RULES)}
 # the lexicon rules' hits as columns (view.Bulk): the engine resolves them without a Candidate each
 # (keyed by the listing function, so a caller that swaps RULES gets exactly what it listed)
-BULK = {filler.find: filler.find_bulk, low_information.find: low_information.find_bulk}
+BULK = {filler.find: filler.find_bulk, low_information.find: low_information.find_bulk, repeated.find: repeated.find_bulk}

@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from .. import native as _native
 from ..lexicon import entries
-from ..view import Candidate, TextView, clauses, sentences
+from ..view import Bulk, Candidate, TextView, clauses, sentences
 
 CONTAINMENT = 0.9
 MIN_UNITS = 4
@@ -41,6 +41,11 @@ def _bigrams(us: list[str]) -> frozenset[tuple[str, str]]:
 
 
 def find(view: TextView, ctx) -> list[Candidate]:
+    return _bulk(view, _repeats(view, ctx)).candidates()
+
+
+def _repeats(view: TextView, ctx) -> list[tuple[int, int, int, int, float]]:
+    """(start, end, first start, first end, share) of every repeat, from the kernel or the Python twin."""
     text = view.text
     structural = list(ctx.protection.context_ranges) + list(ctx.directive_ranges)
     kernel = _native.native
@@ -53,19 +58,34 @@ def find(view: TextView, ctx) -> list[Candidate]:
             view._sentences[b.start] = sents
     else:
         repeats = scan_python(view, structural)
-    # a first copy is often repeated many times: its text and the detail's head are made once
-    firsts: dict[tuple[int, int], tuple[str, str]] = {}
-    out = []
-    for s, e, fs, fe, share in repeats:
-        first = firsts.get((fs, fe))
-        if first is None:
-            anchor = text[fs:fe]
-            first = firsts[(fs, fe)] = (anchor, f"repeats {view.where(fs)}: {anchor[:80]!r}")
-        anchor, head = first
-        out.append(Candidate(s, e, "repeated_constraint", 0.5 + 0.5 * share,
-                             head if share >= 1.0 else f"{head} ({share:.0%} of it is in that copy)",
-                             1.0 - share, _VALUE_PROTECTIONS, anchor=anchor, lock=(fs, fe)))
-    return out
+    return repeats
+
+
+def find_bulk(view: TextView, ctx) -> Bulk:
+    """Every repeat as one :class:`Bulk` (the engine's path; :func:`find` lists them)."""
+    return _bulk(view, _repeats(view, ctx))
+
+
+def _bulk(view: TextView, repeats: list[tuple[int, int, int, int, float]]) -> Bulk:
+    text = view.text
+    # a first copy is often repeated many times: its text is taken once
+    anchors_of: dict[tuple[int, int], str] = {}
+    anchors = []
+    for _, _, fs, fe, _ in repeats:
+        anchor = anchors_of.get((fs, fe))
+        if anchor is None:
+            anchor = anchors_of[(fs, fe)] = text[fs:fe]
+        anchors.append(anchor)
+    shares = [r[4] for r in repeats]
+
+    def detail(k: int) -> str:
+        _, _, fs, _, share = repeats[k]
+        head = f"repeats {view.where(fs)}: {anchors[k][:80]!r}"
+        return head if share >= 1.0 else f"{head} ({share:.0%} of it is in that copy)"
+
+    return Bulk("repeated_constraint", [r[0] for r in repeats], [r[1] for r in repeats],
+                [0.5 + 0.5 * sh for sh in shares], [1.0 - sh for sh in shares], _VALUE_PROTECTIONS, detail,
+                anchors=anchors, locks=[(r[2], r[3]) for r in repeats], sentence_level=True)
 
 
 def scan_python(view: TextView, structural: list[tuple[int, int]]) -> list[tuple[int, int, int, int, float]]:
