@@ -669,20 +669,17 @@ def _resolve(view, candidates, bulks, protection, g_start, g_end, g_tokens, g_pr
         at = z
     schedule.extend(range(at, n_listed))
 
-    def bulk_of(k: int) -> tuple[int, int]:
-        i = bisect.bisect_right(bounds, k) - 1
-        return i, orders[i][k - bounds[i]]
-
-    def candidate(k: int) -> Candidate:
-        if k < n_listed:
-            return candidates[k]
-        i, hit = bulk_of(k)
-        return bulks[i].candidate(hit)
-
     def veto_reason(k: int, a: int, b: int) -> str:
-        c = candidate(k)
+        if k < n_listed:
+            c, detail = candidates[k], None
+        else:  # the hit's detail is only formatted when there is a veto to explain
+            i = bisect.bisect_right(bounds, k) - 1
+            bulk, hit = bulks[i], orders[i][k - bounds[i]]
+            c, detail = bulk.candidate(hit, with_detail=False), (bulk, hit)
         why = _veto_reason(c, g_prot[a:b].tolist(), g_prot_iv[a:b].tolist(), protection, text)
-        return f"not pruned as {c.reason} ({c.detail}): {why}" if why else ""
+        if not why:
+            return ""
+        return f"not pruned as {c.reason} ({c.detail if detail is None else detail[0].detail(detail[1])}): {why}"
 
     span_of = np.empty(len(g_start), dtype=np.int64)
     veto, (ks, toks) = kernel.resolve(

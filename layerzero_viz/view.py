@@ -98,8 +98,9 @@ class Bulk(NamedTuple):
         import numpy as np
         return np.lexsort((-np.asarray(ends, dtype=np.int64), np.asarray(starts, dtype=np.int64))).tolist()
 
-    def candidate(self, k: int) -> Candidate:
-        return Candidate(self.starts[k], self.ends[k], self.reason, self.scores[k], self.detail(k),
+    def candidate(self, k: int, with_detail: bool = True) -> Candidate:
+        return Candidate(self.starts[k], self.ends[k], self.reason, self.scores[k],
+                         self.detail(k) if with_detail else "",
                          self.residual_of(k), self.may_override,
                          anchor=self.anchors[k] if self.anchors is not None else None,
                          lock=self.locks[k] if self.locks is not None else None)
