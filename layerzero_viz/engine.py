@@ -370,7 +370,8 @@ def _annotate(source: Any, config: Config) -> Annotated:
         prescan = job.results()
         view.set_lexicon_flat(prescan["lexicons"])
     protection = find_protections(view, settings.compiled_patterns, settings.protected_patterns, prescan, structure)
-    protect_ms += _ms(t0) + (prescan["ms"] if pending is not None else 0.0)
+    # the scan job's own time counts in protect (scanners) and detect (the repeat scan), wherever it ran
+    protect_ms += _ms(t0) + (prescan["ms"] if prescan is not None else 0.0)
 
     t0 = time.perf_counter()
     ctx = RuleContext(settings=settings, protection=protection, low_information=config.low_information,
@@ -383,7 +384,7 @@ def _annotate(source: Any, config: Config) -> Annotated:
             bulks.append(bulk(view, ctx))
         else:
             candidates.extend(rule(view, ctx))
-    timings["detect"] = _ms(t0)
+    timings["detect"] = _ms(t0) + (prescan["repeats_ms"] if prescan is not None else 0.0)
 
     # directive groups: those that start inside a directive span
     g_directive = np.zeros(n_groups, dtype=bool)
