@@ -126,22 +126,19 @@ cdef void _segments(Text t, Py_ssize_t length, Py_ssize_t start, Py_ssize_t end,
             i += 1
             continue
         seg_end = m_start if c == u'\n' else j
-        if seg_end > pos:
-            s = pos
-            while s < seg_end and _isspace(_at(t, s)):
-                s += 1
-            if s < seg_end:
-                out.push_back(s)
-                out.push_back(seg_end)
+        _push_trimmed(t, pos, seg_end, out)
         pos = j
         i = j
-    if pos < end:
-        s = pos
-        while s < end and _isspace(_at(t, s)):
-            s += 1
-        if s < end:
-            out.push_back(s)
-            out.push_back(end)
+    _push_trimmed(t, pos, end, out)
+
+
+cdef inline void _push_trimmed(Text t, Py_ssize_t s, Py_ssize_t e, vector[Py_ssize_t]& out) noexcept nogil:
+    """Append [s, e) without its leading whitespace, unless nothing is left."""
+    while s < e and _isspace(_at(t, s)):
+        s += 1
+    if s < e:
+        out.push_back(s)
+        out.push_back(e)
 
 
 cdef list _pairs(const vector[Py_ssize_t]& flat, size_t a, size_t b):
@@ -567,7 +564,6 @@ cdef class RepeatScan:
         cdef Py_ssize_t s, e, cs, ce
         cdef size_t b, k, q, g, first_sent
         cdef bint inside
-        cdef Repeat r
         self.sent_at.push_back(0)
         for b in range(0, self.blocks.size(), 2):
             first_sent = self.sentences.size()
@@ -585,12 +581,7 @@ cdef class RepeatScan:
                     continue
                 first = self.sc.first_copy(t, n, s, e, grams, &key, &share)
                 if first >= 0:
-                    r.start = s
-                    r.end = e
-                    r.first_start = self.sc.kept[first].start
-                    r.first_end = self.sc.kept[first].end
-                    r.share = share
-                    self.repeats.push_back(r)
+                    self.record(s, e, first, share)
                     continue
                 if grams.size() == 0:
                     continue
@@ -607,13 +598,18 @@ cdef class RepeatScan:
                             ce = parts[q + 1]
                             cfirst = self.sc.first_copy(t, n, cs, ce, cgrams, &ckey, &cshare)
                             if cfirst >= 0:
-                                r.start = cs
-                                r.end = ce
-                                r.first_start = self.sc.kept[cfirst].start
-                                r.first_end = self.sc.kept[cfirst].end
-                                r.share = cshare
-                                self.repeats.push_back(r)
+                                self.record(cs, ce, cfirst, cshare)
                 self.sc.keep(s, e, grams, key)
+
+    cdef void record(self, Py_ssize_t s, Py_ssize_t e, int first, double share) noexcept nogil:
+        """[s, e) repeats kept sentence ``first``, of which it holds ``share`` of the bigrams."""
+        cdef Repeat r
+        r.start = s
+        r.end = e
+        r.first_start = self.sc.kept[first].start
+        r.first_end = self.sc.kept[first].end
+        r.share = share
+        self.repeats.push_back(r)
 
     def results(self):
         """``(sentences, repeats)`` as ``find_repeats`` returns them."""
