@@ -191,8 +191,6 @@ def find_protections(view: TextView, patterns: tuple = (), pattern_sources: tupl
     """
     text = view.text
     out = structure if structure is not None else xml_protections(view)
-    add = out.add
-
     kernel = _native.native
     if prescan is None and kernel is not None:
         prescan = {"quotes": kernel.scan_quotes(text), "numbers": kernel.scan_numbers(text),
