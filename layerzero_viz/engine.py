@@ -24,7 +24,8 @@ import numpy as np
 from . import native as _native
 from .directives import Settings, resolve_settings
 from .model import Conversation
-from .protect import PRECEDENCE, STRUCTURAL, Protection, find_protections, identifier_guards, xml_protections
+from .protect import (PRECEDENCE, STRUCTURAL, USER_ROLES, Protection, find_protections, identifier_guards,
+                      xml_protections)
 from .rules import BULK, PRIORITY, RULES, RuleContext
 from .rules import repeated as repeated_rule
 from .lexicon import _native_lexicons, warm_up
@@ -350,7 +351,7 @@ def _annotate(source: Any, config: Config) -> Annotated:
                                     repeated_rule.function_words(), repeated_rule.MIN_UNITS,
                                     repeated_rule.CONTAINMENT)
         job = kernel.ScanJob(text, _native_lexicons(), identifier_guards(text),
-                             [(b.start, b.end) for b in view.blocks if b.role in ("user", "human")], repeats)
+                             [(b.start, b.end) for b in view.blocks_of_roles(USER_ROLES)], repeats)
         if len(text) >= _THREAD_MIN_CHARS:
             pending = _scanner().submit(job.run)
         else:

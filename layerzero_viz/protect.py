@@ -191,19 +191,12 @@ def find_protections(view: TextView, patterns: tuple = (), pattern_sources: tupl
     """
     text = view.text
     out = structure if structure is not None else xml_protections(view)
-    kernel = _native.native
-    if prescan is None and kernel is not None:
-        prescan = {"quotes": kernel.scan_quotes(text), "numbers": kernel.scan_numbers(text),
-                   "identifiers": kernel.scan_identifiers(text, identifier_guards(text))}
+    scans = prescan if prescan is not None else _scan(view)
     if "`" in text:
         out.extend(_flat(_CODE, text), "protected_code", "code is kept verbatim: ")
-    out.extend(prescan["quotes"] if prescan is not None else _flat(_QUOTE, text),
-               "protected_quote", "quoted text is kept verbatim: ")
-    out.extend(prescan["numbers"] if prescan is not None else _flat(_NUMBER, text),
-               "protected_number", "number, amount, date or measure: ")
-    found = prescan["identifiers"] if prescan is not None else \
-        [_flat(rx, text) if want else None for (_, rx), want in zip(_IDENTIFIERS, identifier_guards(text))]
-    for flat in found:
+    out.extend(scans["quotes"], "protected_quote", "quoted text is kept verbatim: ")
+    out.extend(scans["numbers"], "protected_number", "number, amount, date or measure: ")
+    for flat in scans["identifiers"]:
         if flat:
             out.extend(flat, "protected_identifier", "identifier kept whole: ")
 
@@ -218,22 +211,30 @@ def find_protections(view: TextView, patterns: tuple = (), pattern_sources: tupl
         if hits[name]:
             out.extend(hits[name], reason, prefix, suffix, limit=0)
 
-    if prescan is not None and "user_facts" in prescan:
-        found = prescan["user_facts"]
-        for k in range(0, len(found), 2):
-            s = found[k]
-            end = _clause_end(view, s, view.block_at(s).end)
-            out.extend([s, end], "protected_user_fact", _USER_FACT)
-        return out
-    for b in view.blocks:
-        if b.role not in ("user", "human"):
-            continue
-        found = kernel.scan_user_facts(text, b.start, b.end) if kernel is not None else user_facts_python(text, b.start, b.end)
-        for k in range(0, len(found), 2):
-            s = found[k]
-            end = _clause_end(view, s, b.end)
-            out.extend([s, end], "protected_user_fact", _USER_FACT)
+    found = scans["user_facts"]
+    for k in range(0, len(found), 2):
+        s = found[k]
+        out.extend([s, _clause_end(view, s, view.block_at(s).end)], "protected_user_fact", _USER_FACT)
     return out
+
+
+USER_ROLES = ("user", "human")
+
+
+def _scan(view: TextView) -> dict[str, list]:
+    """The scans ``_native.ScanJob.results`` would give for the protections, from the kernels or the regexes
+    (when the engine has not run the job: callers such as the advisor)."""
+    text = view.text
+    kernel = _native.native
+    wanted = identifier_guards(text)
+    users = view.blocks_of_roles(USER_ROLES)
+    if kernel is not None:
+        return {"quotes": kernel.scan_quotes(text), "numbers": kernel.scan_numbers(text),
+                "identifiers": kernel.scan_identifiers(text, wanted),
+                "user_facts": [x for b in users for x in kernel.scan_user_facts(text, b.start, b.end)]}
+    return {"quotes": _flat(_QUOTE, text), "numbers": _flat(_NUMBER, text),
+            "identifiers": [_flat(rx, text) if want else None for (_, rx), want in zip(_IDENTIFIERS, wanted)],
+            "user_facts": [x for b in users for x in user_facts_python(text, b.start, b.end)]}
 
 
 def _flat(rx: re.Pattern[str], text: str) -> list[int]:
