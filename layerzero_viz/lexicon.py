@@ -9,7 +9,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["LEXICON_DIR", "EN_LEXICONS", "ZH_LEXICONS", "entries", "phrase_regex", "word_regex", "scan", "scan_flat"]
+__all__ = ["LEXICON_DIR", "EN_LEXICONS", "ZH_LEXICONS", "entries", "phrase_regex", "word_regex", "scan", "scan_flat", "as_pairs"]
 
 LEXICON_DIR = Path(__file__).with_name("lexicons")
 
@@ -192,7 +192,12 @@ def scan(text: str) -> dict[str, list[tuple[int, int]]]:
 
     The compiled tries when built (``_native.Lexicons``), else :func:`scan_python` — the definition.
     """
-    return {name: list(zip(flat[0::2], flat[1::2])) for name, flat in scan_flat(text).items()}
+    return as_pairs(scan_flat(text))
+
+
+def as_pairs(flat_hits: dict[str, list[int]]) -> dict[str, list[tuple[int, int]]]:
+    """Flat [start, end, …] hit lists as (start, end) pairs, lexicon by lexicon."""
+    return {name: list(zip(flat[0::2], flat[1::2])) for name, flat in flat_hits.items()}
 
 
 def scan_flat(text: str) -> dict[str, list[int]]:

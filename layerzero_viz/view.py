@@ -143,8 +143,22 @@ class TextView:
     def lexicon_hits(self) -> dict[str, list[tuple[int, int]]]:
         """:attr:`lexicon_flat` as (start, end) pairs."""
         if self._hits is None:
-            self._hits = {name: list(zip(flat[0::2], flat[1::2])) for name, flat in self.lexicon_flat.items()}
+            from .lexicon import as_pairs
+            self._hits = as_pairs(self.lexicon_flat)
         return self._hits
+
+    def lexicon_columns(self, names: list[str]) -> tuple[list[int], list[int], list[int]]:
+        """The hits of the lexicons ``names`` as columns: starts, ends, and each hit's source (its index in
+        ``names``), lexicon by lexicon in that order."""
+        starts: list[int] = []
+        ends: list[int] = []
+        sources: list[int] = []
+        for k, name in enumerate(names):
+            flat = self.lexicon_flat[name]
+            starts.extend(flat[0::2])
+            ends.extend(flat[1::2])
+            sources.extend([k] * (len(flat) // 2))
+        return starts, ends, sources
 
     @classmethod
     def of(cls, conv: Conversation) -> "TextView":

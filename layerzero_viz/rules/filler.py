@@ -20,32 +20,16 @@ def find(view: TextView, ctx) -> list[Candidate]:
 def find_bulk(view: TextView, ctx) -> Bulk:
     """Every filler and hedge hit as one :class:`Bulk` (the engine's path; :func:`find` lists them)."""
     text = view.text
-    starts: list[int] = []
-    ends: list[int] = []
-    scores: list[float] = []
-    sources: list[int] = []
-    labels: list[tuple[str, str, str]] = []
-    for kind, score, label in _KINDS:
-        for lang in ("zh", "en"):
-            flat = view.lexicon_flat[f"{kind}.{lang}"]
-            if not flat:
-                continue
-            src = len(labels)
-            labels.append((label, kind, lang))
-            if lang == "en":
-                it = iter(flat)
-                kept = [x for s, e in zip(it, it) for x in (s, e)
-                        if not (text[s:s + 3].lower() == "as " and _ROLE_VERB.search(text, max(0, s - 12), s))]
-            else:
-                kept = flat
-            m = len(kept) // 2
-            starts.extend(kept[0::2])
-            ends.extend(kept[1::2])
-            scores.extend([score] * m)
-            sources.extend([src] * m)
+    lexicons = [(kind, score, label, lang) for kind, score, label in _KINDS for lang in ("zh", "en")]
+    starts, ends, sources = view.lexicon_columns([f"{kind}.{lang}" for kind, _, _, lang in lexicons])
+    keep = [k for k in range(len(starts)) if not (
+        lexicons[sources[k]][3] == "en" and text[starts[k]:starts[k] + 3].lower() == "as "
+        and _ROLE_VERB.search(text, max(0, starts[k] - 12), starts[k]))]
+    if len(keep) < len(starts):
+        starts, ends, sources = [starts[k] for k in keep], [ends[k] for k in keep], [sources[k] for k in keep]
 
     def detail(k: int) -> str:
-        label, kind, lang = labels[sources[k]]
+        kind, _, label, lang = lexicons[sources[k]]
         return f"{label} phrase {text[starts[k]:ends[k]]!r} (lexicon {kind}.{lang})"
 
-    return Bulk("filler", starts, ends, scores, 0.05, _OVERRIDE, detail)
+    return Bulk("filler", starts, ends, [lexicons[src][1] for src in sources], 0.05, _OVERRIDE, detail)
