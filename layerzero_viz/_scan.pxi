@@ -782,9 +782,6 @@ cdef class Lexicons:
                         return False
         return True
 
-    def is_aligned(self, str text, Py_ssize_t start, Py_ssize_t end):
-        return self.aligned(_raw(text), len(text), start, end)
-
     def scan(self, str text, bint with_zh):
         """Hits per slot, each a flat list [start, end, ...] in text order."""
         cdef vector[vector[Py_ssize_t]] out

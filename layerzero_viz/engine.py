@@ -436,22 +436,22 @@ def _ms(t0: float) -> float:
 
 _NO_SPECIAL: frozenset[str] = frozenset()
 _THREAD_MIN_CHARS = 1000  # below this, handing the scan job to a thread costs more than it saves (A/B on the corpus)
-_pool: tuple[int, ThreadPoolExecutor] | None = None
+_pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 
 
 def _scanner() -> ThreadPoolExecutor:
-    """This process's scanning thread (a forked child makes its own: threads do not survive a fork)."""
+    """This process's scanning thread (made on first use; a forked child makes its own, see below)."""
     global _pool
     with _pool_lock:
-        if _pool is None or _pool[0] != os.getpid():
-            _pool = (os.getpid(), ThreadPoolExecutor(max_workers=1, thread_name_prefix="layerzero-scan"))
-        return _pool[1]
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="layerzero-scan")
+        return _pool
 
 
 def _after_fork_in_child() -> None:
     global _pool, _pool_lock
-    _pool, _pool_lock = None, threading.Lock()  # the parent's thread and lock state mean nothing here
+    _pool, _pool_lock = None, threading.Lock()  # threads do not survive a fork; nor does the lock's state
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)
