@@ -457,7 +457,7 @@ def _whole_conversation(fmt: str, doc: Any, text: str, name: str) -> Conversatio
         return Conversation(format="text", messages=(Message(0, "user", (block,)),), raw=text, source_name=name)
     if fmt == "http":
         return _http_conversation(text, name)
-    return Conversation(format=fmt, messages=_read_messages(fmt, doc, name), raw=doc, source_name=name)
+    return conversation_from_json(doc, fmt, name=name)
 
 
 def _jsonl_lines(text: str) -> list[str]:
