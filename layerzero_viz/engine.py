@@ -125,11 +125,7 @@ class SpanTable(Sequence):
         self.starts.extend([starts[h] for h in hits])
         self.ends.extend([ends[h] for h in hits])
         self.tokens.extend(tokens)
-        if isinstance(bulk.residual, float):
-            self.residuals.extend([bulk.residual] * m)
-        else:
-            residuals = bulk.residual
-            self.residuals.extend([residuals[h] for h in hits])
+        self.residuals.extend(bulk.residuals_of(hits))
         self._bulk_of.extend([number] * m)
         self._hit_of.extend(hits)
 

@@ -70,7 +70,7 @@ class Candidate:
 
 
 class Bulk(NamedTuple):
-    """Many candidates of one rule as columns (a lexicon rule's hits): none has an anchor or a lock.
+    """Many candidates of one rule as columns (the lexicon rules' hits, the repeats).
 
     Column ``k`` is hit ``k`` in the rule's own order; ``detail(k)`` builds its detail when asked (most
     are never shown).  ``order`` lists the hits by (start, −end), the order they are resolved in.
@@ -87,8 +87,11 @@ class Bulk(NamedTuple):
     locks: list[tuple[int, int]] | None = None  # per hit (see Candidate.lock)
     sentence_level: bool = False         # a lock taken by an earlier candidate stops these
 
-    def residual_of(self, k: int) -> float:
-        return self.residual if isinstance(self.residual, float) else self.residual[k]
+    def residuals_of(self, hits: list[int]) -> list[float]:
+        """The residual of each of ``hits``."""
+        if isinstance(self.residual, float):
+            return [self.residual] * len(hits)
+        return [self.residual[k] for k in hits]
 
     @property
     def order(self) -> list[int]:
@@ -101,7 +104,7 @@ class Bulk(NamedTuple):
     def candidate(self, k: int, with_detail: bool = True) -> Candidate:
         return Candidate(self.starts[k], self.ends[k], self.reason, self.scores[k],
                          self.detail(k) if with_detail else "",
-                         self.residual_of(k), self.may_override,
+                         self.residuals_of([k])[0], self.may_override,
                          anchor=self.anchors[k] if self.anchors is not None else None,
                          lock=self.locks[k] if self.locks is not None else None)
 
