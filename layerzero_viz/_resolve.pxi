@@ -1,5 +1,9 @@
 # Included by _native.pyx: candidates → atomic spans (the twin of engine._resolve_python).
 from libc.stdlib cimport malloc, free
+from libc.string cimport memcpy
+from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_SIMPLE
+
+import numpy as _np
 
 
 cdef inline bint _soft(Py_UCS4 c):
@@ -260,47 +264,86 @@ cdef inline int _utf8_len(Py_UCS4 c):
     return 4
 
 
-def token_table(str text, const unsigned int[::1] ids, list counts, list block_starts, const long long[::1] byte_lengths,
-                long long[::1] tok_ids, long long[::1] start, long long[::1] end, long long[::1] group,
-                long long[::1] block, long long[::1] idx, long long[::1] g_start, long long[::1] g_end,
-                long long[::1] g_tokens):
-    """The engine's token arrays in one pass: ids, character spans, display groups, block and index, and
-    per group its character span and token count; returns the number of groups.
+cdef Py_ssize_t _append_ids(vector[unsigned int]& ids, object got) except -1:
+    """Append the uint32 ids in buffer ``got`` to ``ids``; returns how many."""
+    cdef Py_buffer pb
+    cdef Py_ssize_t cnt, old
+    PyObject_GetBuffer(got, &pb, PyBUF_SIMPLE)
+    try:
+        cnt = pb.len // 4
+        old = ids.size()
+        ids.resize(old + cnt)
+        if cnt:
+            memcpy(&ids[old], pb.buf, cnt * 4)
+    finally:
+        PyBuffer_Release(&pb)
+    return cnt
 
-    A token owns the characters whose first UTF-8 byte lies in it; a token starting inside a character
-    joins the group of the token before it (``tokens.char_spans``).
+
+def tokenize(str text, list blocks, encode, special, cache, const long long[::1] byte_lengths):
+    """Every block of ``text`` encoded on its own (``encode(block_text, special)``: tiktoken's buffer form, uint32
+    ids) and the engine's token arrays built in one pass.  ``blocks``: [(start, end)]; ``cache``: None or an
+    object with ``get(text) -> bytes | None`` and ``put(text, bytes)`` holding ids per block text.
+
+    Returns ``(cols, n_groups, block_ms)``: ``cols`` an int64 array of 9 rows — token id, character start and
+    end, display group, block, index in block, then per group its first character, end character and token
+    count (the first ``n_groups`` entries) — and per block the milliseconds its encoding (or cache hit) took.
+    A token owns the characters whose first UTF-8 byte lies in it; a token starting inside a character joins
+    the group of the token before it (``tokens.char_spans``).
     """
     cdef Text t = _raw(text)
-    cdef Py_ssize_t n = len(text), k, j, i = 0, nb = len(counts), cnt, ci
+    cdef Py_ssize_t n = len(text), k, j, i = 0, nb = len(blocks), cnt, ci, total
     cdef long long tok, pos, cb, g = -1
+    cdef vector[unsigned int] ids
+    cdef vector[Py_ssize_t] counts, block_start
+    cdef double t0
+    cdef list block_ms = []
+    for bs, be in blocks:
+        t0 = _now()
+        piece = text[bs:be]
+        got = cache.get(piece) if cache is not None else None
+        if got is None:
+            got = encode(piece, special)
+            if cache is not None:
+                got = bytes(got)
+                cache.put(piece, got)
+        cnt = _append_ids(ids, got)
+        block_ms.append((_now() - t0) * 1000.0)
+        counts.push_back(cnt)
+        block_start.push_back(bs)
+    total = ids.size()
+    cols = _np.empty((9, total), dtype=_np.int64)
+    if not total:
+        return cols, 0, block_ms
+    cdef long long[:, ::1] c = cols
     for k in range(nb):
         cnt = counts[k]
-        ci = block_starts[k]      # character cursor (global index) and
+        ci = block_start[k]       # character cursor (global index) and
         cb = 0                    # the byte where that character starts, relative to the block
         pos = 0
         for j in range(cnt):
             tok = ids[i]
-            tok_ids[i] = tok
+            c[0, i] = tok
             while cb < pos and ci < n:
                 cb += _utf8_len(_at(t, ci))
                 ci += 1
-            start[i] = ci
+            c[1, i] = ci
             if cb == pos:
                 g += 1
-                g_start[g] = ci
-                g_tokens[g] = 0
-            group[i] = g
-            g_tokens[g] += 1
+                c[6, g] = ci
+                c[8, g] = 0
+            c[3, i] = g
+            c[8, g] += 1
             pos += byte_lengths[tok]
             while cb < pos and ci < n:
                 cb += _utf8_len(_at(t, ci))
                 ci += 1
-            end[i] = ci
-            g_end[g] = ci
-            block[i] = k
-            idx[i] = j
+            c[2, i] = ci
+            c[7, g] = ci
+            c[4, i] = k
+            c[5, i] = j
             i += 1
-    return g + 1
+    return cols, g + 1, block_ms
 
 
 # ---------------------------------------------------------------------------------------- reconstruct
@@ -409,3 +452,69 @@ def reconstruct(str text, list removed, list protected):
     if cut_at_end and out.size():
         _drop_clause_punct(t, out, free)
     return "".join([text[out[i].first:out[i].second] for i in range(<Py_ssize_t>out.size())])
+
+
+# ---------------------------------------------------------------------------------------- finish
+cdef struct _SpanKey:
+    long long priority
+    double score
+    long long start
+    long long k
+
+
+cdef bint _span_before(const _SpanKey& x, const _SpanKey& y) noexcept nogil:
+    if x.priority != y.priority:
+        return x.priority < y.priority
+    if x.score != y.score:
+        return x.score > y.score
+    if x.start != y.start:
+        return x.start < y.start
+    return x.k < y.k
+
+
+def finish(const long long[::1] ids, const long long[::1] group, const long long[::1] g_span,
+           const unsigned char[::1] g_directive, const double[::1] info_table, list span_tokens,
+           list span_scores, list span_priorities, list span_starts, list span_residuals,
+           double[::1] info, unsigned char[::1] tok_directive, double[::1] span_loss, long long[::1] span_cost,
+           long long[::1] order, long long[::1] costs_ordered, long long[::1] suffix_min):
+    """``engine._finish_python`` in one pass: per token its information (0 for directive tokens) and
+    directive flag, per span its information loss (sum over its tokens × residual, summed in token order
+    as ``np.bincount`` does) and cost, and the budget order (priority, then score descending, then start;
+    stable) with the costs in that order and their suffix minima.  Returns the number of directive tokens."""
+    cdef Py_ssize_t n = ids.shape[0], m = len(span_tokens), i, k
+    cdef long long g, sp, tokens_directive = 0
+    cdef double v
+    cdef vector[_SpanKey] keys
+    for k in range(m):
+        span_loss[k] = 0.0
+        span_cost[k] = span_tokens[k]
+    for i in range(n):
+        g = group[i]
+        if g_directive[g]:
+            tok_directive[i] = 1
+            tokens_directive += 1
+            v = 0.0
+        else:
+            tok_directive[i] = 0
+            v = info_table[ids[i]]
+        info[i] = v
+        sp = g_span[g]
+        if sp >= 0:
+            span_loss[sp] += v
+    if m == 0:
+        return tokens_directive
+    keys.resize(m)
+    for k in range(m):
+        span_loss[k] = span_loss[k] * <double>span_residuals[k]
+        keys[k].priority = span_priorities[k]
+        keys[k].score = span_scores[k]
+        keys[k].start = span_starts[k]
+        keys[k].k = k
+    sort(keys.begin(), keys.end(), _span_before)
+    for k in range(m):
+        order[k] = keys[k].k
+        costs_ordered[k] = span_cost[keys[k].k]
+    suffix_min[m - 1] = costs_ordered[m - 1]
+    for k in range(m - 2, -1, -1):
+        suffix_min[k] = costs_ordered[k] if costs_ordered[k] < suffix_min[k + 1] else suffix_min[k + 1]
+    return tokens_directive

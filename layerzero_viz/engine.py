@@ -387,7 +387,6 @@ def _annotate(source: Any, config: Config) -> Annotated:
     g_directive = np.zeros(n_groups, dtype=bool)
     for s, e in directive_ranges:
         _mark_starting_inside(g_directive, g_start, s, e)
-    tok_directive = g_directive[group] if n_groups else np.zeros(0, dtype=bool)
 
     t0 = time.perf_counter()
     g_prot, g_prot_iv = _apply_protections(protection, g_start, g_end, n_groups)
@@ -396,6 +395,48 @@ def _annotate(source: Any, config: Config) -> Annotated:
     t0 = time.perf_counter()
     g_span, g_veto, spans = _resolve(view, candidates, bulks, protection, g_start, g_end, g_tokens, g_prot,
                                      g_prot_iv, g_directive)
+    tok_directive, tokens_directive, info_total, span_loss, span_cost, order, costs_ordered, suffix_min = \
+        _finish(ids, group, g_span, g_directive, spans)
+    timings["protect"] = protect_ms + _ms(t0)
+    timings["context_preservation"] = protection.context_ms
+
+    return Annotated(
+        conversation=conv, config=config, settings=settings, view=view,
+        tok_ids=ids, tok_start=start, tok_end=end, tok_group=group, tok_block=block, tok_i=idx,
+        tok_directive=tok_directive, g_start=g_start, g_end=g_end, g_prot=g_prot,
+        g_prot_iv=g_prot_iv, protection=protection, g_span=g_span, g_veto=g_veto, spans=spans, span_order=order,
+        span_costs_ordered=costs_ordered, span_suffix_min=suffix_min, span_cost=span_cost, span_loss=span_loss,
+        info_total=info_total, tokens_total=int(len(ids)) - tokens_directive,
+        tokens_directive=tokens_directive, timings_ms=timings, warnings=settings.warnings,
+        block_tokenize_ms=block_ms,
+    )
+
+
+def _finish(ids, group, g_span, g_directive, spans: "SpanTable"):
+    """What selection needs, computed once: per token the directive flag; the directive token count; the
+    information total (tokens' self-information, 0 for directives); per span its information loss and cost;
+    the budget order (class, then score, higher first, then position) with costs in that order and their
+    suffix minima.  The compiled kernel (``_native.finish``) when built, else :func:`_finish_python`."""
+    kernel = _native.native
+    if kernel is None:
+        return _finish_python(ids, group, g_span, g_directive, spans)
+    n, m = len(ids), len(spans)
+    info = np.empty(n, dtype=np.float64)
+    tok_directive = np.empty(n, dtype=np.bool_)
+    span_loss = np.empty(m, dtype=np.float64)
+    ints = np.empty((4, m), dtype=np.int64)
+    span_cost, order, costs_ordered, suffix_min = ints
+    tokens_directive = kernel.finish(
+        ids, group, g_span, g_directive.view(np.uint8), token_info(), spans.tokens, spans.scores, spans.priorities,
+        spans.starts, spans.residuals, info, tok_directive.view(np.uint8), span_loss, span_cost, order,
+        costs_ordered, suffix_min)
+    return tok_directive, tokens_directive, float(info.sum()), span_loss, span_cost, order, costs_ordered, suffix_min
+
+
+def _finish_python(ids, group, g_span, g_directive, spans: "SpanTable"):
+    """:func:`_finish` with numpy (the definition the kernel is tested against)."""
+    n_groups = len(g_span)
+    tok_directive = g_directive[group] if n_groups else np.zeros(0, dtype=bool)
     info = token_info()[ids] if len(ids) else np.zeros(0)
     info = np.where(tok_directive, 0.0, info)
     tok_span = g_span[group] if n_groups else np.zeros(0, dtype=np.int64)
@@ -410,20 +451,8 @@ def _annotate(source: Any, config: Config) -> Annotated:
         else np.zeros(0, dtype=np.int64)
     costs_ordered = span_cost[order] if len(order) else np.zeros(0, dtype=np.int64)
     suffix_min = np.minimum.accumulate(costs_ordered[::-1])[::-1] if len(order) else costs_ordered
-    timings["protect"] = protect_ms + _ms(t0)
-    timings["context_preservation"] = protection.context_ms
-
-    tokens_directive = int(tok_directive.sum())
-    return Annotated(
-        conversation=conv, config=config, settings=settings, view=view,
-        tok_ids=ids, tok_start=start, tok_end=end, tok_group=group, tok_block=block, tok_i=idx,
-        tok_directive=tok_directive, g_start=g_start, g_end=g_end, g_prot=g_prot,
-        g_prot_iv=g_prot_iv, protection=protection, g_span=g_span, g_veto=g_veto, spans=spans, span_order=order,
-        span_costs_ordered=costs_ordered, span_suffix_min=suffix_min, span_cost=span_cost, span_loss=span_loss,
-        info_total=float(info.sum()), tokens_total=int(len(ids)) - tokens_directive,
-        tokens_directive=tokens_directive, timings_ms=timings, warnings=settings.warnings,
-        block_tokenize_ms=block_ms,
-    )
+    return (tok_directive, int(tok_directive.sum()), float(info.sum()), span_loss, span_cost, order, costs_ordered,
+            suffix_min)
 
 
 def _ms(t0: float) -> float:
@@ -506,36 +535,19 @@ def _tokenize_view(view: TextView, cache: _TokenCache | None = None):
     """
     enc = encoding()
     text = view.text
-    counts: list[int] = []
-    block_ms: list[float] = []
-    clock = time.perf_counter
     kernel = _native.native
     if kernel is not None:
         # the tokenizer's own buffer form (uint32 ids, the same as encode_ordinary: no special token is
         # allowed, so none is special) skips building a Python int per token
-        core = enc._core_bpe
-        buffers = []
-        for b in view.blocks:
-            t0 = clock()
-            block_text = text[b.start:b.end]
-            buf = cache.get(block_text) if cache is not None else None
-            if buf is None:
-                buf = memoryview(core.encode_to_tiktoken_buffer(block_text, _NO_SPECIAL))
-                if cache is not None:
-                    cache.put(block_text, buf.tobytes())
-            block_ms.append((clock() - t0) * 1000.0)
-            buffers.append(buf)
-            counts.append(len(buf) // 4 if isinstance(buf, bytes) else buf.nbytes // 4)
-        n = sum(counts)
-        if not n:
-            z = np.zeros(0, dtype=np.int64)
-            return z, z, z, z, z, z, block_ms, (z, z, z)
-        ids32 = np.frombuffer(b"".join(buffers), dtype=np.uint32)
-        cols = np.empty((9, n), dtype=np.int64)
-        n_groups = kernel.token_table(text, ids32, counts, view.block_starts, token_byte_lengths(), *cols)
+        cols, n_groups, block_ms = kernel.tokenize(text, [(b.start, b.end) for b in view.blocks],
+                                                   enc._core_bpe.encode_to_tiktoken_buffer, _NO_SPECIAL, cache,
+                                                   token_byte_lengths())
         tok_ids, start, end, group, block, idx = cols[:6]
-        groups = cols[6][:n_groups], cols[7][:n_groups], cols[8][:n_groups]
-        return tok_ids, start, end, group, block, idx, block_ms, groups
+        return tok_ids, start, end, group, block, idx, block_ms, (cols[6][:n_groups], cols[7][:n_groups],
+                                                                  cols[8][:n_groups])
+    counts: list[int] = []
+    block_ms: list[float] = []
+    clock = time.perf_counter
     ids: list[int] = []
     for b in view.blocks:
         t0 = clock()

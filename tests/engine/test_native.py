@@ -232,3 +232,30 @@ def test_long_text_scans_on_the_worker_thread_and_in_a_forked_child():
 
 def _pruned_in_child(source):
     return annotate(source, env={}).at_ratio(0.3).tokens_pruned
+
+
+_FINISHED = ("tok_directive", "span_loss", "span_cost", "span_order", "span_costs_ordered", "span_suffix_min")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(text_st, min_size=1, max_size=3), st.booleans())
+def test_finish_agrees_array_for_array(turns, directive):
+    # what selection reads (per-token directive flags, span losses and costs, the budget order and its suffix
+    # minima, the information total) is equal, bit for bit, with and without the kernel
+    system = ('<layer-zero enabled="true" prune_ratio="0.4"/>\n' if directive else "") + \
+        "你是一名税务顾问。回答不超过200字。Please be concise. 请问您好。"
+    conv = json.dumps({"system": system, "messages": [
+        {"role": "user" if k % 2 == 0 else "assistant", "content": t + " 回答不超过200字。thank you so much"}
+        for k, t in enumerate(turns)]}, ensure_ascii=False)
+    native.use(True)
+    try:
+        a = annotate(conv, env={})
+        native.use(False)
+        b = annotate(conv, env={})
+    finally:
+        native.use(True)
+    assert len(a.spans) and (a.tokens_directive > 0) == directive
+    for name in _FINISHED:
+        x, y = getattr(a, name), getattr(b, name)
+        assert x.dtype == y.dtype and x.tolist() == y.tolist(), name
+    assert (a.info_total, a.tokens_directive, a.tokens_total) == (b.info_total, b.tokens_directive, b.tokens_total)
