@@ -89,24 +89,92 @@ cdef Cut _cut(Text t, Py_ssize_t n, Py_ssize_t start, Py_ssize_t end, const long
     return _cut_visible(t, n, ts, te, starts, ends, ng)
 
 
-def resolve(str text, list cand, const long long[::1] g_start, const long long[::1] g_end,
-            const signed char[::1] g_prot, const unsigned char[::1] g_directive, const long long[::1] g_tokens,
-            long long structural_mask, veto_reason, long long[::1] span_of, const long long[::1] bulk_start=None,
-            const long long[::1] bulk_end=None, const long long[::1] bulk_mask=None,
-            const long long[::1] bulk_lock_start=None, const long long[::1] bulk_lock_end=None,
-            const long long[::1] bulk_flags=None, const long long[::1] order=None):
+cdef struct _Cand:
+    Py_ssize_t start
+    Py_ssize_t end
+    Py_ssize_t lock_start
+    Py_ssize_t lock_end
+    long long mask
+    int bulk          # -1: a listed candidate
+    Py_ssize_t hit    # the listed candidate's index, or the hit's index in its bulk
+    bint sentence_level
+    bint has_anchor
+
+
+def resolve(str text, list cand, list cand_priority, list bulks, list bulk_mask, list bulk_priority,
+            const long long[::1] g_start, const long long[::1] g_end, const signed char[::1] g_prot,
+            const unsigned char[::1] g_directive, const long long[::1] g_tokens, long long structural_mask,
+            veto_reason, long long[::1] span_of):
     """Candidates → spans, as ``engine._resolve_python`` does.
 
-    ``cand``: tuples (start, end, sentence_level, override_mask, has_anchor, lock_start, lock_end) in
-    resolution order (lock_start < 0: none).  A candidate covering protected groups is vetoed at once when
-    one of their codes is structural or outside its override mask; otherwise, when it has an anchor,
-    ``veto_reason(k, a, b)`` decides (returns the reason, "" to let it go).  Returns
-    ``(veto, (ks, tokens))`` and fills ``span_of`` (group → span id, -1 for none): group → veto message,
-    and per span (in resolution order) its candidate index and token count as int64 arrays.  ``bulk_*``:
-    more candidates after ``cand`` (index ``len(cand) + j``) as columns, with optional locks (start < 0:
-    none) and flags (1: sentence level, 2: has an anchor).  ``order``: the candidate indexes in resolution
-    order (default: all, in index order).
+    ``cand``: the listed candidates as tuples (start, end, sentence_level, override_mask, has_anchor,
+    lock_start, lock_end) (lock_start < 0: none), sorted by (class, start, −end), with ``cand_priority`` their
+    classes; ``bulks``: ``view.Bulk`` objects sorted by class, with ``bulk_mask`` and ``bulk_priority`` their
+    override masks and classes.  A bulk's hits go in (start, −end) order (stable), class by class: within a
+    class the listed candidates first, then that class's bulk.
+
+    A candidate covering protected groups is vetoed at once when one of their codes is structural or outside
+    its override mask; otherwise, when it has an anchor, ``veto_reason(bulk, k, a, b)`` decides (bulk −1 and
+    ``k`` the listed index, or the bulk's number and ``k`` its hit; returns the reason, "" to let it go).
+    Fills ``span_of`` (group → span id, −1 for none) and returns ``(veto, found_bulk, found_hit, tokens)``:
+    group → veto message, and per span in resolution order its bulk (−1: listed), candidate and token count.
     """
+    cdef vector[_Cand] order
+    cdef _Cand c
+    cdef Py_ssize_t n_listed = len(cand), at = 0, z, i, h, m
+    cdef vector[pair[pair[Py_ssize_t, Py_ssize_t], Py_ssize_t]] keyed
+    cdef list bs, be, locks
+    cdef long long rank
+    for i in range(len(bulks)):
+        rank = bulk_priority[i]
+        z = at
+        while z < n_listed and <long long>cand_priority[z] <= rank:
+            z += 1
+        _push_listed(order, cand, at, z)
+        at = z
+        bulk = bulks[i]
+        bs = bulk.starts
+        be = bulk.ends
+        m = len(bs)
+        keyed.resize(m)
+        for h in range(m):
+            keyed[h].first.first = bs[h]
+            keyed[h].first.second = -<Py_ssize_t>be[h]
+            keyed[h].second = h
+        sort(keyed.begin(), keyed.end())  # (start, -end, hit): a stable sort on (start, -end)
+        locks = bulk.locks
+        c.mask = bulk_mask[i]
+        c.bulk = i
+        c.sentence_level = bool(bulk.sentence_level)
+        c.has_anchor = bulk.anchors is not None
+        c.lock_start = -1
+        c.lock_end = -1
+        for h in range(m):
+            c.hit = keyed[h].second
+            c.start = keyed[h].first.first
+            c.end = -keyed[h].first.second
+            if locks is not None:
+                c.lock_start, c.lock_end = locks[c.hit]
+            order.push_back(c)
+    _push_listed(order, cand, at, n_listed)
+    return _resolve_order(text, order, g_start, g_end, g_prot, g_directive, g_tokens, structural_mask, veto_reason,
+                          span_of)
+
+
+cdef void _push_listed(vector[_Cand]& order, list cand, Py_ssize_t a, Py_ssize_t b) except *:
+    cdef _Cand c
+    cdef Py_ssize_t k
+    c.bulk = -1
+    for k in range(a, b):
+        c.hit = k
+        c.start, c.end, c.sentence_level, c.mask, c.has_anchor, c.lock_start, c.lock_end = cand[k]
+        order.push_back(c)
+
+
+cdef tuple _resolve_order(str text, vector[_Cand]& order, const long long[::1] g_start, const long long[::1] g_end,
+                          const signed char[::1] g_prot, const unsigned char[::1] g_directive,
+                          const long long[::1] g_tokens, long long structural_mask, veto_reason,
+                          long long[::1] span_of):
     cdef Text t = _raw(text)
     cdef Py_ssize_t n = len(text), ng = g_start.shape[0], k, g, a, b, la, lb
     cdef const long long* starts = &g_start[0] if ng else NULL
@@ -114,9 +182,9 @@ def resolve(str text, list cand, const long long[::1] g_start, const long long[:
     cdef long long* span_c = &span_of[0] if ng else NULL
     cdef unsigned char* locked = <unsigned char*>malloc(max(ng, 1))
     cdef dict veto = {}
-    cdef vector[long long] found_k, found_tokens
+    cdef list found_bulk = [], found_hit = [], found_tokens = []
     cdef Cut r
-    cdef Py_ssize_t s, e, ls, le, n_cand, n_bulk, n_order, q, j
+    cdef Py_ssize_t s, e, ls, le, q, n_found = 0
     cdef bint sentence_level, has_anchor, blocked, any_prot, any_free, definite
     cdef long long mask, tokens
     cdef int code
@@ -125,28 +193,14 @@ def resolve(str text, list cand, const long long[::1] g_start, const long long[:
         for g in range(ng):
             span_c[g] = -1
             locked[g] = 0
-        n_cand = len(cand)
-        n_bulk = bulk_start.shape[0] if bulk_start is not None else 0
-        n_order = order.shape[0] if order is not None else n_cand + n_bulk
-        for q in range(n_order):
-            k = order[q] if order is not None else q
-            if k < n_cand:
-                s, e, sentence_level, mask, has_anchor, ls, le = cand[k]
-            else:
-                j = k - n_cand
-                s = bulk_start[j]
-                e = bulk_end[j]
-                mask = bulk_mask[j]
-                if bulk_flags is not None:
-                    sentence_level = bulk_flags[j] & 1
-                    has_anchor = (bulk_flags[j] >> 1) & 1
-                    ls = bulk_lock_start[j]
-                    le = bulk_lock_end[j]
-                else:
-                    sentence_level = False
-                    has_anchor = False
-                    ls = -1
-                    le = -1
+        for q in range(<Py_ssize_t>order.size()):
+            s = order[q].start
+            e = order[q].end
+            mask = order[q].mask
+            sentence_level = order[q].sentence_level
+            has_anchor = order[q].has_anchor
+            ls = order[q].lock_start
+            le = order[q].lock_end
             r = _cut(t, n, s, e, starts, ends, ng)
             a = r.a
             b = r.b
@@ -174,7 +228,7 @@ def resolve(str text, list cand, const long long[::1] g_start, const long long[:
                     # vetoed for sure; the message is only worth building when a group will show it
                     for g in range(a, b):
                         if not g_prot[g] and span_c[g] < 0 and g not in veto:
-                            why = veto_reason(k, a, b)
+                            why = veto_reason(order[q].bulk, order[q].hit, a, b)
                             break
                     if why:
                         for g in range(a, b):
@@ -182,7 +236,7 @@ def resolve(str text, list cand, const long long[::1] g_start, const long long[:
                                 veto[g] = why
                     continue
                 if has_anchor:
-                    why = veto_reason(k, a, b)
+                    why = veto_reason(order[q].bulk, order[q].hit, a, b)
                     if why:
                         for g in range(a, b):
                             if not g_prot[g] and span_c[g] < 0 and g not in veto:
@@ -201,12 +255,14 @@ def resolve(str text, list cand, const long long[::1] g_start, const long long[:
             for g in range(a, b):
                 if span_c[g] < 0:
                     any_free = True
-                    span_c[g] = <long long>found_k.size()
+                    span_c[g] = n_found
                     tokens += g_tokens[g]
             if not any_free:
                 continue
-            found_k.push_back(k)
-            found_tokens.push_back(tokens)
+            n_found += 1
+            found_bulk.append(order[q].bulk)
+            found_hit.append(order[q].hit)
+            found_tokens.append(tokens)
             if ls >= 0:
                 la = _bisect_right(ends, ng, ls)
                 lb = _bisect_left(starts, ng, le)
@@ -214,14 +270,7 @@ def resolve(str text, list cand, const long long[::1] g_start, const long long[:
                     locked[g] = 1
     finally:
         free(locked)
-    import numpy
-    ks = numpy.empty(found_k.size(), dtype=numpy.int64)
-    toks = numpy.empty(found_k.size(), dtype=numpy.int64)
-    cdef long long[::1] ks_v = ks, toks_v = toks
-    for k in range(<Py_ssize_t>found_k.size()):
-        ks_v[k] = found_k[k]
-        toks_v[k] = found_tokens[k]
-    return veto, (ks, toks)
+    return veto, found_bulk, found_hit, found_tokens
 
 
 def apply_protections(list starts, list ends, list codes, const long long[::1] g_start,

@@ -648,70 +648,38 @@ def _resolve(view, candidates, bulks, protection, g_start, g_end, g_tokens, g_pr
     candidates = sorted(candidates, key=lambda c: (PRIORITY[c.reason], c.start, -c.end))
     rows = [(c.start, c.end, c.reason in _SENTENCE_LEVEL, _override_mask(c.may_override), c.anchor is not None,
              c.lock[0] if c.lock is not None else -1, c.lock[1] if c.lock is not None else -1) for c in candidates]
-    n_listed = len(candidates)
-    # bulk hits are numbered after the listed candidates, each bulk in (start, -end) order (plain lists: a
-    # short prompt has a handful, where each numpy call would cost more than the work)
     bulks = sorted(bulks, key=lambda b: PRIORITY[b.reason])
-    orders = [b.order for b in bulks]
-    bounds = [n_listed]  # bulk i holds indexes bounds[i]:bounds[i + 1]
-    cols: tuple[list[int], ...] = ([], [], [], [], [], [])  # start, end, mask, lock start, lock end, flags
-    for bulk, order in zip(bulks, orders):
-        bs, be = bulk.starts, bulk.ends
-        cols[0].extend([bs[k] for k in order])
-        cols[1].extend([be[k] for k in order])
-        cols[2].extend([_override_mask(bulk.may_override)] * len(order))
-        locks = bulk.locks
-        cols[3].extend([locks[k][0] for k in order] if locks is not None else [-1] * len(order))
-        cols[4].extend([locks[k][1] for k in order] if locks is not None else [-1] * len(order))
-        flag = (1 if bulk.sentence_level else 0) | (2 if bulk.anchors is not None else 0)
-        cols[5].extend([flag] * len(order))
-        bounds.append(bounds[-1] + len(order))
-    # resolution order: class by class; within a class the listed candidates, then the class's bulk
-    schedule: list[int] = []
-    at = 0
-    for i, bulk in enumerate(bulks):
-        rank = PRIORITY[bulk.reason]
-        z = at
-        while z < n_listed and PRIORITY[candidates[z].reason] <= rank:
-            z += 1
-        schedule.extend(range(at, z))
-        schedule.extend(range(bounds[i], bounds[i + 1]))
-        at = z
-    schedule.extend(range(at, n_listed))
 
-    def veto_reason(k: int, a: int, b: int) -> str:
-        if k < n_listed:
+    def veto_reason(i: int, k: int, a: int, b: int) -> str:
+        if i < 0:
             c, detail = candidates[k], None
         else:  # the hit's detail is only formatted when there is a veto to explain
-            i = bisect.bisect_right(bounds, k) - 1
-            bulk, hit = bulks[i], orders[i][k - bounds[i]]
-            c, detail = bulk.candidate(hit, with_detail=False), (bulk, hit)
+            c, detail = bulks[i].candidate(k, with_detail=False), (bulks[i], k)
         why = _veto_reason(c, g_prot[a:b].tolist(), g_prot_iv[a:b].tolist(), protection, text)
         if not why:
             return ""
         return f"not pruned as {c.reason} ({c.detail if detail is None else detail[0].detail(detail[1])}): {why}"
 
     span_of = np.empty(len(g_start), dtype=np.int64)
-    veto, (ks, toks) = kernel.resolve(
-        text, rows, g_start, g_end, g_prot, g_directive.view(np.uint8), g_tokens, _STRUCTURAL_MASK, veto_reason,
-        span_of, *(np.array(col, dtype=np.int64) for col in cols), np.array(schedule, dtype=np.int64))
+    # listed candidates and each bulk's hits, class by class (the kernel puts a bulk's hits in order)
+    veto, found_bulk, found_hit, found_tokens = kernel.resolve(
+        text, rows, [PRIORITY[c.reason] for c in candidates], bulks,
+        [_override_mask(b.may_override) for b in bulks], [PRIORITY[b.reason] for b in bulks],
+        g_start, g_end, g_prot, g_directive.view(np.uint8), g_tokens, _STRUCTURAL_MASK, veto_reason, span_of)
     spans = SpanTable()
     # spans in resolution order: runs of one bulk go in together
-    ks, toks = ks.tolist(), toks.tolist()
-    q, n_found = 0, len(ks)
+    q, n_found = 0, len(found_bulk)
     while q < n_found:
-        k = ks[q]
-        if k < n_listed:
-            c = candidates[k]
-            spans.add(c.reason, c.score, c.detail, c.start, c.end, toks[q], c.residual)
+        i = found_bulk[q]
+        if i < 0:
+            c = candidates[found_hit[q]]
+            spans.add(c.reason, c.score, c.detail, c.start, c.end, found_tokens[q], c.residual)
             q += 1
             continue
-        i = bisect.bisect_right(bounds, k) - 1
-        z = q
-        while z < n_found and bounds[i] <= ks[z] < bounds[i + 1]:
+        z = q + 1
+        while z < n_found and found_bulk[z] == i:
             z += 1
-        order, base = orders[i], bounds[i]
-        spans.add_bulk(bulks[i], [order[x - base] for x in ks[q:z]], toks[q:z])
+        spans.add_bulk(bulks[i], found_hit[q:z], found_tokens[q:z])
         q = z
     return span_of, veto, spans
 
