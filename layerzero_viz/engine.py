@@ -28,7 +28,7 @@ from .protect import (PRECEDENCE, STRUCTURAL, USER_ROLES, Protection, find_prote
                       xml_protections)
 from .rules import BULK, PRIORITY, RULES, RuleContext
 from .rules import repeated as repeated_rule
-from .lexicon import _native_lexicons, warm_up
+from .lexicon import _SLOTS as _LEXICON_SLOTS, _native_lexicons, warm_up
 from .tokens import char_spans, encoding, token_byte_lengths, token_info
 from .view import Bulk, Candidate, TextView, normalize
 
@@ -329,9 +329,11 @@ def _annotate(source: Any, config: Config) -> Annotated:
     timings["parse"] = _ms(t0)
 
     # directive ranges in global offsets (also given to the rules)
-    block_pos = {(b.message, b.block): b.start for b in view.blocks}
-    directive_ranges = tuple((block_pos[(d.message, d.block)] + d.start, block_pos[(d.message, d.block)] + d.end)
-                             for d in settings.directive_spans)
+    directive_ranges: tuple[tuple[int, int], ...] = ()
+    if settings.directive_spans:
+        block_pos = {(b.message, b.block): b.start for b in view.blocks}
+        directive_ranges = tuple((block_pos[(d.message, d.block)] + d.start, block_pos[(d.message, d.block)] + d.end)
+                                 for d in settings.directive_spans)
 
     # The compiled scanners need nothing tokenising produces and run without the GIL, as tiktoken does:
     # on a long text they run on a worker thread while this one tokenises.
@@ -342,7 +344,7 @@ def _annotate(source: Any, config: Config) -> Annotated:
     kernel = _native.native
     if kernel is not None:
         text = view.text
-        repeats = kernel.RepeatScan([(b.start, b.end) for b in view.blocks],
+        repeats = kernel.RepeatScan(view.bounds,
                                     list(structure.context_ranges) + list(directive_ranges),
                                     repeated_rule.function_words(), repeated_rule.MIN_UNITS,
                                     repeated_rule.CONTAINMENT)
@@ -365,7 +367,7 @@ def _annotate(source: Any, config: Config) -> Annotated:
         if pending is not None:
             pending.result()
         prescan = job.results()
-        view.set_lexicon_flat(prescan["lexicons"])
+        view.set_lexicon_flat(_LEXICON_SLOTS, prescan["lexicons"])
     protection = find_protections(view, settings.compiled_patterns, settings.protected_patterns, prescan, structure)
     # the scan job's own time counts in protect (scanners) and detect (the repeat scan), wherever it ran
     protect_ms += _ms(t0) + (prescan["ms"] if prescan is not None else 0.0)
@@ -539,7 +541,7 @@ def _tokenize_view(view: TextView, cache: _TokenCache | None = None):
     if kernel is not None:
         # the tokenizer's own buffer form (uint32 ids, the same as encode_ordinary: no special token is
         # allowed, so none is special) skips building a Python int per token
-        cols, n_groups, block_ms = kernel.tokenize(text, [(b.start, b.end) for b in view.blocks],
+        cols, n_groups, block_ms = kernel.tokenize(text, view.bounds,
                                                    enc._core_bpe.encode_to_tiktoken_buffer, _NO_SPECIAL, cache,
                                                    token_byte_lengths())
         tok_ids, start, end, group, block, idx = cols[:6]

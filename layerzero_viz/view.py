@@ -25,9 +25,11 @@ _CLAUSE_END = re.compile(r"[，,、：:]|[。！？!?；;…]+|\.(?=\s|$)|\n+")
 _UNIT = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[a-z0-9]+(?:['’][a-z]+)?")
 
 
-@dataclass(frozen=True)
-class BlockRef:
-    """Where a text block sits: its message (position and key), role, block index and global char range."""
+class BlockRef(NamedTuple):
+    """Where a text block sits: its message (position and key), role, block index and global char range.
+
+    A named tuple: a conversation of many turns builds one per text block on every annotation.
+    """
 
     msg_pos: int
     message: MessageKey
@@ -120,6 +122,7 @@ class TextView:
     text: str
     blocks: list[BlockRef]
     block_starts: list[int] = field(default_factory=list)
+    bounds: list[tuple[int, int]] = field(default_factory=list)  # (start, end) of each block
     _hits: dict | None = field(default=None, repr=False)
     _flat_hits: dict | None = field(default=None, repr=False)
     _sentences: dict = field(default_factory=dict, repr=False)
@@ -136,10 +139,9 @@ class TextView:
             self._flat_hits = scan_flat(self.text)
         return self._flat_hits
 
-    def set_lexicon_flat(self, per_slot: list[list[int]]) -> None:
-        """Take lexicon hits already scanned (``_native.ScanJob``), one flat list per ``lexicon`` slot."""
-        from .lexicon import _SLOTS
-        self._flat_hits = dict(zip(_SLOTS, per_slot))
+    def set_lexicon_flat(self, slots: tuple[str, ...], per_slot: list[list[int]]) -> None:
+        """Take lexicon hits already scanned (``_native.ScanJob``), one flat list per lexicon slot."""
+        self._flat_hits = dict(zip(slots, per_slot))
         self._hits = None
 
     @property
@@ -178,9 +180,7 @@ class TextView:
                 refs.append(BlockRef(msg_pos, msg.key, msg.role, block.index, pos, pos + len(block.text)))
                 parts.append(block.text)
                 pos += len(block.text)
-        view = cls("".join(parts), refs)
-        view.block_starts = [b.start for b in refs]
-        return view
+        return cls("".join(parts), refs, [b.start for b in refs], [(b.start, b.end) for b in refs])
 
     def block_index_at(self, pos: int) -> int:
         """Index in ``blocks`` of the block containing global char ``pos``."""

@@ -53,7 +53,7 @@ def _repeats(view: TextView, ctx) -> list[tuple[int, int, int, int, float]]:
     if done is not None or kernel is not None:
         # the engine's scan job ran it already (same blocks, same structural ranges), else run it here
         found, repeats = done if done is not None else kernel.find_repeats(
-            text, [(b.start, b.end) for b in view.blocks], structural, function_words(), MIN_UNITS, CONTAINMENT)
+            text, view.bounds, structural, function_words(), MIN_UNITS, CONTAINMENT)
         for b, sents in zip(view.blocks, found):
             view._sentences[b.start] = sents
     else:
