@@ -540,7 +540,7 @@ cdef class RepeatScan:
     cdef vector[size_t] sent_at
     cdef vector[Repeat] repeats
 
-    def __init__(self, list blocks, list structural, skip_words, int min_units, double containment):
+    def __init__(self, blocks, structural, skip_words, int min_units, double containment):
         _prepare_skip(skip_words)
         self.sc = _Scan()
         self.sc.exact = _Table()
@@ -611,16 +611,21 @@ cdef class RepeatScan:
         r.share = share
         self.repeats.push_back(r)
 
-    def results(self):
-        """``(sentences, repeats)`` as ``find_repeats`` returns them."""
+    def results(self, bint flat=False):
+        """``(sentences, repeats)`` as ``find_repeats`` returns them; with ``flat``, each block's sentences as
+        one flat tuple (start, end, start, end, …), the form ``TextView`` keeps them in."""
         cdef size_t k
-        sentences = [_pairs(self.sentences, self.sent_at[k], self.sent_at[k + 1])
-                     for k in range(self.sent_at.size() - 1)]
+        if flat:
+            sentences = [tuple(self.sentences[self.sent_at[k]:self.sent_at[k + 1]])
+                         for k in range(self.sent_at.size() - 1)]
+        else:
+            sentences = [_pairs(self.sentences, self.sent_at[k], self.sent_at[k + 1])
+                         for k in range(self.sent_at.size() - 1)]
         repeats = [(r.start, r.end, r.first_start, r.first_end, r.share) for r in self.repeats]
         return sentences, repeats
 
 
-def find_repeats(str text, list blocks, list structural, skip_words, int min_units=4, double containment=0.9):
+def find_repeats(str text, blocks, structural, skip_words, int min_units=4, double containment=0.9):
     """The repeated-constraint scan over ``blocks`` [(start, end)] of ``text`` (see ``rules.repeated``).
 
     Returns ``(sentences, repeats)``: each block's sentence ranges, and for every repeat found
@@ -643,7 +648,7 @@ cdef void _bigrams(const vector[uint64_t]& us, vector[uint64_t]& grams) noexcept
     grams.erase(unique(grams.begin(), grams.end()), grams.end())
 
 
-def context_restatements(str text, list sentences, list ranges, list facts):
+def context_restatements(str text, sentences, ranges, facts):
     """``rules.derivable._context_restatements_python``: for each sentence (start, end) not starting inside
     a ``<context>`` range, the first fact holding ≥ 90 % of its unit bigrams.  Returns
     [(sentence index, fact index)]; facts of fewer than 2 units and sentences of fewer than 4 never match."""

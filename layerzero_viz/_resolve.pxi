@@ -123,7 +123,7 @@ def resolve(str text, list cand, list cand_priority, list bulks, list bulk_mask,
     cdef _Cand c
     cdef Py_ssize_t n_listed = len(cand), at = 0, z, i, h, m
     cdef vector[pair[pair[Py_ssize_t, Py_ssize_t], Py_ssize_t]] keyed
-    cdef list bs, be, locks
+    cdef object bs, be, locks
     cdef long long rank
     for i in range(len(bulks)):
         rank = bulk_priority[i]
@@ -273,7 +273,7 @@ cdef tuple _resolve_order(str text, vector[_Cand]& order, const long long[::1] g
     return veto, found_bulk, found_hit, found_tokens
 
 
-def apply_protections(list starts, list ends, list codes, const long long[::1] g_start,
+def apply_protections(tuple starts, tuple ends, tuple codes, const long long[::1] g_start,
                       const long long[::1] g_end, signed char[::1] g_prot, long long[::1] g_iv):
     """``engine._apply_protections_python``: each group gets the strongest protection covering it.
 
@@ -329,7 +329,7 @@ cdef Py_ssize_t _append_ids(vector[unsigned int]& ids, object got) except -1:
     return cnt
 
 
-def tokenize(str text, list blocks, encode, special, cache, const long long[::1] byte_lengths):
+def tokenize(str text, blocks, encode, special, cache, const long long[::1] byte_lengths):
     """Every block of ``text`` encoded on its own (``encode(block_text, special)``: tiktoken's buffer form, uint32
     ids) and the engine's token arrays built in one pass.  ``blocks``: [(start, end)]; ``cache``: None or an
     object with ``get(text) -> bytes | None`` and ``put(text, bytes)`` holding ids per block text.
@@ -522,8 +522,8 @@ cdef bint _span_before(const _SpanKey& x, const _SpanKey& y) noexcept nogil:
 
 
 def finish(const long long[::1] ids, const long long[::1] group, const long long[::1] g_span,
-           const unsigned char[::1] g_directive, const double[::1] info_table, list span_tokens,
-           list span_scores, list span_priorities, list span_starts, list span_residuals,
+           const unsigned char[::1] g_directive, const double[::1] info_table, tuple span_tokens,
+           tuple span_scores, tuple span_priorities, tuple span_starts, tuple span_residuals,
            double[::1] info, unsigned char[::1] tok_directive, double[::1] span_loss, long long[::1] span_cost,
            long long[::1] order, long long[::1] costs_ordered, long long[::1] suffix_min):
     """``engine._finish_python`` in one pass: per token its information (0 for directive tokens) and

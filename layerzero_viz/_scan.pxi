@@ -983,7 +983,7 @@ cdef class ScanJob:
         return {
             "numbers": list(self.numbers), "quotes": list(self.quotes),
             "identifiers": [list(self.identifiers[k]) if self.wanted[k] else None for k in range(9)],
-            "user_facts": list(self.user_facts), "lexicons": [list(v) for v in self.lexicon_hits],
-            "repeats": self.repeat_scan.results() if self.with_repeats else None,
+            "user_facts": list(self.user_facts), "lexicons": [tuple(v) for v in self.lexicon_hits],
+            "repeats": self.repeat_scan.results(True) if self.with_repeats else None,
             "ms": self.seconds * 1000.0, "repeats_ms": self.repeat_seconds * 1000.0,
         }

@@ -129,6 +129,15 @@ class SpanTable(Sequence):
         self._bulk_of.extend([number] * m)
         self._hit_of.extend(hits)
 
+    def freeze(self) -> "SpanTable":
+        """Columns as tuples once every span is in (see ``Protection.freeze``); details stay a list, filled
+        when first asked for."""
+        self.reasons, self.priorities, self.scores = tuple(self.reasons), tuple(self.priorities), tuple(self.scores)
+        self.starts, self.ends, self.tokens = tuple(self.starts), tuple(self.ends), tuple(self.tokens)
+        self.residuals, self._bulk_of, self._hit_of = tuple(self.residuals), tuple(self._bulk_of), tuple(self._hit_of)
+        self._bulks = tuple(self._bulks)
+        return self
+
     def detail(self, k: int) -> str:
         d = self._details[k]
         if d is None:
@@ -410,7 +419,7 @@ def _annotate(source: Any, config: Config) -> Annotated:
         span_costs_ordered=costs_ordered, span_suffix_min=suffix_min, span_cost=span_cost, span_loss=span_loss,
         info_total=info_total, tokens_total=int(len(ids)) - tokens_directive,
         tokens_directive=tokens_directive, timings_ms=timings, warnings=settings.warnings,
-        block_tokenize_ms=block_ms,
+        block_tokenize_ms=tuple(block_ms),
     )
 
 
@@ -645,7 +654,7 @@ def _resolve(view, candidates, bulks, protection, g_start, g_end, g_tokens, g_pr
         spans = SpanTable()
         for sp in listed:
             spans.add(sp.reason, sp.score, sp.detail, sp.start, sp.end, sp.tokens, sp.residual)
-        return span_of, veto, spans
+        return span_of, veto, spans.freeze()
     text = view.text
     candidates = sorted(candidates, key=lambda c: (PRIORITY[c.reason], c.start, -c.end))
     rows = [(c.start, c.end, c.reason in _SENTENCE_LEVEL, _override_mask(c.may_override), c.anchor is not None,
@@ -683,7 +692,7 @@ def _resolve(view, candidates, bulks, protection, g_start, g_end, g_tokens, g_pr
             z += 1
         spans.add_bulk(bulks[i], found_hit[q:z], found_tokens[q:z])
         q = z
-    return span_of, veto, spans
+    return span_of, veto, spans.freeze()
 
 
 def _resolve_python(view, candidates, protection, g_start, g_end, g_tokens, g_prot, g_prot_iv, g_directive):

@@ -113,6 +113,15 @@ class Protection:
     def __len__(self) -> int:
         return len(self.starts)
 
+    def freeze(self) -> "Protection":
+        """Columns as tuples once every range is in: an annotation is often kept (the app's session, a batch's
+        results), and lists of numbers cost the cyclic garbage collector a visit on every pass, tuples none."""
+        self.starts, self.ends, self.codes, self.kinds = (tuple(self.starts), tuple(self.ends), tuple(self.codes),
+                                                          tuple(self.kinds))
+        self._kinds = tuple(self._kinds)
+        self.context_facts, self.context_ranges = tuple(self.context_facts), tuple(self.context_ranges)
+        return self
+
     def reason(self, k: int) -> str:
         return PRECEDENCE[self.codes[k]]
 
@@ -215,7 +224,7 @@ def find_protections(view: TextView, patterns: tuple = (), pattern_sources: tupl
     for k in range(0, len(found), 2):
         s = found[k]
         out.extend([s, _clause_end(view, s, view.block_at(s).end)], "protected_user_fact", _USER_FACT)
-    return out
+    return out.freeze()
 
 
 USER_ROLES = ("user", "human")

@@ -10,7 +10,7 @@ import bisect
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Callable, NamedTuple
+from typing import Callable, NamedTuple, Sequence
 
 from . import native as _native
 from .model import Conversation, MessageKey
@@ -120,9 +120,9 @@ class TextView:
     """All text blocks of a conversation as one string plus the block map."""
 
     text: str
-    blocks: list[BlockRef]
-    block_starts: list[int] = field(default_factory=list)
-    bounds: list[tuple[int, int]] = field(default_factory=list)  # (start, end) of each block
+    blocks: Sequence[BlockRef]
+    block_starts: Sequence[int] = ()
+    bounds: Sequence[tuple[int, int]] = ()  # (start, end) of each block
     _hits: dict | None = field(default=None, repr=False)
     _flat_hits: dict | None = field(default=None, repr=False)
     _sentences: dict = field(default_factory=dict, repr=False)
@@ -180,7 +180,8 @@ class TextView:
                 refs.append(BlockRef(msg_pos, msg.key, msg.role, block.index, pos, pos + len(block.text)))
                 parts.append(block.text)
                 pos += len(block.text)
-        return cls("".join(parts), refs, [b.start for b in refs], [(b.start, b.end) for b in refs])
+        # tuples: a kept annotation's view costs the cyclic garbage collector nothing (see Protection.freeze)
+        return cls("".join(parts), tuple(refs), tuple(b.start for b in refs), tuple((b.start, b.end) for b in refs))
 
     def block_index_at(self, pos: int) -> int:
         """Index in ``blocks`` of the block containing global char ``pos``."""
@@ -221,14 +222,18 @@ def _segments(text: str, start: int, end: int, boundary: re.Pattern[str]) -> lis
 
 
 def sentences(view: TextView, block: BlockRef) -> list[tuple[int, int]]:
-    """Sentence ranges (global offsets) of a block, each including its terminator (computed once per block)."""
-    found = view._sentences.get(block.start)
-    if found is None:
+    """Sentence ranges (global offsets) of a block, each including its terminator (computed once per block).
+
+    The view keeps them as one flat tuple per block (start, end, start, end, …): a kept annotation then holds
+    one object per block instead of one per sentence, which the cyclic garbage collector would count.
+    """
+    flat = view._sentences.get(block.start)
+    if flat is None:
         k = _native.native
-        found = view._sentences[block.start] = (
-            k.segments(view.text, block.start, block.end, False) if k is not None
-            else _segments(view.text, block.start, block.end, _SENTENCE_END))
-    return found
+        pairs = (k.segments(view.text, block.start, block.end, False) if k is not None
+                 else _segments(view.text, block.start, block.end, _SENTENCE_END))
+        flat = view._sentences[block.start] = tuple(x for pair in pairs for x in pair)
+    return list(zip(flat[0::2], flat[1::2]))
 
 
 def clauses(view: TextView, start: int, end: int) -> list[tuple[int, int]]:

@@ -50,12 +50,14 @@ def _repeats(view: TextView, ctx) -> list[tuple[int, int, int, int, float]]:
     structural = list(ctx.protection.context_ranges) + list(ctx.directive_ranges)
     kernel = _native.native
     done = ctx.prescan.get("repeats") if ctx.prescan else None
-    if done is not None or kernel is not None:
-        # the engine's scan job ran it already (same blocks, same structural ranges), else run it here
-        found, repeats = done if done is not None else kernel.find_repeats(
-            text, view.bounds, structural, function_words(), MIN_UNITS, CONTAINMENT)
+    if done is not None:  # the engine's scan job ran it already (same blocks, same structural ranges)
+        found, repeats = done
+        for b, flat in zip(view.blocks, found):
+            view._sentences[b.start] = flat
+    elif kernel is not None:
+        found, repeats = kernel.find_repeats(text, view.bounds, structural, function_words(), MIN_UNITS, CONTAINMENT)
         for b, sents in zip(view.blocks, found):
-            view._sentences[b.start] = sents
+            view._sentences[b.start] = tuple(x for pair in sents for x in pair)
     else:
         repeats = scan_python(view, structural)
     return repeats
