@@ -172,6 +172,8 @@ def resolve_settings(
         for block in msg.blocks:
             if block.kind != "text":
                 continue
+            if "<" not in block.text:  # every directive is a tag
+                continue
             for m in LAYER_ZERO_RE.finditer(block.text):
                 first_line_end = block.text.find("\n")
                 first_line = block.text if first_line_end < 0 else block.text[:first_line_end]

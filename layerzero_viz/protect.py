@@ -164,6 +164,8 @@ def xml_protections(view: TextView) -> Protection:
     out = Protection(text)
     add = out.add
     for b in view.blocks:
+        if text.find("<", b.start, b.end) < 0:
+            continue  # no tag, no element: nothing to cut out
         seg = text[b.start:b.end]
         tags = scan_tags(seg)
         for t in tags:

@@ -1,4 +1,9 @@
 """Each candidate rule, in Chinese and English."""
+import re
+from pathlib import Path
+
+from hypothesis import given, settings, strategies as st
+
 from .helpers import conv, prune, pruned_text, tokens_of
 
 
@@ -104,3 +109,42 @@ def test_ai_disclaimer_is_filler_in_a_reply_but_a_role_after_act():
 def test_declared_phrase_is_a_whole_word_zh():
     r = prune(conv('<redundant_phrases>["请问"]</redundant_phrases>\n你是客服。', "我要申请问题单。请问多久处理？"))
     assert r.messages[1].pruned.startswith("我要申请问题单。") and "请问" not in r.messages[1].pruned[8:]
+
+
+# The English derivable patterns as first written (plain re.IGNORECASE); the rule uses faster forms that must
+# find exactly the same matches.
+_ROLE_EN_PLAIN = re.compile(
+    r"\b(?:you are|you're|act as)\s+(?:an?|the)\s+([A-Za-z][A-Za-z\- ]{1,40}?)(?=[.,;:!\n]|\s+(?:who|that|with|and|for|in)\b|$)",
+    re.IGNORECASE)
+_LANG_REQ_EN_PLAIN = re.compile(r"\b(?:respond|reply|answer|write|speak)(?:\s+only)?\s+in\s+"
+                                r"(english|chinese|simplified chinese|french|german|japanese|spanish|korean)\b",
+                                re.IGNORECASE)
+_CASE_TRAPS = ["you are a ", "YOU'RE THE ", "Act As an ", "aCT aS the ", "ſpeak in ", "SPEAK ONLY IN ", "Reply in ",
+               "write in ", "ANSWER in ", "respond only in ", "english", "ENGLISH", "engliſh", "Chineſe", "KOREAN",
+               "\u212aorean", "tax advisor", "doctor who", "İ", "ı", "you are\u00a0a ", ".", ",", "\n", " ", "x", "é"]
+
+
+def _spans(rx, text):
+    return [(m.span(), m.groups()) for m in rx.finditer(text)]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_CASE_TRAPS), max_size=12).map("".join))
+def test_fast_english_patterns_find_what_the_plain_ones_find(text):
+    from layerzero_viz.rules import derivable
+    assert _spans(derivable._ROLE_EN, text) == _spans(_ROLE_EN_PLAIN, text)
+    assert _spans(derivable._LANG_REQ_EN, text) == _spans(_LANG_REQ_EN_PLAIN, text)
+
+
+def test_fast_english_patterns_agree_on_the_corpus_sample():
+    from layerzero_viz import iter_conversations
+    from layerzero_viz.rules import derivable
+    sample = Path(__file__).resolve().parents[2] / "fixtures" / "corpus" / "sample.jsonl"
+    found = 0
+    for _, conv in iter_conversations(sample):
+        for m in conv.messages:
+            for b in m.blocks:
+                assert _spans(derivable._ROLE_EN, b.text) == _spans(_ROLE_EN_PLAIN, b.text)
+                assert _spans(derivable._LANG_REQ_EN, b.text) == _spans(_LANG_REQ_EN_PLAIN, b.text)
+                found += len(_spans(_ROLE_EN_PLAIN, b.text))
+    assert found  # the sample does state roles, so the comparison saw matches
