@@ -104,7 +104,8 @@ cdef struct _Cand:
 def resolve(str text, list cand, list cand_priority, list bulks, list bulk_mask, list bulk_priority,
             const long long[::1] g_start, const long long[::1] g_end, const signed char[::1] g_prot,
             const unsigned char[::1] g_directive, const long long[::1] g_tokens, long long structural_mask,
-            veto_reason, long long[::1] span_of):
+            veto_reason, long long[::1] span_of, list candidates, const long long[::1] ids,
+            const long long[::1] group, const double[::1] info_table):
     """Candidates → spans, as ``engine._resolve_python`` does.
 
     ``cand``: the listed candidates as tuples (start, end, sentence_level, override_mask, has_anchor,
@@ -116,8 +117,15 @@ def resolve(str text, list cand, list cand_priority, list bulks, list bulk_mask,
     A candidate covering protected groups is vetoed at once when one of their codes is structural or outside
     its override mask; otherwise, when it has an anchor, ``veto_reason(bulk, k, a, b)`` decides (bulk −1 and
     ``k`` the listed index, or the bulk's number and ``k`` its hit; returns the reason, "" to let it go).
-    Fills ``span_of`` (group → span id, −1 for none) and returns ``(veto, found_bulk, found_hit, tokens)``:
-    group → veto message, and per span in resolution order its bulk (−1: listed), candidate and token count.
+    Fills ``span_of`` (group → span id, −1 for none) and returns ``(veto, columns, selection)``: group → veto
+    message; the span table's columns in resolution order as tuples (reasons, priorities, scores, starts, ends,
+    tokens, residuals, details — None for a bulk's hit, built when asked —, the bulks used, each span's bulk
+    number among them or −1, its hit or −1), ``candidates`` being the listed ``Candidate`` objects in ``cand``'s
+    order; and what selection needs, as ``engine._finish_python`` computes it from ``ids``, ``group`` and
+    ``info_table``: per token the directive flag and information (0 for directive tokens), per span its
+    information loss (its tokens' information summed in token order, as ``np.bincount`` does, × residual) and
+    cost, the budget order (class, then score descending, then start; stable), the costs in that order and
+    their suffix minima, and the directive token count.
     """
     cdef vector[_Cand] order
     cdef _Cand c
@@ -157,8 +165,71 @@ def resolve(str text, list cand, list cand_priority, list bulks, list bulk_mask,
                 c.lock_start, c.lock_end = locks[c.hit]
             order.push_back(c)
     _push_listed(order, cand, at, n_listed)
-    return _resolve_order(text, order, g_start, g_end, g_prot, g_directive, g_tokens, structural_mask, veto_reason,
-                          span_of)
+    cdef vector[Py_ssize_t] found_q
+    cdef vector[long long] found_tokens
+    veto = _resolve_order(text, order, g_start, g_end, g_prot, g_directive, g_tokens, structural_mask, veto_reason,
+                          span_of, found_q, found_tokens)
+    columns, selection = _span_columns(order, found_q, found_tokens, candidates, bulks, cand_priority,
+                                       bulk_priority, ids, group, span_of, g_directive, info_table)
+    return veto, columns, selection
+
+
+cdef tuple _span_columns(vector[_Cand]& order, vector[Py_ssize_t]& found_q, vector[long long]& found_tokens,
+                         list candidates, list bulks, list cand_priority, list bulk_priority,
+                         const long long[::1] ids, const long long[::1] group, const long long[::1] g_span_of,
+                         const unsigned char[::1] g_directive, const double[::1] info_table):
+    """The span table's columns (as ``SpanTable.add`` would fill them, frozen) and the selection tables, from
+    the resolved spans."""
+    cdef Py_ssize_t m = found_q.size(), k, q, h
+    cdef int b
+    cdef vector[int] used_as                      # bulk i -> its number among the bulks used, or -1
+    cdef vector[long long] prio, starts, costs
+    cdef vector[double] scores, residuals
+    used_as.assign(len(bulks), -1)
+    reasons_l, details_l, used, bulk_of, hit_of = [], [], [], [], []
+    scores_l, residuals_l = [], []
+    prio.resize(m)
+    starts.resize(m)
+    costs.resize(m)
+    scores.resize(m)
+    residuals.resize(m)
+    for k in range(m):
+        q = found_q[k]
+        b = order[q].bulk
+        h = order[q].hit
+        starts[k] = order[q].start
+        costs[k] = found_tokens[k]
+        if b < 0:
+            c = candidates[h]
+            reasons_l.append(c.reason)
+            prio[k] = cand_priority[h]
+            score = round(float(c.score), 4)
+            details_l.append(c.detail)
+            residual = c.residual
+            bulk_of.append(-1)
+            hit_of.append(-1)
+        else:
+            bulk = bulks[b]
+            if used_as[b] < 0:
+                used_as[b] = len(used)
+                used.append(bulk)
+            reasons_l.append(bulk.reason)
+            prio[k] = bulk_priority[b]
+            score = round(float(bulk.scores[h]), 4)
+            details_l.append(None)
+            residual = bulk.residual if isinstance(bulk.residual, float) else bulk.residual[h]
+            bulk_of.append(used_as[b])
+            hit_of.append(h)
+        scores_l.append(score)
+        residuals_l.append(residual)
+        scores[k] = score
+        residuals[k] = residual
+    columns = (tuple(reasons_l), tuple([prio[k] for k in range(m)]), tuple(scores_l),
+               tuple([starts[k] for k in range(m)]), tuple([order[found_q[k]].end for k in range(m)]),
+               tuple([costs[k] for k in range(m)]), tuple(residuals_l), details_l, tuple(used), tuple(bulk_of),
+               tuple(hit_of))
+    return columns, _finish_core(ids, group, g_span_of, g_directive, info_table, prio, scores, starts, costs,
+                                 residuals)
 
 
 cdef void _push_listed(vector[_Cand]& order, list cand, Py_ssize_t a, Py_ssize_t b) except *:
@@ -171,10 +242,10 @@ cdef void _push_listed(vector[_Cand]& order, list cand, Py_ssize_t a, Py_ssize_t
         order.push_back(c)
 
 
-cdef tuple _resolve_order(str text, vector[_Cand]& order, const long long[::1] g_start, const long long[::1] g_end,
-                          const signed char[::1] g_prot, const unsigned char[::1] g_directive,
-                          const long long[::1] g_tokens, long long structural_mask, veto_reason,
-                          long long[::1] span_of):
+cdef dict _resolve_order(str text, vector[_Cand]& order, const long long[::1] g_start, const long long[::1] g_end,
+                         const signed char[::1] g_prot, const unsigned char[::1] g_directive,
+                         const long long[::1] g_tokens, long long structural_mask, veto_reason,
+                         long long[::1] span_of, vector[Py_ssize_t]& found_q, vector[long long]& found_tokens):
     cdef Text t = _raw(text)
     cdef Py_ssize_t n = len(text), ng = g_start.shape[0], k, g, a, b, la, lb
     cdef const long long* starts = &g_start[0] if ng else NULL
@@ -182,7 +253,6 @@ cdef tuple _resolve_order(str text, vector[_Cand]& order, const long long[::1] g
     cdef long long* span_c = &span_of[0] if ng else NULL
     cdef unsigned char* locked = <unsigned char*>malloc(max(ng, 1))
     cdef dict veto = {}
-    cdef list found_bulk = [], found_hit = [], found_tokens = []
     cdef Cut r
     cdef Py_ssize_t s, e, ls, le, q, n_found = 0
     cdef bint sentence_level, has_anchor, blocked, any_prot, any_free, definite
@@ -260,9 +330,8 @@ cdef tuple _resolve_order(str text, vector[_Cand]& order, const long long[::1] g
             if not any_free:
                 continue
             n_found += 1
-            found_bulk.append(order[q].bulk)
-            found_hit.append(order[q].hit)
-            found_tokens.append(tokens)
+            found_q.push_back(q)
+            found_tokens.push_back(tokens)
             if ls >= 0:
                 la = _bisect_right(ends, ng, ls)
                 lb = _bisect_left(starts, ng, le)
@@ -270,7 +339,7 @@ cdef tuple _resolve_order(str text, vector[_Cand]& order, const long long[::1] g
                     locked[g] = 1
     finally:
         free(locked)
-    return veto, found_bulk, found_hit, found_tokens
+    return veto
 
 
 def apply_protections(tuple starts, tuple ends, tuple codes, const long long[::1] g_start,
@@ -521,22 +590,24 @@ cdef bint _span_before(const _SpanKey& x, const _SpanKey& y) noexcept nogil:
     return x.k < y.k
 
 
-def finish(const long long[::1] ids, const long long[::1] group, const long long[::1] g_span,
-           const unsigned char[::1] g_directive, const double[::1] info_table, tuple span_tokens,
-           tuple span_scores, tuple span_priorities, tuple span_starts, tuple span_residuals,
-           double[::1] info, unsigned char[::1] tok_directive, double[::1] span_loss, long long[::1] span_cost,
-           long long[::1] order, long long[::1] costs_ordered, long long[::1] suffix_min):
-    """``engine._finish_python`` in one pass: per token its information (0 for directive tokens) and
-    directive flag, per span its information loss (sum over its tokens × residual, summed in token order
-    as ``np.bincount`` does) and cost, and the budget order (priority, then score descending, then start;
-    stable) with the costs in that order and their suffix minima.  Returns the number of directive tokens."""
-    cdef Py_ssize_t n = ids.shape[0], m = len(span_tokens), i, k
+cdef tuple _finish_core(const long long[::1] ids, const long long[::1] group, const long long[::1] g_span,
+                        const unsigned char[::1] g_directive, const double[::1] info_table,
+                        vector[long long]& prio, vector[double]& scores, vector[long long]& starts,
+                        vector[long long]& costs, vector[double]& residuals):
+    cdef Py_ssize_t n = ids.shape[0], m = costs.size(), i, k
     cdef long long g, sp, tokens_directive = 0
     cdef double v
     cdef vector[_SpanKey] keys
+    tok_directive_a = _np.empty(n, dtype=_np.bool_)
+    info_a = _np.empty(n, dtype=_np.float64)
+    loss_a = _np.empty(m, dtype=_np.float64)
+    ints = _np.empty((4, m), dtype=_np.int64)
+    cdef unsigned char[::1] tok_directive = tok_directive_a.view(_np.uint8)
+    cdef double[::1] info = info_a, span_loss = loss_a
+    cdef long long[:, ::1] iv = ints
     for k in range(m):
         span_loss[k] = 0.0
-        span_cost[k] = span_tokens[k]
+        iv[0, k] = costs[k]
     for i in range(n):
         g = group[i]
         if g_directive[g]:
@@ -550,20 +621,19 @@ def finish(const long long[::1] ids, const long long[::1] group, const long long
         sp = g_span[g]
         if sp >= 0:
             span_loss[sp] += v
-    if m == 0:
-        return tokens_directive
-    keys.resize(m)
-    for k in range(m):
-        span_loss[k] = span_loss[k] * <double>span_residuals[k]
-        keys[k].priority = span_priorities[k]
-        keys[k].score = span_scores[k]
-        keys[k].start = span_starts[k]
-        keys[k].k = k
-    sort(keys.begin(), keys.end(), _span_before)
-    for k in range(m):
-        order[k] = keys[k].k
-        costs_ordered[k] = span_cost[keys[k].k]
-    suffix_min[m - 1] = costs_ordered[m - 1]
-    for k in range(m - 2, -1, -1):
-        suffix_min[k] = costs_ordered[k] if costs_ordered[k] < suffix_min[k + 1] else suffix_min[k + 1]
-    return tokens_directive
+    if m:
+        keys.resize(m)
+        for k in range(m):
+            span_loss[k] = span_loss[k] * residuals[k]
+            keys[k].priority = prio[k]
+            keys[k].score = scores[k]
+            keys[k].start = starts[k]
+            keys[k].k = k
+        sort(keys.begin(), keys.end(), _span_before)
+        for k in range(m):
+            iv[1, k] = keys[k].k
+            iv[2, k] = costs[keys[k].k]
+        iv[3, m - 1] = iv[2, m - 1]
+        for k in range(m - 2, -1, -1):
+            iv[3, k] = iv[2, k] if iv[2, k] < iv[3, k + 1] else iv[3, k + 1]
+    return tok_directive_a, info_a, loss_a, ints[0], ints[1], ints[2], ints[3], tokens_directive

@@ -108,26 +108,14 @@ class SpanTable(Sequence):
         self._bulk_of.append(-1)
         self._hit_of.append(-1)
 
-    def add_bulk(self, bulk: Bulk, hits: list[int], tokens: list[int]) -> None:
-        """Spans for ``hits`` of ``bulk`` (hit numbers in the bulk's columns), with their token counts."""
-        if not hits:
-            return
-        m = len(hits)
-        number = len(self._bulks)
-        self._bulks.append(bulk)
-        self.reasons.extend([bulk.reason] * m)
-        self.priorities.extend([PRIORITY[bulk.reason]] * m)
-        scores = bulk.scores
-        rounded = {v: round(float(v), 4) for v in set(scores)}  # a handful of distinct scores per bulk
-        self.scores.extend([rounded[scores[h]] for h in hits])
-        self._details.extend([None] * m)
-        starts, ends = bulk.starts, bulk.ends
-        self.starts.extend([starts[h] for h in hits])
-        self.ends.extend([ends[h] for h in hits])
-        self.tokens.extend(tokens)
-        self.residuals.extend(bulk.residuals_of(hits))
-        self._bulk_of.extend([number] * m)
-        self._hit_of.extend(hits)
+    @classmethod
+    def of_columns(cls, columns: tuple) -> "SpanTable":
+        """A frozen table from its columns (what the resolve kernel builds): reasons, priorities, scores,
+        starts, ends, tokens, residuals, details (None: not built yet), bulks, bulk of each span, hit of each."""
+        table = cls.__new__(cls)
+        (table.reasons, table.priorities, table.scores, table.starts, table.ends, table.tokens, table.residuals,
+         table._details, table._bulks, table._bulk_of, table._hit_of) = columns
+        return table
 
     def freeze(self) -> "SpanTable":
         """Columns as tuples once every span is in (see ``Protection.freeze``); details stay a list, filled
@@ -404,10 +392,10 @@ def _annotate(source: Any, config: Config) -> Annotated:
     protect_ms += _ms(t0)
 
     t0 = time.perf_counter()
-    g_span, g_veto, spans = _resolve(view, candidates, bulks, protection, g_start, g_end, g_tokens, g_prot,
-                                     g_prot_iv, g_directive)
+    g_span, g_veto, spans, selection = _resolve(view, candidates, bulks, protection, g_start, g_end, g_tokens,
+                                                g_prot, g_prot_iv, g_directive, ids, group)
     tok_directive, tokens_directive, info_total, span_loss, span_cost, order, costs_ordered, suffix_min = \
-        _finish(ids, group, g_span, g_directive, spans)
+        selection if selection is not None else _finish_python(ids, group, g_span, g_directive, spans)
     timings["protect"] = protect_ms + _ms(t0)
     timings["context_preservation"] = protection.context_ms
 
@@ -423,29 +411,19 @@ def _annotate(source: Any, config: Config) -> Annotated:
     )
 
 
-def _finish(ids, group, g_span, g_directive, spans: "SpanTable"):
-    """What selection needs, computed once: per token the directive flag; the directive token count; the
-    information total (tokens' self-information, 0 for directives); per span its information loss and cost;
-    the budget order (class, then score, higher first, then position) with costs in that order and their
-    suffix minima.  The compiled kernel (``_native.finish``) when built, else :func:`_finish_python`."""
-    kernel = _native.native
-    if kernel is None:
-        return _finish_python(ids, group, g_span, g_directive, spans)
-    n, m = len(ids), len(spans)
-    info = np.empty(n, dtype=np.float64)
-    tok_directive = np.empty(n, dtype=np.bool_)
-    span_loss = np.empty(m, dtype=np.float64)
-    ints = np.empty((4, m), dtype=np.int64)
-    span_cost, order, costs_ordered, suffix_min = ints
-    tokens_directive = kernel.finish(
-        ids, group, g_span, g_directive.view(np.uint8), token_info(), spans.tokens, spans.scores, spans.priorities,
-        spans.starts, spans.residuals, info, tok_directive.view(np.uint8), span_loss, span_cost, order,
-        costs_ordered, suffix_min)
+def _selection(found: tuple) -> tuple:
+    """The resolve kernel's (directive flags, information, losses, costs, order, ordered costs, suffix minima,
+    directive count) in :func:`_finish_python`'s order, the information summed here (numpy's pairwise sum, as
+    the twin does)."""
+    tok_directive, info, span_loss, span_cost, order, costs_ordered, suffix_min, tokens_directive = found
     return tok_directive, tokens_directive, float(info.sum()), span_loss, span_cost, order, costs_ordered, suffix_min
 
 
 def _finish_python(ids, group, g_span, g_directive, spans: "SpanTable"):
-    """:func:`_finish` with numpy (the definition the kernel is tested against)."""
+    """What selection needs, computed once: per token the directive flag; the directive token count; the
+    information total (tokens' self-information, 0 for directives); per span its information loss and cost;
+    the budget order (class, then score, higher first, then position) with costs in that order and their
+    suffix minima.  The definition the resolve kernel's selection tables are tested against."""
     n_groups = len(g_span)
     tok_directive = g_directive[group] if n_groups else np.zeros(0, dtype=bool)
     info = token_info()[ids] if len(ids) else np.zeros(0)
@@ -640,11 +618,14 @@ def _override_mask(names: frozenset) -> int:
     return mask
 
 
-def _resolve(view, candidates, bulks, protection, g_start, g_end, g_tokens, g_prot, g_prot_iv, g_directive):
+def _resolve(view, candidates, bulks, protection, g_start, g_end, g_tokens, g_prot, g_prot_iv, g_directive, ids,
+             group):
     """Turn candidates into atomic spans: protections veto, higher classes claim first.
 
     The compiled kernel (``_native.resolve``) when built, else :func:`_resolve_python` — the definition.
-    ``bulks`` are rules' hits as columns (``view.Bulk``); all are resolved by class, then position.
+    ``bulks`` are rules' hits as columns (``view.Bulk``); all are resolved by class, then position.  Returns
+    the group → span and veto maps, the span table, and the kernel's selection tables (None without the
+    kernel: :func:`_finish_python` computes them).
     """
     kernel = _native.native
     if kernel is None:
@@ -654,7 +635,7 @@ def _resolve(view, candidates, bulks, protection, g_start, g_end, g_tokens, g_pr
         spans = SpanTable()
         for sp in listed:
             spans.add(sp.reason, sp.score, sp.detail, sp.start, sp.end, sp.tokens, sp.residual)
-        return span_of, veto, spans.freeze()
+        return span_of, veto, spans.freeze(), None
     text = view.text
     candidates = sorted(candidates, key=lambda c: (PRIORITY[c.reason], c.start, -c.end))
     rows = [(c.start, c.end, c.reason in _SENTENCE_LEVEL, _override_mask(c.may_override), c.anchor is not None,
@@ -672,27 +653,14 @@ def _resolve(view, candidates, bulks, protection, g_start, g_end, g_tokens, g_pr
         return f"not pruned as {c.reason} ({c.detail if detail is None else detail[0].detail(detail[1])}): {why}"
 
     span_of = np.empty(len(g_start), dtype=np.int64)
-    # listed candidates and each bulk's hits, class by class (the kernel puts a bulk's hits in order)
-    veto, found_bulk, found_hit, found_tokens = kernel.resolve(
+    # listed candidates and each bulk's hits, class by class (the kernel puts a bulk's hits in order); the
+    # kernel also fills the span table's columns and computes the selection tables (``_finish_python``)
+    veto, columns, selection = kernel.resolve(
         text, rows, [PRIORITY[c.reason] for c in candidates], bulks,
         [_override_mask(b.may_override) for b in bulks], [PRIORITY[b.reason] for b in bulks],
-        g_start, g_end, g_prot, g_directive.view(np.uint8), g_tokens, _STRUCTURAL_MASK, veto_reason, span_of)
-    spans = SpanTable()
-    # spans in resolution order: runs of one bulk go in together
-    q, n_found = 0, len(found_bulk)
-    while q < n_found:
-        i = found_bulk[q]
-        if i < 0:
-            c = candidates[found_hit[q]]
-            spans.add(c.reason, c.score, c.detail, c.start, c.end, found_tokens[q], c.residual)
-            q += 1
-            continue
-        z = q + 1
-        while z < n_found and found_bulk[z] == i:
-            z += 1
-        spans.add_bulk(bulks[i], found_hit[q:z], found_tokens[q:z])
-        q = z
-    return span_of, veto, spans.freeze()
+        g_start, g_end, g_prot, g_directive.view(np.uint8), g_tokens, _STRUCTURAL_MASK, veto_reason, span_of,
+        candidates, ids, group, token_info())
+    return span_of, veto, SpanTable.of_columns(columns), _selection(selection)
 
 
 def _resolve_python(view, candidates, protection, g_start, g_end, g_tokens, g_prot, g_prot_iv, g_directive):

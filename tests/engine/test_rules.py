@@ -141,8 +141,8 @@ def test_fast_english_patterns_agree_on_the_corpus_sample():
     from layerzero_viz.rules import derivable
     sample = Path(__file__).resolve().parents[2] / "fixtures" / "corpus" / "sample.jsonl"
     found = 0
-    for _, conv in iter_conversations(sample):
-        for m in conv.messages:
+    for _, sample_conv in iter_conversations(sample):
+        for m in sample_conv.messages:
             for b in m.blocks:
                 assert _spans(derivable._ROLE_EN, b.text) == _spans(_ROLE_EN_PLAIN, b.text)
                 assert _spans(derivable._LANG_REQ_EN, b.text) == _spans(_LANG_REQ_EN_PLAIN, b.text)
