@@ -185,9 +185,15 @@ cdef tuple _span_columns(vector[_Cand]& order, vector[Py_ssize_t]& found_q, vect
     cdef vector[int] used_as                      # bulk i -> its number among the bulks used, or -1
     cdef vector[long long] prio, starts, costs
     cdef vector[double] scores, residuals
+    cdef dict rounded = {}                        # score -> rounded to 4 places (a handful of distinct values)
     used_as.assign(len(bulks), -1)
     reasons_l, details_l, used, bulk_of, hit_of = [], [], [], [], []
     scores_l, residuals_l = [], []
+    # per bulk: reason, score column, one residual for all hits or a column of them
+    b_reason = [bulk.reason for bulk in bulks]
+    b_scores = [bulk.scores for bulk in bulks]
+    b_residual = [bulk.residual for bulk in bulks]
+    b_shared = [isinstance(r, float) for r in b_residual]
     prio.resize(m)
     starts.resize(m)
     costs.resize(m)
@@ -209,15 +215,17 @@ cdef tuple _span_columns(vector[_Cand]& order, vector[Py_ssize_t]& found_q, vect
             bulk_of.append(-1)
             hit_of.append(-1)
         else:
-            bulk = bulks[b]
             if used_as[b] < 0:
                 used_as[b] = len(used)
-                used.append(bulk)
-            reasons_l.append(bulk.reason)
+                used.append(bulks[b])
+            reasons_l.append(b_reason[b])
             prio[k] = bulk_priority[b]
-            score = round(float(bulk.scores[h]), 4)
+            raw = b_scores[b][h]
+            score = rounded.get(raw)
+            if score is None:
+                score = rounded[raw] = round(float(raw), 4)
             details_l.append(None)
-            residual = bulk.residual if isinstance(bulk.residual, float) else bulk.residual[h]
+            residual = b_residual[b] if b_shared[b] else b_residual[b][h]
             bulk_of.append(used_as[b])
             hit_of.append(h)
         scores_l.append(score)
@@ -347,13 +355,19 @@ def apply_protections(tuple starts, tuple ends, tuple codes, const long long[::1
     """``engine._apply_protections_python``: each group gets the strongest protection covering it.
 
     Ranges are applied weakest code first, in list order within a code, so a later range of the same
-    code and any stronger range overwrite; ``g_prot`` gets code + 1, ``g_iv`` the range index.
+    code and any stronger range overwrite; ``g_prot`` gets code + 1, ``g_iv`` the range index (0 and −1 where
+    nothing covers a group: the arrays need no initial values).
     """
-    cdef Py_ssize_t ng = g_start.shape[0], m = len(codes), k, a, b, g
+    cdef Py_ssize_t ng = g_start.shape[0], m = len(codes), k, a, b, g, i
     cdef int code, top = -1
     cdef const long long* gs = &g_start[0] if ng else NULL
     cdef const long long* ge = &g_end[0] if ng else NULL
     cdef vector[int] code_of
+    cdef vector[Py_ssize_t] by_code           # range indexes, weakest code first, list order within a code
+    cdef vector[Py_ssize_t] first_of          # code -> where its ranges start in by_code
+    for g in range(ng):
+        g_prot[g] = 0
+        g_iv[g] = -1
     if not ng or not m:
         return
     code_of.resize(m)
@@ -361,15 +375,24 @@ def apply_protections(tuple starts, tuple ends, tuple codes, const long long[::1
         code_of[k] = codes[k]
         if code_of[k] > top:
             top = code_of[k]
-    for code in range(top, -1, -1):
-        for k in range(m):
-            if code_of[k] != code:
-                continue
-            a = _bisect_right(ge, ng, <long long>starts[k])
-            b = _bisect_left(gs, ng, <long long>ends[k])
-            for g in range(a, b):
-                g_prot[g] = code + 1
-                g_iv[g] = k
+    first_of.assign(top + 2, 0)
+    for k in range(m):  # counting sort, strongest code (0) last
+        first_of[top - code_of[k] + 1] += 1
+    for i in range(1, top + 2):
+        first_of[i] += first_of[i - 1]
+    by_code.resize(m)
+    for k in range(m):
+        i = top - code_of[k]
+        by_code[first_of[i]] = k
+        first_of[i] += 1
+    for i in range(m):
+        k = by_code[i]
+        code = code_of[k]
+        a = _bisect_right(ge, ng, <long long>starts[k])
+        b = _bisect_left(gs, ng, <long long>ends[k])
+        for g in range(a, b):
+            g_prot[g] = code + 1
+            g_iv[g] = k
 
 
 cdef inline int _utf8_len(Py_UCS4 c):

@@ -583,15 +583,17 @@ def _mark_starting_inside(mask: np.ndarray, g_start: np.ndarray, s: int, e: int)
 
 def _apply_protections(protection: Protection, g_start, g_end, n_groups):
     """Per group: the code (+1) and index of the strongest protection range covering it."""
-    g_prot = np.zeros(n_groups, dtype=np.int8)
-    g_iv = np.full(n_groups, -1, dtype=np.int64)
-    if not n_groups or not len(protection):
-        return g_prot, g_iv
     kernel = _native.native
-    if kernel is not None:
+    if kernel is not None:  # it sets every group, covered or not
+        g_prot = np.empty(n_groups, dtype=np.int8)
+        g_iv = np.empty(n_groups, dtype=np.int64)
         kernel.apply_protections(protection.starts, protection.ends, protection.codes,
                                  np.ascontiguousarray(g_start, dtype=np.int64),
                                  np.ascontiguousarray(g_end, dtype=np.int64), g_prot, g_iv)
+        return g_prot, g_iv
+    g_prot = np.zeros(n_groups, dtype=np.int8)
+    g_iv = np.full(n_groups, -1, dtype=np.int64)
+    if not n_groups or not len(protection):
         return g_prot, g_iv
     first = np.searchsorted(g_end, np.asarray(protection.starts), "right").tolist()
     last = np.searchsorted(g_start, np.asarray(protection.ends), "left").tolist()
