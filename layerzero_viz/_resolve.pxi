@@ -421,7 +421,7 @@ cdef Py_ssize_t _append_ids(vector[unsigned int]& ids, object got) except -1:
     return cnt
 
 
-def tokenize(str text, blocks, encode, special, cache, const long long[::1] byte_lengths):
+def tokenize(str text, blocks, encode, special, cache, const unsigned char[::1] byte_lengths):
     """Every block of ``text`` encoded on its own (``encode(block_text, special)``: tiktoken's buffer form, uint32
     ids) and the engine's token arrays built in one pass.  ``blocks``: [(start, end)]; ``cache``: None or an
     object with ``get(text) -> bytes | None`` and ``put(text, bytes)`` holding ids per block text.
@@ -457,6 +457,16 @@ def tokenize(str text, blocks, encode, special, cache, const long long[::1] byte
     if not total:
         return cols, 0, block_ms
     cdef long long[:, ::1] c = cols
+    cdef long long* tok_id = &c[0, 0]
+    cdef long long* start = &c[1, 0]
+    cdef long long* end = &c[2, 0]
+    cdef long long* grp = &c[3, 0]
+    cdef long long* blk = &c[4, 0]
+    cdef long long* idx = &c[5, 0]
+    cdef long long* g_start = &c[6, 0]
+    cdef long long* g_end = &c[7, 0]
+    cdef long long* g_tokens = &c[8, 0]
+    cdef const unsigned char* lengths = &byte_lengths[0]
     for k in range(nb):
         cnt = counts[k]
         ci = block_start[k]       # character cursor (global index) and
@@ -464,25 +474,25 @@ def tokenize(str text, blocks, encode, special, cache, const long long[::1] byte
         pos = 0
         for j in range(cnt):
             tok = ids[i]
-            c[0, i] = tok
+            tok_id[i] = tok
             while cb < pos and ci < n:
                 cb += _utf8_len(_at(t, ci))
                 ci += 1
-            c[1, i] = ci
+            start[i] = ci
             if cb == pos:
                 g += 1
-                c[6, g] = ci
-                c[8, g] = 0
-            c[3, i] = g
-            c[8, g] += 1
-            pos += byte_lengths[tok]
+                g_start[g] = ci
+                g_tokens[g] = 0
+            grp[i] = g
+            g_tokens[g] += 1
+            pos += lengths[tok]
             while cb < pos and ci < n:
                 cb += _utf8_len(_at(t, ci))
                 ci += 1
-            c[2, i] = ci
-            c[7, g] = ci
-            c[4, i] = k
-            c[5, i] = j
+            end[i] = ci
+            g_end[g] = ci
+            blk[i] = k
+            idx[i] = j
             i += 1
     return cols, g + 1, block_ms
 

@@ -29,7 +29,7 @@ from .protect import (PRECEDENCE, STRUCTURAL, USER_ROLES, Protection, find_prote
 from .rules import BULK, PRIORITY, RULES, RuleContext
 from .rules import repeated as repeated_rule
 from .lexicon import _SLOTS as _LEXICON_SLOTS, _native_lexicons, warm_up
-from .tokens import char_spans, encoding, token_byte_lengths, token_info
+from .tokens import char_spans, encoding, token_byte_lengths, token_byte_lengths_u8, token_info
 from .view import Bulk, Candidate, TextView, normalize
 
 __all__ = ["Config", "Annotated", "annotate", "gc_paused"]
@@ -310,7 +310,7 @@ def gc_paused():
 
 def _annotate(source: Any, config: Config) -> Annotated:
     timings: dict[str, float] = {}
-    token_byte_lengths(), token_info()  # one-time tables and matchers: loaded before the clock starts
+    token_byte_lengths_u8(), token_info()  # one-time tables and matchers: loaded before the clock starts
     warm_up()
     t0 = time.perf_counter()
     if not isinstance(source, Conversation):
@@ -530,7 +530,7 @@ def _tokenize_view(view: TextView, cache: _TokenCache | None = None):
         # allowed, so none is special) skips building a Python int per token
         cols, n_groups, block_ms = kernel.tokenize(text, view.bounds,
                                                    enc._core_bpe.encode_to_tiktoken_buffer, _NO_SPECIAL, cache,
-                                                   token_byte_lengths())
+                                                   token_byte_lengths_u8())
         tok_ids, start, end, group, block, idx = cols[:6]
         return tok_ids, start, end, group, block, idx, block_ms, (cols[6][:n_groups], cols[7][:n_groups],
                                                                   cols[8][:n_groups])
