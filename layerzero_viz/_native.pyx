@@ -141,6 +141,11 @@ cdef inline void _push_trimmed(Text t, Py_ssize_t s, Py_ssize_t e, vector[Py_ssi
         out.push_back(e)
 
 
+cdef tuple _flat_tuple(const vector[Py_ssize_t]& flat, size_t a, size_t b):
+    """``flat[a:b]`` as a tuple (slicing the vector itself would convert all of it first)."""
+    return tuple([flat[k] for k in range(a, b)])
+
+
 cdef list _pairs(const vector[Py_ssize_t]& flat, size_t a, size_t b):
     return [(flat[k], flat[k + 1]) for k in range(a, b, 2)]
 
@@ -616,7 +621,7 @@ cdef class RepeatScan:
         one flat tuple (start, end, start, end, …), the form ``TextView`` keeps them in."""
         cdef size_t k
         if flat:
-            sentences = [tuple(self.sentences[self.sent_at[k]:self.sent_at[k + 1]])
+            sentences = [_flat_tuple(self.sentences, self.sent_at[k], self.sent_at[k + 1])
                          for k in range(self.sent_at.size() - 1)]
         else:
             sentences = [_pairs(self.sentences, self.sent_at[k], self.sent_at[k + 1])
