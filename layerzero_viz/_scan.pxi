@@ -976,14 +976,25 @@ cdef class ScanJob:
             self.repeat_scan.run(self.t, self.n)
         self.repeat_seconds = _now() - t0
 
+    cdef tuple _packed_lexicons(self):
+        """Every slot's hits back to back in one tuple, and the offsets where each slot's start."""
+        cdef size_t k, total = 0
+        offsets = [0]
+        for k in range(self.lexicon_hits.size()):
+            total += self.lexicon_hits[k].size()
+            offsets.append(total)
+        flat = [x for k in range(self.lexicon_hits.size()) for x in self.lexicon_hits[k]]
+        return tuple(flat), tuple(offsets)
+
     def results(self):
-        """{"numbers", "quotes", "identifiers" (9 lists or None), "user_facts", "lexicons" (per slot), "ms"}."""
+        """{"numbers", "quotes", "identifiers" (9 lists or None), "user_facts", "lexicons" ((all slots' hits flat,
+        each slot's offset into them)), "repeats", "ms", "repeats_ms"}."""
         if not self.done:
             raise RuntimeError("ScanJob.results() before run() finished")
         return {
             "numbers": list(self.numbers), "quotes": list(self.quotes),
             "identifiers": [list(self.identifiers[k]) if self.wanted[k] else None for k in range(9)],
-            "user_facts": list(self.user_facts), "lexicons": [tuple(v) for v in self.lexicon_hits],
+            "user_facts": list(self.user_facts), "lexicons": self._packed_lexicons(),
             "repeats": self.repeat_scan.results(True) if self.with_repeats else None,
             "ms": self.seconds * 1000.0, "repeats_ms": self.repeat_seconds * 1000.0,
         }

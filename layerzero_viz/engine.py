@@ -32,6 +32,8 @@ from .lexicon import _SLOTS as _LEXICON_SLOTS, _native_lexicons, warm_up
 from .tokens import char_spans, encoding, token_byte_lengths, token_byte_lengths_u8, token_info
 from .view import Bulk, Candidate, TextView, normalize
 
+_LEXICON_SLOT_OF = {name: k for k, name in enumerate(_LEXICON_SLOTS)}
+
 __all__ = ["Config", "Annotated", "annotate", "gc_paused"]
 
 _PROT_NAMES = ("",) + PRECEDENCE  # group codes: 0 = unprotected, k + 1 = PRECEDENCE[k]
@@ -54,6 +56,9 @@ class Config:
     # reuse the token ids of text blocks seen before in this process (a client resends the whole history on
     # every call); off by default so that tokenize timings always measure tokenising
     token_cache: bool = False
+
+
+_DEFAULT_CONFIG = Config()
 
 
 class Span(NamedTuple):
@@ -285,11 +290,16 @@ def annotate(source: Any, config: Config | None = None, **overrides: Any) -> Ann
     >>> ann.at_ratio(0.3).tokens_pruned <= int(0.3 * ann.tokens_total)
     True
     """
-    config = config or Config()
+    config = config or _DEFAULT_CONFIG
     if overrides:
         config = Config(**{**config.__dict__, **overrides})
-    with gc_paused():
+    collecting = gc.isenabled()  # gc_paused(), written out: this runs once per annotation
+    gc.disable()
+    try:
         return _annotate(source, config)
+    finally:
+        if collecting:
+            gc.enable()
 
 
 @contextmanager
@@ -364,7 +374,7 @@ def _annotate(source: Any, config: Config) -> Annotated:
         if pending is not None:
             pending.result()
         prescan = job.results()
-        view.set_lexicon_flat(_LEXICON_SLOTS, prescan["lexicons"])
+        view.set_lexicon_packed(_LEXICON_SLOT_OF, *prescan["lexicons"])
     protection = find_protections(view, settings.compiled_patterns, settings.protected_patterns, prescan, structure)
     # the scan job's own time counts in protect (scanners) and detect (the repeat scan), wherever it ran
     protect_ms += _ms(t0) + (prescan["ms"] if prescan is not None else 0.0)

@@ -217,10 +217,10 @@ def find_protections(view: TextView, patterns: tuple = (), pattern_sources: tupl
             out.extend(flat, "protected_pattern", f"matches <protected_tokens> pattern {source!r}", limit=-1)
             # the detail names the pattern, not the match
 
-    hits = view.lexicon_flat
     for name, reason, prefix, suffix in _LEXICON_PROTECTIONS:
-        if hits[name]:
-            out.extend(hits[name], reason, prefix, suffix, limit=0)
+        flat = view.lexicon_of(name)
+        if flat:
+            out.extend(flat, reason, prefix, suffix, limit=0)
 
     found = scans["user_facts"]
     for k in range(0, len(found), 2):

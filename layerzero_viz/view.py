@@ -122,10 +122,15 @@ class TextView:
     text: str
     blocks: Sequence[BlockRef]
     block_starts: Sequence[int] = ()
-    bounds: Sequence[tuple[int, int]] = ()  # (start, end) of each block
     _hits: dict | None = field(default=None, repr=False)
     _flat_hits: dict | None = field(default=None, repr=False)
     _sentences: dict = field(default_factory=dict, repr=False)
+    _packed: tuple | None = field(default=None, repr=False)  # (slot of each name, all hits flat, offsets)
+
+    @property
+    def bounds(self) -> list[tuple[int, int]]:
+        """(start, end) of each block (built when asked: a kept view holds no more objects than it needs)."""
+        return [(b.start, b.end) for b in self.blocks]
 
     def units(self, start: int, end: int) -> list[str]:
         """``units(text[start:end])``."""
@@ -135,13 +140,27 @@ class TextView:
     def lexicon_flat(self) -> dict[str, list[int]]:
         """Lexicon hits over the whole text, one flat [start, end, …] list per lexicon (one scan, shared)."""
         if self._flat_hits is None:
-            from .lexicon import scan_flat
-            self._flat_hits = scan_flat(self.text)
+            if self._packed is not None:
+                self._flat_hits = {name: self.lexicon_of(name) for name in self._packed[0]}
+            else:
+                from .lexicon import scan_flat
+                self._flat_hits = scan_flat(self.text)
         return self._flat_hits
 
-    def set_lexicon_flat(self, slots: tuple[str, ...], per_slot: list[list[int]]) -> None:
-        """Take lexicon hits already scanned (``_native.ScanJob``), one flat list per lexicon slot."""
-        self._flat_hits = dict(zip(slots, per_slot))
+    def lexicon_of(self, name: str) -> Sequence[int]:
+        """One lexicon's hits, flat [start, end, …] (from the packed scan when there is one)."""
+        if self._flat_hits is None and self._packed is not None:
+            slot_of, flat, offsets = self._packed
+            k = slot_of[name]
+            return flat[offsets[k]:offsets[k + 1]]
+        return self.lexicon_flat[name]
+
+    def set_lexicon_packed(self, slot_of: dict[str, int], flat: tuple[int, ...], offsets: tuple[int, ...]) -> None:
+        """Take lexicon hits already scanned (``_native.ScanJob``): all slots' flat hits back to back, slot
+        ``k``'s at ``flat[offsets[k]:offsets[k + 1]]``.  Kept packed (two tuples, not one per lexicon: a kept
+        annotation's view then costs the garbage collector less); :meth:`lexicon_of` slices."""
+        self._packed = (slot_of, flat, offsets)
+        self._flat_hits = None
         self._hits = None
 
     @property
@@ -159,7 +178,7 @@ class TextView:
         ends: list[int] = []
         sources: list[int] = []
         for k, name in enumerate(names):
-            flat = self.lexicon_flat[name]
+            flat = self.lexicon_of(name)
             starts.extend(flat[0::2])
             ends.extend(flat[1::2])
             sources.extend([k] * (len(flat) // 2))
@@ -181,7 +200,7 @@ class TextView:
                 parts.append(block.text)
                 pos += len(block.text)
         # tuples: a kept annotation's view costs the cyclic garbage collector nothing (see Protection.freeze)
-        return cls("".join(parts), tuple(refs), tuple(b.start for b in refs), tuple((b.start, b.end) for b in refs))
+        return cls("".join(parts), tuple(refs), tuple(b.start for b in refs))
 
     def block_index_at(self, pos: int) -> int:
         """Index in ``blocks`` of the block containing global char ``pos``."""

@@ -259,3 +259,15 @@ def test_finish_agrees_array_for_array(turns, directive):
         x, y = getattr(a, name), getattr(b, name)
         assert x.dtype == y.dtype and x.tolist() == y.tolist(), name
     assert (a.info_total, a.tokens_directive, a.tokens_total) == (b.info_total, b.tokens_directive, b.tokens_total)
+
+
+def test_packed_lexicon_hits_read_like_a_fresh_scan():
+    # the engine keeps the scan job's lexicon hits packed in the view; every way of reading them gives what a
+    # scan of the text gives
+    for _, conv in list(iter_conversations(SAMPLE))[:12]:
+        ann = annotate(conv, env={})
+        view = ann.view
+        fresh = lexicon.scan_flat(view.text)
+        assert {name: list(view.lexicon_of(name)) for name in fresh} == fresh
+        assert {name: list(flat) for name, flat in view.lexicon_flat.items()} == fresh
+        assert view.lexicon_hits == lexicon.as_pairs(fresh)
