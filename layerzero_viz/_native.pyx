@@ -312,8 +312,8 @@ cdef class _Table:
         empty.gen = 0
         empty.head = -1
         empty.count = 0
-        self.slots.assign(1024, empty)
-        self.mask = 1023
+        self.slots.assign(64, empty)  # grows as keys come (a short prompt's scan needs few; each scan is new)
+        self.mask = 63
         self.used = 0
         self.gen = 1
 
