@@ -94,9 +94,10 @@ cdef inline bint _is_comma(Py_UCS4 c) noexcept nogil:
 
 
 cdef void _segments(Text t, Py_ssize_t length, Py_ssize_t start, Py_ssize_t end, bint clause,
-                    vector[Py_ssize_t]& out) noexcept nogil:
+                    vector[Py_ssize_t]& out, bint first=False) noexcept nogil:
     """Same ranges as ``view._segments`` with ``_SENTENCE_END`` (clause=False) or ``_CLAUSE_END``, appended
-    to ``out`` as start, end pairs."""
+    to ``out`` as start, end pairs; with ``first``, only the first of them (the scan stops there)."""
+    cdef size_t had = out.size()
     cdef Py_ssize_t pos, i, j, m_start, seg_end, s
     cdef Py_UCS4 c
     end = min(end, length)
@@ -127,6 +128,8 @@ cdef void _segments(Text t, Py_ssize_t length, Py_ssize_t start, Py_ssize_t end,
             continue
         seg_end = m_start if c == u'\n' else j
         _push_trimmed(t, pos, seg_end, out)
+        if first and out.size() > had:
+            return
         pos = j
         i = j
     _push_trimmed(t, pos, end, out)
@@ -150,10 +153,11 @@ cdef list _pairs(const vector[Py_ssize_t]& flat, size_t a, size_t b):
     return [(flat[k], flat[k + 1]) for k in range(a, b, 2)]
 
 
-def segments(str text, Py_ssize_t start, Py_ssize_t end, bint clause=False):
-    """Sentence (or, with ``clause``, clause) ranges of ``text[start:end]``, leading whitespace trimmed."""
+def segments(str text, Py_ssize_t start, Py_ssize_t end, bint clause=False, bint first=False):
+    """Sentence (or, with ``clause``, clause) ranges of ``text[start:end]``, leading whitespace trimmed; with
+    ``first``, only the first range (``segments(...)[:1]``, without scanning the rest)."""
     cdef vector[Py_ssize_t] out
-    _segments(_raw(text), len(text), start, end, clause, out)
+    _segments(_raw(text), len(text), start, end, clause, out, first)
     return _pairs(out, 0, out.size())
 
 

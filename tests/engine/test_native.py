@@ -45,6 +45,8 @@ def _python_scans(text):
     out["lexicons"] = lexicon.scan_python(text)
     out["sentences"] = _segments(text, 0, len(text), _SENTENCE_END)
     out["clauses"] = _segments(text, 0, len(text), _CLAUSE_END)
+    out["first_clause"] = out["clauses"][:1]
+    out["first_sentence"] = out["sentences"][:1]
     return out
 
 
@@ -57,6 +59,8 @@ def _native_scans(text):
         "lexicons": lexicon.scan(text),
         "sentences": K.segments(text, 0, len(text), False),
         "clauses": K.segments(text, 0, len(text), True),
+        "first_clause": K.segments(text, 0, len(text), True, True),
+        "first_sentence": K.segments(text, 0, len(text), False, True),
     }
 
 
