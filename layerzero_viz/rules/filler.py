@@ -23,7 +23,7 @@ def find_bulk(view: TextView, ctx) -> Bulk:
     lexicons = [(kind, score, label, lang) for kind, score, label in _KINDS for lang in ("zh", "en")]
     starts, ends, sources = view.lexicon_columns([f"{kind}.{lang}" for kind, _, _, lang in lexicons])
     keep = [k for k in range(len(starts)) if not (
-        lexicons[sources[k]][3] == "en" and text[starts[k]:starts[k] + 3].lower() == "as "
+        text[starts[k]] in "aA" and lexicons[sources[k]][3] == "en" and text[starts[k]:starts[k] + 3].lower() == "as "
         and _ROLE_VERB.search(text, max(0, starts[k] - 12), starts[k]))]
     if len(keep) < len(starts):
         starts, ends, sources = [starts[k] for k in keep], [ends[k] for k in keep], [sources[k] for k in keep]

@@ -16,7 +16,8 @@ def find_bulk(view: TextView, ctx) -> Bulk:
     langs = ("zh", "en") if ctx.low_information else ()
     starts, ends, sources = view.lexicon_columns([f"low_information.{lang}" for lang in langs])
     # shorter, more frequent words carry less: prune them first
-    scores = [0.5 if e - s <= 1 or text[s:e].lower() in _ARTICLES else 0.4 for s, e in zip(starts, ends)]
+    scores = [0.5 if e - s <= 1 or (e - s <= 3 and text[s:e].lower() in _ARTICLES) else 0.4  # articles: ≤ 3 letters
+              for s, e in zip(starts, ends)]
 
     def detail(k: int) -> str:
         return f"frequent function word {text[starts[k]:ends[k]]!r} (lexicon low_information.{langs[sources[k]]})"
