@@ -18,6 +18,8 @@ from libcpp.unordered_set cimport unordered_set
 from libcpp.algorithm cimport sort, unique, partial_sort
 from libcpp.utility cimport pair
 from cython.operator cimport dereference as deref
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
+from cpython.ref cimport Py_INCREF
 
 import unicodedata
 
@@ -145,8 +147,15 @@ cdef inline void _push_trimmed(Text t, Py_ssize_t s, Py_ssize_t e, vector[Py_ssi
 
 
 cdef tuple _flat_tuple(const vector[Py_ssize_t]& flat, size_t a, size_t b):
-    """``flat[a:b]`` as a tuple (slicing the vector itself would convert all of it first)."""
-    return tuple([flat[k] for k in range(a, b)])
+    """``flat[a:b]`` as a tuple, built in place (slicing the vector itself would convert all of it first)."""
+    cdef tuple out = PyTuple_New(b - a)
+    cdef size_t k
+    cdef object item  # a Python int: SET_ITEM steals the reference taken for it
+    for k in range(a, b):
+        item = flat[k]
+        Py_INCREF(item)
+        PyTuple_SET_ITEM(out, k - a, item)
+    return out
 
 
 cdef list _pairs(const vector[Py_ssize_t]& flat, size_t a, size_t b):

@@ -978,13 +978,13 @@ cdef class ScanJob:
 
     cdef tuple _packed_lexicons(self):
         """Every slot's hits back to back in one tuple, and the offsets where each slot's start."""
-        cdef size_t k, total = 0
-        offsets = [0]
+        cdef size_t k
+        cdef vector[Py_ssize_t] flat, offsets
+        offsets.push_back(0)
         for k in range(self.lexicon_hits.size()):
-            total += self.lexicon_hits[k].size()
-            offsets.append(total)
-        flat = [x for k in range(self.lexicon_hits.size()) for x in self.lexicon_hits[k]]
-        return tuple(flat), tuple(offsets)
+            flat.insert(flat.end(), self.lexicon_hits[k].begin(), self.lexicon_hits[k].end())
+            offsets.push_back(flat.size())
+        return _flat_tuple(flat, 0, flat.size()), _flat_tuple(offsets, 0, offsets.size())
 
     def results(self):
         """{"numbers", "quotes", "identifiers" (9 lists or None), "user_facts", "lexicons" ((all slots' hits flat,
@@ -992,9 +992,11 @@ cdef class ScanJob:
         if not self.done:
             raise RuntimeError("ScanJob.results() before run() finished")
         return {
-            "numbers": list(self.numbers), "quotes": list(self.quotes),
-            "identifiers": [list(self.identifiers[k]) if self.wanted[k] else None for k in range(9)],
-            "user_facts": list(self.user_facts), "lexicons": self._packed_lexicons(),
+            "numbers": _flat_tuple(self.numbers, 0, self.numbers.size()),
+            "quotes": _flat_tuple(self.quotes, 0, self.quotes.size()),
+            "identifiers": [_flat_tuple(self.identifiers[k], 0, self.identifiers[k].size()) if self.wanted[k]
+                            else None for k in range(9)],
+            "user_facts": _flat_tuple(self.user_facts, 0, self.user_facts.size()), "lexicons": self._packed_lexicons(),
             "repeats": self.repeat_scan.results(True) if self.with_repeats else None,
             "ms": self.seconds * 1000.0, "repeats_ms": self.repeat_seconds * 1000.0,
         }

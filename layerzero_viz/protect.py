@@ -154,7 +154,10 @@ _USER_FACT = "a fact the user states about themself: "
 
 def identifier_guards(text: str) -> tuple[bool, ...]:
     """Which identifier scanners can match at all (each needs its substring somewhere in the text)."""
-    return tuple(guard in text for guard, _ in _IDENTIFIERS)
+    return tuple(map(text.__contains__, _GUARDS))
+
+
+_GUARDS = tuple(guard for guard, _ in _IDENTIFIERS)
 
 
 def xml_protections(view: TextView) -> Protection:
