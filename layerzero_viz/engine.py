@@ -526,11 +526,12 @@ _TOKEN_CACHE = _TokenCache()
 
 
 def _tokenize_view(view: TextView, cache: _TokenCache | None = None):
-    """Token arrays over all blocks: each block encoded on its own, offsets computed in one numpy pass.
+    """Token arrays over all blocks: each block encoded on its own, offsets computed once over the view.
 
-    Per block only ``encode_ordinary`` runs (the per-block timings are that call); byte → character
-    offsets, display groups and indexes are computed once over the whole view, which keeps a request of
-    many short turns from paying numpy's per-call overhead for every turn.
+    Per block only the encoding runs (the per-block timings are that call, or the cache hit); byte →
+    character offsets, display groups and indexes are computed once over the whole view — by the
+    ``_native.tokenize`` kernel when built, else here with numpy (the definition) — which keeps a request of
+    many short turns from paying a per-call overhead for every turn.
     """
     enc = encoding()
     text = view.text
