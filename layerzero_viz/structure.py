@@ -8,7 +8,7 @@ network.  A billion-laughs or external-entity payload is therefore just text.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from lxml import etree
 
@@ -19,8 +19,10 @@ TAG_RE = re.compile(r"<(/?)([A-Za-z_][\w.\-:]*)((?:\s+[^<>]*?)?)\s*(/?)>")
 DECL_RE = re.compile(r"<\?[^<>]{0,500}?\?>|<!--.{0,2000}?-->|<!\[CDATA\[|\]\]>|<![A-Za-z][^<>\[]{0,500}(?:\[|>)|\]\s*>", re.DOTALL)
 
 
-@dataclass(frozen=True)
-class Tag:
+class Tag(NamedTuple):
+    """A tag-looking markup at ``start:end`` (named tuples: a long prompt has thousands, built on every
+    annotation)."""
+
     start: int
     end: int
     name: str
@@ -28,8 +30,7 @@ class Tag:
     self_closing: bool
 
 
-@dataclass(frozen=True)
-class Element:
+class Element(NamedTuple):
     """A matched ``<name>…</name>`` pair: ``outer`` covers both tags, ``inner`` the content between."""
 
     name: str
