@@ -13,7 +13,6 @@ import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from collections.abc import Sequence
@@ -293,28 +292,26 @@ def annotate(source: Any, config: Config | None = None, **overrides: Any) -> Ann
     config = config or _DEFAULT_CONFIG
     if overrides:
         config = Config(**{**config.__dict__, **overrides})
-    collecting = gc.isenabled()  # gc_paused(), written out: this runs once per annotation
-    gc.disable()
-    try:
+    with gc_paused():
         return _annotate(source, config)
-    finally:
-        if collecting:
-            gc.enable()
 
 
-@contextmanager
-def gc_paused():
+class gc_paused:  # noqa: N801 - used as a context manager, like contextlib's lower-case ones
     """Pause the cyclic garbage collector, restoring it whatever happens.
 
     An annotation (and the pruning client around it) allocates many short-lived, cycle-free objects:
     reference counting frees them all, and the cyclic collector only costs time (≈10 % on a long prompt).
+    A class rather than a generator: it is entered once per annotation, and this costs a third as much.
     """
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
+
+    __slots__ = ("_collecting",)
+
+    def __enter__(self) -> None:
+        self._collecting = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc) -> None:
+        if self._collecting:
             gc.enable()
 
 
