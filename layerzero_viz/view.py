@@ -75,7 +75,8 @@ class Bulk(NamedTuple):
     """Many candidates of one rule as columns (the lexicon rules' hits, the repeats).
 
     Column ``k`` is hit ``k`` in the rule's own order; ``detail(k)`` builds its detail when asked (most
-    are never shown).  ``order`` lists the hits by (start, −end), the order they are resolved in.
+    are never shown).  Hits are resolved by (start, −end), as listed candidates are (the resolve kernel
+    sorts them).
     """
 
     reason: str
@@ -94,14 +95,6 @@ class Bulk(NamedTuple):
         if isinstance(self.residual, float):
             return [self.residual] * len(hits)
         return [self.residual[k] for k in hits]
-
-    @property
-    def order(self) -> list[int]:
-        starts, ends = self.starts, self.ends
-        if len(starts) < 512:  # sorting a short list in Python beats building numpy arrays
-            return sorted(range(len(starts)), key=lambda k: (starts[k], -ends[k]))
-        import numpy as np
-        return np.lexsort((-np.asarray(ends, dtype=np.int64), np.asarray(starts, dtype=np.int64))).tolist()
 
     def candidate(self, k: int, with_detail: bool = True) -> Candidate:
         return Candidate(self.starts[k], self.ends[k], self.reason, self.scores[k],
