@@ -273,6 +273,5 @@ def python_scanners(text: str) -> dict[str, list]:
 
 def _clause_end(view: TextView, start: int, limit: int) -> int:
     """Where the clause starting at ``start`` ends (``limit`` when none does before it)."""
-    kernel = _native.native
-    parts = kernel.segments(view.text, start, limit, True, True) if kernel is not None else clauses(view, start, limit)
+    parts = clauses(view, start, limit, first=True)
     return parts[0][1] if parts else limit

@@ -242,18 +242,25 @@ def sentences(view: TextView, block: BlockRef) -> list[tuple[int, int]]:
     flat = view._sentences.get(block.start)
     if flat is None:
         k = _native.native
-        pairs = (k.segments(view.text, block.start, block.end, False) if k is not None
-                 else _segments(view.text, block.start, block.end, _SENTENCE_END))
-        flat = view._sentences[block.start] = tuple(x for pair in pairs for x in pair)
+        flat = view._sentences[block.start] = flat_pairs(
+            k.segments(view.text, block.start, block.end, False) if k is not None
+            else _segments(view.text, block.start, block.end, _SENTENCE_END))
     return list(zip(flat[0::2], flat[1::2]))
 
 
-def clauses(view: TextView, start: int, end: int) -> list[tuple[int, int]]:
-    """Clause ranges inside [start, end): split at ，,、：: as well as sentence ends; each keeps its punctuation."""
+def flat_pairs(pairs) -> tuple[int, ...]:
+    """[(start, end), …] as one flat tuple (start, end, start, end, …): how the view keeps sentences."""
+    return tuple(x for pair in pairs for x in pair)
+
+
+def clauses(view: TextView, start: int, end: int, first: bool = False) -> list[tuple[int, int]]:
+    """Clause ranges inside [start, end): split at ，,、：: as well as sentence ends; each keeps its punctuation.
+    With ``first``, only the first clause (the kernel stops scanning there)."""
     k = _native.native
     if k is not None:
-        return k.segments(view.text, start, end, True)
-    return _segments(view.text, start, end, _CLAUSE_END)
+        return k.segments(view.text, start, end, True, first)
+    found = _segments(view.text, start, end, _CLAUSE_END)
+    return found[:1] if first else found
 
 
 def normalize(text: str) -> str:

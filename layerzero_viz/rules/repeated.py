@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from .. import native as _native
 from ..lexicon import entries
-from ..view import Bulk, Candidate, TextView, clauses, sentences
+from ..view import Bulk, Candidate, TextView, clauses, flat_pairs, sentences
 
 CONTAINMENT = 0.9
 MIN_UNITS = 4
@@ -57,7 +57,7 @@ def _repeats(view: TextView, ctx) -> list[tuple[int, int, int, int, float]]:
     elif kernel is not None:
         found, repeats = kernel.find_repeats(text, view.bounds, structural, function_words(), MIN_UNITS, CONTAINMENT)
         for b, sents in zip(view.blocks, found):
-            view._sentences[b.start] = tuple(x for pair in sents for x in pair)
+            view._sentences[b.start] = flat_pairs(sents)
     else:
         repeats = scan_python(view, structural)
     return repeats
