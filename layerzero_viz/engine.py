@@ -349,7 +349,7 @@ def _annotate(source: Any, config: Config) -> Annotated:
     if kernel is not None:
         text = view.text
         repeats = kernel.RepeatScan(view.bounds,
-                                    list(structure.context_ranges) + list(directive_ranges),
+                                    repeated_rule.skipped_ranges(structure.context_ranges, directive_ranges),
                                     repeated_rule.function_words(), repeated_rule.MIN_UNITS,
                                     repeated_rule.CONTAINMENT)
         job = kernel.ScanJob(text, _native_lexicons(), identifier_guards(text),

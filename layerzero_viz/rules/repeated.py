@@ -44,22 +44,26 @@ def find(view: TextView, ctx) -> list[Candidate]:
     return _bulk(view, _repeats(view, ctx)).candidates()
 
 
+def skipped_ranges(context_ranges, directive_ranges) -> list[tuple[int, int]]:
+    """What the scan never compares: ``<context>`` contents and engine directives (global ranges)."""
+    return list(context_ranges) + list(directive_ranges)
+
+
 def _repeats(view: TextView, ctx) -> list[tuple[int, int, int, int, float]]:
     """(start, end, first start, first end, share) of every repeat, from the kernel or the Python twin."""
-    text = view.text
-    structural = list(ctx.protection.context_ranges) + list(ctx.directive_ranges)
-    kernel = _native.native
     done = ctx.prescan.get("repeats") if ctx.prescan else None
-    if done is not None:  # the engine's scan job ran it already (same blocks, same structural ranges)
+    if done is not None:  # the engine's scan job ran it already (same blocks, same skipped ranges)
         found, repeats = done
         for b, flat in zip(view.blocks, found):
             view._sentences[b.start] = flat
-    elif kernel is not None:
-        found, repeats = kernel.find_repeats(text, view.bounds, structural, function_words(), MIN_UNITS, CONTAINMENT)
-        for b, sents in zip(view.blocks, found):
-            view._sentences[b.start] = flat_pairs(sents)
-    else:
-        repeats = scan_python(view, structural)
+        return repeats
+    skipped = skipped_ranges(ctx.protection.context_ranges, ctx.directive_ranges)
+    kernel = _native.native
+    if kernel is None:
+        return scan_python(view, skipped)
+    found, repeats = kernel.find_repeats(view.text, view.bounds, skipped, function_words(), MIN_UNITS, CONTAINMENT)
+    for b, sents in zip(view.blocks, found):
+        view._sentences[b.start] = flat_pairs(sents)
     return repeats
 
 
