@@ -189,11 +189,10 @@ cdef tuple _span_columns(vector[_Cand]& order, vector[Py_ssize_t]& found_q, vect
     used_as.assign(len(bulks), -1)
     reasons_l, details_l, used, bulk_of, hit_of = [], [], [], [], []
     scores_l, residuals_l = [], []
-    # per bulk: reason, score column, one residual for all hits or a column of them
+    # per bulk: reason, score column, residual column (``Bulk.residuals_of`` decides one value or one per hit)
     b_reason = [bulk.reason for bulk in bulks]
     b_scores = [bulk.scores for bulk in bulks]
-    b_residual = [bulk.residual for bulk in bulks]
-    b_shared = [isinstance(r, float) for r in b_residual]
+    b_residuals = [bulk.residuals_of(range(len(bulk.starts))) for bulk in bulks]
     prio.resize(m)
     starts.resize(m)
     costs.resize(m)
@@ -225,7 +224,7 @@ cdef tuple _span_columns(vector[_Cand]& order, vector[Py_ssize_t]& found_q, vect
             if score is None:
                 score = rounded[raw] = round(float(raw), 4)
             details_l.append(None)
-            residual = b_residual[b] if b_shared[b] else b_residual[b][h]
+            residual = b_residuals[b][h]
             bulk_of.append(used_as[b])
             hit_of.append(h)
         scores_l.append(score)
