@@ -401,8 +401,7 @@ def _annotate(source: Any, config: Config) -> Annotated:
     t0 = time.perf_counter()
     g_span, g_veto, spans, selection = _resolve(view, candidates, bulks, protection, g_start, g_end, g_tokens,
                                                 g_prot, g_prot_iv, g_directive, ids, group)
-    tok_directive, tokens_directive, info_total, span_loss, span_cost, order, costs_ordered, suffix_min = \
-        selection if selection is not None else _finish_python(ids, group, g_span, g_directive, spans)
+    tok_directive, tokens_directive, info_total, span_loss, span_cost, order, costs_ordered, suffix_min = selection
     timings["protect"] = protect_ms + _ms(t0)
     timings["context_preservation"] = protection.context_ms
 
@@ -634,8 +633,8 @@ def _resolve(view, candidates, bulks, protection, g_start, g_end, g_tokens, g_pr
 
     The compiled kernel (``_native.resolve``) when built, else :func:`_resolve_python` — the definition.
     ``bulks`` are rules' hits as columns (``view.Bulk``); all are resolved by class, then position.  Returns
-    the group → span and veto maps, the span table, and the kernel's selection tables (None without the
-    kernel: :func:`_finish_python` computes them).
+    the group → span and veto maps, the span table, and what selection needs (:func:`_finish_python`; the
+    kernel computes it in the same call).
     """
     kernel = _native.native
     if kernel is None:
@@ -645,7 +644,8 @@ def _resolve(view, candidates, bulks, protection, g_start, g_end, g_tokens, g_pr
         spans = SpanTable()
         for sp in listed:
             spans.add(sp.reason, sp.score, sp.detail, sp.start, sp.end, sp.tokens, sp.residual)
-        return span_of, veto, spans.freeze(), None
+        spans.freeze()
+        return span_of, veto, spans, _finish_python(ids, group, span_of, g_directive, spans)
     text = view.text
     candidates = sorted(candidates, key=lambda c: (PRIORITY[c.reason], c.start, -c.end))
     rows = [(c.start, c.end, c.reason in _SENTENCE_LEVEL, _override_mask(c.may_override), c.anchor is not None,
