@@ -735,5 +735,6 @@ def context_restatements(str text, sentences, ranges, facts):
     return out
 
 
+include "_worker.pxi"
 include "_scan.pxi"
 include "_resolve.pxi"

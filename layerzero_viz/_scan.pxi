@@ -935,7 +935,8 @@ cdef class ScanJob:
     cdef vector[Py_ssize_t] numbers, quotes, user_facts
     cdef vector[vector[Py_ssize_t]] identifiers, lexicon_hits
     cdef double seconds, repeat_seconds
-    cdef bint done
+    cdef bint done, posted
+    cdef LzWorker* worker
     cdef RepeatScan repeat_scan
     cdef bint with_repeats
 
@@ -957,9 +958,36 @@ cdef class ScanJob:
         self.done = False
 
     def run(self):
+        """Run here (releasing the GIL)."""
+        if self.done or self.posted:
+            raise RuntimeError("ScanJob already run")
         with nogil:
             self._run()
         self.done = True
+
+    def start(self):
+        """Run on the native worker thread; ``results()`` waits for it.  False, with nothing started, when
+        the worker is busy with another thread's job: call ``run()`` then."""
+        if self.done or self.posted:
+            raise RuntimeError("ScanJob already run")
+        cdef LzWorker* w = lz_worker()
+        if not lz_post(w, _run_scan_job, <void*>self):
+            return False
+        self.worker = w
+        self.posted = True
+        return True
+
+    def wait(self):
+        """Wait for the worker thread when the job runs there (at once otherwise); frees it for the next job."""
+        if self.posted:
+            with nogil:
+                lz_wait(self.worker)
+            self.posted = False
+            self.done = True
+
+    def __dealloc__(self):
+        if self.posted:  # never free what the worker is still reading and writing
+            lz_wait(self.worker)
 
     cdef void _run(self) noexcept nogil:
         cdef size_t k
@@ -989,8 +1017,9 @@ cdef class ScanJob:
     def results(self):
         """{"numbers", "quotes", "identifiers" (9 lists or None), "user_facts", "lexicons" ((all slots' hits flat,
         each slot's offset into them)), "repeats", "ms", "repeats_ms"}."""
+        self.wait()
         if not self.done:
-            raise RuntimeError("ScanJob.results() before run() finished")
+            raise RuntimeError("ScanJob.results() before run() or start()")
         return {
             "numbers": _flat_tuple(self.numbers, 0, self.numbers.size()),
             "quotes": _flat_tuple(self.quotes, 0, self.quotes.size()),
@@ -1000,3 +1029,7 @@ cdef class ScanJob:
             "repeats": self.repeat_scan.results(True) if self.with_repeats else None,
             "ms": self.seconds * 1000.0, "repeats_ms": self.repeat_seconds * 1000.0,
         }
+
+
+cdef void _run_scan_job(void* job) noexcept nogil:
+    (<ScanJob>job)._run()

@@ -12,7 +12,6 @@ import gc
 import os
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
 from collections.abc import Sequence
@@ -340,11 +339,11 @@ def _annotate(source: Any, config: Config) -> Annotated:
                                  for d in settings.directive_spans)
 
     # The compiled scanners need nothing tokenising produces and run without the GIL, as tiktoken does:
-    # on a long text they run on a worker thread while this one tokenises.
+    # they run on the kernel's worker thread (``_native`` ``_worker.pxi``) while this one tokenises.
     t0 = time.perf_counter()
     structure = xml_protections(view)  # the <context> ranges the repeat scan must skip
     protect_ms = _ms(t0)
-    job = pending = None
+    job = None
     kernel = _native.native
     if kernel is not None:
         text = view.text
@@ -354,23 +353,24 @@ def _annotate(source: Any, config: Config) -> Annotated:
                                     repeated_rule.CONTAINMENT)
         job = kernel.ScanJob(text, _native_lexicons(), identifier_guards(text),
                              [(b.start, b.end) for b in view.blocks_of_roles(USER_ROLES)], repeats)
-        if len(text) >= _THREAD_MIN_CHARS:
-            pending = _scanner().submit(job.run)
-        else:
+        if not (_SCAN_THREAD and job.start()):  # off, or busy with another thread's annotation: scan here
             job.run()
 
     t0 = time.perf_counter()
-    ids, start, end, group, block, idx, block_ms, (g_start, g_end, g_tokens) = _tokenize_view(
-        view, _TOKEN_CACHE if config.token_cache else None)
+    try:
+        ids, start, end, group, block, idx, block_ms, (g_start, g_end, g_tokens) = _tokenize_view(
+            view, _TOKEN_CACHE if config.token_cache else None)
+    except BaseException:
+        if job is not None:
+            job.wait()  # free the worker now, not when the traceback lets go of the job
+        raise
     timings["tokenize"] = _ms(t0)
     n_groups = len(g_start)
 
     t0 = time.perf_counter()
     prescan = None
     if job is not None:
-        if pending is not None:
-            pending.result()
-        prescan = job.results()
+        prescan = job.results()  # waits for the worker when it ran there
         view.set_lexicon_packed(_LEXICON_SLOT_OF, *prescan["lexicons"])
     protection = find_protections(view, settings.compiled_patterns, settings.protected_patterns, prescan, structure)
     # the scan job's own time counts in protect (scanners) and detect (the repeat scan), wherever it ran
@@ -455,26 +455,17 @@ def _ms(t0: float) -> float:
 
 
 _NO_SPECIAL: frozenset[str] = frozenset()
-_THREAD_MIN_CHARS = 1000  # below this, handing the scan job to a thread costs more than it saves (A/B on the corpus)
-_pool: ThreadPoolExecutor | None = None
-_pool_lock = threading.Lock()
+_SCAN_THREAD = True  # scan on the kernel's worker thread (``scan_thread``)
 
 
-def _scanner() -> ThreadPoolExecutor:
-    """This process's scanning thread (made on first use; a forked child makes its own, see below)."""
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="layerzero-scan")
-        return _pool
+def scan_thread(enabled: bool) -> None:
+    """Run the scan job on the kernel's worker thread while this one tokenises (the default), or inline.
 
-
-def _after_fork_in_child() -> None:
-    global _pool, _pool_lock
-    _pool, _pool_lock = None, threading.Lock()  # threads do not survive a fork; nor does the lock's state
-
-
-os.register_at_fork(after_in_child=_after_fork_in_child)
+    Inline suits processes that already fill every core (``batch --jobs N``): a second busy thread per
+    process would only compete with the other processes.
+    """
+    global _SCAN_THREAD
+    _SCAN_THREAD = bool(enabled)
 
 
 class _TokenCache:

@@ -69,8 +69,16 @@ def _windowed(submit: Callable, get: Callable, job: Job, units: Iterable[Unit], 
 def _worker_init() -> None:
     # Ctrl-C is the parent's to handle (it saves the checkpoint); load the tokenizer and lexicons up front.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    from ..engine import annotate
+    from ..engine import annotate, scan_thread
+    scan_thread(False)  # the sibling processes fill the other cores
     annotate("warm up 1", env={})
+
+
+def _process_unit_on_a_cluster(job: Job, unit: Unit) -> UnitResult:
+    """``process_unit`` in a Dask worker: one single-threaded worker per core, so the engine scans inline."""
+    from ..engine import scan_thread
+    scan_thread(False)
+    return process_unit(job, unit)
 
 
 class ProcessPool(Executor):
@@ -126,7 +134,7 @@ class DaskCluster(Executor):
         run = uuid.uuid4().hex[:16]  # keys are global on a shared cluster: never reuse another client's
 
         def submit(j: Job, u: Unit):
-            return self._client.submit(process_unit, j, u, pure=False,
+            return self._client.submit(_process_unit_on_a_cluster, j, u, pure=False,
                                        key=f"layerzero-unit-{run}-{u.file}-{u.end.line}")
 
         yield from _windowed(submit, self._result, job, units, self._window)

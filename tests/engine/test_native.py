@@ -221,13 +221,91 @@ def test_context_restatements_agree(turn):
     assert with_kernels == without
 
 
-def test_long_text_scans_on_the_worker_thread_and_in_a_forked_child():
-    import multiprocessing
+def _scan_job(text):
+    """The engine's scan job over ``text`` as one user block (every scanner, the repeat scan too)."""
+    from layerzero_viz.lexicon import _native_lexicons
+    whole = [(0, len(text))]
+    repeats = K.RepeatScan(whole, [], repeated.function_words(), repeated.MIN_UNITS, repeated.CONTAINMENT)
+    return K.ScanJob(text, _native_lexicons(), protect.identifier_guards(text), whole, repeats)
+
+
+def _scan_results(job):
+    found = job.results()
+    del found["ms"], found["repeats_ms"]
+    return found
+
+
+@pytest.mark.parametrize("spin", [None, (0, 0)], ids=["polling", "sleeping"])
+def test_scan_job_on_the_worker_thread_equals_running_it_here(spin):
+    # the worker polls for a while and then sleeps, and so does the caller waiting for it: both ways give
+    # exactly what running the job on this thread gives, job after job
+    texts = _sample_texts()[:25] + ["", "我是VIP客户，请问七日年化收益率4.2%？" * 50, "Thank you so much! SKU-12345"]
+    if spin is not None:
+        K.worker_spin(*spin)
+    try:
+        for text in texts:
+            here, there = _scan_job(text), _scan_job(text)
+            here.run()
+            assert there.start()
+            assert _scan_results(there) == _scan_results(here)
+    finally:
+        K.worker_spin(1_000_000, 5_000_000)
+
+
+def test_scan_job_when_the_worker_is_busy_and_when_it_is_dropped_unread():
+    first, second = _scan_job("请问您好，SKU-12345 " * 2000), _scan_job("Thank you so much, 4.2%")
+    assert first.start()
+    assert not second.start()  # another job holds the worker: the caller runs it itself
+    second.run()
+    with pytest.raises(RuntimeError):
+        second.start()
+    assert _scan_results(second)["numbers"]
+    del first  # freed before its results were read: waits for the worker rather than free what it writes
+    again = _scan_job("Thank you so much, 4.2%")
+    assert again.start() and _scan_results(again) == _scan_results(second)
+
+
+def test_an_annotation_that_fails_frees_the_worker_at_once(monkeypatch):
     from layerzero_viz import engine
+
+    def broken(*args, **kwargs):
+        raise MemoryError("tokenising failed")
+    monkeypatch.setattr(engine, "_tokenize_view", broken)
+    with pytest.raises(MemoryError) as failed:
+        annotate("请问七日年化收益率4.2%？" * 100, env={})
+    job = _scan_job("thank you")  # while the traceback (and the failed annotation's scan job) is still held
+    assert failed.value and job.start()
+    job.wait()
+
+
+def test_annotations_from_many_threads_at_once_equal_one_at_a_time():
+    # the app serves each session on its own thread: one gets the worker, the others scan inline
+    import concurrent.futures
+    sources = _sample_texts()[:40]
+    alone = [annotate(t, env={}).at_ratio(0.3).to_dict()["tokens"] for t in sources]
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(lambda t: annotate(t, env={}).at_ratio(0.3).to_dict()["tokens"], sources * 3))
+    assert together == alone * 3
+
+
+def test_scanning_inline_gives_the_same_annotation():
+    from layerzero_viz import engine
+    text = _sample_texts()[3]
+    threaded = annotate(text, env={}).at_ratio(0.4).to_dict()
+    engine.scan_thread(False)
+    try:
+        inline = annotate(text, env={}).at_ratio(0.4).to_dict()
+    finally:
+        engine.scan_thread(True)
+    del threaded["timings_ms"], inline["timings_ms"]
+    assert inline == threaded
+
+
+def test_annotating_in_a_forked_child_makes_its_own_worker_thread():
+    import multiprocessing
     long_text = json.dumps({"messages": [{"role": "user", "content": "我是VIP客户，请问七日年化收益率4.2%？" * 200}]},
                            ensure_ascii=False)
-    assert len(annotate(long_text, env={}).view.text) >= engine._THREAD_MIN_CHARS
-    parent = annotate(long_text, env={}).at_ratio(0.3).tokens_pruned
+    parent = annotate(long_text, env={}).at_ratio(0.3).tokens_pruned  # the parent's worker thread exists now
     ctx = multiprocessing.get_context("fork")
     with ctx.Pool(1) as pool:
         child = pool.apply(_pruned_in_child, (long_text,))
