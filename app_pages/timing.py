@@ -14,9 +14,9 @@ once = sum(timings[k] for k in ("parse", "tokenize", "detect", "protect"))
 per_ratio = timings["select"] + timings["reconstruct"]
 a, b, c = st.columns(3)
 a.metric("Total", f"{once + per_ratio:,.1f} ms",
-         help="parse + tokenize + detect + protect + select + reconstruct. On a text of 1,000 characters or more "
-              "the scanners run on a second thread while it is tokenised, so this sum of stage times can be a "
-              "little more than the time that passed.")
+         help="parse + tokenize + detect + protect + select + reconstruct. The scanners run on a second "
+              "thread while the text is tokenised, so this sum of stage times can be a little more than the "
+              "time that passed.")
 b.metric("Detection (once per conversation)", f"{once:,.1f} ms")
 c.metric("Selection at this ratio", f"{per_ratio:,.2f} ms")
 st.altair_chart(charts.timings_bar(timings), width="stretch")
