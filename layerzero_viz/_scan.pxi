@@ -912,6 +912,43 @@ cdef void _quotes(Text t, Py_ssize_t n, vector[Py_ssize_t]& out) noexcept nogil:
             i += 1
 
 
+def scan_code(str text):
+    """``protect._CODE.finditer`` spans: a fenced block from ``` to the next ``` (or the end of the text),
+    or `inline code` on one line."""
+    cdef vector[Py_ssize_t] out
+    _code_spans(_raw(text), len(text), out)
+    return out
+
+
+cdef inline bint _fence(Text t, Py_ssize_t n, Py_ssize_t i) noexcept nogil:
+    return i + 3 <= n and _at(t, i) == u'`' and _at(t, i + 1) == u'`' and _at(t, i + 2) == u'`'
+
+
+cdef void _code_spans(Text t, Py_ssize_t n, vector[Py_ssize_t]& out) noexcept nogil:
+    cdef Py_ssize_t i = 0, j
+    while i < n:
+        if _at(t, i) != u'`':
+            i += 1
+            continue
+        if _fence(t, n, i):  # ```.*?(?:```|\Z): the first fence after this one, else the end of the text
+            j = i + 3
+            while j < n and not _fence(t, n, j):
+                j += 1
+            out.push_back(i)
+            out.push_back(j + 3 if j < n else n)
+            i = j + 3 if j < n else n
+            continue
+        j = i + 1  # `[^`\n]+`
+        while j < n and _at(t, j) != u'`' and _at(t, j) != u'\n':
+            j += 1
+        if j > i + 1 and j < n and _at(t, j) == u'`':
+            out.push_back(i)
+            out.push_back(j + 1)
+            i = j + 1
+        else:
+            i += 1
+
+
 # ----------------------------------------------------------------------------------------- scan job
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
@@ -932,7 +969,7 @@ cdef class ScanJob:
     cdef bint with_zh
     cdef bint wanted[9]
     cdef vector[Py_ssize_t] user_ranges
-    cdef vector[Py_ssize_t] numbers, quotes, user_facts
+    cdef vector[Py_ssize_t] numbers, quotes, code, user_facts
     cdef vector[vector[Py_ssize_t]] identifiers, lexicon_hits
     cdef double seconds, repeat_seconds
     cdef bint done, posted
@@ -994,6 +1031,7 @@ cdef class ScanJob:
         cdef double t0 = _now()
         _numbers(self.t, self.n, self.numbers)
         _quotes(self.t, self.n, self.quotes)
+        _code_spans(self.t, self.n, self.code)
         _identifiers(self.t, self.n, self.wanted, self.identifiers)
         for k in range(0, self.user_ranges.size(), 2):
             _user_facts(self.t, self.n, self.user_ranges[k], self.user_ranges[k + 1], self.user_facts)
@@ -1015,7 +1053,7 @@ cdef class ScanJob:
         return _flat_tuple(flat, 0, flat.size()), _flat_tuple(offsets, 0, offsets.size())
 
     def results(self):
-        """{"numbers", "quotes", "identifiers" (9 lists or None), "user_facts", "lexicons" ((all slots' hits flat,
+        """{"numbers", "quotes", "code", "identifiers" (9 lists or None), "user_facts", "lexicons" ((all slots' hits flat,
         each slot's offset into them)), "repeats", "ms", "repeats_ms"}."""
         self.wait()
         if not self.done:
@@ -1023,6 +1061,7 @@ cdef class ScanJob:
         return {
             "numbers": _flat_tuple(self.numbers, 0, self.numbers.size()),
             "quotes": _flat_tuple(self.quotes, 0, self.quotes.size()),
+            "code": _flat_tuple(self.code, 0, self.code.size()),
             "identifiers": [_flat_tuple(self.identifiers[k], 0, self.identifiers[k].size()) if self.wanted[k]
                             else None for k in range(9)],
             "user_facts": _flat_tuple(self.user_facts, 0, self.user_facts.size()), "lexicons": self._packed_lexicons(),

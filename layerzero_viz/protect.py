@@ -206,8 +206,7 @@ def find_protections(view: TextView, patterns: tuple = (), pattern_sources: tupl
     text = view.text
     out = structure if structure is not None else xml_protections(view)
     scans = prescan if prescan is not None else _scan(view)
-    if "`" in text:
-        out.extend(_flat(_CODE, text), "protected_code", "code is kept verbatim: ")
+    out.extend(scans["code"], "protected_code", "code is kept verbatim: ")
     out.extend(scans["quotes"], "protected_quote", "quoted text is kept verbatim: ")
     out.extend(scans["numbers"], "protected_number", "number, amount, date or measure: ")
     for flat in scans["identifiers"]:
@@ -243,10 +242,11 @@ def _scan(view: TextView) -> dict[str, list]:
     wanted = identifier_guards(text)
     users = view.blocks_of_roles(USER_ROLES)
     if kernel is not None:
-        return {"quotes": kernel.scan_quotes(text), "numbers": kernel.scan_numbers(text),
-                "identifiers": kernel.scan_identifiers(text, wanted),
+        return {"quotes": kernel.scan_quotes(text), "code": kernel.scan_code(text),
+                "numbers": kernel.scan_numbers(text), "identifiers": kernel.scan_identifiers(text, wanted),
                 "user_facts": [x for b in users for x in kernel.scan_user_facts(text, b.start, b.end)]}
-    return {"quotes": _flat(_QUOTE, text), "numbers": _flat(_NUMBER, text),
+    return {"quotes": _flat(_QUOTE, text), "code": _flat(_CODE, text) if "`" in text else [],
+            "numbers": _flat(_NUMBER, text),
             "identifiers": [_flat(rx, text) if want else None for (_, rx), want in zip(_IDENTIFIERS, wanted)],
             "user_facts": [x for b in users for x in user_facts_python(text, b.start, b.end)]}
 
@@ -266,6 +266,7 @@ def python_scanners(text: str) -> dict[str, list]:
     return {
         "numbers": _flat(_NUMBER, text),
         "quotes": _flat(_QUOTE, text),
+        "code": _flat(_CODE, text),
         "identifiers": [_flat(rx, text) for _, rx in _IDENTIFIERS],
         "user_facts": user_facts_python(text, 0, len(text)),
     }

@@ -26,7 +26,8 @@ WORDS = ["I am ", "I'm ", "i’ve ", "my name ", "My order ", "I was born ", "I 
          "{ {x}}", "“引用”", "「a」」", "《书名》", '"q"', '""', '"a\nb"', "《《x》", "[USER_NAME]", "[A]", "$ 5", "$5,000.50万", "¥ 12", "5 %", "5%", "5kg", "5kg重", "5abcd", "1.2.3.",
          "三个月", "十个工作日", "三十分之一", "三分钟", "五月份", "七日年化收益率4.2%", "thank you so much",
          "Thank  you", "don't", "e.g. ", "A ", "a ", "please", "非常感谢", "请问", "申请问题", "及其实施", "但是", "不要",
-         "其实", "目的", "的", "我是VIP", "本人们已经", "我们刚刚", "\n\x00\n"]
+         "其实", "目的", "的", "我是VIP", "本人们已经", "我们刚刚", "\n\x00\n", "```", "``", "`x`", "```py\nx = 1\n```",
+         "`a\nb`", "````"]
 text_st = st.lists(st.one_of(st.sampled_from(ALPHABET), st.sampled_from(WORDS)), max_size=60).map("".join)
 CHECKS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -54,6 +55,7 @@ def _native_scans(text):
     return {
         "numbers": K.scan_numbers(text),
         "quotes": K.scan_quotes(text),
+        "code": K.scan_code(text),
         "identifiers": K.scan_identifiers(text, (True,) * len(protect._IDENTIFIERS)),
         "user_facts": K.scan_user_facts(text, 0, len(text)),
         "lexicons": lexicon.scan(text),
