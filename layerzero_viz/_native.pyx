@@ -557,6 +557,10 @@ cdef class RepeatScan:
     cdef vector[Py_ssize_t] sentences         # per block, back to back; block k's at sent_at[k]:sent_at[k + 1]
     cdef vector[size_t] sent_at
     cdef vector[Repeat] repeats
+    cdef vector[vector[uint64_t]] fact_grams  # <context> facts to look for restatements of (``with_context``)
+    cdef vector[int] fact_index
+    cdef vector[Py_ssize_t] context_ranges
+    cdef vector[long long] context_found
 
     def __init__(self, blocks, structural, skip_words, int min_units, double containment):
         _prepare_skip(skip_words)
@@ -573,7 +577,28 @@ cdef class RepeatScan:
             self.structural.push_back(rs)
             self.structural.push_back(re_)
 
+    def with_context(self, facts, ranges):
+        """Also find the sentences that restate a ``<context>`` fact (``context_restatements`` over this
+        scan's sentences, read with ``context_matches``): ``facts`` their values, ``ranges`` the ``<context>``
+        ranges whose sentences are not looked at."""
+        _fact_grams(facts, self.fact_grams, self.fact_index)
+        for rs, re_ in ranges:
+            self.context_ranges.push_back(rs)
+            self.context_ranges.push_back(re_)
+
+    def context_matches(self):
+        """[(sentence start, sentence end, fact index)] in text order (after ``run``)."""
+        cdef size_t k
+        return [(self.sentences[2 * self.context_found[k]], self.sentences[2 * self.context_found[k] + 1],
+                 self.context_found[k + 1]) for k in range(0, self.context_found.size(), 2)]
+
     cdef void run(self, Text t, Py_ssize_t n) noexcept nogil:
+        self._run(t, n)
+        if self.fact_grams.size():
+            _context_matches(t, n, self.sentences, self.context_ranges, self.fact_grams, self.fact_index,
+                             self.context_found)
+
+    cdef void _run(self, Text t, Py_ssize_t n) noexcept nogil:
         cdef vector[uint64_t] grams, cgrams
         cdef vector[Py_ssize_t] parts
         cdef uint64_t key, ckey
@@ -669,18 +694,34 @@ cdef void _bigrams(const vector[uint64_t]& us, vector[uint64_t]& grams) noexcept
 def context_restatements(str text, sentences, ranges, facts):
     """``rules.derivable._context_restatements_python``: for each sentence (start, end) not starting inside
     a ``<context>`` range, the first fact holding ≥ 90 % of its unit bigrams.  Returns
-    [(sentence index, fact index)]; facts of fewer than 2 units and sentences of fewer than 4 never match."""
-    prepare_fold()
+    [(sentence index, fact index)]; facts of fewer than 2 units and sentences of fewer than 4 never match.
+    (The engine has the repeat scan do this on its sentences: ``RepeatScan.with_context``.)"""
     cdef Text t = _raw(text)
-    cdef Py_ssize_t n = len(text), cs, ce
-    cdef vector[Py_UCS4] folded
-    cdef vector[uint64_t] us, grams
+    cdef Py_ssize_t n = len(text)
     cdef vector[vector[uint64_t]] fact_grams
     cdef vector[int] fact_index
     cdef vector[Py_ssize_t] rng, sent
-    cdef size_t f, a, b, inter, k, q
-    cdef bint inside
-    cdef list out = []
+    cdef vector[long long] found
+    cdef size_t k
+    _fact_grams(facts, fact_grams, fact_index)
+    if fact_grams.size() == 0:
+        return []
+    for rs, re_ in ranges:
+        rng.push_back(rs)
+        rng.push_back(re_)
+    for cs, ce in sentences:
+        sent.push_back(cs)
+        sent.push_back(ce)
+    with nogil:
+        _context_matches(t, n, sent, rng, fact_grams, fact_index, found)
+    return [(found[k], found[k + 1]) for k in range(0, found.size(), 2)]
+
+
+cdef void _fact_grams(facts, vector[vector[uint64_t]]& fact_grams, vector[int]& fact_index):
+    """Each fact of at least 2 units as its sorted unit bigrams, with its index in ``facts``."""
+    cdef vector[Py_UCS4] folded
+    cdef vector[uint64_t] us, grams
+    prepare_fold()
     for f, value in enumerate(facts):
         _fold_into(_raw(value), len(value), 0, len(value), folded)
         _units_of(folded, NULL, False, us)
@@ -688,51 +729,49 @@ def context_restatements(str text, sentences, ranges, facts):
             _bigrams(us, grams)
             fact_grams.push_back(grams)
             fact_index.push_back(f)
-    if fact_grams.size() == 0:
-        return out
-    for rs, re_ in ranges:
-        rng.push_back(rs)
-        rng.push_back(re_)
-    for cs, ce in sentences:
-        sent.push_back(cs)
-        sent.push_back(ce)
-    cdef vector[long long] found
-    with nogil:
-        for k in range(0, sent.size(), 2):
-            cs = sent[k]
-            ce = sent[k + 1]
-            inside = False
-            for q in range(0, rng.size(), 2):
-                if rng[q] <= cs < rng[q + 1]:
-                    inside = True
-                    break
-            if inside:
-                continue
-            _fold_into(t, n, cs, ce, folded)
-            _units_of(folded, NULL, False, us)
-            if us.size() < 4:
-                continue
-            _bigrams(us, grams)
-            for f in range(fact_grams.size()):
-                a = 0
-                b = 0
-                inter = 0
-                while a < grams.size() and b < fact_grams[f].size():
-                    if grams[a] < fact_grams[f][b]:
-                        a += 1
-                    elif grams[a] > fact_grams[f][b]:
-                        b += 1
-                    else:
-                        inter += 1
-                        a += 1
-                        b += 1
-                if <double>inter / grams.size() >= 0.9:
-                    found.push_back(k // 2)
-                    found.push_back(fact_index[f])
-                    break
-    for k in range(0, found.size(), 2):
-        out.append((found[k], found[k + 1]))
-    return out
+
+
+cdef void _context_matches(Text t, Py_ssize_t n, const vector[Py_ssize_t]& sent, const vector[Py_ssize_t]& rng,
+                           const vector[vector[uint64_t]]& fact_grams, const vector[int]& fact_index,
+                           vector[long long]& found) noexcept nogil:
+    """(sentence index, fact index) of each sentence in ``sent`` (flat start, end pairs) that restates a fact."""
+    cdef vector[Py_UCS4] folded
+    cdef vector[uint64_t] us, grams
+    cdef Py_ssize_t cs, ce
+    cdef size_t f, a, b, inter, k, q
+    cdef bint inside
+    for k in range(0, sent.size(), 2):
+        cs = sent[k]
+        ce = sent[k + 1]
+        inside = False
+        for q in range(0, rng.size(), 2):
+            if rng[q] <= cs < rng[q + 1]:
+                inside = True
+                break
+        if inside:
+            continue
+        _fold_into(t, n, cs, ce, folded)
+        _units_of(folded, NULL, False, us)
+        if us.size() < 4:
+            continue
+        _bigrams(us, grams)
+        for f in range(fact_grams.size()):
+            a = 0
+            b = 0
+            inter = 0
+            while a < grams.size() and b < fact_grams[f].size():
+                if grams[a] < fact_grams[f][b]:
+                    a += 1
+                elif grams[a] > fact_grams[f][b]:
+                    b += 1
+                else:
+                    inter += 1
+                    a += 1
+                    b += 1
+            if <double>inter / grams.size() >= 0.9:
+                found.push_back(k // 2)
+                found.push_back(fact_index[f])
+                break
 
 
 include "_worker.pxi"

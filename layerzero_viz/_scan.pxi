@@ -1054,7 +1054,8 @@ cdef class ScanJob:
 
     def results(self):
         """{"numbers", "quotes", "code", "identifiers" (9 lists or None), "user_facts", "lexicons" ((all slots' hits flat,
-        each slot's offset into them)), "repeats", "ms", "repeats_ms"}."""
+        each slot's offset into them)), "repeats", "context" (``RepeatScan.context_matches``), "ms",
+        "repeats_ms"}."""
         self.wait()
         if not self.done:
             raise RuntimeError("ScanJob.results() before run() or start()")
@@ -1066,6 +1067,7 @@ cdef class ScanJob:
                             else None for k in range(9)],
             "user_facts": _flat_tuple(self.user_facts, 0, self.user_facts.size()), "lexicons": self._packed_lexicons(),
             "repeats": self.repeat_scan.results(True) if self.with_repeats else None,
+            "context": self.repeat_scan.context_matches() if self.with_repeats else None,
             "ms": self.seconds * 1000.0, "repeats_ms": self.repeat_seconds * 1000.0,
         }
 

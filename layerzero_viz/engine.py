@@ -351,6 +351,8 @@ def _annotate(source: Any, config: Config) -> Annotated:
                                     repeated_rule.skipped_ranges(structure.context_ranges, directive_ranges),
                                     repeated_rule.function_words(), repeated_rule.MIN_UNITS,
                                     repeated_rule.CONTAINMENT)
+        if structure.context_facts:  # and the sentences restating a <context> fact (rules.derivable)
+            repeats.with_context([value for _, _, value in structure.context_facts], structure.context_ranges)
         job = kernel.ScanJob(text, _native_lexicons(), identifier_guards(text),
                              [(b.start, b.end) for b in view.blocks_of_roles(USER_ROLES)], repeats)
         if not (_SCAN_THREAD and job.start()):  # off, or busy with another thread's annotation: scan here

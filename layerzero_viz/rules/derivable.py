@@ -102,14 +102,16 @@ def _context_restatements(view: TextView, ctx) -> list[Candidate]:
     facts = ctx.protection.context_facts
     if not facts:
         return []
-    kernel = _native.native
-    if kernel is None:
-        return _context_restatements_python(view, ctx)
-    text = view.text
-    listed = [(cs, ce) for b in view.blocks for cs, ce in sentences(view, b)]
+    found = ctx.prescan.get("context") if ctx.prescan else None  # the engine's repeat scan looked already
+    if found is None:
+        kernel = _native.native
+        if kernel is None:
+            return _context_restatements_python(view, ctx)
+        listed = [(cs, ce) for b in view.blocks for cs, ce in sentences(view, b)]
+        found = [(*listed[k], f) for k, f in kernel.context_restatements(
+            view.text, listed, ctx.protection.context_ranges, [v for _, _, v in facts])]
     out = []
-    for k, f in kernel.context_restatements(text, listed, ctx.protection.context_ranges, [v for _, _, v in facts]):
-        cs, ce = listed[k]
+    for cs, ce, f in found:
         cstart, tag, value = facts[f]
         out.append(Candidate(cs, ce, "derivable_context", 0.8,
                              f"already in <context><{tag}> at {view.where(cstart)}: {value[:60]!r}",

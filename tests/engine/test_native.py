@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from layerzero_viz import annotate, iter_conversations, lexicon, native, protect
 from layerzero_viz.rules import repeated
@@ -212,6 +212,7 @@ def test_no_character_beyond_plane_3_changes_under_the_fold():
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example("Ｔｈｅ REFUND limit IS $600 per order!")  # one that restates a fact
 @given(st.lists(st.sampled_from(["服务区域是上海市浦东新区。", "The refund limit is $600 per order.", "上海市浦东新区",
                                  "refund limit is 600", "请问", "。", "Ｔｈｅ REFUND limit IS $600 per order!", "\n",
                                  "服务区域：上海市浦东新区", "我们只在上海市浦东新区服务。"]), max_size=12).map("".join))
@@ -221,6 +222,24 @@ def test_context_restatements_agree(turn):
         {"role": "user", "content": turn or "hi"}]}, ensure_ascii=False)
     with_kernels, without = _annotated_both_ways(source)
     assert with_kernels == without
+    # the three ways to find them: the twin, the kernel on listed sentences (callers without the engine's
+    # scan job), and the repeat scan on its own sentences (the engine)
+    from types import SimpleNamespace
+    from layerzero_viz import load_conversation
+    from layerzero_viz.lexicon import _native_lexicons
+    from layerzero_viz.protect import xml_protections
+    from layerzero_viz.rules import derivable
+    view = TextView.of(load_conversation(source))
+    structure = xml_protections(view)
+    bare = SimpleNamespace(protection=structure, prescan=None)
+    twin = derivable._context_restatements_python(view, bare)
+    assert derivable._context_restatements(view, bare) == twin
+    repeats = K.RepeatScan(view.bounds, [], repeated.function_words(), repeated.MIN_UNITS, repeated.CONTAINMENT)
+    repeats.with_context([v for _, _, v in structure.context_facts], structure.context_ranges)
+    job = K.ScanJob(view.text, _native_lexicons(), protect.identifier_guards(view.text), [], repeats)
+    job.run()
+    scanned = SimpleNamespace(protection=structure, prescan=job.results())
+    assert derivable._context_restatements(view, scanned) == twin
 
 
 def _scan_job(text):
