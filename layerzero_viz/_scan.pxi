@@ -972,7 +972,7 @@ cdef class ScanJob:
     cdef vector[Py_ssize_t] numbers, quotes, code, user_facts
     cdef vector[vector[Py_ssize_t]] identifiers, lexicon_hits
     cdef double seconds, repeat_seconds
-    cdef bint done, posted
+    cdef bint done, posted, on_worker
     cdef LzWorker* worker
     cdef RepeatScan repeat_scan
     cdef bint with_repeats
@@ -1003,8 +1003,9 @@ cdef class ScanJob:
         self.done = True
 
     def start(self):
-        """Run on the native worker thread; ``results()`` waits for it.  False, with nothing started, when
-        the worker is busy with another thread's job: call ``run()`` then."""
+        """Hand the job to the native worker thread; ``results()`` waits for it (or runs the job here if the
+        worker has not begun it by then).  False, with nothing started, when the worker is busy with another
+        thread's job: call ``run()`` then."""
         if self.done or self.posted:
             raise RuntimeError("ScanJob already run")
         cdef LzWorker* w = lz_worker()
@@ -1015,15 +1016,25 @@ cdef class ScanJob:
         return True
 
     def wait(self):
-        """Wait for the worker thread when the job runs there (at once otherwise); frees it for the next job."""
+        """Finish a started job: run it here when the worker has not begun it yet, else wait for the worker.
+        Frees the worker for the next job; at once when the job ran here from the start."""
         if self.posted:
             with nogil:
-                lz_wait(self.worker)
+                if lz_reclaim(self.worker):
+                    self._run()
+                else:
+                    lz_wait(self.worker)
+                    self.on_worker = True
             self.posted = False
             self.done = True
 
+    @property
+    def ran_on_worker(self):
+        """Whether the worker thread ran this job (tests)."""
+        return self.on_worker
+
     def __dealloc__(self):
-        if self.posted:  # never free what the worker is still reading and writing
+        if self.posted and not lz_reclaim(self.worker):  # never free what the worker reads and writes
             lz_wait(self.worker)
 
     cdef void _run(self) noexcept nogil:

@@ -3,7 +3,9 @@
 # cost ≈ 70 µs per hand-off on these machines (a futex wake each way, plus the GIL), more than a short
 # prompt's whole scan; this thread instead polls for a short while before it sleeps, and the caller polls
 # for the result before it sleeps, so back-to-back annotations hand over in ≈ 2-3 µs (an empty job, run here:
-# ≈ 1.2 µs; on the worker: ≈ 3-4 µs).
+# ≈ 1.2 µs; on the worker: ≈ 3-4 µs).  A caller that finds its job not yet started when it needs the results
+# (the worker was asleep, or its core busy elsewhere) takes it back and runs it itself: never slower than
+# scanning inline by more than the hand-off.
 # Polling is bounded (1 ms after each job, 5 ms for a result: ``worker_spin``), then both sides
 # block on condition variables: an idle process does not keep a core busy.
 cdef extern from * nogil:
@@ -28,7 +30,9 @@ cdef extern from * nogil:
     static std::atomic<long long> lz_idle_spin_ns{1000000};   /* after a job, poll 1 ms for the next one */
     static std::atomic<long long> lz_wait_spin_ns{5000000};   /* poll up to 5 ms for a result, then sleep */
 
-    enum { LZ_IDLE = 0, LZ_CLAIMED = 1, LZ_POSTED = 2, LZ_DONE = 3 };
+    static std::atomic<bool> lz_hold{false};   /* tests only: the worker takes no job while set */
+
+    enum { LZ_IDLE = 0, LZ_CLAIMED = 1, LZ_POSTED = 2, LZ_RUNNING = 3, LZ_DONE = 4 };
 
     struct LzWorker {
         std::atomic<int> state{LZ_IDLE};
@@ -52,15 +56,17 @@ cdef extern from * nogil:
         for (;;) {
             long long deadline = lz_now_ns() + lz_idle_spin_ns.load();
             unsigned spins = 0;
-            while (w->state.load(std::memory_order_acquire) != LZ_POSTED) {
+            while (w->state.load(std::memory_order_acquire) != LZ_POSTED || lz_hold.load()) {
                 lz_pause();
                 if ((++spins & 255) == 0 && lz_now_ns() > deadline) {
                     std::unique_lock<std::mutex> lock(w->m);
                     w->worker_sleeping.store(true);
-                    w->posted.wait(lock, [w] { return w->state.load() == LZ_POSTED; });
+                    w->posted.wait(lock, [w] { return w->state.load() == LZ_POSTED && !lz_hold.load(); });
                     w->worker_sleeping.store(false);
                 }
             }
+            int posted = LZ_POSTED;
+            if (!w->state.compare_exchange_strong(posted, LZ_RUNNING)) continue;  /* its caller took it back */
             w->fn(w->arg);
             w->state.store(LZ_DONE);
             if (w->caller_sleeping.load()) {
@@ -110,6 +116,13 @@ cdef extern from * nogil:
         return 1;
     }
 
+    /* Take back a job the worker has not started (it was asleep, or its core busy): 1, and the caller runs it
+       itself; 0 when the worker has it (then lz_wait).  Either way the worker is free for the next job. */
+    static int lz_reclaim(LzWorker* w) {
+        int posted = LZ_POSTED;
+        return w->state.compare_exchange_strong(posted, LZ_IDLE);
+    }
+
     /* Wait for the job posted by this caller, then free the worker for the next one. */
     static void lz_wait(LzWorker* w) {
         long long deadline = lz_now_ns() + lz_wait_spin_ns.load();
@@ -126,6 +139,8 @@ cdef extern from * nogil:
         w->state.store(LZ_IDLE);
     }
 
+    static void lz_set_hold(bool hold) { lz_hold.store(hold); }
+
     static void lz_set_spin(long long idle_ns, long long wait_ns) {
         lz_idle_spin_ns.store(idle_ns);
         lz_wait_spin_ns.store(wait_ns);
@@ -133,13 +148,20 @@ cdef extern from * nogil:
     """
     ctypedef void (*lz_task_fn)(void*) noexcept nogil
     void lz_set_spin(long long idle_ns, long long wait_ns)
+    void lz_set_hold(bint hold)
     cppclass LzWorker:
         pass
     LzWorker* lz_worker()
     bint lz_post(LzWorker* w, lz_task_fn fn, void* arg)
+    bint lz_reclaim(LzWorker* w)
     void lz_wait(LzWorker* w)
 
 
 def worker_spin(long long idle_ns, long long wait_ns):
     """How long the worker polls for a next job, and a caller for a result, before sleeping (ns)."""
     lz_set_spin(idle_ns, wait_ns)
+
+
+def _worker_hold(bint hold):
+    """Tests only: while held, the worker takes no job (each caller takes its own back and runs it)."""
+    lz_set_hold(hold)

@@ -273,6 +273,34 @@ def test_scan_job_on_the_worker_thread_equals_running_it_here(spin):
         K.worker_spin(1_000_000, 5_000_000)
 
 
+def test_a_job_the_worker_has_not_begun_is_taken_back_and_run_by_its_caller():
+    import time
+    texts = _sample_texts()[:5]
+    K._worker_hold(True)  # the worker takes nothing: as if asleep, or its core busy elsewhere
+    try:
+        for text in texts:
+            here, there = _scan_job(text), _scan_job(text)
+            here.run()
+            assert there.start()
+            assert _scan_results(there) == _scan_results(here) and not there.ran_on_worker
+        dropped = _scan_job(texts[0])
+        assert dropped.start()
+        del dropped  # taken back unrun: the worker is free again
+        assert _scan_job("").start() is True
+    finally:
+        K._worker_hold(False)
+    job = _scan_job(texts[0])
+    assert job.start()
+    time.sleep(0.5)  # the worker wakes and takes it
+    assert _scan_results(job) == _scan_results(_scan_job_run_here(texts[0])) and job.ran_on_worker
+
+
+def _scan_job_run_here(text):
+    job = _scan_job(text)
+    job.run()
+    return job
+
+
 def test_scan_job_when_the_worker_is_busy_and_when_it_is_dropped_unread():
     first, second = _scan_job("请问您好，SKU-12345 " * 2000), _scan_job("Thank you so much, 4.2%")
     assert first.start()
