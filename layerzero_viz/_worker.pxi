@@ -6,7 +6,7 @@
 # ≈ 1.2 µs; on the worker: ≈ 3-4 µs).  A caller that finds its job not yet started when it needs the results
 # (the worker was asleep, or its core busy elsewhere) takes it back and runs it itself: never slower than
 # scanning inline by more than the hand-off.
-# Polling is bounded (1 ms after each job, 5 ms for a result: ``worker_spin``), then both sides
+# Polling is bounded (0.2 ms after each job, 5 ms for a result: ``worker_spin``), then both sides
 # block on condition variables: an idle process does not keep a core busy.
 cdef extern from * nogil:
     """
@@ -27,7 +27,7 @@ cdef extern from * nogil:
     #endif
 
     typedef void (*lz_task_fn)(void*);
-    static std::atomic<long long> lz_idle_spin_ns{1000000};   /* after a job, poll 1 ms for the next one */
+    static std::atomic<long long> lz_idle_spin_ns{200000};   /* after a job, poll 0.2 ms for the next one */
     static std::atomic<long long> lz_wait_spin_ns{5000000};   /* poll up to 5 ms for a result, then sleep */
 
     static std::atomic<bool> lz_hold{false};   /* tests only: the worker takes no job while set */

@@ -270,7 +270,7 @@ def test_scan_job_on_the_worker_thread_equals_running_it_here(spin):
             assert there.start()
             assert _scan_results(there) == _scan_results(here)
     finally:
-        K.worker_spin(1_000_000, 5_000_000)
+        K.worker_spin(200_000, 5_000_000)  # the defaults
 
 
 def test_a_job_the_worker_has_not_begun_is_taken_back_and_run_by_its_caller():
