@@ -10,7 +10,7 @@ copy carries the same values (``Candidate.anchor``); otherwise protection wins a
 from __future__ import annotations
 
 import heapq
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from .. import native as _native
 from ..lexicon import entries
@@ -83,15 +83,16 @@ def _bulk(view: TextView, repeats: list[tuple[int, int, int, int, float]]) -> Bu
             anchor = anchors_of[(fs, fe)] = text[fs:fe]
         anchors.append(anchor)
     shares = [r[4] for r in repeats]
-
-    def detail(k: int) -> str:
-        _, _, fs, _, share = repeats[k]
-        head = f"repeats {view.where(fs)}: {anchors[k][:80]!r}"
-        return head if share >= 1.0 else f"{head} ({share:.0%} of it is in that copy)"
-
     return Bulk("repeated_constraint", [r[0] for r in repeats], [r[1] for r in repeats],
-                [0.5 + 0.5 * sh for sh in shares], [1.0 - sh for sh in shares], _VALUE_PROTECTIONS, detail,
+                [0.5 + 0.5 * sh for sh in shares], [1.0 - sh for sh in shares], _VALUE_PROTECTIONS,
+                partial(_detail, view, repeats, anchors),  # a partial, not a closure: see filler.find_bulk
                 anchors=anchors, locks=[(r[2], r[3]) for r in repeats], sentence_level=True)
+
+
+def _detail(view: TextView, repeats: list[tuple[int, int, int, int, float]], anchors: list[str], k: int) -> str:
+    _, _, fs, _, share = repeats[k]
+    head = f"repeats {view.where(fs)}: {anchors[k][:80]!r}"
+    return head if share >= 1.0 else f"{head} ({share:.0%} of it is in that copy)"
 
 
 def scan_python(view: TextView, structural: list[tuple[int, int]]) -> list[tuple[int, int, int, int, float]]:
