@@ -58,7 +58,8 @@ cdef extern from * nogil:
             unsigned spins = 0;
             while (w->state.load(std::memory_order_acquire) != LZ_POSTED || lz_hold.load()) {
                 lz_pause();
-                if ((++spins & 255) == 0 && lz_now_ns() > deadline) {
+                if ((++spins & 1023) == 0) std::this_thread::yield();  /* room for others on a busy machine */
+                if ((spins & 255) == 0 && lz_now_ns() > deadline) {
                     std::unique_lock<std::mutex> lock(w->m);
                     w->worker_sleeping.store(true);
                     w->posted.wait(lock, [w] { return w->state.load() == LZ_POSTED && !lz_hold.load(); });
@@ -129,7 +130,8 @@ cdef extern from * nogil:
         unsigned spins = 0;
         while (w->state.load(std::memory_order_acquire) != LZ_DONE) {
             lz_pause();
-            if ((++spins & 255) == 0 && lz_now_ns() > deadline) {
+            if ((++spins & 1023) == 0) std::this_thread::yield();
+            if ((spins & 255) == 0 && lz_now_ns() > deadline) {
                 std::unique_lock<std::mutex> lock(w->m);
                 w->caller_sleeping.store(true);
                 w->done.wait(lock, [w] { return w->state.load() == LZ_DONE; });

@@ -457,7 +457,16 @@ def _ms(t0: float) -> float:
 
 
 _NO_SPECIAL: frozenset[str] = frozenset()
-_SCAN_THREAD = True  # scan on the kernel's worker thread (``scan_thread``)
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+# scan on the kernel's worker thread (``scan_thread``) when this process may use a second core: on one core
+# the worker and the caller would only take turns
+_SCAN_THREAD = _cores() > 1
 
 
 def scan_thread(enabled: bool) -> None:

@@ -340,14 +340,25 @@ def test_annotations_from_many_threads_at_once_equal_one_at_a_time():
 def test_scanning_inline_gives_the_same_annotation():
     from layerzero_viz import engine
     text = _sample_texts()[3]
-    threaded = annotate(text, env={}).at_ratio(0.4).to_dict()
-    engine.scan_thread(False)
+    before = engine._SCAN_THREAD
     try:
+        engine.scan_thread(True)
+        threaded = annotate(text, env={}).at_ratio(0.4).to_dict()
+        engine.scan_thread(False)
         inline = annotate(text, env={}).at_ratio(0.4).to_dict()
     finally:
-        engine.scan_thread(True)
+        engine.scan_thread(before)
     del threaded["timings_ms"], inline["timings_ms"]
     assert inline == threaded
+
+
+def test_a_process_limited_to_one_core_scans_inline():
+    import subprocess
+    import sys
+    probe = ("import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); "
+             "from layerzero_viz import engine; print(engine._SCAN_THREAD)")
+    one = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert one.stdout.strip() == "False", one.stderr
 
 
 def test_annotating_in_a_forked_child_makes_its_own_worker_thread():
