@@ -655,14 +655,20 @@ def _resolve(view, candidates, bulks, protection, g_start, g_end, g_tokens, g_pr
     bulks = sorted(bulks, key=lambda b: PRIORITY[b.reason])
 
     def veto_reason(i: int, k: int, a: int, b: int) -> str:
+        # called once per candidate that touches a protection (a repeated prompt: thousands), so the hit's
+        # fields are read from its bulk without building a Candidate, and its detail only for a veto
         if i < 0:
-            c, detail = candidates[k], None
-        else:  # the hit's detail is only formatted when there is a veto to explain
-            c, detail = bulks[i].candidate(k, with_detail=False), (bulks[i], k)
-        why = _veto_reason(c, g_prot[a:b].tolist(), g_prot_iv[a:b].tolist(), protection, text)
+            c = candidates[k]
+            reason, may_override, anchor, start, end = c.reason, c.may_override, c.anchor, c.start, c.end
+        else:
+            bulk = bulks[i]
+            reason, may_override, start, end = bulk.reason, bulk.may_override, bulk.starts[k], bulk.ends[k]
+            anchor = bulk.anchors[k] if bulk.anchors is not None else None
+        why = _veto_why(may_override, anchor, start, end, g_prot[a:b].tolist(), g_prot_iv[a:b].tolist(),
+                        protection, text)
         if not why:
             return ""
-        return f"not pruned as {c.reason} ({c.detail if detail is None else detail[0].detail(detail[1])}): {why}"
+        return f"not pruned as {reason} ({candidates[k].detail if i < 0 else bulks[i].detail(k)}): {why}"
 
     span_of = np.empty(len(g_start), dtype=np.int64)
     # listed candidates and each bulk's hits, class by class (the kernel puts a bulk's hits in order); the
@@ -767,20 +773,29 @@ def _cut_visible(text: str, vs: int, ve: int, starts: list[int], ends: list[int]
 
 
 def _veto_reason(c: Candidate, prot: list[int], ivs: list[int], protection: Protection, text: str) -> str:
-    """Why protections stop candidate ``c`` ("" when it may go whole)."""
-    for code in sorted(set(x for x in prot if x)):
+    """Why protections stop candidate ``c`` ("" when it may go whole); ``prot`` and ``ivs`` are the code and
+    protection range of each group it covers."""
+    return _veto_why(c.may_override, c.anchor, c.start, c.end, prot, ivs, protection, text)
+
+
+def _veto_why(may_override: frozenset, anchor: str | None, start: int, end: int, prot: list[int], ivs: list[int],
+              protection: Protection, text: str) -> str:
+    """:func:`_veto_reason` from the candidate's fields."""
+    codes = set(prot)
+    codes.discard(0)
+    for code in sorted(codes):
         name = _PROT_NAMES[code]
-        if code in _STRUCTURAL_CODES or name not in c.may_override:
+        if code in _STRUCTURAL_CODES or name not in may_override:
             k = ivs[prot.index(code)]
             return f"it contains {name.removeprefix('protected_')} {text[protection.starts[k]:protection.ends[k]][:40]!r}"
-    if c.anchor is None:
+    if anchor is None:
         return ""
     needed: dict[str, int] = {}
-    for k in dict.fromkeys(iv for iv, code in zip(ivs, prot) if code):
-        value = text[max(protection.starts[k], c.start):min(protection.ends[k], c.end)]
+    for k in dict.fromkeys([iv for iv, code in zip(ivs, prot) if code]):
+        value = text[max(protection.starts[k], start):min(protection.ends[k], end)]
         if value.strip():
             needed[value] = needed.get(value, 0) + 1
-    anchor = _normalized(c.anchor)
+    anchor = _normalized(anchor)
     for value, count in needed.items():
         if anchor.count(_normalized(value)) < count:
             return f"it carries {value!r}, which the kept copy does not"
