@@ -1,7 +1,7 @@
 """The compiled kernels (``_native``, built by Cython on install) or None when they are not built.
 
-``LZ_NATIVE=0`` in the environment forces the pure-Python twins (used by the differential tests and by
-``bench/engine.py --python``).  ``make test`` installs the package, which builds the extension; the test
+``LZ_NATIVE=0`` in the environment forces the pure-Python twins (the differential tests use
+``native.use``; ``LZ_NATIVE=0 python bench/engine.py`` measures the twins).  ``make test`` installs the package, which builds the extension; the test
 suite fails if it is missing there rather than silently measuring the slow path.
 """
 from __future__ import annotations
