@@ -1064,8 +1064,8 @@ cdef class ScanJob:
         return _flat_tuple(flat, 0, flat.size()), _flat_tuple(offsets, 0, offsets.size())
 
     def results(self):
-        """{"numbers", "quotes", "code", "identifiers" (9 lists or None), "user_facts", "lexicons" ((all slots' hits flat,
-        each slot's offset into them)), "repeats", "context" (``RepeatScan.context_matches``), "ms",
+        """{"numbers", "quotes", "code", "identifiers" (9 lists or None), "user_facts", "lexicons" ((all slots'
+        hits flat, each slot's offset into them)), "repeats", "context" (``RepeatScan.context_matches``), "ms",
         "repeats_ms"}."""
         self.wait()
         if not self.done:

@@ -174,6 +174,7 @@ def resolve_settings(
                 continue
             if "<" not in block.text:  # every directive is a tag
                 continue
+            where_block = f"message {msg.key} block {block.index}"
             for m in LAYER_ZERO_RE.finditer(block.text):
                 first_line_end = block.text.find("\n")
                 first_line = block.text if first_line_end < 0 else block.text[:first_line_end]
@@ -185,7 +186,7 @@ def resolve_settings(
                     directive = _parse_layer_zero_tag(m.group(0))
                 else:
                     warnings.append(
-                        f"{m.group(0)} in message {msg.key} block {block.index} is not honoured: the directive must stand alone on the "
+                        f"{m.group(0)} in {where_block} is not honoured: the directive must stand alone on the "
                         "first line of the system prompt"
                     )
                 spans.append(DirectiveSpan(msg.key, block.index, m.start(), _eat_line_end(block.text, m.end()),
@@ -194,7 +195,6 @@ def resolve_settings(
                 continue
             for m in _LIST_TAG_RE.finditer(block.text):
                 tag = m.group(1)
-                where_block = f"message {msg.key} block {block.index}"
                 values = _json_list(m.group(2), tag, where_block)
                 if tag == "protected_tokens":
                     for p in values:

@@ -457,6 +457,8 @@ def _ms(t0: float) -> float:
 
 
 _NO_SPECIAL: frozenset[str] = frozenset()
+
+
 def _cores() -> int:
     try:
         return len(os.sched_getaffinity(0))

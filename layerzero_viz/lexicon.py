@@ -9,7 +9,8 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["LEXICON_DIR", "EN_LEXICONS", "ZH_LEXICONS", "entries", "phrase_regex", "word_regex", "scan", "scan_flat", "as_pairs"]
+__all__ = ["LEXICON_DIR", "EN_LEXICONS", "ZH_LEXICONS", "entries", "phrase_regex", "word_regex", "scan", "scan_flat",
+           "as_pairs"]
 
 LEXICON_DIR = Path(__file__).with_name("lexicons")
 
