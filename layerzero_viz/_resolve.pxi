@@ -188,7 +188,6 @@ cdef tuple _span_columns(vector[_Cand]& order, vector[Py_ssize_t]& found_q, vect
     cdef dict rounded = {}                        # score -> rounded to 4 places (a handful of distinct values)
     used_as.assign(len(bulks), -1)
     reasons_l, details_l, used, bulk_of, hit_of = [], [], [], [], []
-    scores_l, residuals_l = [], []
     # per bulk: reason, score column, residual column (``Bulk.residuals_of`` decides one value or one per hit)
     b_reason = [bulk.reason for bulk in bulks]
     b_scores = [bulk.scores for bulk in bulks]
@@ -227,14 +226,12 @@ cdef tuple _span_columns(vector[_Cand]& order, vector[Py_ssize_t]& found_q, vect
             residual = b_residuals[b][h]
             bulk_of.append(used_as[b])
             hit_of.append(h)
-        scores_l.append(score)
-        residuals_l.append(residual)
         scores[k] = score
         residuals[k] = residual
-    columns = (tuple(reasons_l), tuple([prio[k] for k in range(m)]), tuple(scores_l),
+    columns = (tuple(reasons_l), tuple([prio[k] for k in range(m)]), tuple([scores[k] for k in range(m)]),
                tuple([starts[k] for k in range(m)]), tuple([order[found_q[k]].end for k in range(m)]),
-               tuple([costs[k] for k in range(m)]), tuple(residuals_l), details_l, tuple(used), tuple(bulk_of),
-               tuple(hit_of))
+               tuple([costs[k] for k in range(m)]), tuple([residuals[k] for k in range(m)]), details_l, tuple(used),
+               tuple(bulk_of), tuple(hit_of))
     return columns, _finish_core(ids, group, g_span_of, g_directive, info_table, prio, scores, starts, costs,
                                  residuals)
 
