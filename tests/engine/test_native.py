@@ -265,8 +265,7 @@ def test_scan_job_on_the_worker_thread_equals_running_it_here(spin):
         K.worker_spin(*spin)
     try:
         for text in texts:
-            here, there = _scan_job(text), _scan_job(text)
-            here.run()
+            here, there = _scan_job_run_here(text), _scan_job(text)
             assert there.start()
             assert _scan_results(there) == _scan_results(here)
     finally:
@@ -279,8 +278,7 @@ def test_a_job_the_worker_has_not_begun_is_taken_back_and_run_by_its_caller():
     K._worker_hold(True)  # the worker takes nothing: as if asleep, or its core busy elsewhere
     try:
         for text in texts:
-            here, there = _scan_job(text), _scan_job(text)
-            here.run()
+            here, there = _scan_job_run_here(text), _scan_job(text)
             assert there.start()
             assert _scan_results(there) == _scan_results(here) and not there.ran_on_worker
         dropped = _scan_job(texts[0])
