@@ -21,6 +21,7 @@ import numpy as np
 
 from . import native as _native
 from .directives import Settings, resolve_settings
+from .guards import EMPTY_BLOCK, guard_blocks
 from .model import Conversation
 from .protect import (PRECEDENCE, STRUCTURAL, USER_ROLES, Protection, find_protections, identifier_guards,
                       xml_protections)
@@ -389,6 +390,7 @@ def _annotate(source: Any, config: Config) -> Annotated:
             bulks.append(bulk(view, ctx))
         else:
             candidates.extend(rule(view, ctx))
+    candidates, bulks, kept_whole = guard_blocks(view, candidates, bulks, directive_ranges)
     timings["detect"] = _ms(t0) + (prescan["repeats_ms"] if prescan is not None else 0.0)
 
     # directive groups: those that start inside a directive span
@@ -404,6 +406,12 @@ def _annotate(source: Any, config: Config) -> Annotated:
     g_span, g_veto, spans, selection = _resolve(view, candidates, bulks, protection, g_start, g_end, g_tokens,
                                                 g_prot, g_prot_iv, g_directive, ids, group)
     tok_directive, tokens_directive, info_total, span_loss, span_cost, order, costs_ordered, suffix_min = selection
+    for s, e in kept_whole:  # every group of a block kept whole says why
+        a, b = np.searchsorted(g_start, s, "left"), np.searchsorted(g_start, e, "left")
+        why = EMPTY_BLOCK.format(where=view.where(s).rsplit(",", 1)[0])
+        for g in range(int(a), int(b)):
+            if not g_prot[g] and not g_directive[g]:
+                g_veto[g] = why
     timings["protect"] = protect_ms + _ms(t0)
     timings["context_preservation"] = protection.context_ms
 

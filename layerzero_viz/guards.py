@@ -1,0 +1,91 @@
+"""Guards every selection must respect, applied to the candidates before they are resolved into spans.
+
+* **Never an empty block.** The Messages API rejects an empty text block, and a turn that is all filler
+  ("谢谢！", "Hello.") still says something: when the candidates of a text block together cover every word of
+  it, none of them is taken and the block's text stays whole (:func:`guard_blocks`).  Candidates are checked
+  before any budget is spent, so no ratio can empty a block.
+
+A character is *content* when it is a letter, a digit or a CJK character (``[^\\W_]``); whitespace, punctuation
+and symbols alone do not make a turn.
+"""
+from __future__ import annotations
+
+import re
+from typing import NamedTuple, Sequence
+
+from .view import Bulk, Candidate, TextView
+
+__all__ = ["EMPTY_BLOCK", "BlockGuard", "guard_blocks"]
+
+_CONTENT = re.compile(r"[^\W_]")
+EMPTY_BLOCK = "kept: the turn would be empty otherwise ({where}); the Messages API rejects empty text blocks"
+
+
+class BlockGuard(NamedTuple):
+    """The candidates left after the guard, and the blocks it kept whole (global (start, end) each)."""
+
+    candidates: list[Candidate]
+    bulks: list[Bulk]
+    kept_whole: tuple[tuple[int, int], ...]
+
+
+def guard_blocks(view: TextView, candidates: Sequence[Candidate], bulks: Sequence[Bulk],
+                 directive_ranges: Sequence[tuple[int, int]] = ()) -> BlockGuard:
+    """Drop every candidate of a text block whose candidates (and engine directives) cover all its content.
+
+    >>> from layerzero_viz import load_conversation
+    >>> view = TextView.of(load_conversation("谢谢！"))
+    >>> thanks = Candidate(0, 3, "filler", 0.9, "thanks", 0.05)
+    >>> guard_blocks(view, [thanks], []).kept_whole
+    ((0, 3),)
+    """
+    text = view.text
+    ranges: list[tuple[int, int]] = [(c.start, c.end) for c in candidates]
+    for bulk in bulks:
+        ranges.extend(zip(bulk.starts, bulk.ends))
+    if not ranges:
+        return BlockGuard(list(candidates), list(bulks), ())
+    ranges.extend(directive_ranges)
+    ranges.sort()
+    whole: list[tuple[int, int]] = []
+    k = 0
+    for block in view.blocks:
+        while k < len(ranges) and ranges[k][1] <= block.start:
+            k += 1
+        pos = block.start  # content before ``pos`` is covered
+        covered = True
+        j = k
+        while j < len(ranges) and ranges[j][0] < block.end:
+            s, e = ranges[j]
+            if s > pos and _CONTENT.search(text, pos, s):
+                covered = False
+                break
+            pos = max(pos, e)
+            j += 1
+        if covered and (pos >= block.end or not _CONTENT.search(text, pos, block.end)) \
+                and _CONTENT.search(text, block.start, block.end):
+            whole.append((block.start, block.end))
+    if not whole:
+        return BlockGuard(list(candidates), list(bulks), ())
+
+    def inside_kept(s: int) -> bool:
+        return any(bs <= s < be for bs, be in whole)
+
+    kept_candidates = [c for c in candidates if not inside_kept(c.start)]
+    kept_bulks = [_without(bulk, inside_kept) for bulk in bulks]
+    return BlockGuard(kept_candidates, kept_bulks, tuple(whole))
+
+
+def _without(bulk: Bulk, drop) -> Bulk:
+    """``bulk`` without the hits whose start ``drop`` names (the detail function re-indexed)."""
+    keep = [k for k, s in enumerate(bulk.starts) if not drop(s)]
+    if len(keep) == len(bulk.starts):
+        return bulk
+    detail = bulk.detail
+    residual = bulk.residual if isinstance(bulk.residual, float) else [bulk.residual[k] for k in keep]
+    return bulk._replace(
+        starts=[bulk.starts[k] for k in keep], ends=[bulk.ends[k] for k in keep],
+        scores=[bulk.scores[k] for k in keep], residual=residual,
+        detail=lambda i: detail(keep[i]),
+        anchors=[bulk.anchors[k] for k in keep] if bulk.anchors is not None else None,
+        locks=[bulk.locks[k] for k in keep] if bulk.locks is not None else None)
