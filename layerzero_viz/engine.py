@@ -21,7 +21,7 @@ import numpy as np
 
 from . import native as _native
 from .directives import Settings, resolve_settings
-from .guards import EMPTY_BLOCK, guard_blocks
+from .guards import EMPTY_BLOCK, close_candidates, guard_blocks
 from .model import Conversation
 from .protect import (PRECEDENCE, STRUCTURAL, USER_ROLES, Protection, find_protections, identifier_guards,
                       xml_protections)
@@ -390,6 +390,7 @@ def _annotate(source: Any, config: Config) -> Annotated:
             bulks.append(bulk(view, ctx))
         else:
             candidates.extend(rule(view, ctx))
+    candidates, bulks = close_candidates(view, candidates, bulks)
     candidates, bulks, kept_whole = guard_blocks(view, candidates, bulks, directive_ranges)
     timings["detect"] = _ms(t0) + (prescan["repeats_ms"] if prescan is not None else 0.0)
 

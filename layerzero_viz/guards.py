@@ -1,5 +1,8 @@
 """Guards every selection must respect, applied to the candidates before they are resolved into spans.
 
+* **A cut takes its frame along.** A candidate that is all of an emphasis (``**Note:**``) takes the markers
+  with it; one that is all of a list item's text takes the marker (``4. 回答要简洁``): otherwise the cut leaves
+  ``****`` or an orphan ``4.`` behind (:func:`close_candidates`).
 * **Never an empty block.** The Messages API rejects an empty text block, and a turn that is all filler
   ("谢谢！", "Hello.") still says something: when the candidates of a text block together cover every word of
   it, none of them is taken and the block's text stays whole (:func:`guard_blocks`).  Candidates are checked
@@ -15,9 +18,14 @@ from typing import NamedTuple, Sequence
 
 from .view import Bulk, Candidate, TextView
 
-__all__ = ["EMPTY_BLOCK", "BlockGuard", "guard_blocks"]
+__all__ = ["EMPTY_BLOCK", "BlockGuard", "close_candidates", "guard_blocks"]
 
 _CONTENT = re.compile(r"[^\W_]")
+# a list marker alone before a candidate on its line: "- ", "4. ", "a) ", "(3) ", "（三）", "• "
+_MARKER_LINE = re.compile(r"(?:^|\n)[ \t]*(?:[-*+•·]|\d{1,3}[.)、]|[A-Za-z][.)]|[(（][0-9A-Za-z一二三四五六七八九十]{1,3}[)）]"
+                          r"|[一二三四五六七八九十]{1,3}、)[ \t]*\Z")
+_LINE_REST = re.compile(r"[ \t]*(?:\n|\Z)")
+_EMPHASIS = ("**", "__", "*", "_", "~~")
 EMPTY_BLOCK = "kept: the turn would be empty otherwise ({where}); the Messages API rejects empty text blocks"
 
 
@@ -74,6 +82,59 @@ def guard_blocks(view: TextView, candidates: Sequence[Candidate], bulks: Sequenc
     kept_candidates = [c for c in candidates if not inside_kept(c.start)]
     kept_bulks = [_without(bulk, inside_kept) for bulk in bulks]
     return BlockGuard(kept_candidates, kept_bulks, tuple(whole))
+
+
+def close_candidates(view: TextView, candidates: Sequence[Candidate], bulks: Sequence[Bulk]
+                     ) -> tuple[list[Candidate], list[Bulk]]:
+    """Candidates widened to take an emphasis or a list marker they would otherwise leave empty.
+
+    >>> from layerzero_viz import load_conversation
+    >>> view = TextView.of(load_conversation("规则：\\n4. 回答要简洁。"))
+    >>> [(c.start, c.end) for c in close_candidates(view, [Candidate(7, 13, "repeated_constraint", 1, "", 0)], [])[0]]
+    [(4, 13)]
+    """
+    text = view.text
+    out = [c if (w := _widened(text, c.start, c.end)) == (c.start, c.end) else _replace(c, *w) for c in candidates]
+    return out, [_widen_bulk(text, b) for b in bulks]
+
+
+def _replace(c: Candidate, start: int, end: int) -> Candidate:
+    return Candidate(start, end, c.reason, c.score, c.detail, c.residual, c.may_override, c.anchor, c.lock)
+
+
+def _widen_bulk(text: str, bulk: Bulk) -> Bulk:
+    starts, ends = list(bulk.starts), list(bulk.ends)
+    changed = False
+    for k, (s, e) in enumerate(zip(starts, ends)):
+        w = _widened(text, s, e)
+        if w != (s, e):
+            starts[k], ends[k] = w
+            changed = True
+    return bulk._replace(starts=starts, ends=ends) if changed else bulk
+
+
+def _widened(text: str, start: int, end: int) -> tuple[int, int]:
+    """[start, end) with the emphasis markers around it, or the list marker before it, when it is all of that."""
+    s, e = start, end
+    for mark in _EMPHASIS:  # "**Note:**" wholly cut: the markers go too
+        n = len(mark)
+        if text.startswith(mark, s - n) and text.startswith(mark, e) and not text.startswith(mark[0], s - n - 1) \
+                and not text.startswith(mark[0], e + n):
+            s, e = s - n, e + n
+            break
+    if (s == 0 or text[s - 1] in " \t.)、）") and _LINE_REST.match(text, _trim_end(text, e)):
+        line = text.rfind("\n", 0, s) + 1
+        m = _MARKER_LINE.search(text, max(0, line - 1), s)
+        if m is not None and line < s:
+            s = line
+    return s, e
+
+
+def _trim_end(text: str, e: int) -> int:
+    """Past the punctuation that closes a sentence at ``e`` (it is on the line, not content)."""
+    while e < len(text) and text[e] in "。.！!？?；;：:，,":
+        e += 1
+    return e
 
 
 def _without(bulk: Bulk, drop) -> Bulk:

@@ -41,3 +41,34 @@ def test_filler_inside_a_content_turn_is_still_pruned():
     r = prune(conv(None, "谢谢！请问北京明天的天气怎么样？"), 0.95)
     assert r.tokens_pruned > 0
     assert "天气怎么样？" in r.messages[0].pruned and "谢谢" not in r.messages[0].pruned
+
+
+def test_repeated_list_item_goes_with_its_marker():
+    r = prune(conv("Rules:\n- Always cite the source document.\n- Keep answers short.\n"
+                   "Reminders:\n- Always cite the source document.\n- Use British spelling.",
+                   "Summarise the report: sales rose by 4%."), 0.95)
+    lines = [ln.strip() for ln in r.messages[0].pruned.splitlines()]
+    assert lines.count("- Always cite the source document.") == 1  # the copy went, marker and all
+    assert not [ln for ln in lines if ln in ("-", "- ", "*")]
+    assert "- Use British spelling." in lines
+
+
+def test_emphasis_cut_whole_takes_its_markers():
+    from layerzero_viz.guards import close_candidates
+    from layerzero_viz.view import Candidate, TextView
+    view = TextView.of(load_conversation("Note: **Thank you so much!** The rest stays."))
+    text = view.text
+    s = text.index("Thank")
+    e = text.index("!") + 1
+    (c,), _ = close_candidates(view, [Candidate(s, e, "filler", 0.9, "thanks", 0.05)], [])
+    assert text[c.start:c.end] == "**Thank you so much!**"
+
+
+def test_zh_numbered_item_marker_is_not_left_alone():
+    from layerzero_viz.guards import close_candidates
+    from layerzero_viz.view import Candidate, TextView
+    view = TextView.of(load_conversation("要求：\n1. 回答要简洁。\n2. 使用中文。"))
+    text = view.text
+    s = text.index("回答")
+    (c,), _ = close_candidates(view, [Candidate(s, text.index("。") + 1, "repeated_constraint", 1.0, "", 0.0)], [])
+    assert text[c.start:c.end] == "1. 回答要简洁。"

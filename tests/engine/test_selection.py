@@ -34,7 +34,7 @@ def test_over_budget_candidates_say_what_they_would_be():
 
 
 def test_priority_declared_then_repeat_then_filler():
-    r = prune(conv('<redundant_phrases>["亲"]</redundant_phrases>\n回答要简洁。', "亲，您好，回答要简洁。"), 0.1)
+    r = prune(conv('<redundant_phrases>["亲"]</redundant_phrases>\n回答要简洁。', "亲，您好，回答要简洁。我的订单到哪里了？"), 0.1)
     assert tokens_of(r, "declared_redundant", "prune")
     assert not tokens_of(r, "filler", "prune")
 
