@@ -1,9 +1,15 @@
 """Protections: character ranges that are never pruned, each with a keep reason and a detail.
 
 Order in ``PRECEDENCE`` decides which reason a token shows when several protections cover it.
-Structural protections (XML, schema, context, code) can never be overridden; value protections
-(numbers, identifiers, patterns, quotes, user facts, negations, connectives) only by a repeat whose kept
-first copy carries the same values (see ``rules.repeated``).
+Structural protections (XML, schema, context, material, code) can never be overridden, repeats included;
+value protections (numbers, identifiers, patterns, quotes, user facts, negations, connectives) only by a
+repeat whose kept first copy carries the same values (see ``rules.repeated``).
+
+``protected_material`` covers what the conversation hands over to be processed rather than to instruct —
+quoted text, text after "Translate:", code, few-shot exemplars, exam items, tables, JSON, tool results, an
+assistant prefill, and the content of the ``VERBATIM_ELEMENTS`` (see ``material``).  Its ranges are found
+with the structure (:func:`xml_protections`), so they are known before any rule runs:
+``Protection.material_ranges``.
 """
 from __future__ import annotations
 
@@ -11,17 +17,19 @@ import re
 import time
 
 from . import native as _native
+from .material import Material, find_material
 from .structure import context_facts, elements, scan_tags
 from .view import Interval, TextView, clauses
 
 __all__ = ["PRECEDENCE", "STRUCTURAL", "VERBATIM_ELEMENTS", "Protection", "find_protections", "xml_protections"]
 
 PRECEDENCE = (
-    "protected_xml", "protected_schema", "protected_context", "protected_code", "protected_pattern",
-    "protected_identifier", "protected_number", "protected_quote", "protected_user_fact",
+    "protected_xml", "protected_schema", "protected_context", "protected_material", "protected_code",
+    "protected_pattern", "protected_identifier", "protected_number", "protected_quote", "protected_user_fact",
     "protected_negation", "protected_connective",
 )
-STRUCTURAL = frozenset({"protected_xml", "protected_schema", "protected_context", "protected_code"})
+STRUCTURAL = frozenset({"protected_xml", "protected_schema", "protected_context", "protected_material",
+                        "protected_code"})
 
 # elements whose content is material for the model to work on (an essay to grade, a document to summarise)
 VERBATIM_ELEMENTS = frozenset({
@@ -70,7 +78,7 @@ class Protection:
     """
 
     __slots__ = ("text", "starts", "ends", "codes", "kinds", "_kinds", "_kind_ids", "context_ms", "context_facts",
-                 "context_ranges", "_intervals")
+                 "context_ranges", "material", "_intervals")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -83,6 +91,7 @@ class Protection:
         self.context_ms = 0.0
         self.context_facts: list[tuple[int, str, str]] = []  # (global start of the <context>, tag, text)
         self.context_ranges: list[tuple[int, int]] = []
+        self.material: list = []  # material.Material ranges (start, end, kind, detail), largest first
         self._intervals: list[Interval] | None = None
 
     def _kind(self, prefix: str, suffix: str = "", limit: int = -1) -> int:
@@ -120,7 +129,18 @@ class Protection:
                                                           tuple(self.kinds))
         self._kinds = tuple(self._kinds)
         self.context_facts, self.context_ranges = tuple(self.context_facts), tuple(self.context_ranges)
+        self.material = tuple(self.material)
         return self
+
+    @property
+    def material_ranges(self) -> list[tuple[int, int]]:
+        """(start, end) of every material range, in text order (for rules that must not read material as
+        instructions, e.g. as the first copy of a repeat)."""
+        return sorted((m.start, m.end) for m in self.material)
+
+    def in_material(self, start: int, end: int) -> bool:
+        """Whether [start, end) overlaps material."""
+        return any(m.start < end and start < m.end for m in self.material)
 
     def reason(self, k: int) -> str:
         return PRECEDENCE[self.codes[k]]
@@ -160,12 +180,19 @@ def identifier_guards(text: str) -> tuple[bool, ...]:
 _GUARDS = tuple(guard for guard, _ in _IDENTIFIERS)
 
 
-def xml_protections(view: TextView) -> Protection:
-    """A :class:`Protection` holding the structural ranges only: XML markup, ``<output_format>``, verbatim
-    material and ``<context>`` (with its facts and timing) — what the repeat scan must know beforehand."""
+def xml_protections(view: TextView, conversation=None) -> Protection:
+    """A :class:`Protection` holding the structural ranges only: XML markup, ``<output_format>``, material
+    (``VERBATIM_ELEMENTS`` and what ``material.find_material`` finds) and ``<context>`` (with its facts and
+    timing) — what the repeat scan must know beforehand.
+
+    ``conversation``: the :class:`~layerzero_viz.model.Conversation` the view was built from, when known —
+    it tells which text blocks are ``tool_result`` content and which role the final message has.
+    """
     text = view.text
     out = Protection(text)
     add = out.add
+    block_types, last_role = _block_types(conversation)
+    material = find_material(view, block_types, last_role)
     for b in view.blocks:
         if text.find("<", b.start, b.end) < 0:
             continue  # no tag, no element: nothing to cut out
@@ -182,8 +209,9 @@ def xml_protections(view: TextView) -> Protection:
                 add(b.start + el.outer_start, b.start + el.outer_end, "protected_schema",
                     "inside <output_format>: the output schema is kept verbatim")
             elif el.name.lower() in VERBATIM_ELEMENTS:
-                add(b.start + el.inner_start, b.start + el.inner_end, "protected_quote",
-                    f"inside <{el.name}>: material given to the model to work on is kept verbatim")
+                if el.inner_end > el.inner_start:
+                    material.append(Material(b.start + el.inner_start, b.start + el.inner_end, "element",
+                                             f"kept: inside <{el.name}>, material given to the model to work on"))
             elif el.name == "context":
                 add(b.start + el.outer_start, b.start + el.outer_end, "protected_context",
                     "inside <context>: supplied facts are kept verbatim")
@@ -192,19 +220,37 @@ def xml_protections(view: TextView) -> Protection:
                     out.context_facts.append((b.start + el.outer_start, tag, value))
         if has_context:
             out.context_ms += (time.perf_counter() - t0) * 1000.0
+    if material:
+        # largest first: within one code a later range decides a token's detail, so a quote inside a
+        # handed-over letter shows its own
+        material.sort(key=lambda m: (m.start - m.end, m.start))
+        out.material = material
+        for m in material:
+            add(m.start, m.end, "protected_material", m.detail)
     return out
 
 
+def _block_types(conversation) -> tuple[dict, str | None]:
+    """(message key, block index) → block type of the non-plain text blocks, and the final message's role."""
+    if conversation is None:
+        return {}, None
+    types = {(msg.key, blk.index): blk.type for msg in conversation.messages for blk in msg.blocks
+             if blk.kind == "text" and blk.type != "text"}
+    last_role = conversation.messages[-1].role if conversation.messages else None
+    return types, last_role
+
+
 def find_protections(view: TextView, patterns: tuple = (), pattern_sources: tuple[str, ...] = (),
-                     prescan: dict | None = None, structure: Protection | None = None) -> Protection:
+                     prescan: dict | None = None, structure: Protection | None = None,
+                     conversation=None) -> Protection:
     """Every protected range of the conversation (global offsets), with the ``<context>`` timing.
 
     ``prescan``: the compiled scanners' results for this text (``_native.ScanJob.results``), when the engine
     ran them already (on a worker thread, while it tokenised); ``structure``: what :func:`xml_protections`
-    gave, when already known.
+    gave, when already known; ``conversation``: passed on to :func:`xml_protections` when it runs here.
     """
     text = view.text
-    out = structure if structure is not None else xml_protections(view)
+    out = structure if structure is not None else xml_protections(view, conversation)
     scans = prescan if prescan is not None else _scan(view)
     out.extend(scans["code"], "protected_code", "code is kept verbatim: ")
     out.extend(scans["quotes"], "protected_quote", "quoted text is kept verbatim: ")

@@ -1,0 +1,575 @@
+"""Material: what a conversation hands over to be *processed*, not to instruct — kept verbatim.
+
+A prompt mixes two things: instructions to the model ("Translate the following into French:", "Reply
+"yes" or "no".") and the material those instructions work on (the letter to translate, the quoted
+sentence, the code to review, the few-shot exemplars, the exam question and its options, a table, a JSON
+object, a tool's output, the assistant turn the model is to continue).  Pruning may tidy the instructions;
+it must never edit the material: a "filler" word inside a quoted letter is part of the letter, and an
+exemplar's "Of course" is the exemplar's answer.
+
+:func:`find_material` returns every material range of a :class:`~layerzero_viz.view.TextView` with its
+kind and a detail a person can check ("kept: quoted text “Dear Sir…”", "kept: exam item option (B)").
+``protect`` turns them into ``protected_material`` protections, which no rule overrides (repeats included).
+
+Every finder works inside one text block (material never crosses a block), is a linear scan (regexes with
+no nested unbounded repetition, each behind a cheap substring guard), and errs towards *small* ranges:
+an instruction sentence that merely contains a short quoted word keeps its words prunable around the quote.
+
+Kinds (``Material.kind``):
+
+``prefill``      the final message of the conversation when it is an assistant turn (the model continues it)
+``tool_result``  text of a ``tool_result`` block, or of a ``tool``/``function`` role message
+``code``         fenced blocks (```…``` or ~~~…~~~), indented 4-space code blocks, `inline` code
+``quote``        “…” 「…」 『…』 «…» ‘…’ of any length, across lines; "…" on a line (or opening a line and
+                 closing a later one); '…' of two words or more
+``introduced``   the text after an introducer that hands it over ("Translate:", "this letter:", "以下文章：",
+                 "原文：", "Text:") up to the end of the block — less a trailing instruction paragraph, and
+                 stopping before the next introducer or task instruction paragraph
+``few_shot``     exemplar lines: Q:/A:, 问：/答：, 输入：/输出：, Input:/Output:, User:/Assistant: … (a label only
+                 counts when its partner label is in the same block), and Example:/示例： lines
+``exam_item``    options (A)/(B), A./B., 1)/2), a./b. (two or more in sequence, after a question) and the
+                 question they answer
+``table``        a markdown table (a header row, a |---| separator row and the rows after it)
+``json``         a JSON object or array (it parses, or it has "key": pairs)
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import Iterable, NamedTuple
+
+__all__ = ["Material", "KINDS", "find_material", "block_material"]
+
+KINDS = ("prefill", "tool_result", "code", "quote", "introduced", "few_shot", "exam_item", "table", "json")
+
+
+class Material(NamedTuple):
+    """A material range (global offsets into the view's text), its kind and the detail shown for it."""
+
+    start: int
+    end: int
+    kind: str
+    detail: str
+
+
+def _short(value: str, limit: int = 40) -> str:
+    """``value`` on one line, cut to ``limit`` characters with an ellipsis."""
+    value = " ".join(value.split())
+    return value if len(value) <= limit else value[:limit - 1] + "…"
+
+
+# ---------------------------------------------------------------------------------------------- code
+
+# fenced code: ``` … ``` anywhere (an unclosed fence runs to the end of the block), ~~~ fences on their own
+# lines; inline `code` on one line
+_FENCE = re.compile(r"```.*?(?:```|\Z)|^[ \t]*~~~.*?(?:^[ \t]*~~~[^\n]*$|\Z)", re.DOTALL | re.MULTILINE)
+_INLINE_CODE = re.compile(r"`[^`\n]+`")
+# an indented code block: lines indented by 4 spaces or a tab, after a blank line (or the block start)
+# what tells code from indented prose: braces, semicolons, assignments, calls, comments, keywords
+_CODE_HINT = re.compile(r"[{};=<>]|[A-Za-z0-9_]\(|^[ \t]*(?://|\$ )|\b(?:def|class|return|import|function|var|let|const|"
+                        r"SELECT|FROM|WHERE|print|echo|if|for|while)\b", re.MULTILINE)
+_LIST_ITEM = re.compile(r"[ \t]*(?:[-*+•]|\d+[.)、]|[A-Za-z][.)])[ \t]")
+
+
+def _code(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
+    seg = text[s:e]
+    if "`" in seg or "~~~" in seg:
+        for m in _FENCE.finditer(text, s, e):
+            yield m.start(), m.end(), "code", "kept: code (fenced block)"
+        for m in _INLINE_CODE.finditer(text, s, e):
+            yield m.start(), m.end(), "code", f"kept: inline code {_short(m.group(0))}"
+    if "\n    " in seg or "\n\t" in seg or seg.startswith(("    ", "\t")):
+        yield from _indented_code(text, s, e)
+    if "{\n" in seg or ";\n" in seg or "}\n" in seg:
+        yield from _bare_code(text, s, e)
+
+
+# a line that reads as code (unfenced code pasted into a prompt): it opens or closes a brace, ends a
+# statement, or starts with a comment or a declaration keyword; list items and headings never do
+_CODE_LINE = re.compile(
+    r"^(?![ \t]*(?:[-*+•>#]|\d+[.)、])[ \t])[ \t]*(?:"
+    r"(?://|/\*|\*/|#include|import\s|from\s+\S+\s+import|def\s|class\s|return\b|const\s|let\s|var\s|"
+    r"function\b|async\s|await\s|public\s|private\s|if\s*\(|for\s*\(|while\s*\(|[}\])]+)[^\n]*"
+    r"|[^\n]*(?:[;{(\[]|=>|[)\]],?)[ \t]*|[^\n]*[(\[{=:'\"][^\n]*,[ \t]*)$",
+    re.MULTILINE,
+)
+_MIN_CODE_LINES = 4
+
+
+def _bare_code(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
+    """Runs of at least four code lines in a row (blank lines between are fine) that hold a brace, a
+    semicolon or an assignment: code pasted without a fence."""
+    run_start = run_end = -1
+    count = 0
+    for m in _CODE_LINE.finditer(text, s, e):
+        if run_end >= 0 and not text[run_end:m.start()].strip():
+            run_end, count = m.end(), count + 1
+            continue
+        if count >= _MIN_CODE_LINES and _CODE_HINT.search(text, run_start, run_end):
+            yield run_start, run_end, "code", "kept: code (unfenced)"
+        run_start, run_end, count = m.start(), m.end(), 1
+    if count >= _MIN_CODE_LINES and _CODE_HINT.search(text, run_start, run_end):
+        yield run_start, run_end, "code", "kept: code (unfenced)"
+
+
+def _indented_code(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
+    """Runs of lines indented by 4 spaces or a tab that follow a blank line (an indented code block cannot
+    interrupt a paragraph), unless they continue or nest a list."""
+    lines = []
+    pos = s
+    while pos <= e:
+        nl = text.find("\n", pos, e)
+        end = e if nl < 0 else nl
+        lines.append((pos, end))
+        if nl < 0:
+            break
+        pos = nl + 1
+    prev_blank, prev_list = True, False
+    i = 0
+    while i < len(lines):
+        a, b = lines[i]
+        line = text[a:b]
+        if not line.strip():
+            prev_blank = True
+            i += 1
+            continue
+        if prev_blank and not prev_list and line.startswith(("    ", "\t")) and not _LIST_ITEM.match(line):
+            last = i
+            j = i + 1
+            while j < len(lines):
+                la, lb = lines[j]
+                if text.startswith(("    ", "\t"), la):
+                    last = j
+                elif text[la:lb].strip():
+                    break
+                j += 1
+            if _CODE_HINT.search(text, a, lines[last][1]):  # indented prose is no code
+                yield a, lines[last][1], "code", "kept: code (indented block)"
+            i, prev_blank, prev_list = last + 1, False, False
+            continue
+        prev_blank, prev_list = False, bool(_LIST_ITEM.match(line))
+        i += 1
+
+
+# -------------------------------------------------------------------------------------------- quotes
+
+# paired marks, any length, across lines (inside one block); the first closing mark ends the quote
+_PAIRED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|«[^»]*»|‘(?:[^‘’]|’(?=[A-Za-z]))*’(?![A-Za-z])")
+# straight double quotes paired on a line, left to right
+_STRAIGHT = re.compile(r'"[^"\n]+"')
+# '…' of two words or more: the opening mark not after a letter (don't, users'), the closing one not before
+# a letter; apostrophes between letters may occur inside ('I'm sure it's fine')
+_SINGLE = re.compile(r"(?<![\w'])'(?=[^\s'])((?:[^'\n]|(?<=\w)'(?=\w)){1,300}?)(?<=\S)'(?![\w'])")
+_OPENER_BEFORE = " \t\n(（[【:：,，;；—-"
+
+
+def _quotes(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
+    seg = text[s:e]
+    if "“" in seg or "「" in seg or "『" in seg or "«" in seg or "‘" in seg:
+        for m in _PAIRED.finditer(text, s, e):
+            if m.end() - m.start() > 2:
+                yield m.start(), m.end(), "quote", f"kept: quoted text {_short(m.group(0))}"
+    if '"' in seg:
+        yield from _straight_quotes(text, s, e)
+    if "'" in seg:
+        for m in _SINGLE.finditer(text, s, e):
+            if any(c.isspace() for c in m.group(1)):
+                yield m.start(), m.end(), "quote", f"kept: quoted text {_short(m.group(0))}"
+
+
+def _straight_quotes(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
+    """"…" pairs on each line; a quote left open at the end of a line (an opening mark: after a space or a
+    colon, before a letter) runs to the first mark of a later line that closes it (a quoted letter)."""
+    open_at = -1
+    pos = s
+    while pos < e:
+        nl = text.find("\n", pos, e)
+        line_end = e if nl < 0 else nl
+        if text.find('"', pos, line_end) >= 0:
+            start = pos
+            if open_at >= 0:
+                close = text.find('"', pos, line_end)
+                if close > pos and not text[close - 1].isspace():  # a closing mark ends the quoted text
+                    yield open_at, close + 1, "quote", f"kept: inside the quoted text {_short(text[open_at:close + 1])}"
+                    start = close + 1
+                open_at = -1  # else it opens a quote of its own: the one left open was no quote
+            covered_to = start
+            for m in _STRAIGHT.finditer(text, start, line_end):
+                yield m.start(), m.end(), "quote", f"kept: quoted text {_short(m.group(0))}"
+                covered_to = m.end()
+            last = text.rfind('"', covered_to, line_end)
+            if last >= 0 and text.find('"', covered_to, last) < 0 and last + 1 < line_end \
+                    and (last == s or text[last - 1] in _OPENER_BEFORE) and not text[last + 1].isspace():
+                open_at = last
+        pos = line_end + 1
+    # a quote still open at the end of the block is no quote (an inch mark, a stray mark)
+
+
+# ------------------------------------------------------------------------------------ introduced text
+
+_COLON = r"[ \t]*(?:\*\*)?[ \t]*[:：]"
+# nouns that name a text handed over (not "description", "rules", "steps": those head instructions)
+_TEXT_NOUN_EN = (r"(?:text|texts|passage|paragraphs?|sentences?|article|essay|letter|e-?mail|message|document|"
+                 r"poem|story|transcript|excerpt|lyrics|speech|draft|paper|abstract|question|questions|"
+                 r"problem|snippet|code|review|reviews|dialogue|conversation|content|words|phrase)")
+# a label alone on a line start: "Text:", "Passage:", "Original letter:"
+_LABEL_NOUN_EN = (r"(?:text|passage|paragraphs?|sentences?|article|essay|letter|document|poem|story|transcript|"
+                  r"excerpt|lyrics|speech|draft|abstract)")
+# verbs whose object is a text: "Translate:", "Summarize the following article:"
+_VERB_EN = r"(?:translate|proofread|summari[sz]e|paraphrase|rewrite|rephrase|polish|correct)"
+_LANG_EN = r"(?:into|to|in)[ \t]+[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+)?"
+_INTRO_EN = re.compile(
+    r"(?:^|(?<=[.!?])[ \t]+)(?:[-*>#]+[ \t]*)?(?:\*\*)?"
+    r"(?:"
+    rf"(?i:please[ \t]+)?(?i:{_VERB_EN})(?i:[ \t]+(?:the[ \t]+following|the|this|these|it|my))?"
+    rf"(?:[ \t]+(?i:{_TEXT_NOUN_EN}))?(?i:[ \t]+below)?(?:[ \t]+{_LANG_EN})?(?i:[ \t]+for[ \t]+me)?"  # Translate …:
+    rf"|(?i:(?:(?:please[ \t]+)?(?:[a-z']+[ \t]+){{0,5}}?)?(?:the[ \t]+following|this|these|here[ \t]+is|"
+    rf"here's|here[ \t]+are|below[ \t]+is)(?:[ \t]+(?:my|the|a|an|[a-z-]+)){{0,2}}?[ \t]+{_TEXT_NOUN_EN}"
+    r"(?:[ \t]+below)?)"                                                                       # this letter:
+    rf"|(?<![^\n])(?i:(?:input|original|source|sample|given|user(?:'s)?)[ \t]+)?(?i:{_LABEL_NOUN_EN})"  # Text:
+    rf"|(?i:my[ \t]+first[ \t]+(?:[a-z]+[ \t]+)?(?:{_TEXT_NOUN_EN}|sentence|request|command|prompt)[ \t]+is)"
+    r")" + _COLON,
+    re.MULTILINE,
+)
+_ZH_DEM = r"(?:以下|下面|如下|下列|下文|这篇|这段|这封|这首|这份|这句|这几句)"
+_ZH_NOUN = (r"(?:文章|段落|一段话|段话|话|文字|内容|文本|句子|一句话|邮件|信件|信|诗歌?|歌词|代码|材料|简历|"
+            r"故事|对话|评论|新闻|报告|论文|作文|短文|原文|题目|问题|英文|中文|文案|稿子|演讲稿|摘要|片段)")
+_ZH_VERB = r"(?:翻译|润色|校对|改写|总结|概括|纠错|批改|扩写|缩写|续写|仿写|重写|精简)"
+_INTRO_ZH = re.compile(
+    r"(?:^|(?<=[。！？!?；;，,]))[ \t]*(?:[-*>#]+[ \t]*)?(?:\*\*)?"
+    r"(?:"
+    rf"(?:(?:请|请你|请您|麻烦|帮我|请帮我|麻烦你|帮忙){_ZH_VERB}|翻译)(?:一下)?"                    # 请润色：, 翻译：
+    rf"(?:(?:成|为)[\u4e00-\u9fffA-Za-z]{{1,4}})?(?:{_ZH_DEM}(?:的|这|一)?[段篇封首句份个]?{_ZH_NOUN})?"
+    rf"|{_ZH_VERB}(?:一下)?(?:(?:成|为)[\u4e00-\u9fffA-Za-z]{{1,4}})?{_ZH_DEM}(?:的|这|一)?[段篇封首句份个]?{_ZH_NOUN}"
+    rf"|[\u4e00-\u9fff]{{0,8}}?{_ZH_DEM}(?:是|的|这|一)?[段篇封首句份个]?(?:我的)?{_ZH_NOUN}(?:是|如下)?"  # 以下文章：
+    rf"|(?<![^\n])(?:待翻译的?|待处理的?|输入的?|给定的?)?(?:原文|文本|文章|正文|段落|材料|句子|题目|短文|作文)"  # 原文：
+    rf"|(?:我的)?第[一二三四五六七八九十\d]+(?:个|句|条|段|篇|道)?(?:{_ZH_NOUN}|请求|句话)是"         # 第一个问题是：
+    r")" + _COLON,
+    re.MULTILINE,
+)
+# a paragraph that instructs (it ends the handed-over text when it follows it)
+_INSTRUCTION_PARA = re.compile(
+    r"[ \t]*(?:[-*>#]+[ \t]*)?(?:\*\*)?(?:"
+    r"(?i:please|pls|make sure|ensure|do not|don't|never|always|only|note|remember|keep|use|write|return|output|"
+    r"respond|reply|answer|give|provide|list|explain|translate|summari[sz]e|format|avoid|be|also|then|finally|"
+    r"your (?:task|answer|response|output|job)|the (?:output|answer|response)|requirements?|instructions?|"
+    r"rules?|constraints?|now)\b"
+    r"|请|要求|注意|务必|不要|需要|只需|只要|输出|回答|返回|翻译成|并且|然后|另外|最后|记住|确保|必须|你的任务|你需要|格式|规则|限制)"
+)
+_TASK_WORDS = re.compile(
+    r"(?i:translat|summar|answer|respon|reply|output|format|words|sentences|bullet|language|english|chinese|"
+    r"tone|style|json|markdown)|翻译|总结|回答|输出|格式|字数|字以内|语言|中文|英文|风格|语气|要求"
+)
+_PARA_BREAK = re.compile(r"\n[ \t]*\n\s*")
+
+
+def _introduced(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
+    seg = text[s:e]
+    if ":" not in seg and "：" not in seg:
+        return
+    found = []
+    if ":" in seg:
+        found += [m for m in _INTRO_EN.finditer(text, s, e) if len(m.group(0)) <= 160]
+    if "：" in seg or ":" in seg:
+        found += [m for m in _INTRO_ZH.finditer(text, s, e) if len(m.group(0)) <= 60]
+    found.sort(key=lambda m: m.start())
+    intro_starts = [m.start() for m in found]
+    last_end = s
+    for k, m in enumerate(found):
+        if m.end() <= last_end:
+            continue  # inside the text handed over by an earlier introducer
+        a = m.end()
+        while a < e and text[a] in " \t\n":
+            a += 1
+        if a >= e or text[a] in "\"“「『«'‘`":
+            continue  # nothing after it, or a quote or code: that finder keeps it (and only it)
+        # paragraphs after the introducer: stop before the next introducer paragraph or a task instruction
+        stop = e
+        nxt = next((p for p in intro_starts[k + 1:] if p > a), None)
+        paras = [a]
+        for br in _PARA_BREAK.finditer(text, a, e):
+            paras.append(br.end())
+        ends = []
+        for i, p in enumerate(paras):
+            pe = paras[i + 1] if i + 1 < len(paras) else e
+            if i and (nxt is not None and p <= nxt < pe or _is_task_instruction(text, p, pe)):
+                stop = p
+                break
+            ends.append((p, pe))
+        # a trailing instruction paragraph is the instruction, not part of the text
+        while len(ends) > 1 and _INSTRUCTION_PARA.match(text, ends[-1][0], ends[-1][1]):
+            ends.pop()
+        b = ends[-1][1] if ends else stop
+        b = min(b, stop)
+        while b > a and text[b - 1].isspace():
+            b -= 1
+        if b <= a:
+            continue
+        label = _short(m.group(0).strip(" \t\n*#->"), 50)
+        found_range = (a, b, "introduced", f"kept: the text handed over after {label!r}")
+        last_end = b
+        yield found_range
+
+
+def _is_task_instruction(text: str, p: int, pe: int) -> bool:
+    """A short paragraph that opens like an instruction and speaks about the task (its output, language,
+    format): it ends the text handed over before it."""
+    return pe - p <= 400 and bool(_INSTRUCTION_PARA.match(text, p, pe)) and bool(_TASK_WORDS.search(text, p, pe))
+
+
+# ------------------------------------------------------------------------------------------- few-shot
+
+_SHOT_LABEL = re.compile(
+    r"^[ \t]*(?:[-*>][ \t]*)?(?:\*\*)?"
+    r"(Q|A|Question|Answer|问|答|输入|输出|Input|Output|User|Assistant|Human|AI|Bot|用户|助手|客户|客服|"
+    r"Customer|Agent|Example|示例|例子|范例|样例|Sample)"
+    r"(?:[ \t]*\d+)?(?:\*\*)?[ \t]*[:：]",
+    re.MULTILINE,
+)
+_PARTNERS = {
+    "Q": ("A",), "A": ("Q",), "Question": ("Answer",), "Answer": ("Question",), "问": ("答",), "答": ("问",),
+    "输入": ("输出",), "输出": ("输入",), "Input": ("Output",), "Output": ("Input",),
+    "User": ("Assistant", "AI", "Bot"), "Human": ("Assistant", "AI", "Bot"),
+    "Assistant": ("User", "Human"), "AI": ("User", "Human"), "Bot": ("User", "Human"),
+    "用户": ("助手", "客服"), "助手": ("用户",), "客户": ("客服",), "客服": ("客户", "用户"),
+    "Customer": ("Agent",), "Agent": ("Customer",),
+}
+_SINGLE_SHOT = frozenset({"Example", "示例", "例子", "范例", "样例", "Sample"})
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+
+
+def _few_shot(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
+    seg = text[s:e]
+    if ":" not in seg and "：" not in seg:
+        return
+    labels = list(_SHOT_LABEL.finditer(text, s, e))
+    if not labels:
+        return
+    names = {m.group(1) for m in labels}
+    pairs = {n for n in names if any(p in names for p in _PARTNERS.get(n, ()))}
+    for k, m in enumerate(labels):
+        name = m.group(1)
+        if name not in pairs and name not in _SINGLE_SHOT:
+            continue
+        nxt = labels[k + 1].start() if k + 1 < len(labels) else e
+        content = m.end()
+        while content < nxt and text[content] in " \t":
+            content += 1
+        if content < nxt and text[content] == "\n" and name in _SINGLE_SHOT:
+            content += 1  # "Example:" alone on its line: the exemplar is the paragraph after it
+        br = _BLANK_LINE.search(text, content, nxt)
+        end = br.start() if br else nxt
+        while end > m.start() and text[end - 1].isspace():
+            end -= 1
+        if end <= m.end() and name not in pairs:
+            continue
+        if name in pairs:
+            partner = next(p for p in _PARTNERS[name] if p in names)
+            first, second = (name, partner) if _pair_order(name) else (partner, name)
+            detail = f"kept: few-shot exemplar ({first}:/{second}:)"
+        else:
+            detail = f"kept: few-shot exemplar ({name}:)"
+        yield m.start(), max(end, m.end()), "few_shot", detail
+
+
+def _pair_order(name: str) -> bool:
+    """Whether ``name`` is the first label of its pair (Q before A)."""
+    return name in ("Q", "Question", "问", "输入", "Input", "User", "Human", "用户", "客户", "Customer")
+
+
+# ------------------------------------------------------------------------------------------ exam items
+
+_OPTION_LINE = re.compile(
+    r"^[ \t]*(?:\(([A-Ha-h1-9])\)|（([A-Ha-h1-9])）|([A-H])[.．、:：)）]|([a-h])[.)）]|([1-9])[)）])[ \t]*(?=\S)"
+    r"[^\n]*",
+    re.MULTILINE,
+)
+_INLINE_OPTIONS = re.compile(r"(?:\(A\)|（A）)[^\n]{1,200}?(?:\(B\)|（B）)|(?<![\w.])A[.．、][ \t]*\S[^\n]{0,120}?"
+                             r"[ \t]B[.．、][ \t]*\S[^\n]{0,120}?[ \t]C[.．、]")
+_STEM = re.compile(r"[?？][ \t]*$|_{2,}|（[ \t　]*）|\([ \t]*\)|(?i:\bwhich\b|\bchoose\b|\bselect\b|\bcorrect\b)"
+                   r"|哪|下列|以下哪|选出|选择|正确的是|错误的是")
+
+
+def _exam_items(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
+    seg = text[s:e]
+    if not any(c in seg for c in ".．、)）:："):
+        return
+    opts = []
+    for m in _OPTION_LINE.finditer(text, s, e):
+        label = next(g for g in m.groups() if g)
+        opts.append((m.start(), m.end(), label))
+    # runs of options labelled in sequence (A, B, C … / a, b … / 1, 2 …), each on the line after the last
+    k = 0
+    while k < len(opts):
+        run = [opts[k]]
+        j = k + 1
+        while j < len(opts) and _next_label(run[-1][2]) == opts[j][2] \
+                and not text[run[-1][1]:opts[j][0]].strip():
+            run.append(opts[j])
+            j += 1
+        k = j if len(run) > 1 else k + 1
+        if len(run) < 2 or run[0][2] not in "Aa1":
+            continue
+        stem_start, stem = _stem(text, s, run[0][0])
+        letters = run[0][2] == "A" and len(run) >= 3 and all(b - a <= 150 for a, b, _ in run)
+        if not (letters or (stem and _STEM.search(stem))):
+            continue
+        if stem_start < run[0][0] and stem.strip():
+            yield stem_start, run[0][0] - 1, "exam_item", "kept: exam item question"
+        for a, b, label in run:
+            yield a, b, "exam_item", f"kept: exam item option ({label})"
+    if "A" in seg and ("(B)" in seg or "（B）" in seg or "B." in seg or "B．" in seg or "B、" in seg):
+        for m in _INLINE_OPTIONS.finditer(text, s, e):
+            line_start = text.rfind("\n", s, m.start()) + 1 if text.rfind("\n", s, m.start()) >= 0 else s
+            line_end = text.find("\n", m.end(), e)
+            line_end = e if line_end < 0 else line_end
+            yield line_start, line_end, "exam_item", "kept: exam item with its options"
+
+
+def _next_label(label: str) -> str:
+    return chr(ord(label) + 1)
+
+
+def _stem(text: str, s: int, at: int) -> tuple[int, str]:
+    """The question before the options at ``at``: the lines of its paragraph right above them (at most 4),
+    up to the line that asks (a question mark, a blank to fill, "which"/"下列") and never above a line that
+    hands the item over (ends with a colon) or the options of the item above."""
+    start = at
+    lines = 0
+    while start > s and lines < 4:
+        prev_end = start - 1
+        if prev_end < s or text[prev_end] != "\n":
+            break
+        prev_start = text.rfind("\n", s, prev_end) + 1 if text.rfind("\n", s, prev_end) >= 0 else s
+        line = text[prev_start:prev_end]
+        if not line.strip() or line.rstrip().endswith((":", "：")) and lines or _OPTION_LINE.match(line):
+            break  # a blank line, the line handing the items over, or the options of the item above
+        start = prev_start
+        lines += 1
+        if line.rstrip().endswith((":", "：")) or _STEM.search(line):
+            break  # the question itself is in: what is above it is the instruction handing it over
+    return start, text[start:max(start, at - 1)]
+
+
+# -------------------------------------------------------------------------------------------- tables
+
+_TABLE_SEPARATOR = re.compile(r"^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)+\|?[ \t]*$", re.MULTILINE)
+
+
+def _tables(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
+    if "|" not in text[s:e] or "--" not in text[s:e]:
+        return
+    for m in _TABLE_SEPARATOR.finditer(text, s, e):
+        head_end = m.start() - 1
+        if head_end <= s or "|" not in text[text.rfind("\n", s, head_end) + 1:head_end]:
+            continue
+        start = text.rfind("\n", s, head_end) + 1 if text.rfind("\n", s, head_end) >= 0 else s
+        end = m.end()
+        while end < e:
+            nl = text.find("\n", end + 1, e)
+            line_end = e if nl < 0 else nl
+            if "|" not in text[end + 1:line_end] or not text[end + 1:line_end].strip():
+                break
+            end = line_end
+        yield start, end, "table", "kept: markdown table"
+
+
+# ---------------------------------------------------------------------------------------------- JSON
+
+_JSON_KEY = re.compile(r'"[^"\n]{1,80}"\s*:')
+
+
+def _json(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
+    seg = text[s:e]
+    if "{" not in seg and "[" not in seg:
+        return
+    # one pass pairs brackets ({} and [], ignoring those inside "strings" on a line); outermost pairs first
+    pairs = []
+    stack: list[tuple[str, int]] = []
+    for m in re.finditer(r'[{}\[\]]|"(?:[^"\\\n]|\\.)*"', seg):
+        c = m.group(0)
+        if c[0] == '"':
+            continue
+        if c in "{[":
+            stack.append((c, m.start()))
+        else:
+            want = "{" if c == "}" else "["
+            while stack and stack[-1][0] != want:
+                stack.pop()  # an unmatched opener inside: dropped
+            if stack:
+                _, a = stack.pop()
+                pairs.append((a, m.end()))
+    pairs.sort(key=lambda p: (p[0], -p[1]))
+    covered = -1
+    for a, b in pairs:
+        if a < covered:
+            continue
+        body = seg[a:b]
+        if body[0] == "{":
+            ok = _JSON_KEY.search(body) is not None
+        else:
+            ok = _parses(body) and ("{" in body or '"' in body or "," in body)
+        if ok:
+            covered = b
+            kind = "object" if body[0] == "{" else "array"
+            yield s + a, s + b, "json", f"kept: JSON {kind}"
+
+
+def _parses(body: str) -> bool:
+    try:
+        json.loads(body)
+    except ValueError:
+        return False
+    return True
+
+
+# --------------------------------------------------------------------------------------------- blocks
+
+_FINDERS = (_code, _quotes, _introduced, _few_shot, _exam_items, _tables, _json)
+# directives instruct the engine, not the model: nothing inside them is material
+_DIRECTIVE = re.compile(r"<(protected_tokens|redundant_phrases)>.*?</\1>|<layer-zero\b[^<>]*>", re.DOTALL)
+
+
+def block_material(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
+    """The material ranges of ``text[s:e]`` (one text block) found by its content: code, quotes, introduced
+    text, few-shot exemplars, exam items, tables, JSON (global offsets; may overlap)."""
+    found = [r for finder in _FINDERS for r in finder(text, s, e) if r[1] > r[0]]
+    if found and "<" in text[s:e]:
+        skip = [m.span() for m in _DIRECTIVE.finditer(text, s, e)]
+        if skip:
+            found = [r for r in found if not any(a <= r[0] < b or a < r[1] <= b for a, b in skip)]
+    return found
+
+
+TOOL_ROLES = ("tool", "function")
+
+
+def find_material(view, block_types: dict | None = None, last_role: str | None = None) -> list[Material]:
+    """Every material range of ``view`` with its kind and detail, largest first (so that a smaller range
+    inside a larger one — a quote inside a handed-over letter — shows its own detail).
+
+    ``block_types``: (message key, block index) → the block's type (``"tool_result"`` for a tool's output),
+    when the caller knows them (the view itself keeps roles, not block types); a :class:`BlockRef` with a
+    ``type`` field is read directly.  ``last_role``: the role of the conversation's final message (None:
+    the role of the message holding the last text block).
+    """
+    text = view.text
+    blocks = view.blocks
+    out: list[Material] = []
+    if not blocks:
+        return out
+    last = blocks[-1]
+    prefill_msg = last.msg_pos if (last_role or last.role) == "assistant" and last.role == "assistant" else None
+    for b in blocks:
+        if b.end <= b.start:
+            continue
+        btype = getattr(b, "type", None) or (block_types or {}).get((b.message, b.block), "text")
+        if b.msg_pos == prefill_msg:
+            out.append(Material(b.start, b.end, "prefill", "kept: assistant prefill (final assistant turn)"))
+            continue
+        if btype == "tool_result" or b.role in TOOL_ROLES:
+            out.append(Material(b.start, b.end, "tool_result", f"kept: tool result (message {b.message})"))
+            continue
+        out.extend(Material(*r) for r in block_material(text, b.start, b.end))
+    out.sort(key=lambda m: (m.start - m.end, m.start))
+    return out

@@ -1,0 +1,268 @@
+"""Material is verbatim: what a conversation hands over to be processed is never pruned by any rule."""
+import json
+
+import pytest
+
+from layerzero_viz import load_conversation, native
+from layerzero_viz.material import find_material
+from layerzero_viz.protect import PRECEDENCE, STRUCTURAL, xml_protections
+from layerzero_viz.view import TextView
+
+from .helpers import conv, prune, tokens_of
+
+RATIOS = (0.3, 0.95)
+
+
+def material_of(text: str, system: str | None = None) -> list[tuple[str, str, str]]:
+    """(kind, text, detail) of every material range of a one-turn conversation."""
+    view = TextView.of(load_conversation(conv(system, text)))
+    return [(m.kind, view.text[m.start:m.end], m.detail) for m in find_material(view)]
+
+
+def kept_reasons(result, needle: str, message: int = 0) -> set[str]:
+    """The reasons of the tokens inside the first occurrence of ``needle`` in a message's original text."""
+    original = result.messages[message].original
+    at = original.index(needle)
+    return {t["reason"] for t in result.token_records() if t["message"] == result.messages[message].message
+            and at <= t["start"] < at + len(needle) and t["text"].strip()}
+
+
+def test_material_is_a_structural_protection():
+    assert "protected_material" in PRECEDENCE and "protected_material" in STRUCTURAL
+
+
+@pytest.mark.parametrize("ratio", RATIOS)
+def test_quoted_letter_is_kept_verbatim_even_with_filler_inside(ratio):
+    letter = ('"Dear Sir,\n\nI would really just like to thank you so much, basically, for your help.\n\n'
+              'Best regards, Mary"')
+    r = prune(conv(None, f"Please proofread this letter: {letter}\nThank you so much!"), ratio)
+    assert letter in r.messages[0].pruned
+    assert kept_reasons(r, letter) == {"protected_material"}
+
+
+@pytest.mark.parametrize("ratio", RATIOS)
+def test_quoted_letter_zh_across_lines_is_kept(ratio):
+    letter = "“尊敬的王经理：\n\n非常感谢您的的帮助，麻烦您了，谢谢！\n\n此致敬礼”"
+    r = prune(conv(None, f"请帮我润色这封信：{letter}\n谢谢你！"), ratio)
+    assert letter in r.messages[0].pruned
+
+
+def test_quote_detail_names_the_quoted_text():
+    found = material_of('Check the sentence "I really just want to say thanks" please.')
+    assert ("quote", '"I really just want to say thanks"', 'kept: quoted text "I really just want to say thanks"') \
+        in found
+
+
+@pytest.mark.parametrize("text,handed", [
+    ("Translate the following into French:\n\nI really just want to say thank you very much.",
+     "I really just want to say thank you very much."),
+    ("Translate: Hello, how are you doing today, my friend?", "Hello, how are you doing today, my friend?"),
+    ("Text:\nThe committee basically just agreed, of course, to meet again.",
+     "The committee basically just agreed, of course, to meet again."),
+])
+def test_text_after_translate_is_material(text, handed):
+    found = material_of(text)
+    assert [f for f in found if f[0] == "introduced" and f[1] == handed]
+    r = prune(conv(None, text), 0.95)
+    assert handed in r.messages[0].pruned
+
+
+@pytest.mark.parametrize("text,handed", [
+    ("请润色下面这段话：\n我真的非常感谢您的帮助，麻烦您了。", "我真的非常感谢您的帮助，麻烦您了。"),
+    ("原文：\n请问您方便的时候能不能回个电话呢？谢谢！", "请问您方便的时候能不能回个电话呢？谢谢！"),
+    ("请翻译以下文章：\n麻烦大家准时参加会议，谢谢。", "麻烦大家准时参加会议，谢谢。"),
+])
+def test_text_after_translate_is_material_zh(text, handed):
+    assert [f for f in material_of(text) if f[0] == "introduced" and f[1] == handed]
+    assert handed in prune(conv(None, text), 0.95).messages[0].pruned
+
+
+def test_handed_over_text_detail_names_the_introducer():
+    found = material_of("Translate the following into French:\n\nGood morning, everyone.")
+    assert ("introduced", "Good morning, everyone.",
+            "kept: the text handed over after 'Translate the following into French:'") in found
+
+
+def test_trailing_instruction_after_handed_over_text_is_not_material():
+    text = "请润色下面这段话：\n我真的非常感谢您的帮助。\n\n请用正式的语气，不要超过五十个字。"
+    handed = [f[1] for f in material_of(text) if f[0] == "introduced"]
+    assert handed == ["我真的非常感谢您的帮助。"]
+    text = "Translate the following into French:\n\nGood morning, everyone.\n\nPlease keep the translation formal."
+    assert [f[1] for f in material_of(text) if f[0] == "introduced"] == ["Good morning, everyone."]
+
+
+@pytest.mark.parametrize("ratio", RATIOS)
+def test_few_shot_answer_of_course_is_kept(ratio):
+    text = ("Answer like the examples.\nQ: Can I return the shoes?\nA: Of course, you can return them within 30 days.\n"
+            "Q: Is shipping free?\nA: Sure, it is basically always free.")
+    r = prune(conv(None, text), ratio)
+    out = r.messages[0].pruned
+    assert "A: Of course, you can return them within 30 days." in out
+    assert "A: Sure, it is basically always free." in out
+    assert kept_reasons(r, "A: Of course") == {"protected_material"}
+    assert ("few_shot", "A: Of course, you can return them within 30 days.", "kept: few-shot exemplar (Q:/A:)") \
+        in material_of(text)
+
+
+@pytest.mark.parametrize("ratio", RATIOS)
+def test_few_shot_exemplars_zh_are_kept(ratio):
+    text = "请模仿下面的例子回答。\n问：请问可以退货吗？\n答：当然可以，麻烦您在七天内申请。\n输入：谢谢你的的帮助\n输出：不客气"
+    out = prune(conv(None, text), ratio).messages[0].pruned
+    for line in ("问：请问可以退货吗？", "答：当然可以，麻烦您在七天内申请。", "输入：谢谢你的的帮助", "输出：不客气"):
+        assert line in out
+
+
+def test_a_lone_output_label_is_not_an_exemplar():
+    assert not [f for f in material_of("Output: a short summary, please, of the text.") if f[0] == "few_shot"]
+
+
+@pytest.mark.parametrize("ratio", RATIOS)
+def test_exam_options_are_kept(ratio):
+    text = "请回答下面的选择题，谢谢！\n下列哪个是哺乳动物呢？\nA. 鲸鱼\nB. 鲨鱼\nC. 金鱼\nD. 海星"
+    r = prune(conv(None, text), ratio)
+    out = r.messages[0].pruned
+    assert "下列哪个是哺乳动物呢？\nA. 鲸鱼\nB. 鲨鱼\nC. 金鱼\nD. 海星" in out
+    found = material_of(text)
+    assert ("exam_item", "B. 鲨鱼", "kept: exam item option (B)") in found
+    assert ("exam_item", "下列哪个是哺乳动物呢？", "kept: exam item question") in found
+
+
+@pytest.mark.parametrize("ratio", RATIOS)
+def test_exam_options_en_are_kept(ratio):
+    text = ("Please just answer the question below.\nWhich sentence is basically correct?\n(A) She don't like it.\n"
+            "(B) She doesn't like it.\n(C) She not like it.")
+    out = prune(conv(None, text), ratio).messages[0].pruned
+    assert "Which sentence is basically correct?\n(A) She don't like it.\n(B) She doesn't like it.\n" \
+           "(C) She not like it." in out
+
+
+def test_numbered_instruction_list_is_not_an_exam():
+    text = "Follow these rules.\n1) Be concise and polite.\n2) Reply in English.\n3) Thank the user."
+    assert not [f for f in material_of(text) if f[0] == "exam_item"]
+
+
+@pytest.mark.parametrize("ratio", RATIOS)
+def test_assistant_prefill_is_kept(ratio):
+    r = prune(conv(None, "Please write a short poem.", "Of course! Here is a poem, basically:"), ratio)
+    assert r.messages[1].pruned == "Of course! Here is a poem, basically:"
+    rec = [t for t in r.token_records() if t["message"] == r.messages[1].message and t["text"].strip()]
+    assert {t["reason"] for t in rec} == {"protected_material"}
+    assert {t["detail"] for t in rec} == {"kept: assistant prefill (final assistant turn)"}
+
+
+def test_an_earlier_assistant_turn_is_no_prefill():
+    view = TextView.of(load_conversation(conv(None, "Hi", "Of course! Happy to help.", "Thanks.")))
+    assert not [m for m in find_material(view) if m.kind == "prefill"]
+
+
+@pytest.mark.parametrize("text,quoted,prunable", [
+    ('Reply "yes" or "no". Please, basically just answer the question, thank you so much.', ('"yes"', '"no"'),
+     "thank you so much"),
+    ("请只回答“是”或“否”，谢谢你的帮助！", ("“是”", "“否”"), "谢谢你的帮助"),
+])
+def test_instruction_around_short_quote_is_still_prunable(text, quoted, prunable):
+    r = prune(conv(None, text), 0.95)
+    out = r.messages[0].pruned
+    assert all(q in out for q in quoted)
+    assert prunable not in out  # the words around the quote are instruction text, still prunable
+    assert [f[1] for f in material_of(text)] == list(quoted)
+
+
+def test_system_prompt_with_colons_is_not_material():
+    system = ("You are a helpful support agent.\nRules:\n- Be polite: always greet the user.\n"
+              "- Output: a short answer.\nTone: friendly.\nFormat your answer as follows: one paragraph.")
+    assert material_of("hi", system=system) == []
+    system_zh = "你是一名客服。\n规则：\n- 回答要礼貌：先问候用户。\n要求如下：回答不超过一百字。"
+    assert material_of("你好", system=system_zh) == []
+
+
+def test_a_user_message_that_is_all_instruction_is_not_material():
+    assert material_of("Please write a short summary of the French revolution, thank you!") == []
+    assert material_of("请帮我写一份关于环保的演讲稿，谢谢！") == []
+
+
+@pytest.mark.parametrize("ratio", RATIOS)
+def test_code_fenced_indented_and_inline_is_kept(ratio):
+    text = ("Please review this code, thanks:\n\n```python\nx = 1  # just the the\n```\n\n"
+            "And this one:\n\n    def f():\n        return the_value  # just\n\nand `print(the)` too.")
+    r = prune(conv(None, text), ratio)
+    out = r.messages[0].pruned
+    assert "x = 1  # just the the" in out and "    def f():\n        return the_value  # just" in out
+    assert "`print(the)`" in out
+    kinds = {(f[0], f[2]) for f in material_of(text)}
+    assert {("code", "kept: code (fenced block)"), ("code", "kept: code (indented block)")} <= kinds
+
+
+def test_indented_list_and_prose_are_not_code():
+    text = "Steps:\n\n- First item\n\n    continues the first item, just so.\n\nNotes:\n\n    Keep it short and kind."
+    assert not [f for f in material_of(text) if f[0] == "code"]
+
+
+@pytest.mark.parametrize("ratio", RATIOS)
+def test_table_and_json_are_kept(ratio):
+    text = ("Here is the data, thanks:\n| name | note |\n|---|---|\n| a | just the the |\n\n"
+            'And the config {"mode": "just the", "items": [1, 2]} please.')
+    out = prune(conv(None, text), ratio).messages[0].pruned
+    assert "| name | note |\n|---|---|\n| a | just the the |" in out
+    assert '{"mode": "just the", "items": [1, 2]}' in out
+    assert {f[2] for f in material_of(text)} >= {"kept: markdown table", "kept: JSON object"}
+
+
+def test_placeholders_in_brackets_are_not_json():
+    assert not [f for f in material_of("Write about [topic] for {audience}, please.") if f[0] == "json"]
+
+
+def test_tool_result_is_material():
+    doc = {"model": "m", "messages": [
+        {"role": "user", "content": "What is the weather?"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "weather", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1",
+                                      "content": "Sunny, basically just 21 degrees, of course."},
+                                     {"type": "text", "text": "Thanks! Please summarise it."}]}]}
+    c = load_conversation(json.dumps(doc))
+    view = TextView.of(c)
+    prot = xml_protections(view, c)
+    found = [(m.kind, view.text[m.start:m.end]) for m in prot.material]
+    assert ("tool_result", "Sunny, basically just 21 degrees, of course.") in found
+    assert not [f for f in found if f[1].startswith("Thanks")]
+
+
+def test_tool_role_message_is_material():
+    doc = [{"role": "user", "content": "Weather?"},
+           {"role": "tool", "tool_call_id": "t1", "content": "Sunny, basically just 21 degrees."},
+           {"role": "user", "content": "Thanks!"}]
+    view = TextView.of(load_conversation(json.dumps(doc)))
+    assert [m.kind for m in find_material(view)] == ["tool_result"]
+
+
+@pytest.mark.parametrize("ratio", RATIOS)
+def test_verbatim_element_is_material(ratio):
+    r = prune(conv(None, "请批改这篇作文，谢谢！<essay>我们的的目标，麻烦大家了。</essay>"), ratio)
+    assert "我们的的目标，麻烦大家了。" in r.messages[0].pruned
+    rec = tokens_of(r, "protected_material")
+    assert rec and all(t["detail"].startswith("kept: inside <essay>") for t in rec)
+
+
+def test_a_repeat_inside_a_quote_is_not_removed():
+    r = prune(conv("Always reply in English.", 'Is this sentence correct: "Always reply in English."'), 0.95)
+    assert '"Always reply in English."' in r.messages[1].pruned
+
+
+def test_directives_hold_no_material():
+    system = '<redundant_phrases>["请问", "麻烦"]</redundant_phrases>\n你是客服。'
+    view = TextView.of(load_conversation(conv(system, "你好")))
+    assert not [m for m in find_material(view) if m.start < view.text.index("</redundant_phrases>")]
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_material_wins_on_the_kernel_and_the_python_path(enabled):
+    if enabled and not native.AVAILABLE:
+        pytest.skip("kernels not built")
+    text = 'Please proofread: "I would really just like to thank you so much, basically." Thank you so much!'
+    native.use(enabled)
+    try:
+        r = prune(conv(None, text), 0.95)
+    finally:
+        native.use(native.AVAILABLE)
+    assert '"I would really just like to thank you so much, basically."' in r.messages[0].pruned
+    assert kept_reasons(r, '"I would really') == {"protected_material"}
