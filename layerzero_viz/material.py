@@ -52,17 +52,27 @@ class Material(NamedTuple):
     detail: str
 
 
+def _line_matches(rx: re.Pattern[str], text: str, s: int, e: int) -> list[tuple[int, int, re.Match]]:
+    """(line start, end, match) of ``rx`` — a pattern that starts by matching a newline — at the lines of
+    [s, e).  A literal first character lets the regex engine jump from newline to newline instead of trying
+    every position (a ``^`` in MULTILINE mode is tried at every character)."""
+    if s > 0:  # every block but the first follows the separator's newline
+        return [(m.start() + 1, m.end(), m) for m in rx.finditer(text, s - 1, e)]
+    return [(m.start(), m.end() - 1, m) for m in rx.finditer("\n" + text[:e])]
+
+
 def _short(value: str, limit: int = 40) -> str:
     """``value`` on one line, cut to ``limit`` characters with an ellipsis."""
-    value = " ".join(value.split())
-    return value if len(value) <= limit else value[:limit - 1] + "…"
+    short = " ".join(value[:limit + 40].split())  # a quoted prompt may be long: look at its start only
+    return short if len(short) <= limit and len(value) <= limit + 40 else short[:limit - 1] + "…"
 
 
 # ---------------------------------------------------------------------------------------------- code
 
 # fenced code: ``` … ``` anywhere (an unclosed fence runs to the end of the block), ~~~ fences on their own
 # lines; inline `code` on one line
-_FENCE = re.compile(r"```.*?(?:```|\Z)|^[ \t]*~~~.*?(?:^[ \t]*~~~[^\n]*$|\Z)", re.DOTALL | re.MULTILINE)
+_FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
+_TILDE_FENCE = re.compile(r"^[ \t]*~~~.*?(?:^[ \t]*~~~[^\n]*$|\Z)", re.DOTALL | re.MULTILINE)
 _INLINE_CODE = re.compile(r"`[^`\n]+`")
 # an indented code block: lines indented by 4 spaces or a tab, after a blank line (or the block start)
 # what tells code from indented prose: braces, semicolons, assignments, calls, comments, keywords
@@ -73,24 +83,27 @@ _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+•]|\d+[.)、]|[A-Za-z][.)])[ \t]")
 
 def _code(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
     seg = text[s:e]
-    if "`" in seg or "~~~" in seg:
+    if "~~~" in seg:
+        for m in _TILDE_FENCE.finditer(text, s, e):
+            yield m.start(), m.end(), "code", "kept: code (fenced block)"
+    if "`" in seg:
         for m in _FENCE.finditer(text, s, e):
             yield m.start(), m.end(), "code", "kept: code (fenced block)"
         for m in _INLINE_CODE.finditer(text, s, e):
             yield m.start(), m.end(), "code", f"kept: inline code {_short(m.group(0))}"
     if "\n    " in seg or "\n\t" in seg or seg.startswith(("    ", "\t")):
         yield from _indented_code(text, s, e)
-    if "{\n" in seg or ";\n" in seg or "}\n" in seg:
+    if seg.count(";\n") + seg.count("{\n") + seg.count("}\n") >= 3:
         yield from _bare_code(text, s, e)
 
 
 # a line that reads as code (unfenced code pasted into a prompt): it opens or closes a brace, ends a
 # statement, or starts with a comment or a declaration keyword; list items and headings never do
 _CODE_LINE = re.compile(
-    r"^(?![ \t]*(?:[-*+•>#]|\d+[.)、])[ \t])[ \t]*(?:"
+    r"\n(?![ \t]*(?:[-*+•>#]|\d+[.)、])[ \t])[ \t]*(?:"
     r"(?://|/\*|\*/|#include|import\s|from\s+\S+\s+import|def\s|class\s|return\b|const\s|let\s|var\s|"
     r"function\b|async\s|await\s|public\s|private\s|if\s*\(|for\s*\(|while\s*\(|[}\])]+)[^\n]*"
-    r"|[^\n]*(?:[;{(\[]|=>|[)\]],?)[ \t]*|[^\n]*[(\[{=:'\"][^\n]*,[ \t]*)$",
+    r"|[^\n]*(?:[;{(\[,]|=>|[)\]])[ \t]*)$",
     re.MULTILINE,
 )
 _MIN_CODE_LINES = 4
@@ -101,54 +114,58 @@ def _bare_code(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]
     semicolon or an assignment: code pasted without a fence."""
     run_start = run_end = -1
     count = 0
-    for m in _CODE_LINE.finditer(text, s, e):
-        if run_end >= 0 and not text[run_end:m.start()].strip():
-            run_end, count = m.end(), count + 1
+    for a, b, _ in _line_matches(_CODE_LINE, text, s, e):
+        if run_end >= 0 and not text[run_end:a].strip():
+            run_end, count = b, count + 1
             continue
         if count >= _MIN_CODE_LINES and _CODE_HINT.search(text, run_start, run_end):
             yield run_start, run_end, "code", "kept: code (unfenced)"
-        run_start, run_end, count = m.start(), m.end(), 1
+        run_start, run_end, count = a, b, 1
     if count >= _MIN_CODE_LINES and _CODE_HINT.search(text, run_start, run_end):
         yield run_start, run_end, "code", "kept: code (unfenced)"
 
 
+_INDENT_AFTER_BLANK = re.compile(r"\n[ \t]*\n(?= {4}|\t)")
+
+
 def _indented_code(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
     """Runs of lines indented by 4 spaces or a tab that follow a blank line (an indented code block cannot
-    interrupt a paragraph), unless they continue or nest a list."""
-    lines = []
-    pos = s
-    while pos <= e:
-        nl = text.find("\n", pos, e)
-        end = e if nl < 0 else nl
-        lines.append((pos, end))
-        if nl < 0:
-            break
-        pos = nl + 1
-    prev_blank, prev_list = True, False
-    i = 0
-    while i < len(lines):
-        a, b = lines[i]
-        line = text[a:b]
-        if not line.strip():
-            prev_blank = True
-            i += 1
+    interrupt a paragraph) and read as code, unless they continue or nest a list."""
+    starts = [m.end() for m in _INDENT_AFTER_BLANK.finditer(text, s, e)]
+    if text.startswith(("    ", "\t"), s):
+        starts.insert(0, s)
+    done = s
+    for a in starts:
+        if a < done:
             continue
-        if prev_blank and not prev_list and line.startswith(("    ", "\t")) and not _LIST_ITEM.match(line):
-            last = i
-            j = i + 1
-            while j < len(lines):
-                la, lb = lines[j]
-                if text.startswith(("    ", "\t"), la):
-                    last = j
-                elif text[la:lb].strip():
-                    break
-                j += 1
-            if _CODE_HINT.search(text, a, lines[last][1]):  # indented prose is no code
-                yield a, lines[last][1], "code", "kept: code (indented block)"
-            i, prev_blank, prev_list = last + 1, False, False
-            continue
-        prev_blank, prev_list = False, bool(_LIST_ITEM.match(line))
-        i += 1
+        first_end = text.find("\n", a, e)
+        first_end = e if first_end < 0 else first_end
+        if _LIST_ITEM.match(text, a, first_end) or _previous_line_is_list_item(text, s, a):
+            continue  # a nested list item or a list item's continuation, not code
+        end = pos = first_end
+        while pos < e:  # the run: indented lines, blank lines between them
+            nl = text.find("\n", pos + 1, e)
+            line_end = e if nl < 0 else nl
+            if text.startswith(("    ", "\t"), pos + 1):
+                end = line_end
+            elif text[pos + 1:line_end].strip():
+                break
+            pos = line_end
+        done = end
+        if _CODE_HINT.search(text, a, end):  # indented prose is no code
+            yield a, end, "code", "kept: code (indented block)"
+
+
+def _previous_line_is_list_item(text: str, s: int, a: int) -> bool:
+    """The last non-blank line before ``a`` (within 2,000 characters) is a list item."""
+    k = a - 1
+    floor = max(s, a - 2000)
+    while k > floor:
+        line_start = max(text.rfind("\n", floor, k) + 1, floor)
+        if text[line_start:k].strip():
+            return bool(_LIST_ITEM.match(text, line_start, k))
+        k = line_start - 1
+    return False
 
 
 # -------------------------------------------------------------------------------------------- quotes
@@ -159,7 +176,7 @@ _PAIRED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|«[^»]*»|‘(
 _STRAIGHT = re.compile(r'"[^"\n]+"')
 # '…' of two words or more: the opening mark not after a letter (don't, users'), the closing one not before
 # a letter; apostrophes between letters may occur inside ('I'm sure it's fine')
-_SINGLE = re.compile(r"(?<![\w'])'(?=[^\s'])((?:[^'\n]|(?<=\w)'(?=\w)){1,300}?)(?<=\S)'(?![\w'])")
+_SINGLE = re.compile(r"'(?=[^\s'])((?:[^'\n]|(?<=\w)'(?=\w)){1,300}?)(?<=\S)'(?![\w'])")
 _OPENER_BEFORE = " \t\n(（[【:：,，;；—-"
 
 
@@ -173,35 +190,52 @@ def _quotes(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
         yield from _straight_quotes(text, s, e)
     if "'" in seg:
         for m in _SINGLE.finditer(text, s, e):
-            if any(c.isspace() for c in m.group(1)):
+            before = text[m.start() - 1] if m.start() > s else " "
+            if before.isalnum() or before in "_'":
+                continue  # an apostrophe (don't, users'), not an opening mark
+            if " " in m.group(1) or "\t" in m.group(1):
                 yield m.start(), m.end(), "quote", f"kept: quoted text {_short(m.group(0))}"
 
 
 def _straight_quotes(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
-    """"…" pairs on each line; a quote left open at the end of a line (an opening mark: after a space or a
-    colon, before a letter) runs to the first mark of a later line that closes it (a quoted letter)."""
+    """"…" pairs on each line, left to right; a quote left open at the end of a line (an opening mark: after
+    a space or a colon, before a letter) runs to the first mark of a later line when that one closes it (a
+    quoted letter).  Walks the marks, not the lines."""
+    marks = []
+    p = text.find('"', s, e)
+    while p >= 0:
+        marks.append(p)
+        p = text.find('"', p + 1, e)
     open_at = -1
-    pos = s
-    while pos < e:
-        nl = text.find("\n", pos, e)
-        line_end = e if nl < 0 else nl
-        if text.find('"', pos, line_end) >= 0:
-            start = pos
-            if open_at >= 0:
-                close = text.find('"', pos, line_end)
-                if close > pos and not text[close - 1].isspace():  # a closing mark ends the quoted text
-                    yield open_at, close + 1, "quote", f"kept: inside the quoted text {_short(text[open_at:close + 1])}"
-                    start = close + 1
-                open_at = -1  # else it opens a quote of its own: the one left open was no quote
-            covered_to = start
-            for m in _STRAIGHT.finditer(text, start, line_end):
-                yield m.start(), m.end(), "quote", f"kept: quoted text {_short(m.group(0))}"
-                covered_to = m.end()
-            last = text.rfind('"', covered_to, line_end)
-            if last >= 0 and text.find('"', covered_to, last) < 0 and last + 1 < line_end \
-                    and (last == s or text[last - 1] in _OPENER_BEFORE) and not text[last + 1].isspace():
+    k, n = 0, len(marks)
+    while k < n:
+        line_start = text.rfind("\n", s, marks[k]) + 1
+        line_end = text.find("\n", marks[k], e)
+        line_end = e if line_end < 0 else line_end
+        j = k
+        while j < n and marks[j] < line_end:
+            j += 1
+        line = marks[k:j]  # the marks of this line
+        k = j
+        if open_at >= 0:
+            close = line[0]
+            if close > line_start and not text[close - 1].isspace():  # a closing mark ends the quoted text
+                yield open_at, close + 1, "quote", f"kept: inside the quoted text {_short(text[open_at:close + 1])}"
+                line = line[1:]
+            open_at = -1  # else it opens a quote of its own: the one left open was no quote
+        i = 0
+        while i + 1 < len(line):
+            a, b = line[i], line[i + 1]
+            if b > a + 1:
+                yield a, b + 1, "quote", f"kept: quoted text {_short(text[a:b + 1])}"
+                i += 2
+            else:
+                i += 1  # "" is no quote: the second mark may open one
+        if i == len(line) - 1:
+            last = line[i]
+            if last + 1 < line_end and (last == s or text[last - 1] in _OPENER_BEFORE) \
+                    and not text[last + 1].isspace():
                 open_at = last
-        pos = line_end + 1
     # a quote still open at the end of the block is no quote (an inch mark, a stray mark)
 
 
@@ -267,12 +301,7 @@ def _introduced(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]
     seg = text[s:e]
     if ":" not in seg and "：" not in seg:
         return
-    found = []
-    if ":" in seg:
-        found += [m for m in _INTRO_EN.finditer(text, s, e) if len(m.group(0)) <= 160]
-    if "：" in seg or ":" in seg:
-        found += [m for m in _INTRO_ZH.finditer(text, s, e) if len(m.group(0)) <= 60]
-    found.sort(key=lambda m: m.start())
+    found = _introducers(text, s, e)
     intro_starts = [m.start() for m in found]
     last_end = s
     for k, m in enumerate(found):
@@ -311,6 +340,47 @@ def _introduced(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]
         yield found_range
 
 
+def _introducers(text: str, s: int, e: int) -> list:
+    """Introducer matches in [s, e), in order.  Each colon is looked at on its own, with the clause before it
+    on its line (at most 160 characters): a scan from the colons, not a regex tried at every position."""
+    found = []
+    for colon in (":", "："):
+        c = text.find(colon, s, e)
+        while c >= 0:
+            k = c - 1
+            while k >= s and text[k] in " \t*":
+                k -= 1
+            if k >= s and (text[k] in _ZH_LAST or colon == ":" and _may_end_introducer(text, k)):
+                line = text.rfind("\n", s, c) + 1 if text.rfind("\n", s, c) >= 0 else s
+                ws = max(line, c - (160 if colon == ":" else 40))
+                for rx in (_INTRO_EN, _INTRO_ZH) if colon == ":" else (_INTRO_ZH,):
+                    m = rx.search(text, ws, c + 1)
+                    if m is not None and m.end() == c + 1:
+                        found.append(m)
+                        break
+            c = text.find(colon, c + 1, e)
+    found.sort(key=lambda m: m.start())
+    return found
+
+
+def _may_end_introducer(text: str, k: int) -> bool:
+    """Whether the latin word ending at ``k`` (inclusive) can end an English introducer: one of its last
+    words, or a capitalised word (a language: "… into French:")."""
+    tail = text[max(0, k - 19):k + 1].rsplit(None, 1)[-1]
+    word = tail.lstrip("\"'(*[#>-")
+    return bool(word) and word.isascii() and (word[0].isupper() or word.lower() in _EN_LAST)
+
+
+# the words an introducer can end with (a cheap test before its regex runs)
+_EN_LAST = frozenset((
+    "text texts passage paragraph paragraphs sentence sentences article essay letter email e-mail message document "
+    "poem story transcript excerpt lyrics speech draft paper abstract question questions problem snippet code review "
+    "reviews dialogue conversation content words phrase translate proofread summarize summarise paraphrase rewrite "
+    "rephrase polish correct below following this these it me is my"
+).split()) | {"request", "command", "prompt"}
+_ZH_LAST = frozenset("章落话字容本句件信诗歌码料历事评闻告文目题案子要段译色对写括错改简下是")
+
+
 def _is_task_instruction(text: str, p: int, pe: int) -> bool:
     """A short paragraph that opens like an instruction and speaks about the task (its output, language,
     format): it ends the text handed over before it."""
@@ -320,7 +390,7 @@ def _is_task_instruction(text: str, p: int, pe: int) -> bool:
 # ------------------------------------------------------------------------------------------- few-shot
 
 _SHOT_LABEL = re.compile(
-    r"^[ \t]*(?:[-*>][ \t]*)?(?:\*\*)?"
+    r"\n[ \t]*(?:[-*>][ \t]*)?(?:\*\*)?"
     r"(Q|A|Question|Answer|问|答|输入|输出|Input|Output|User|Assistant|Human|AI|Bot|用户|助手|客户|客服|"
     r"Customer|Agent|Example|示例|例子|范例|样例|Sample)"
     r"(?:[ \t]*\d+)?(?:\*\*)?[ \t]*[:：]",
@@ -334,6 +404,7 @@ _PARTNERS = {
     "用户": ("助手", "客服"), "助手": ("用户",), "客户": ("客服",), "客服": ("客户", "用户"),
     "Customer": ("Agent",), "Agent": ("Customer",),
 }
+_Label = NamedTuple("_Label", [("start", int), ("end", int), ("name", str)])
 _SINGLE_SHOT = frozenset({"Example", "示例", "例子", "范例", "样例", "Sample"})
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
@@ -342,26 +413,26 @@ def _few_shot(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
     seg = text[s:e]
     if ":" not in seg and "：" not in seg:
         return
-    labels = list(_SHOT_LABEL.finditer(text, s, e))
+    labels = [_Label(a, b, m.group(1)) for a, b, m in _line_matches(_SHOT_LABEL, text, s, e)]
     if not labels:
         return
-    names = {m.group(1) for m in labels}
+    names = {m.name for m in labels}
     pairs = {n for n in names if any(p in names for p in _PARTNERS.get(n, ()))}
     for k, m in enumerate(labels):
-        name = m.group(1)
+        name = m.name
         if name not in pairs and name not in _SINGLE_SHOT:
             continue
-        nxt = labels[k + 1].start() if k + 1 < len(labels) else e
-        content = m.end()
+        nxt = labels[k + 1].start if k + 1 < len(labels) else e
+        content = m.end
         while content < nxt and text[content] in " \t":
             content += 1
         if content < nxt and text[content] == "\n" and name in _SINGLE_SHOT:
             content += 1  # "Example:" alone on its line: the exemplar is the paragraph after it
         br = _BLANK_LINE.search(text, content, nxt)
         end = br.start() if br else nxt
-        while end > m.start() and text[end - 1].isspace():
+        while end > m.start and text[end - 1].isspace():
             end -= 1
-        if end <= m.end() and name not in pairs:
+        if end <= m.end and name not in pairs:
             continue
         if name in pairs:
             partner = next(p for p in _PARTNERS[name] if p in names)
@@ -369,7 +440,7 @@ def _few_shot(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
             detail = f"kept: few-shot exemplar ({first}:/{second}:)"
         else:
             detail = f"kept: few-shot exemplar ({name}:)"
-        yield m.start(), max(end, m.end()), "few_shot", detail
+        yield m.start, max(end, m.end), "few_shot", detail
 
 
 def _pair_order(name: str) -> bool:
@@ -380,10 +451,11 @@ def _pair_order(name: str) -> bool:
 # ------------------------------------------------------------------------------------------ exam items
 
 _OPTION_LINE = re.compile(
-    r"^[ \t]*(?:\(([A-Ha-h1-9])\)|（([A-Ha-h1-9])）|([A-H])[.．、:：)）]|([a-h])[.)）]|([1-9])[)）])[ \t]*(?=\S)"
+    r"\n[ \t]*(?:\(([A-Ha-h1-9])\)|（([A-Ha-h1-9])）|([A-H])[.．、:：)）]|([a-h])[.)）]|([1-9])[)）])[ \t]*(?=\S)"
     r"[^\n]*",
     re.MULTILINE,
 )
+_SECOND_OPTION = re.compile(r"[\n \t(（][Bb2][.．、:：)）]")
 _INLINE_OPTIONS = re.compile(r"(?:\(A\)|（A）)[^\n]{1,200}?(?:\(B\)|（B）)|(?<![\w.])A[.．、][ \t]*\S[^\n]{0,120}?"
                              r"[ \t]B[.．、][ \t]*\S[^\n]{0,120}?[ \t]C[.．、]")
 _STEM = re.compile(r"[?？][ \t]*$|_{2,}|（[ \t　]*）|\([ \t]*\)|(?i:\bwhich\b|\bchoose\b|\bselect\b|\bcorrect\b)"
@@ -392,12 +464,11 @@ _STEM = re.compile(r"[?？][ \t]*$|_{2,}|（[ \t　]*）|\([ \t]*\)|(?i:\bwhich\
 
 def _exam_items(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
     seg = text[s:e]
-    if not any(c in seg for c in ".．、)）:："):
+    if "\n" not in seg or not _SECOND_OPTION.search(seg):  # a second option somewhere
         return
     opts = []
-    for m in _OPTION_LINE.finditer(text, s, e):
-        label = next(g for g in m.groups() if g)
-        opts.append((m.start(), m.end(), label))
+    for a, b, m in _line_matches(_OPTION_LINE, text, s, e):
+        opts.append((a, b, next(g for g in m.groups() if g)))
     # runs of options labelled in sequence (A, B, C … / a, b … / 1, 2 …), each on the line after the last
     k = 0
     while k < len(opts):
@@ -442,7 +513,7 @@ def _stem(text: str, s: int, at: int) -> tuple[int, str]:
             break
         prev_start = text.rfind("\n", s, prev_end) + 1 if text.rfind("\n", s, prev_end) >= 0 else s
         line = text[prev_start:prev_end]
-        if not line.strip() or line.rstrip().endswith((":", "：")) and lines or _OPTION_LINE.match(line):
+        if not line.strip() or line.rstrip().endswith((":", "：")) and lines or _OPTION_LINE.match("\n" + line):
             break  # a blank line, the line handing the items over, or the options of the item above
         start = prev_start
         lines += 1
@@ -453,18 +524,18 @@ def _stem(text: str, s: int, at: int) -> tuple[int, str]:
 
 # -------------------------------------------------------------------------------------------- tables
 
-_TABLE_SEPARATOR = re.compile(r"^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)+\|?[ \t]*$", re.MULTILINE)
+_TABLE_SEPARATOR = re.compile(r"\n[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)+\|?[ \t]*$", re.MULTILINE)
 
 
 def _tables(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
     if "|" not in text[s:e] or "--" not in text[s:e]:
         return
-    for m in _TABLE_SEPARATOR.finditer(text, s, e):
-        head_end = m.start() - 1
+    for sep_start, sep_end, _ in _line_matches(_TABLE_SEPARATOR, text, s, e):
+        head_end = sep_start - 1
         if head_end <= s or "|" not in text[text.rfind("\n", s, head_end) + 1:head_end]:
             continue
         start = text.rfind("\n", s, head_end) + 1 if text.rfind("\n", s, head_end) >= 0 else s
-        end = m.end()
+        end = sep_end
         while end < e:
             nl = text.find("\n", end + 1, e)
             line_end = e if nl < 0 else nl
@@ -476,20 +547,20 @@ def _tables(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
 
 # ---------------------------------------------------------------------------------------------- JSON
 
+_BRACKET = re.compile(r"[{}\[\]]")
 _JSON_KEY = re.compile(r'"[^"\n]{1,80}"\s*:')
 
 
 def _json(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
     seg = text[s:e]
-    if "{" not in seg and "[" not in seg:
-        return
+    if '":' not in seg and '" :' not in seg and '["' not in seg and "[{" not in seg and '[ "' not in seg \
+            and not ("[\n" in seg and ('"' in seg or "{" in seg)):
+        return  # no "key": pair and no array of strings or objects
     # one pass pairs brackets ({} and [], ignoring those inside "strings" on a line); outermost pairs first
     pairs = []
     stack: list[tuple[str, int]] = []
-    for m in re.finditer(r'[{}\[\]]|"(?:[^"\\\n]|\\.)*"', seg):
+    for m in _BRACKET.finditer(seg):
         c = m.group(0)
-        if c[0] == '"':
-            continue
         if c in "{[":
             stack.append((c, m.start()))
         else:
