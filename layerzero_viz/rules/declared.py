@@ -1,9 +1,14 @@
-"""declared_redundant: phrases the author lists in ``<redundant_phrases>[…]</redundant_phrases>``."""
+"""declared_redundant: phrases the author lists in ``<redundant_phrases>[…]</redundant_phrases>``.
+
+Whole words only: English on word boundaries (case-insensitive), Chinese where jieba's dictionary glues no
+word across either edge (请问 is not in 申请问题) and the phrase is not itself what is said (麻烦 in 遇到麻烦,
+很麻烦).  Never in material or ``<protected_tokens>`` matches: those protections veto every rule.
+"""
 from __future__ import annotations
 
 import re
 
-from ..lexicon import phrase_regex, zh_word_aligned
+from ..lexicon import _jieba, phrase_regex, zh_word_aligned
 from ..view import Candidate, TextView
 
 # the author declared the phrase redundant: it may take a negation or connective word with it
@@ -24,9 +29,33 @@ def find(view: TextView, ctx) -> list[Candidate]:
             continue
         if not word.isascii() and not zh_word_aligned(view.text, m.start(), m.end()):
             continue  # 请问 inside 申请问题 is not the declared phrase
+        if not word.isascii() and _zh_content_use(view.text, m.start(), m.end()):
+            continue  # 麻烦 in 遇到麻烦 / 很麻烦 / 麻烦的事 is what is said, not a frame around it
         out.append(Candidate(m.start(), m.end(), "declared_redundant", 1.0,
                              f"listed in <redundant_phrases>: {word!r}", 0.0, _OVERRIDE))
     return out
+
+
+# a word just before that makes the phrase an object or a predicate (遇到麻烦, 添麻烦, 很麻烦, 不麻烦), or a
+# character just after that makes it a noun or adjective (麻烦的事, 麻烦得很): the phrase is content there
+_CONTENT_BEFORE = frozenset({
+    "遇到", "碰到", "遇上", "碰上", "带来", "造成", "引起", "惹", "添", "找", "怕", "嫌", "有", "没有", "没", "不",
+    "很", "太", "挺", "真", "好", "多", "少", "有点", "有些", "非常", "特别", "比较", "十分", "这么", "那么", "这样",
+    "那样", "什么", "个", "些", "点", "的", "省", "免", "更", "最", "极", "是", "够",
+})
+_CONTENT_AFTER = "的得事处"
+
+
+def _zh_content_use(text: str, start: int, end: int) -> bool:
+    if end < len(text) and text[end] in _CONTENT_AFTER:
+        return True
+    lo = start
+    while lo > 0 and start - lo < 4 and "\u4e00" <= text[lo - 1] <= "\u9fff":
+        lo -= 1
+    if lo == start:
+        return False
+    words = list(_jieba().cut(text[lo:start], HMM=False))
+    return bool(words) and (words[-1] in _CONTENT_BEFORE or words[-1][-1:] in _CONTENT_BEFORE)
 
 
 def _on_word_boundaries(text: str, start: int, end: int) -> bool:

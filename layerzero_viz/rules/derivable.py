@@ -1,7 +1,9 @@
 """derivable_context: text that restates what the conversation has already established.
 
-* the role the system prompt sets ("你是一名税务顾问" → a later "作为税务顾问，…"; "You are a tax advisor" →
-  "As a tax advisor, …");
+* the role the system prompt sets, also in other words: the later role phrase need only be a sub-phrase of the
+  role with the same head noun ("你是一名初中物理老师" → "作为一名物理老师，…"; "You are a certified tax advisor" →
+  "As your tax advisor, …"), across zh/en for common role words ("You are a physics teacher" → "作为物理老师，");
+  not where a user describes themself ("作为一名老师，我…");
 * a reply language already required ("请用中文回答" when the system prompt says so);
 * a sentence that only restates a fact already given in ``<context>``.
 """
@@ -30,7 +32,8 @@ _LANG_REQ_EN = re.compile(r"[rRaAwWsS\u017f](?<!\w[rRaAwWsS\u017f])(?:(?<=[rR])(
 _LANG_CANON = {"简体中文": "中文", "汉语": "中文", "英语": "英文", "simplified chinese": "chinese"}
 # "as" / "作为" frame the role phrase: the connective goes with it
 _FRAME_OVERRIDE = frozenset({"protected_connective"})
-_VALUE_PROTECTIONS = frozenset({"protected_number", "protected_identifier", "protected_pattern", "protected_quote"})
+# <protected_tokens> matches and quotes are never taken (declared protections and material are absolute)
+_VALUE_PROTECTIONS = frozenset({"protected_number", "protected_identifier"})
 
 
 def _lang(name: str) -> str:
@@ -54,23 +57,8 @@ def find(view: TextView, ctx) -> list[Candidate]:
             for m in rx.finditer(text, b.start, b.end):
                 langs.setdefault(_lang(m.group(1)), (m.start(), m.end()))
 
-    for role, rs, re_ in roles:
-        esc = re.escape(role)
-        if not re.compile(esc, re.IGNORECASE).search(text, re_):
-            continue  # every restatement contains the role itself: one literal scan rules them all out
-        phrase = re.compile(
-            r"(?:作为|身为)(?:一名|一位|一个|个|名)?" + esc + r"(?:的话)?[，,]?"
-            r"|你(?:现在)?是(?:一名|一位|一个|个|名)?" + esc + r"[，,。.]?"
-            r"|\bas\s+(?:an?|the|my)\s+" + esc + r"\s*,?"
-            r"|\b(?:you are|you're)\s+(?:an?|the|my)\s+" + esc + r"\s*[,.]?",
-            re.IGNORECASE,
-        )
-        for m in phrase.finditer(text, re_):
-            if view.block_at(m.start()).role in ("system", "developer") and m.start() < re_:
-                continue
-            out.append(Candidate(m.start(), m.end(), "derivable_context", 0.9,
-                                 f"restates the role set at {view.where(rs)}: {text[rs:re_]!r}", 0.05,
-                                 _FRAME_OVERRIDE, lock=(rs, re_)))
+    if roles:
+        out.extend(_role_restatements(view, roles))
 
     for b in view.blocks if langs else ():  # nothing to restate when no language is required
         for rx in (_LANG_REQ_ZH, _LANG_REQ_EN):
@@ -145,4 +133,79 @@ def _context_restatements_python(view: TextView, ctx) -> list[Candidate]:
                                          f"already in <context><{tag}> at {view.where(cstart)}: {value[:60]!r}",
                                          0.05, _VALUE_PROTECTIONS, anchor=value))
                     break
+    return out
+
+
+# a role phrase restated: "作为/身为(一名)…，", "你是(一名)…，", "As a/your …,", "You are a …,"
+_FRAME_ZH = re.compile(r"(?:作为|身为)(?:一名|一位|一个|个|名|位|你的|您的)?([\u4e00-\u9fffA-Za-z]{2,12}?)(?:的话)?[，,]"
+                       r"|你(?:现在)?是(?:一名|一位|一个|个|名|位)?([\u4e00-\u9fff]{2,12}?)[，,。！!]")
+_FRAME_EN = re.compile(r"\b(?:as\s+(?:an?|the|my|your)|(?:you are|you're)\s+(?:an?|the|my|your))\s+"
+                       r"([a-z][a-z\- ]{1,40}?)\s*[,.]", re.IGNORECASE)
+_ROLE_WORDS = {
+    "customer service": "客服", "middle school": "初中", "high school": "高中", "teacher": "老师", "physics": "物理",
+    "math": "数学", "mathematics": "数学", "chemistry": "化学", "biology": "生物", "history": "历史",
+    "english": "英语", "tax": "税务", "advisor": "顾问", "adviser": "顾问", "consultant": "顾问", "assistant": "助手",
+    "doctor": "医生", "lawyer": "律师", "translator": "翻译", "programmer": "程序员", "engineer": "工程师",
+    "editor": "编辑", "writer": "作家", "expert": "专家", "analyst": "分析师", "financial": "财务", "finance": "金融",
+    "legal": "法律", "marketing": "营销", "sales": "销售", "coach": "教练", "interviewer": "面试官",
+    "manager": "经理", "designer": "设计师", "data": "数据", "senior": "资深", "professional": "专业",
+}
+_ZH_SYNONYMS = (("教师", "老师"), ("助理", "助手"))
+_FIRST_PERSON = re.compile(r"\s*(?:我|本人|咱|I\b|I'm|I’m|my\b|we\b|our\b)", re.IGNORECASE)
+_CLAUSE_START = frozenset("。！？!?.;；\n，,：:、") | {"\x00"}
+
+
+def _role_tokens(role: str) -> list[str]:
+    """A role phrase as tokens to compare across languages: CJK characters (English role words written in
+    Chinese first) and the English words that have no Chinese form here."""
+    role = role.strip().lower()
+    for a, b in _ZH_SYNONYMS:
+        role = role.replace(a, b)
+    for en in ("customer service", "middle school", "high school"):
+        role = role.replace(en, _ROLE_WORDS[en])
+    out: list[str] = []
+    for part in re.findall(r"[a-z][a-z\-]*|[\u4e00-\u9fff]", role):
+        zh = _ROLE_WORDS.get(part)
+        out.extend(zh if zh else [part])
+    return out
+
+
+def _same_role(later: list[str], first: list[str]) -> bool:
+    """``later`` names ``first``'s role: a sub-phrase (in order) with the same head noun (its last English word
+    or last two characters)."""
+    if not later or not first:
+        return False
+    head = 1 if len(first[-1]) > 1 else 2
+    if len(later) < head or later[-head:] != first[-head:]:
+        return False
+    it = iter(first)
+    return all(t in it for t in later)
+
+
+def _role_restatements(view: TextView, roles: list[tuple[str, int, int]]) -> list[Candidate]:
+    text = view.text
+    wanted = [(_role_tokens(role), rs, re_) for role, rs, re_ in roles]
+    first_end = min(re_ for _, _, re_ in roles)
+    out: list[Candidate] = []
+    for rx in (_FRAME_ZH, _FRAME_EN):
+        for m in rx.finditer(text, first_end):
+            phrase = m.group(1) if m.group(1) is not None else m.group(m.lastindex)
+            if phrase is None:
+                continue
+            block = view.block_at(m.start())
+            k = m.start() - 1
+            while k >= block.start and text[k] in " \t*_":
+                k -= 1
+            if k >= block.start and text[k] not in _CLAUSE_START:
+                continue  # a frame opens its sentence or clause ("Treat me as a teacher," is not one)
+            if block.role not in ("assistant", "model") and _FIRST_PERSON.match(text, m.end()):
+                continue  # "作为一名老师，我…": the user says who they are
+            tokens = _role_tokens(phrase)
+            for role_tokens, rs, re_ in wanted:
+                if m.start() < re_ or not _same_role(tokens, role_tokens):
+                    continue
+                out.append(Candidate(m.start(), m.end(), "derivable_context", 0.9,
+                                     f"restates the role set at {view.where(rs)}: {text[rs:re_]!r}", 0.05,
+                                     _FRAME_OVERRIDE, lock=(rs, re_)))
+                break
     return out

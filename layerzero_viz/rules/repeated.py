@@ -1,26 +1,42 @@
-"""repeated_constraint: a sentence (or clause) that restates one given earlier in the conversation.
+"""repeated_constraint: an instruction or requirement stated again in system or user instruction text.
 
-Sentences are compared as sets of unit bigrams (CJK characters and latin words, after NFKC and lower
-casing, punctuation and function words dropped, every number written as ``#``), so a copy that differs
-only in a number is still found — and then kept by the number's protection, with a detail saying why.  A later sentence is a repeat when at least ``CONTAINMENT`` of its bigrams
-occur in one earlier kept sentence — it adds nothing that copy does not already say.  The first copy is
-never touched by this rule; the repeat may go whole, numbers and negations included, only when the first
-copy carries the same values (``Candidate.anchor``); otherwise protection wins and it stays.
+Two steps.  The raw scan (``scan_python``, held equal to the compiled ``_native.find_repeats``) proposes
+candidates: a sentence (or clause) at least ``CONTAINMENT`` of whose unit bigrams occur in one earlier
+sentence.  The judgment (:func:`judge`, readable Python, run on the output of either) then decides what is
+really a repeat — the two must say the same thing:
+
+* the same comparable units in the same order (CJK characters and latin words after NFKC and lower casing,
+  punctuation, function words and restatement words such as 请/also/remember dropped), or the same clauses
+  in another order — so copies differing only in punctuation, width, spacing or clause order are repeats,
+  while one-way containment ("不要使用表格和图片" → "不要使用表格") is not;
+* hence the same negations in the same places, and the same numbers, identifiers and quoted values;
+* no correction marker in the later one (更正, 改为, instead, actually, rather than, "not … but" …), and no
+  conflicting statement in between ("不要使用表格" … "这次要使用表格" … "不要使用表格": the last is kept);
+* the later one is a constraint (imperative, must/should/only/never, 请/需要/必须/只/不要/务必, format, length,
+  language or tone), in a system or user turn, not a list item, heading or table row (restated data), and
+  neither copy is inside material (quotes, code, ``<context>``, ``<output_format>``, verbatim elements).
+
+The first copy is never touched by this rule and the detail names where it is; a repeat may go whole, numbers
+and negations included, only when the first copy carries the same values (``Candidate.anchor``).  Declared
+protections (``<protected_tokens>``, material, structure) are never overridden.
 """
 from __future__ import annotations
 
+import bisect
 import heapq
+import re
 from functools import lru_cache, partial
 
 from .. import native as _native
 from ..lexicon import entries
-from ..view import Bulk, Candidate, TextView, clauses, flat_pairs, sentences
+from ..view import Bulk, Candidate, TextView, clauses, flat_pairs, fold, sentences
 
 CONTAINMENT = 0.9
 MIN_UNITS = 4
+# what a repeat may take with it when its first copy carries the same text: never <protected_tokens> matches,
+# quotes, material or user facts (declared protections and material are absolute)
 _VALUE_PROTECTIONS = frozenset({
-    "protected_pattern", "protected_identifier", "protected_number", "protected_quote",
-    "protected_user_fact", "protected_negation", "protected_connective",
+    "protected_identifier", "protected_number", "protected_negation", "protected_connective",
 })
 
 
@@ -41,7 +57,7 @@ def _bigrams(us: list[str]) -> frozenset[tuple[str, str]]:
 
 
 def find(view: TextView, ctx) -> list[Candidate]:
-    return _bulk(view, _repeats(view, ctx)).candidates()
+    return _bulk(view, judge(view, ctx, _repeats(view, ctx))).candidates()
 
 
 def skipped_ranges(context_ranges, directive_ranges) -> list[tuple[int, int]]:
@@ -69,15 +85,21 @@ def _repeats(view: TextView, ctx) -> list[tuple[int, int, int, int, float]]:
 
 def find_bulk(view: TextView, ctx) -> Bulk:
     """Every repeat as one :class:`Bulk` (the engine's path; :func:`find` lists them)."""
-    return _bulk(view, _repeats(view, ctx))
+    return _bulk(view, judge(view, ctx, _repeats(view, ctx)))
 
 
-def _bulk(view: TextView, repeats: list[tuple[int, int, int, int, float]]) -> Bulk:
+def _bulk(view: TextView, repeats: list[tuple]) -> Bulk:
+    """The repeats as one Bulk.  A repeat's anchor — the text that must carry every protected value it removes
+    (``engine._veto_why``) — is its first copy; a judged repeat (6-tuple) may name its own anchor."""
     text = view.text
     # a first copy is often repeated many times: its text is taken once
     anchors_of: dict[tuple[int, int], str] = {}
     anchors = []
-    for _, _, fs, fe, _ in repeats:
+    for r in repeats:
+        if len(r) > 5 and r[5] is not None:
+            anchors.append(r[5])
+            continue
+        fs, fe = r[2], r[3]
         anchor = anchors_of.get((fs, fe))
         if anchor is None:
             anchor = anchors_of[(fs, fe)] = text[fs:fe]
@@ -85,13 +107,13 @@ def _bulk(view: TextView, repeats: list[tuple[int, int, int, int, float]]) -> Bu
     shares = [r[4] for r in repeats]
     return Bulk("repeated_constraint", [r[0] for r in repeats], [r[1] for r in repeats],
                 [0.5 + 0.5 * sh for sh in shares], [1.0 - sh for sh in shares], _VALUE_PROTECTIONS,
-                partial(_detail, view, repeats, anchors),  # a partial, not a closure: see filler.find_bulk
+                partial(_detail, view, repeats),  # a partial, not a closure: see filler.find_bulk
                 anchors=anchors, locks=[(r[2], r[3]) for r in repeats], sentence_level=True)
 
 
-def _detail(view: TextView, repeats: list[tuple[int, int, int, int, float]], anchors: list[str], k: int) -> str:
-    _, _, fs, _, share = repeats[k]
-    head = f"repeats {view.where(fs)}: {anchors[k][:80]!r}"
+def _detail(view: TextView, repeats: list[tuple], k: int) -> str:
+    _, _, fs, fe, share = repeats[k][:5]
+    head = f"repeats {view.where(fs)}: {view.text[fs:fe][:80]!r}"
     return head if share >= 1.0 else f"{head} ({share:.0%} of it is in that copy)"
 
 
@@ -180,3 +202,324 @@ def _best_container(grams: frozenset, kept, postings) -> tuple[int | None, float
 def _inside(ranges: list[tuple[int, int]], s: int, e: int) -> bool:
     """True when [s, e) overlaps one of ``ranges`` (context, directives: never compared as sentences)."""
     return any(s < re_ and rs < e for rs, re_ in ranges)
+
+
+# --- the judgment: what the raw scan proposes, and what it cannot see (clause order, restatement words) ---
+
+INSTRUCTION_ROLES = frozenset({"system", "developer", "user", "human"})
+# protections whose ranges are material: a first copy is never taken from inside them, a repeat never cut there
+_MATERIAL = ("protected_quote", "protected_code", "protected_context", "protected_schema", "protected_material")
+_ZH_NEGATIONS = frozenset("不没别勿未无非否毋甭")
+_EN_NEGATIONS = frozenset({"not", "no", "never", "none", "nothing", "nobody", "neither", "nor", "without", "non",
+                           "nowhere"})
+# modal and auxiliary words are left out of a statement's family too: "不要使用表格" and "这次要使用表格",
+# "Do not use tables" and "Use tables" are one family, so the later one is seen to change the earlier
+_ZH_MODALS = frozenset("要需须必应该能可会得")
+_EN_MODALS = frozenset({"do", "does", "did", "must", "should", "shall", "can", "could", "will", "would", "may",
+                        "might", "need", "needs"})
+_EN_CONTRACTED = {"cannot": "can", "can't": "can", "cant": "can", "won't": "will", "wont": "will", "dont": "do",
+                  "shan't": "shall", "doesnt": "does", "didnt": "did", "isnt": "is", "arent": "are"}
+# restatement words: how a copy is re-introduced, not what it requires ("另外，请务必…", "Also, remember to …")
+_ZH_RESTATE_2 = frozenset({"另外", "同时", "此外", "一定", "务必", "记住", "记得", "注意", "再次", "重申", "强调",
+                           "一下", "始终", "总是", "切记", "再说", "请你", "请您"})
+_ZH_RESTATE_1 = frozenset("请也再还您你都")
+_EN_RESTATE = frozenset({"please", "also", "again", "remember", "reminder", "note", "kindly", "important", "always",
+                         "once", "more"})
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_CONSTRAINT = re.compile(
+    r"请(?!问)|需要|须|必须|只|不要|务必|禁止|应该|应当|不得|不能|不可|切勿|勿|别|一定|要求|确保|保证|避免|始终|总是|永远|绝不"
+    r"|不允许|严禁|记得|记住|不超过|以内|至少|最多|格式|语气|口吻|风格|字数|篇幅|"
+    r"(?:用|使用|以)[^，。,.]{0,8}(?:回答|回复|作答|输出|表达|书写|语言)"
+    r"|\b(?:must|should|shall|only|always|never|do not|don't|please|need to|needs to|have to|has to|required?|"
+    r"make sure|be sure|ensure|avoid|limit|keep|use|answer|respond|reply|write|format|include|provide|output|"
+    r"return|stay|follow|remember|at most|at least|no more than|words|sentences|bullets?|markdown|json|tone|"
+    r"formal|concise|language|english|chinese)\b", re.IGNORECASE)
+_CORRECTION = re.compile(
+    r"更正|改为|改成|改用|换成|换为|而是|不再|纠正|修正|订正|说错|\binstead\b|\bcorrection\b|\bcorrect(?:ed)? that\b"
+    r"|\bactually\b|\brather than\b|\bno longer\b|\bscratch that\b|\bnot\b[^.;!?。！？]{1,80}?\bbut\b"
+    r"|\bchange (?:it |that |this )?to\b|\bupdate[d]?:", re.IGNORECASE)
+# a line that is a list item, heading, quote or table row: restated data, not a restated constraint
+_ITEM_LINE = re.compile(r"\s*(?:[-*+•·▪◦—–]\s*|[└├│┌─]|\\?#|\d+[.)、．]|[a-zA-Z][.)]\s|[（(][0-9a-zA-Z一二三四五六七八九十]{1,3}[)）]|#|>|\|)")
+_EMPHASIS = ("**", "__")
+
+
+_TOKENS = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[a-z0-9]+(?:'[a-z]+)?|[,、;:。!?…\n]|\.(?=\s|$)")
+_CLAUSE_SEPARATORS = frozenset(",、;:。!?…\n.")
+
+
+def _key_units(view: TextView, s: int, e: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(exact, family) keys of [s, e) (see :func:`_analyse`)."""
+    exact, family, _, _ = _analyse(view.text[s:e])
+    return exact, family
+
+
+def _analyse(text: str) -> tuple[tuple, tuple, tuple | None, tuple | None]:
+    """The keys a statement is compared by: ``(exact, family, clauses' exact, clauses' family)``.
+
+    Units are ``view.units``' (CJK characters, latin words and numbers after NFKC and lower casing), without
+    function words and restatement words.  ``exact`` keeps numbers and negations where they stand; ``family``
+    writes numbers as ``#`` and leaves out negations and modal words, so statements that differ only in
+    polarity or values share a family.  The clause keys (sorted, None for a single clause) make a copy in
+    another clause order the same statement.
+    """
+    skip = function_words()
+    toks = _TOKENS.findall(fold(text).replace("’", "'"))
+    exact: list[str] = []
+    family: list[str] = []
+    c_ex: list[tuple] = []
+    c_fam: list[tuple] = []
+    mark_ex = mark_fam = 0
+    i, n = 0, len(toks)
+    while i < n:
+        u = toks[i]
+        i += 1
+        if u in _CLAUSE_SEPARATORS:
+            if len(exact) > mark_ex:
+                c_ex.append(tuple(exact[mark_ex:]))
+                c_fam.append(tuple(family[mark_fam:]))
+                mark_ex, mark_fam = len(exact), len(family)
+            continue
+        if len(u) == 1 and u >= "\u3400":
+            if i < n and u + toks[i] in _ZH_RESTATE_2:
+                i += 1
+                continue
+            if u in _ZH_RESTATE_1 or u in skip:
+                continue
+            exact.append(u)
+            if u not in _ZH_NEGATIONS and u not in _ZH_MODALS:
+                family.append(u)
+        elif u in skip or u in _EN_RESTATE:
+            continue
+        else:
+            exact.append(u)
+            if u.isdigit():
+                family.append("#")
+            elif u not in _EN_NEGATIONS and u not in _EN_MODALS and u not in _EN_CONTRACTED \
+                    and not u.endswith("n't"):
+                family.append(u)
+    if len(exact) > mark_ex and c_ex:
+        c_ex.append(tuple(exact[mark_ex:]))
+        c_fam.append(tuple(family[mark_fam:]))
+    if len(c_ex) > 1:  # the same clauses in another order say the same thing
+        return tuple(exact), tuple(family), tuple(sorted(c_ex)), tuple(sorted(c_fam))
+    return tuple(exact), tuple(family), None, None
+
+
+class _Entry:
+    """A statement seen in instruction text: where it is, what it says exactly, and its clauses' keys."""
+
+    __slots__ = ("start", "end", "exact", "family", "c_exact", "c_family")
+
+    def __init__(self, view: TextView, s: int, e: int) -> None:
+        self.start, self.end = s, e
+        self.exact, self.family, self.c_exact, self.c_family = _analyse(view.text[s:e])
+
+
+def _material_ranges(protection) -> list[tuple[int, int]]:
+    """Merged (start, end) ranges of material protections (see ``_MATERIAL``), sorted."""
+    from ..protect import PRECEDENCE
+    codes = {PRECEDENCE.index(n) for n in _MATERIAL if n in PRECEDENCE}
+    found = sorted((s, e) for s, e, c in zip(protection.starts, protection.ends, protection.codes) if c in codes)
+    merged: list[tuple[int, int]] = []
+    for s, e in found:
+        if merged and s <= merged[-1][1]:
+            if e > merged[-1][1]:
+                merged[-1] = (merged[-1][0], e)
+        else:
+            merged.append((s, e))
+    return merged
+
+
+_LATER_MAX = 300  # characters: a restated constraint is a sentence, not a paragraph
+
+
+class _LazyMaterial:
+    """Material ranges of a protection, gathered on first use (most conversations never ask)."""
+
+    def __init__(self, protection) -> None:
+        self.protection = protection
+        self._ranges: _Ranges | None = None
+
+    def _get(self) -> "_Ranges":
+        if self._ranges is None:
+            self._ranges = _Ranges(_material_ranges(self.protection) if self.protection is not None else [])
+        return self._ranges
+
+    def overlaps(self, s: int, e: int) -> bool:
+        return self._get().overlaps(s, e)
+
+    def contains(self, s: int, e: int) -> bool:
+        return self._get().contains(s, e)
+
+
+class _Ranges:
+    def __init__(self, ranges: list[tuple[int, int]]) -> None:
+        self.ranges = ranges
+        self.starts = [r[0] for r in ranges]
+
+    def overlaps(self, s: int, e: int) -> bool:
+        k = bisect.bisect_left(self.starts, e) - 1
+        return k >= 0 and self.ranges[k][1] > s
+
+    def contains(self, s: int, e: int) -> bool:
+        k = bisect.bisect_right(self.starts, s) - 1
+        return k >= 0 and self.ranges[k][1] >= e
+
+
+def _why_not_a_constraint_copy(view: TextView, s: int, e: int, sent: tuple[int, int], prev: tuple[int, int] | None
+                               ) -> str:
+    """Why the statement at [s, e) cannot be taken as a repeat whatever it repeats ("" when it can)."""
+    text = view.text
+    line_start = text.rfind("\n", 0, s) + 1
+    if _ITEM_LINE.match(text, line_start):
+        return "a list item, heading or table row restates data, not a constraint"
+    before = text[line_start:s]
+    span = text[s:e]
+    if span.rstrip(" *_").endswith((":", "：")):
+        return "a label introducing what follows"
+    if text[s:sent[1]].rstrip(" *_\"'”」』）)").endswith(("?", "？")):
+        return "a question, not a constraint"
+    if any(before.count(m) % 2 or span.count(m) % 2 for m in _EMPHASIS):
+        return "inside emphasis"
+    if not (_CONSTRAINT.search(span) or _CONSTRAINT.search(text, *sent)):
+        return "not an instruction or requirement"
+    lo = prev[0] if prev is not None else sent[0]
+    m = _CORRECTION.search(text, lo, sent[1])
+    if m:
+        return f"a correction ({m.group(0)!r})"
+    return ""
+
+
+def judge(view: TextView, ctx, raw: list[tuple[int, int, int, int, float]]) -> list[tuple]:
+    """The repeats among the raw scan's candidates (and the sentences it cannot pair: clause order, restatement
+    words), as ``(start, end, first start, first end, share, anchor)`` in text order (see :func:`_bulk`).
+
+    Statements that look like a repeat but are kept say why in :func:`kept_notes`.
+    """
+    text = view.text
+    blocks = view.blocks
+    role_ok = [b.role in INSTRUCTION_ROLES for b in blocks]
+    if not any(role_ok):
+        _remember(view, [])
+        return []
+    material = _LazyMaterial(ctx.protection)
+    # what to look at: the raw scan's pairs; and, for what the raw scan cannot pair (restatement words, clause
+    # order), the constraints stated in later turns with the standing instructions' sentences that may match
+    spans: dict[tuple[int, int], None] = {}
+    for s, e, fs, fe, _ in raw:
+        spans[(fs, fe)] = None
+        spans[(s, e)] = None
+    instruction = [k for k, ok in enumerate(role_ok) if ok]
+    probes: list[tuple[int, int, int, tuple[str, ...]]] = []  # (start, shortest, longest, units a copy must hold)
+    for k in instruction[1:]:
+        for s, e in sentences(view, blocks[k]):
+            if e - s > _LATER_MAX or text[s:e].rstrip().endswith(("?", "？")) or not _CONSTRAINT.search(text, s, e):
+                continue
+            spans[(s, e)] = None
+            ex = _analyse(text[s:e])[0]
+            if len(ex) >= 2:
+                probes.append((s, (e - s) // 2, 2 * (e - s), (ex[0], ex[-1], ex[len(ex) // 2])))
+    if probes:
+        last = max(p[0] for p in probes)
+        skipped = skipped_ranges(ctx.protection.context_ranges, ctx.directive_ranges) if ctx.protection else []
+        # the first copies looked for here are the standing instructions: the system prompt and the first
+        # instruction turn (bounded work however long the dialogue; copies between later turns are the raw
+        # scan's to propose)
+        for k in instruction:
+            if blocks[k].start > last:
+                break
+            if k != instruction[0] and blocks[k].role not in ("system", "developer"):
+                continue
+            for s, e in sentences(view, blocks[k]):
+                if s >= last or (s, e) in spans:
+                    continue
+                seg = None
+                for ps, lo, hi, units_ in probes:
+                    if s < ps and lo <= e - s <= hi:
+                        if seg is None:
+                            seg = fold(text[s:e])
+                        if all(u in seg for u in units_):
+                            if not (skipped and _inside(skipped, s, e)):
+                                spans[(s, e)] = None
+                            break
+    order = sorted(spans, key=lambda p: (p[0], -p[1]))
+    block_sents: dict[int, list[tuple[int, int]]] = {}
+    by_family: dict[tuple, list[_Entry]] = {}
+    by_clauses: dict[tuple, list[_Entry]] = {}
+    out: list[tuple[int, int, int, int, float]] = []
+    notes: list[tuple[int, int, str]] = []
+    for s, e in order:
+        bi = view.block_index_at(s)
+        if not role_ok[bi] or material.contains(s, e):
+            continue  # assistant turns and material are neither copies nor first copies
+        entry = _Entry(view, s, e)
+        if len(entry.exact) < 2:
+            continue
+        first, conflict = _first_copy(entry, by_family, by_clauses)
+        if first is not None or conflict is not None:
+            sents = block_sents.get(bi)
+            if sents is None:
+                sents = block_sents[bi] = sentences(view, blocks[bi])
+            j = bisect.bisect_right(sents, (s, float("inf"))) - 1
+            sent = sents[j] if j >= 0 and sents[j][1] >= e else (s, e)
+            prev = sents[j - 1] if j >= 1 else None
+            if first is not None:
+                why = "inside material" if material.overlaps(s, e) else _why_not_a_constraint_copy(
+                    view, s, e, sent, prev)
+                if not why:
+                    # the judgment compared numbers, identifiers, negations and connectives unit by unit; what
+                    # it set aside is restatement ("Also, please …"): the copy's own words may go with it
+                    out.append((s, e, first.start, first.end, 1.0, f"{text[first.start:first.end]}\n{text[s:e]}"))
+                    continue  # a copy: the first stays the one later copies are compared with
+                notes.append((s, e, f"kept: looks like a copy of {view.where(first.start)} but is {why}"))
+            elif _only_numbers_differ(entry, conflict):
+                # another number: proposed with the statement it changes as its anchor, so the number's
+                # protection keeps it and says which value the kept copy lacks
+                out.append((s, e, conflict.start, conflict.end, 1.0))
+            else:
+                notes.append((s, e, f"kept: it changes what {view.where(conflict.start)} says "
+                                    f"({text[conflict.start:conflict.end][:60]!r}): the newest word, not a copy"))
+        by_family.setdefault(entry.family, []).append(entry)
+        if entry.c_family is not None:
+            by_clauses.setdefault(entry.c_family, []).append(entry)
+    _remember(view, notes)
+    return out
+
+
+def _first_copy(entry: _Entry, by_family, by_clauses) -> tuple[_Entry | None, _Entry | None]:
+    """(first copy, None) when an earlier statement says exactly the same and nothing since has said otherwise;
+    (None, the statement it changes) when the latest statement of its family says something else (a flipped
+    negation, another number); (None, None) when it is new."""
+    for table, fam, ex, exact_of in ((by_family, entry.family, entry.exact, lambda x: x.exact),
+                                     (by_clauses, entry.c_family, entry.c_exact, lambda x: x.c_exact)):
+        if fam is None:
+            continue
+        seen = table.get(fam)
+        if not seen:
+            continue
+        if exact_of(seen[-1]) != ex:
+            return None, seen[-1]
+        k = len(seen) - 1
+        while k > 0 and exact_of(seen[k - 1]) == ex:
+            k -= 1
+        return seen[k], None
+    return None, None
+
+
+def _only_numbers_differ(a: _Entry, b: _Entry) -> bool:
+    """Same statement but for numbers, and ``a`` has a number ``b`` lacks (so its protection must veto)."""
+    if len(a.exact) != len(b.exact) or a.family != b.family:
+        return False
+    mine = [u for u in a.exact if u.isdigit()]
+    theirs = [u for u in b.exact if u.isdigit()]
+    return any(mine.count(u) > theirs.count(u) for u in mine)
+
+
+def _remember(view: TextView, notes: list[tuple[int, int, str]]) -> None:
+    view.__dict__["_repeat_notes"] = notes
+
+
+def kept_notes(view: TextView) -> list[tuple[int, int, str]]:
+    """(start, end, why) of statements the judgment kept although they look like a repeat (a correction, a
+    flipped negation, a list item, an assistant's echo …), from the last :func:`judge` on this view."""
+    return view.__dict__.get("_repeat_notes", [])

@@ -361,7 +361,7 @@ def test_a_process_limited_to_one_core_scans_inline():
 
 def test_annotating_in_a_forked_child_makes_its_own_worker_thread():
     import multiprocessing
-    long_text = json.dumps({"messages": [{"role": "user", "content": "我是VIP客户，请问七日年化收益率4.2%？" * 200}]},
+    long_text = json.dumps({"messages": [{"role": "user", "content": "回答请不要超过200字，使用正式语气。" * 200}]},
                            ensure_ascii=False)
     parent = annotate(long_text, env={}).at_ratio(0.3).tokens_pruned  # the parent's worker thread exists now
     ctx = multiprocessing.get_context("fork")

@@ -20,7 +20,8 @@ def test_declared_redundant_en_respects_word_boundaries():
 
 
 def test_repeated_constraint_keeps_first_copy_and_names_it_zh():
-    r = prune(conv("回答不超过200字。请使用正式语气。", "你好", "好的", "请使用正式语气。另外，回答不超过200字。"))
+    # (the turn says something new as well: a turn made only of repeats is kept whole, never emptied)
+    r = prune(conv("回答不超过200字。请使用正式语气。", "你好", "好的", "请使用正式语气。另外，回答不超过200字。查一下订单。"))
     assert r.messages[0].pruned == "回答不超过200字。请使用正式语气。"
     assert "请使用正式语气" not in r.messages[3].pruned
     details = {t["detail"] for t in tokens_of(r, "repeated_constraint")}
@@ -35,14 +36,15 @@ def test_repeated_constraint_near_copy_en():
 
 
 def test_repeat_with_a_different_number_is_kept_and_says_why():
-    r = prune(conv("回答不超过200字，使用正式语气。", "回答不超过300字，使用正式语气。"))
+    r = prune(conv("回答不超过200字，使用正式语气。", "回答不超过300字，使用正式语气。查一下订单。"))
     assert "300" in r.messages[1].pruned
     assert any("'300'" in t["detail"] and "not pruned as repeated_constraint" in t["detail"]
                for t in r.token_records())
 
 
 def test_repeat_whose_first_copy_has_the_same_numbers_goes_whole():
-    r = prune(conv("退款在3个工作日内到账，不收手续费。", "好的。退款在3个工作日内到账，不收手续费。"))
+    # a user turn (an assistant's echo is not a restated constraint), with something new in it
+    r = prune(conv("退款须在3个工作日内到账，不收手续费。", "退款须在3个工作日内到账，不收手续费。查一下订单。"))
     assert "3个工作日" not in r.messages[1].pruned
     assert "3个工作日" in r.messages[0].pruned
 
@@ -95,12 +97,14 @@ def test_low_information_is_lowest_priority_and_switchable():
 
 
 def test_rules_apply_to_assistant_turns_too():
-    r = prune(conv("You are a helpful assistant.", "Hi", "Great question! As an AI language model, I think it is 42."))
+    # (a final assistant turn is a prefill, material: the reply here is followed by a user turn)
+    r = prune(conv("You are a helpful assistant.", "Hi", "Great question! As an AI language model, I think it is 42.",
+                   "OK"))
     assert "As an AI language model" not in r.messages[2].pruned and "42" in r.messages[2].pruned
 
 
 def test_ai_disclaimer_is_filler_in_a_reply_but_a_role_after_act():
-    r = prune(conv(None, "I want you to act as an AI assistant for lawyers.", "As an AI assistant, I can draft it."),
+    r = prune(conv(None, "I want you to act as an AI assistant for lawyers.", "As an AI assistant, I can draft it.", "OK"),
               0.95, low_information=False)
     assert "act as an AI assistant" in r.messages[0].pruned
     assert "As an AI assistant" not in r.messages[1].pruned

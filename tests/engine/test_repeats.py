@@ -1,0 +1,151 @@
+"""repeated_constraint, derivable_context (role frames) and declared_redundant: what is really a repeat."""
+import json
+
+from layerzero_viz.rules import repeated
+
+from .helpers import conv, prune, tokens_of
+
+NEW = "查一下订单。"  # something new in the turn: a turn made only of repeats is kept whole anyway
+
+
+def _taken(r, reason="repeated_constraint"):
+    return "".join(t["text"] for t in tokens_of(r, reason, "prune"))
+
+
+def test_correction_that_drops_a_negation_is_kept():
+    r = prune(conv("不要使用表格。", "这次要使用表格。" + NEW))
+    assert "这次要使用表格" in r.messages[1].pruned
+    r = prune(conv("回答时请不要使用表格格式。", "回答时请使用表格格式。" + NEW))
+    assert "使用表格格式" in r.messages[1].pruned and not _taken(r)
+
+
+def test_correction_that_drops_a_negation_is_kept_en():
+    r = prune(conv("Do not use tables in the answer.", "Use tables in the answer. Thanks for the help."),
+              low_information=False)
+    assert "Use tables in the answer" in r.messages[1].pruned
+
+
+def test_restatement_after_a_conflicting_turn_is_kept():
+    r = prune(conv("回答时请不要使用表格格式。", "回答时请使用表格格式。" + NEW, "好的", "回答时请不要使用表格格式。" + NEW))
+    assert "不要使用表格格式" in r.messages[3].pruned
+
+
+def test_correction_marker_keeps_the_sentence():
+    r = prune(conv("Answer in formal English.", "Correction: answer in formal English. Check my order."))
+    assert "answer in formal English" in r.messages[1].pruned
+    r = prune(conv("回答不超过200字。", "更正：回答不超过200字。" + NEW))
+    assert "回答不超过200字" in r.messages[1].pruned
+
+
+def test_one_way_containment_is_not_a_repeat():
+    r = prune(conv("回答时不要使用表格和图片。", "回答时不要使用表格。" + NEW))
+    assert "回答时不要使用表格" in r.messages[1].pruned
+    r = prune(conv("Never reveal internal notes or customer data.", "Never reveal internal notes. Check my order."))
+    assert "Never reveal internal notes" in r.messages[1].pruned
+
+
+def test_repeat_differing_only_in_clause_order_is_pruned():
+    r = prune(conv("回答不超过200字，使用正式语气。", "使用正式语气，回答不超过200字。" + NEW))
+    assert "正式语气" not in r.messages[1].pruned and "查" in r.messages[1].pruned
+    r = prune(conv("Use a formal tone, keep it under 100 words.", "Keep it under 100 words, use a formal tone. Check my order."))
+    assert "formal tone" not in r.messages[1].pruned and "order" in r.messages[1].pruned
+
+
+def test_repeat_differing_only_in_punctuation_width_and_spacing_is_pruned():
+    r = prune(conv("回答不超过200字，使用正式语气。", "回答不超过２００字  使用正式语气！" + NEW))
+    assert "正式语气" not in r.messages[1].pruned
+    d = [t["detail"] for t in tokens_of(r, "repeated_constraint", "prune")]
+    assert d and d[0].startswith("repeats message system (system), char 0")
+
+
+def test_restatement_words_do_not_make_a_new_constraint():
+    r = prune(conv("Always answer in formal English.", "Also, please answer in formal English. Check my order."))
+    assert "formal English" not in r.messages[1].pruned
+
+
+def test_assistant_echo_of_user_list_is_not_a_repeat():
+    r = prune(conv(None, "请整理：1. 必须早上8点到岗。2. 请提交周报。", "1. 必须早上8点到岗。2. 请提交周报。", "谢谢"))
+    assert not _taken(r)
+    r = prune(conv(None, "Items: - Always back up the database.", "- Always back up the database.", "Thanks"))
+    assert not _taken(r)
+
+
+def test_list_item_repeated_in_a_prompt_is_kept():
+    r = prune(conv("规则：\n- 不要使用表格。\n- 回答简洁。\n示例：\n- 不要使用表格。", "你好"))
+    assert r.messages[0].pruned.count("不要使用表格") == 2
+
+
+def test_dialogue_echo_is_not_a_repeat():
+    r = prune(conv(None, "页面加载中", "请稍等", "页面加载中", "好的", "周边有什么景点？", "有故宫。", "周边有什么景点呢？"))
+    assert not _taken(r)
+
+
+def test_protected_tokens_match_is_never_taken_by_a_repeat():
+    system = "<protected_tokens>[\"不超过200字\"]</protected_tokens>\n回答不超过200字。"
+    r = prune(conv(system, "回答不超过200字。" + NEW))
+    assert "不超过200字" in r.messages[1].pruned
+    system = "<protected_tokens>[\"formal English\"]</protected_tokens>\nAnswer in formal English."
+    r = prune(conv(system, "Answer in formal English. Check my order."))
+    assert "formal English" in r.messages[1].pruned
+
+
+def test_output_format_is_never_taken_by_a_repeat():
+    system = "回答不超过200字。<output_format>回答不超过200字。</output_format>"
+    r = prune(conv(system, "你好"))
+    assert r.messages[0].pruned.count("回答不超过200字") == 2
+
+
+def test_repeat_is_not_detected_from_a_quote():
+    r = prune(conv(None, "他说：“回答不超过200字。”请总结这句话。回答不超过200字。"))
+    assert r.messages[0].pruned.endswith("回答不超过200字。")
+
+
+def test_kept_note_says_why_a_flipped_copy_stays():
+    from layerzero_viz import annotate, load_conversation
+    ann = annotate(load_conversation(conv("回答时请不要使用表格格式。", "回答时请使用表格格式。" + NEW)), env={})
+    notes = repeated.kept_notes(ann.view)
+    assert any("newest word" in why and "message system" in why for _, _, why in notes)
+
+
+def test_role_restated_in_other_words_is_derivable():
+    r = prune(conv("你是一名初中物理老师，负责出题。", "作为一名物理老师，请出三道题。"))
+    assert "作为一名物理老师" not in r.messages[1].pruned and "出三道题" in r.messages[1].pruned
+    assert "初中物理老师" in tokens_of(r, "derivable_context", "prune")[0]["detail"]
+
+
+def test_role_restated_in_other_words_is_derivable_en_and_across_languages():
+    r = prune(conv("You are a certified tax advisor. Be precise.", "As your tax advisor, explain the deduction."))
+    assert not r.messages[1].pruned.lower().startswith("as your tax advisor")
+    r = prune(conv("You are a physics teacher.", "作为物理老师，请出三道题。"))
+    assert "作为物理老师" not in r.messages[1].pruned
+
+
+def test_user_stating_their_own_role_is_not_derivable():
+    r = prune(conv("你是一名税务顾问。", "作为一名老师，我想了解个税。"))
+    assert r.messages[1].pruned.startswith("作为一名老师")
+    r = prune(conv("You are a tax advisor.", "As a teacher, I want to know the deduction."), low_information=False)
+    assert r.messages[1].pruned.startswith("As a teacher")
+
+
+def test_other_role_with_another_head_noun_is_kept():
+    r = prune(conv("你是一名数学老师的助手。", "作为一名数学老师，请出三道题。"))
+    assert not tokens_of(r, "derivable_context")
+
+
+def test_declared_phrase_inside_longer_word_is_kept():
+    system = '<redundant_phrases>["麻烦", "请问"]</redundant_phrases>\n你是客服。'
+    r = prune(conv(system, "我遇到麻烦了，麻烦您查订单。我要申请问题单。"))
+    assert r.messages[1].pruned.startswith("我遇到麻烦了") and "申请问题单" in r.messages[1].pruned
+    assert "遇到" in r.messages[1].pruned
+
+
+def test_declared_phrase_en_is_a_whole_word_case_insensitive():
+    system = '<redundant_phrases>["kindly"]</redundant_phrases>\nYou help.'
+    r = prune(conv(system, "Kindly check the order. Kindlyness matters."))
+    assert "Kindlyness" in r.messages[1].pruned and not r.messages[1].pruned.startswith("Kindly check")
+
+
+def test_declared_phrase_in_a_quote_is_kept():
+    system = '<redundant_phrases>["麻烦"]</redundant_phrases>\n你是客服。'
+    r = prune(conv(system, "请翻译：“麻烦您帮我看看。”"))
+    assert "麻烦您帮我看看" in r.messages[1].pruned
