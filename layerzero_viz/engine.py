@@ -342,7 +342,7 @@ def _annotate(source: Any, config: Config) -> Annotated:
     # The compiled scanners need nothing tokenising produces and run without the GIL, as tiktoken does:
     # they run on the kernel's worker thread (``_native`` ``_worker.pxi``) while this one tokenises.
     t0 = time.perf_counter()
-    structure = xml_protections(view)  # the <context> ranges the repeat scan must skip
+    structure = xml_protections(view, conv)  # <context> and material: ranges the repeat scan must skip
     protect_ms = _ms(t0)
     job = None
     kernel = _native.native

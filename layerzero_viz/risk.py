@@ -49,8 +49,8 @@ FACT = re.compile(
 )
 _URL_TAIL = ".,;:!?"
 FACT_PROTECTIONS = frozenset({
-    "protected_xml", "protected_schema", "protected_context", "protected_code", "protected_pattern",
-    "protected_identifier", "protected_number", "protected_quote", "protected_user_fact",
+    "protected_xml", "protected_schema", "protected_context", "protected_material", "protected_code",
+    "protected_pattern", "protected_identifier", "protected_number", "protected_quote", "protected_user_fact",
 })
 
 
