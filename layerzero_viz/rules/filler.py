@@ -1,12 +1,33 @@
-"""filler: politeness, greetings, thanks, hedges and throat-clearing from the lexicons (zh and en)."""
+"""filler: politeness, greetings, thanks, closers and hedges (lexicons ``filler`` and ``hedges``, zh and en).
+
+A lexicon hit is only a lead.  What the rule proposes is decided sentence by sentence, so that a cut never
+leaves debris and never changes what is asked:
+
+* a sentence that is only filler (thanks, greeting, closer, with at most a short complement: "Thank you for the
+  information.", "谢谢你的信息！", "Happy to help with anything else!") goes whole, with its punctuation and the
+  space after it;
+* a clause that is only filler goes with its comma: opening a sentence ("您好，", "Hi there, ", "根据我的理解，"),
+  in the middle ("…, thanks, …") or closing it (", please." → the preceding comma goes, the full stop stays);
+  a "but"/"and" that would be left stray at the start of the next clause goes along;
+* inside a content clause only a frame is taken: a request or hedge frame opening the clause ("Could you please
+  kindly ", "I think ", "请问" opening a question, "麻烦您" before a verb, "能不能" before a request verb) or a
+  bare "please"/"kindly" anywhere, and only where what remains starts with a word that can open a sentence;
+* a conditional closer ("If you have any other questions, …", "如果您还有其他问题，…") goes only with its whole
+  sentence; nothing is proposed that would remove a negation word.
+
+Chinese frames are decided by jieba's segmentation (``lexicon.zh_word_aligned`` already drops 请问 in 申请问题;
+麻烦 must open a clause and be followed by a verb or 您/你: 遇到麻烦 is content).
+"""
 from __future__ import annotations
 
+import bisect
 import re
 from functools import partial
 
-from ..view import Bulk, Candidate, TextView
+from ..view import Bulk, Candidate, TextView, clauses, sentences
 
-# a curated filler phrase may contain a negation or connective word ("if you don't mind", "如果可以的话")
+# a curated filler phrase may contain a negation or connective word ("if you don't mind", "如果可以的话");
+# a whole filler clause may take a stray "but"/"and" (a connective) along
 _OVERRIDE = frozenset({"protected_negation", "protected_connective"})
 # "as an AI model" is filler in a reply, but a role in "act as an AI model"
 _ROLE_VERB = re.compile(r"\b(?:act|acting|acts|serve|serving|serves|work|working|be|being|pose|posing|behave|behaving)\s+$",
@@ -15,27 +36,457 @@ _KINDS = (("filler", 0.9, "politeness/filler"), ("hedges", 0.7, "hedge"))
 _LEXICONS = tuple((kind, score, label, lang) for kind, score, label in _KINDS for lang in ("zh", "en"))
 _LEXICON_NAMES = tuple(f"{kind}.{lang}" for kind, _, _, lang in _LEXICONS)
 
+# --- what a hit may do -------------------------------------------------------------------------------------
+# (the lexicon's phrases, normalised: lower case, single spaces, straight apostrophes)
+_EN_WORD_FRAMES = frozenset({"please", "pls", "plz", "kindly", "pretty please", "please kindly"})
+_EN_OPENERS = re.compile(r"(?:could|would|can) you (?:please|kindly)|would you be so kind as to|"
+                         r"i(?: was|'m)? wonder(?:ing)? if you (?:could|would)|"
+                         r"(?:i would|i'd|it would be) (?:appreciate it|be grateful|great|wonderful) if you could")
+_EN_SENTENCE_ONLY = re.compile(r"if (?:you have|you need|there)\b")
+_ZH_ASK_FRAMES = re.compile(r"^(?:我?还?想?请问(?:一下)?|我?还?想问一下|我?还?想咨询一下|我?想?请教一下|冒昧(?:地)?问一下|冒昧请问|"
+                            r"麻烦问一?下)$")
+_ZH_REQUEST_FRAMES = re.compile(r"^(?:麻烦.*|劳驾.*|劳烦.*|烦请|烦劳|有劳.*|能不能.*|可不可以.*|能否帮我|可以帮我|请帮我|请帮忙|"
+                                r"请您帮我|请你帮我|请您帮忙|请你帮忙|我想请您|想麻烦.*|希望您能|希望你能|请务必|务请|还请您|"
+                                r"还望您|万望|恳请.*|拜托你|拜托您|拜托你们)$")
+_ZH_SENTENCE_ONLY = re.compile(r"^如(?:果|有)(?!可以|方便|不麻烦)")
+# a zh request frame that asks (能不能/可不可以/可以帮我/能否): "可以帮我查一下吗" → "查一下吗" is broken
+_ZH_QUESTION_REQUEST = re.compile(r"^(?:能不能|可不可以|可以帮我|能否)")
+_ZH_REQUEST_VERB = re.compile(r"^(?:帮|给|告诉|为|替|把|麻烦|请|推荐|解释|介绍|说明|讲|列|写|翻译|总结|分析|提供|再|查|看|检查)")
+_ZH_QUESTION = re.compile(r"[？?]|吗|呢|什么|怎么|怎样|如何|多少|哪|几|是否|能否|可否|为什么|为何|是不是|有没有|能不能|可不可以")
+
+# words a frame may not leave opening the sentence: "I think so." → "so.", "I believe in" → "in"
+_EN_BAD_START = frozenset("""so not no in on at to for of with about that than as too either neither yes
+    and but or nor yet because if when while is are was were am be been do does did has have had""".split())
+_EN_THAT_AFTER = re.compile(r"that\s+(?=[A-Za-z])", re.IGNORECASE)
+# connectives the cut of a leading filler clause takes along ("Thanks, but …", "谢谢，但是…"); others stop it
+_TAKE_ALONG = re.compile(r"(?:and|but)\b\s*|(?:但是|不过|可是|而且|但)", re.IGNORECASE)
+_STOP_NEXT = re.compile(r"(?:so|or|because|therefore|then|yet|nor|hence|thus|since)\b|(?:所以|因此|因为|然后|或者|那么|于是)",
+                        re.IGNORECASE)
+
+# what may stand beside a thanks/greeting/closer in a clause that is still only filler
+_EN_WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)?|\d+")
+_EN_COMPLEMENT_START = frozenset("""for with again in so very a all everyone everybody guys team folks too as anytime
+    ahead though and also""".split())
+_EN_COMPLEMENT_STOP = frozenset("""that which who whom whose where when while because if unless although though but
+    so or not no never without nor cannot can't won't don't doesn't didn't isn't aren't shouldn't must should
+    please""".split())
+# (and acknowledgements: a turn that is only "Ok, thanks." is all filler, which the engine keeps whole)
+_EN_CONNECTOR_RESIDUE = frozenset({"and", "but", "so", "also", "oh", "ok", "okay", "well", "again", "once", "really", "very",
+                                   "much", "so much", "all", "everyone", "great", "perfect", "alright", "cool", "awesome",
+                                   "got it"})
+_ZH_PARTICLES = "啊呀啦哦喔噢嘛哈咯呢吧"
+_ZH_COMPLEMENT_START = ("的", "大家", "各位", "你们", "您", "你", "老师", "亲", "帮", "耐心", "解答", "回复", "分享", "提醒",
+                        "一直", "了", "啦", "啊", "呀")
+_ZH_CONNECTOR_RESIDUE = frozenset({"但是", "不过", "可是", "而且", "但", "还有", "另外", "那", "那么", "好的", "好", "嗯", "哦", "啊",
+                                   "嗯嗯", "好嘞", "收到", "明白了", "知道了"})
+# the negation words a reader (and ../shared/tools/invariants.py) counts: a cut never takes one
+_NEGATION = re.compile(r"\b(?:not|no|never|don't|dont|don’t|without|cannot|can't|can’t|won't|won’t|shouldn't|mustn't|"
+                       r"nor|neither)\b", re.IGNORECASE)
+_DIGIT = re.compile(r"\d")
+_BULLET = re.compile(r"[ \t]*[-*•][ \t]+")
+_NUMBERED = re.compile(r"[ \t]*(?:\d+[.)、]|[A-Za-z][.)]|\([A-Za-z0-9]\))")
+_SOFT_END = "，,、：:；;"
+_TERMINATORS = "。！？!?…；;.\n"
+_SPACE = " \t"
+
+
+def _negated(text: str, s: int, e: int, zh_neg: list[int]) -> bool:
+    """Whether [s, e) holds a negation word: en by pattern (a filler phrase's "don't" counts too), zh by the
+    scanner's negation hits (``zh_neg``, flat [start, end, …]; 能不能 and 不好意思 are not negations)."""
+    if _NEGATION.search(text, s, e):
+        return True
+    k = bisect.bisect_left(zh_neg, s)
+    if k % 2:
+        k -= 1  # landed on an end: the hit starting before s may still reach into the range
+    return k < len(zh_neg) and zh_neg[k] < e and zh_neg[k + 1] > s
+
+
+def _norm(phrase: str) -> str:
+    return " ".join(phrase.lower().replace("’", "'").split())
+
+
+def _is_cjk(ch: str) -> bool:
+    return "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff"
+
 
 def find(view: TextView, ctx) -> list[Candidate]:
     return find_bulk(view, ctx).candidates()
 
 
 def find_bulk(view: TextView, ctx) -> Bulk:
-    """Every filler and hedge hit as one :class:`Bulk` (the engine's path; :func:`find` lists them)."""
+    """Filler candidates as one :class:`Bulk`: whole sentences, whole clauses and frames (see the module doc)."""
     text = view.text
-    lexicons = _LEXICONS
-    starts, ends, sources = view.lexicon_columns(_LEXICON_NAMES)
-    keep = [k for k in range(len(starts)) if not (
-        text[starts[k]] in "aA" and lexicons[sources[k]][3] == "en" and text[starts[k]:starts[k] + 3].lower() == "as "
-        and _ROLE_VERB.search(text, max(0, starts[k] - 12), starts[k]))]
-    if len(keep) < len(starts):
-        starts, ends, sources = [starts[k] for k in keep], [ends[k] for k in keep], [sources[k] for k in keep]
+    h_starts, h_ends, h_sources = view.lexicon_columns(_LEXICON_NAMES)
+    hits = sorted((s, e, src) for s, e, src in zip(h_starts, h_ends, h_sources) if not (
+        text[s] in "aA" and _LEXICONS[src][3] == "en" and text[s:s + 3].lower() == "as "
+        and _ROLE_VERB.search(text, max(0, s - 12), s)))
+    starts: list[int] = []
+    ends: list[int] = []
+    scores: list[float] = []
+    kinds: list[str] = []
+    phrases: list[str] = []
+    zh_neg = list(view.lexicon_of("negations.zh")) if not text.isascii() else []
+    k = 0
+    while k < len(hits):
+        s0 = hits[k][0]
+        block = view.block_at(s0)
+        sents = sentences(view, block)
+        j = bisect.bisect_right(sents, (s0, float("inf"))) - 1
+        if j < 0 or sents[j][1] <= s0:
+            k += 1
+            continue
+        ss, se = sents[j]
+        group = []
+        while k < len(hits) and hits[k][0] < se:
+            if hits[k][1] <= se:
+                group.append(hits[k])
+            k += 1
+        found = []
+        for a, b in _quote_split(text, ss, se):
+            part = [h for h in group if a <= h[0] and h[1] <= b]
+            if part:
+                found.extend(_sentence_candidates(view, text, a, b, block.end, part, zh_neg))
+        for start, end, kind, src in found:
+            starts.append(start)
+            ends.append(end)
+            scores.append(_LEXICONS[src][1])
+            kinds.append(kind)
+            phrases.append(f"{_LEXICONS[src][2]} ({_LEXICONS[src][0]}.{_LEXICONS[src][3]})")
     # the detail function is a partial, not a closure: a kept annotation holds it, and a closure's cells are
     # objects the cyclic garbage collector visits
-    return Bulk("filler", starts, ends, [lexicons[src][1] for src in sources], 0.05, _OVERRIDE,
-                partial(_detail, text, starts, ends, sources))
+    return Bulk("filler", starts, ends, scores, 0.05, _OVERRIDE, partial(_detail, text, starts, ends, kinds, phrases))
 
 
-def _detail(text: str, starts: list[int], ends: list[int], sources: list[int], k: int) -> str:
-    kind, _, label, lang = _LEXICONS[sources[k]]
-    return f"{label} phrase {text[starts[k]:ends[k]]!r} (lexicon {kind}.{lang})"
+def _detail(text: str, starts: list[int], ends: list[int], kinds: list[str], phrases: list[str], k: int) -> str:
+    return f"{kinds[k]} {text[starts[k]:ends[k]].strip()!r}: {phrases[k]}"
+
+
+# --- one sentence ----------------------------------------------------------------------------------------------
+
+def _runs(text: str, group: list[tuple[int, int, int]]) -> list[list]:
+    """Hits merged into runs: neighbours separated only by spaces form one run [start, end, [hits]]."""
+    runs: list[list] = []
+    for s, e, src in group:
+        if runs and s >= runs[-1][1] and not text[runs[-1][1]:s].strip():
+            runs[-1][1] = max(runs[-1][1], e)
+            runs[-1][2].append((s, e, src))
+        elif runs and s < runs[-1][1]:
+            continue  # overlapping hits of two lexicons: the first (longest at that position) stands
+        else:
+            runs.append([s, e, [(s, e, src)]])
+    return runs
+
+
+def _role(text: str, s: int, e: int, src: int) -> str:
+    """What a hit may do: 'word' (please), 'opener' (a request frame), 'ask' (请问), 'hedge', 'only' (goes only
+    with its whole sentence), 'owner' (thanks, greeting, closer: may own a short complement)."""
+    kind, _, _, lang = _LEXICONS[src]
+    phrase = text[s:e]
+    if lang == "en":
+        p = _norm(phrase)
+        if p in _EN_WORD_FRAMES:
+            return "word"
+        if _EN_SENTENCE_ONLY.match(p):
+            return "only"
+        if _EN_OPENERS.fullmatch(p):
+            return "opener"
+        return "hedge" if kind == "hedges" else "owner"
+    if _ZH_ASK_FRAMES.match(phrase):
+        return "ask"
+    if _ZH_SENTENCE_ONLY.match(phrase):
+        return "only"
+    if _ZH_REQUEST_FRAMES.match(phrase):
+        return "opener"
+    return "hedge" if kind == "hedges" else "owner"
+
+
+def _body(text: str, cs: int, ce: int) -> tuple[int, int]:
+    """A clause without its closing punctuation and surrounding spaces."""
+    while ce > cs and (text[ce - 1] in _SOFT_END or text[ce - 1] in _TERMINATORS or text[ce - 1] in "”’」』）)\"' \t"):
+        ce -= 1
+    while cs < ce and text[cs] in _SPACE:
+        cs += 1
+    return cs, ce
+
+
+def _residue(text: str, bs: int, be: int, runs: list[list]) -> list[tuple[int, int]]:
+    """The pieces of [bs, be) outside the runs, with visible text."""
+    out = []
+    pos = bs
+    for rs, re_, _ in runs:
+        if rs > pos and text[pos:rs].strip(" \t,，、:：;；!！?？.。…-—~～*_"):
+            out.append((pos, rs))
+        pos = max(pos, re_)
+    if be > pos and text[pos:be].strip(" \t,，、:：;；!！?？.。…-—~～*_"):
+        out.append((pos, be))
+    return out
+
+
+def _is_connector_residue(piece: str) -> bool:
+    p = piece.strip(" \t,，、:：;；!！?？.。…-—~～*_")
+    if not p:
+        return True
+    if p.isascii():
+        return _norm(p) in _EN_CONNECTOR_RESIDUE
+    return p in _ZH_CONNECTOR_RESIDUE or all(ch in _ZH_PARTICLES for ch in p)
+
+
+def _is_complement(piece: str) -> bool:
+    """A short complement a thanks/greeting/closer may own: "for the quick reply", "in advance", "的信息", "大家"."""
+    p = piece.strip(" \t,，、:：;；!！?？.。…~～")
+    if not p or _DIGIT.search(p) or _NEGATION.search(p) or re.search("不|没|别|未|无|勿", p):
+        return False
+    if p.isascii():
+        words = _EN_WORD.findall(p)
+        if not words or len(words) > 6 or set(w.lower() for w in words) & _EN_COMPLEMENT_STOP:
+            return False
+        if words[0].lower() in _EN_COMPLEMENT_START:
+            return True
+        return len(words) <= 2 and all(w[0].isupper() for w in words)  # a name: "Hi Jordan,"
+    if any(ch.isascii() and ch.isalnum() for ch in p) or len(p) > 8:
+        return False
+    p = p.rstrip(_ZH_PARTICLES)
+    return not p or p.startswith(_ZH_COMPLEMENT_START) or len(p) <= 2
+
+
+def _clause_is_filler(text: str, bs: int, be: int, runs: list[list]) -> bool:
+    """True when the clause body [bs, be) says nothing but its filler runs (and a short complement); a clause
+    without filler is 'filler' here only when it is an acknowledgement ("Ok,", "好的，")."""
+    if not runs:
+        return bs < be and _is_connector_residue(text[bs:be])
+    residue = _residue(text, bs, be, runs)
+    if all(_is_connector_residue(text[a:b]) for a, b in residue):
+        return True
+    # a thanks/greeting/closer opening the clause may own what follows it: "Thank you for the quick reply"
+    first = runs[0]
+    lead = [(a, b) for a, b in residue if b <= first[0]]
+    if not all(_is_connector_residue(text[a:b]) for a, b in lead):
+        return False
+    if _role(text, *first[2][-1]) not in ("owner", "only"):
+        return False
+    tail_start = first[1]
+    rest = [(a, b) for a, b in residue if a >= tail_start]
+    if not rest:
+        return True
+    return _is_complement(text[rest[0][0]:be]) and all(r[2] and _role(text, *r[2][-1]) in ("owner", "only")
+                                                       for r in runs[1:])
+
+
+def _sentence_candidates(view: TextView, text: str, ss: int, se: int, block_end: int, group, zh_neg):
+    """(start, end, kind, source) for the filler of one sentence [ss, se)."""
+    runs = _runs(text, group)
+    if not runs:
+        return []
+    # a numbered item's marker is content ("1." "a)"); a bullet may go with a whole item
+    first_line_start = text.rfind("\n", 0, ss) + 1
+    numbered = _NUMBERED.match(text, ss) is not None and not text[first_line_start:ss].strip()
+    cls = clauses(view, ss, se)
+    info = []
+    for cs, ce in cls:
+        bs, be = _body(text, cs, ce)
+        inside = [r for r in runs if r[0] >= cs and r[1] <= ce]
+        info.append((cs, ce, bs, be, inside, _clause_is_filler(text, bs, be, inside)))
+    out = []
+    src0 = runs[0][2][0][2]
+    sentence_only = any(_role(text, *h) == "only" for r in runs for h in r[2])
+    if all(f for *_, f in info) and not numbered and not _negated(text, ss, se, zh_neg):
+        if _quote_open(text, ss, se):
+            q = text.rfind('"', ss, se) + 1
+            while q < se and text[q] in _SPACE:
+                q += 1
+            rest = [h for h in group if h[0] >= q]
+            if q >= se or len(rest) == len(group) or not rest:
+                return []
+            return _sentence_candidates(view, text, q, se, block_end, rest, zh_neg)
+        end = se
+        for mark in ("**", "__"):
+            if text.startswith(mark, ss) and text.startswith(mark, se) and text.count(mark, ss, se) == 1:
+                end = se + 2  # "**Thank you!**": the closing marker goes with it
+        while end < block_end and text[end] in _SPACE:
+            end += 1
+        start = ss
+        if not text[first_line_start:ss].strip() and _BULLET.match(text, ss):
+            line_end = text.find("\n", se)
+            if text[se:line_end if line_end >= 0 else block_end].strip():
+                start = _BULLET.match(text, ss).end()  # more follows on the line: the bullet stays with it
+        return [(start, end, "whole filler sentence", src0)]
+    if sentence_only:
+        return []
+    n = len(info)
+    for i, (cs, ce, bs, be, inside, filler) in enumerate(info):
+        if not inside:
+            continue
+        if filler:
+            cand = _filler_clause(text, info, i, n, se, zh_neg)
+            if cand is not None:
+                out.append((*cand, "filler clause", inside[0][2][0][2]))
+            continue
+        for r in inside:
+            cand = _frame(view, text, r, bs, be, ss, se, zh_neg)
+            if cand is not None and not (cand[0] > 0 and text[cand[0] - 1] in "*_~`") and text[cand[1]:cand[1] + 1] not in ("*", "_", "~", "`"):
+                out.append((*cand, "frame", r[2][-1][2]))
+    return out
+
+
+_QUOTE_END = re.compile(r"[.!?。！？][\"”’'」』]\s+")
+
+
+def _quote_split(text: str, ss: int, se: int) -> list[tuple[int, int]]:
+    """A sentence split after a quotation that ends one (`She said "thank you." Thanks!`): the view's sentences
+    end at a terminator before a space, not at one inside closing quotes."""
+    out = []
+    a = ss
+    for m in _QUOTE_END.finditer(text, ss, se):
+        b = m.end()
+        while b > a and text[b - 1] in _SPACE:
+            b -= 1
+        out.append((a, b))
+        a = m.end()
+    if a < se:
+        out.append((a, se))
+    return out
+
+
+def _quote_open(text: str, s: int, e: int) -> bool:
+    """An odd number of straight double quotes: the sentence is part of a quotation."""
+    return text.count('"', s, e) % 2 == 1
+
+
+def _filler_clause(text: str, info, i: int, n: int, se: int, zh_neg):
+    """The range that removes filler clause ``i`` of a sentence whose other clauses are content, or None."""
+    cs, ce, bs, be, inside, _ = info[i]
+    if _negated(text, bs, be, zh_neg):
+        return None
+    roles = {_role(text, *h) for r in inside for h in r[2]}
+    closing = text[be:ce]
+    if i < n - 1:
+        # opening or middle clause: it goes with its comma and the spaces after it
+        if not closing.strip() or closing.strip()[0] not in _SOFT_END:
+            return None
+        if i > 0 and "hedge" in roles:
+            return None  # "This is, I think, the best": a parenthetical hedge would leave a stray comma
+        end = info[i + 1][0]
+        while end < se and text[end] in _SPACE:
+            end += 1
+        m = _TAKE_ALONG.match(text, end)
+        if m and i == 0:
+            end = m.end()
+            while end < se and text[end] in _SPACE:
+                end += 1
+        elif _STOP_NEXT.match(text, end):
+            return None
+        if end >= se or not text[end:se].strip(" \t" + _SOFT_END + _TERMINATORS):
+            return None
+        return cs, end
+    # the closing clause: the comma before it goes, the clause's own terminator stays
+    prev_cs, prev_ce, prev_bs, prev_be = info[i - 1][:4]
+    sep = text[prev_be:prev_ce]
+    if not sep.strip() or sep.strip()[0] not in "，,、":
+        return None
+    return prev_be, be
+
+
+def _frame(view: TextView, text: str, run, bs: int, be: int, ss: int, se: int, zh_neg):
+    """The range of a frame inside a content clause, or None when taking it could leave debris."""
+    rs, re_, hits = run
+    roles = [_role(text, *h) for h in hits]
+    if _negated(text, rs, re_, zh_neg):
+        return None
+    if all(r == "word" for r in roles):
+        # "please"/"kindly" anywhere: with the space after it, or before it at the clause's end
+        if re_ < be:
+            end = re_
+            while end < be and text[end] in _SPACE:
+                end += 1
+            if end == re_ or not text[end].isalnum():
+                return None
+            if rs == bs and text[end:be].split(None, 1)[0].lower().strip(",.") in _EN_BAD_START:
+                return None
+            return rs, end
+        start = rs
+        while start > bs and text[start - 1] in _SPACE:
+            start -= 1
+        if start == rs or start == bs or not text[start - 1].isalnum():
+            return None
+        return start, re_
+    # a frame opening the clause (after a connective word at most: "But I think …")
+    lead = text[bs:rs]
+    if lead.strip() and not _is_connector_residue(lead):
+        return None
+    last = roles[-1]
+    if last in ("owner", "only") or any(r in ("owner", "only") for r in roles):
+        return None  # thanks or greetings inside a content clause ("I want to thank you for …") stay
+    end = re_
+    rest_start = end
+    while rest_start < be and text[rest_start] in _SPACE:
+        rest_start += 1
+    rest = text[rest_start:be]
+    if not rest:
+        return None
+    lang = _LEXICONS[hits[-1][2]][3]
+    if lang == "en":
+        if rest_start == end:
+            return None  # glued to the next word
+        if last == "hedge":
+            m = _EN_THAT_AFTER.match(text, rest_start)
+            if m:
+                rest_start = m.end()
+                rest = text[rest_start:be]
+        words = rest.split()
+        if len(words) < 2 or not words[0][0].isalpha() or words[0].lower().strip(",.;:") in _EN_BAD_START:
+            return None
+        return rs, rest_start
+    # zh
+    if not _is_cjk(rest[0]) and not rest[0].isalnum():
+        return None
+    last_phrase = text[hits[-1][0]:hits[-1][1]]
+    if last == "ask":
+        if not _ZH_QUESTION.search(text, rest_start, se):
+            return None
+        return rs, rest_start
+    if last == "opener":
+        if _ZH_QUESTION_REQUEST.match(last_phrase) and "吗" in text[rest_start:se]:
+            return None
+        if last_phrase in ("麻烦", "能不能"):
+            if not _zh_frame_ok(text, hits[-1][0], hits[-1][1], rest_start, be):
+                return None
+        if len(rest) < 2:
+            return None
+        return rs, rest_start
+    if last == "hedge":
+        if len(rest) < 2:
+            return None
+        return rs, rest_start
+    return None
+
+
+def _zh_frame_ok(text: str, s: int, e: int, rest_start: int, be: int) -> bool:
+    """麻烦/能不能 is a politeness frame, not content: 麻烦 before 您/你/帮/a verb (jieba.posseg), 能不能 before a
+    request verb (能不能帮我…, 能不能告诉我… — not 能不能退款, which asks whether)."""
+    word = text[s:e]
+    rest = text[rest_start:be]
+    if word == "能不能":
+        return bool(_ZH_REQUEST_VERB.match(rest))
+    if rest.startswith(("您", "你", "帮", "请")):
+        return True
+    tokens = _posseg(text[s:be])
+    if len(tokens) < 2 or tokens[0][0] != "麻烦":
+        return False
+    return tokens[1][1].startswith("v") and tokens[1][0] not in ("是", "的")
+
+
+_POSSEG_CACHE: dict[str, list[tuple[str, str]]] = {}
+
+
+def _posseg(sentence: str) -> list[tuple[str, str]]:
+    """jieba.posseg of a short text, remembered (frames are few; the cache is bounded)."""
+    found = _POSSEG_CACHE.get(sentence)
+    if found is None:
+        from ..lexicon import _jieba
+        _jieba()
+        import jieba.posseg as pseg
+        found = [(w.word, w.flag) for w in pseg.cut(sentence, HMM=False)]
+        if len(_POSSEG_CACHE) > 4096:
+            _POSSEG_CACHE.clear()
+        _POSSEG_CACHE[sentence] = found
+    return found

@@ -1,0 +1,118 @@
+"""filler: whole sentences and clauses of politeness go with their punctuation; frames go only where what
+remains reads as a sentence (zh and en)."""
+from .helpers import conv, prune
+
+LEAD_PUNCT = tuple("，。、；：,;:!?！？")
+
+
+def out(text: str, ratio: float = 0.95) -> str:
+    return prune(conv(None, text), ratio, low_information=False).messages[0].pruned
+
+
+def test_thanks_sentence_goes_whole_with_its_punctuation():
+    assert out("Thank you for the information. Refund order 7.") == "Refund order 7."
+    assert out("谢谢你的信息！请退款。") == "请退款。"
+    assert out("Please check order 7. Have a great day!") == "check order 7."
+    assert out("Check order 7. Thanks in advance!") == "Check order 7."
+
+
+def test_boilerplate_closers_go_whole_zh_and_en():
+    en = out("Your order 7 ships today. If you have any other questions, feel free to ask. Hope this helps!")
+    assert en == "Your order 7 ships today."
+    zh = out("订单7今天发货。如果您还有其他问题，随时可以问我。希望对您有帮助！")
+    assert zh == "订单7今天发货。"
+    assert out("I hope this message finds you well. Check order 7.") == "Check order 7."
+
+
+def test_greeting_clause_goes_with_its_comma():
+    assert out("您好，请问七日年化收益率是什么意思？") == "七日年化收益率是什么意思？"
+    assert out("Hi there, order 7 is late.") == "order 7 is late."
+
+
+def test_closing_filler_clause_takes_the_comma_before_it():
+    assert out("I'd prefer a replacement for order 7, please.") == "I'd prefer a replacement for order 7."
+    assert out("Order 7 arrived, thank you so much!") == "Order 7 arrived!"
+    assert out("订单7收到了，谢谢。") == "订单7收到了。"
+
+
+def test_acknowledgement_with_thanks_is_all_filler():
+    # "Ok, thanks." as a whole sentence; a turn that is only that keeps its text (the engine's empty-turn rule)
+    assert out("Perfect, thank you so much! Order 7 is fine.") == "Order 7 is fine."
+    assert out("好的，谢谢。") == "好的，谢谢。"
+
+
+def test_filler_cut_never_leaves_a_stray_connector():
+    r = out("Hello, and thank you so much for reaching out! Order 7 is late.")
+    assert r == "Order 7 is late."
+    r = out("Thanks, but the file for order 7 is missing.")
+    assert not r.lower().startswith(("but", "and")) and "file for order 7 is missing" in r
+    r = out("As an AI language model, I can't inspect order 7, but I'd be happy to help.")
+    assert r == "I can't inspect order 7."
+
+
+def test_filler_cut_never_leaves_a_stray_complement():
+    for text in ("Thank you so much for the quick reply, I really appreciate it! Order 7 is late.",
+                 "Order 7 is late. Happy to help with anything else!",
+                 "Order 7 is late. Thank you so much in advance!"):
+        r = out(text)
+        assert r == "Order 7 is late.", (text, r)
+
+
+def test_request_frame_opening_a_clause_goes():
+    assert out("Could you please kindly tell me the status of order 7?") == "tell me the status of order 7?"
+    assert out("I was wondering if you could check order 7.") == "check order 7."
+    assert out("So please don't send order 7 by ground.") == "So don't send order 7 by ground."
+
+
+def test_thanks_inside_a_content_clause_stays():
+    text = "I want to thank you for fixing order 7."
+    assert out(text) == text
+
+
+def test_qingwen_opening_a_question_is_a_frame():
+    assert out("请问退货需要几天？") == "退货需要几天？"
+    # 请问 inside 申请问题 is not a frame
+    assert out("我要申请问题单。") == "我要申请问题单。"
+
+
+def test_mafan_as_content_is_kept():
+    assert out("我遇到麻烦了。") == "我遇到麻烦了。"
+    assert out("麻烦的是订单7丢了。") == "麻烦的是订单7丢了。"
+
+
+def test_mafan_before_a_verb_is_a_frame():
+    assert out("麻烦您帮我查一下订单7。") .startswith("帮我查") or out("麻烦您帮我查一下订单7。").startswith("查")
+    assert out("麻烦查一下订单7。") == "查一下订单7。"
+
+
+def test_nengbuneng_is_a_frame_only_before_a_request_verb():
+    assert out("能不能帮我推荐一本书？") == "推荐一本书？"
+    assert out("能不能退款？") == "能不能退款？"
+
+
+def test_hedge_opening_a_clause_goes_with_that():
+    assert out("I think that order 7 is late.") == "order 7 is late."
+    # (in a user turn protect.py reads 我的理解 as a fact the user states about themself: see the report)
+    r = prune(conv("根据我的理解，订单7已经发货。", "好"), 0.95, low_information=False).messages[0].pruned
+    assert r == "订单7已经发货。"
+    # a parenthetical hedge would leave a stray comma: it stays
+    text = "The report, I think, is due on day 7."
+    assert out(text) == text
+
+
+def test_of_course_as_an_answer_stays():
+    # (not the final turn: a final assistant turn is a prefill, material)
+    r = prune(conv(None, "Can you refund order 7?", "Of course! Sure.", "Go on."), 0.95).messages[1].pruned
+    assert r == "Of course! Sure."
+
+
+def test_filler_with_a_negation_word_is_kept():
+    r = out("If you don't mind, check order 7.")
+    assert "don't" in r
+
+
+def test_filler_never_leaves_a_line_starting_with_punctuation():
+    for text in ("Hello, and thanks!\nOrder 7 is late.", "好的，谢谢！\n订单7呢？", "**Please follow these rules:**\n1. Be brief."):
+        for line in out(text).splitlines():
+            assert not line.strip().startswith(LEAD_PUNCT), (text, line)
+        assert "** " not in out(text)

@@ -1,0 +1,82 @@
+"""low_information: a function word is pruned only where its removal cannot change meaning (zh and en)."""
+from .helpers import conv, prune
+
+
+def out(text: str) -> str:
+    return prune(conv(None, text), 0.95).messages[0].pruned
+
+
+def test_de_closing_a_nominal_phrase_is_kept():
+    assert "不是他的" in out("这本书不是他的。")
+    assert "是我的" in out("这是我的。")
+
+
+def test_de_between_modifier_and_noun_may_go():
+    # a system prompt: in a user turn 我的朋友 is a fact the user states about themself (protected)
+    r = prune(conv("请告诉你的朋友。", "好"), 0.95).messages[0].pruned
+    assert "你朋友" in r
+
+
+def test_de_after_a_verb_is_kept():
+    assert "他写的书" in out("他写的书很好看。")
+
+
+def test_de_as_verb_is_kept():
+    assert "得奖" in out("他得奖了。")
+    assert "得了肺炎" in out("他得了肺炎。")
+    assert "我得走了" in out("我得走了。")
+
+
+def test_le_marking_completion_is_kept():
+    assert "吃了饭" in out("我吃了饭。")
+
+
+def test_not_simply_is_kept():
+    assert "not simply" in out("This is not simply a bug.")
+    assert "not just" in out("It is not just slow.")
+    assert "not only" in out("Not only the price matters.").lower() or "only" in out("Not only the price matters.")
+
+
+def test_intensifier_after_a_negation_is_kept():
+    assert "not very good" in out("The answer is not very good.")
+
+
+def test_of_is_kept():
+    assert "refund of" in out("Give a refund of the fee.")
+
+
+def test_unit_after_number_is_kept():
+    assert "3.5 mm" in out("Include the 3.5 mm audio cable.")
+    assert "4:50 pm" in out("Meet at 4:50 pm.")
+
+
+def test_article_in_a_name_is_kept():
+    assert "The Hague" in out("Fly to The Hague tomorrow.")
+    assert "the United States" in out("Ship to the United States.")
+
+
+def test_article_in_emphasis_link_or_list_marker_is_kept():
+    r = out("**The** rule: see [the guide](http://x.example).\na) the first option\nb) a dog")
+    assert "**The**" in r and "[the guide]" in r
+    assert "a) " in r and "b) a dog" in r
+    assert "a.m." in out("Call at 9 a.m. sharp.")
+
+
+def test_article_before_an_idiom_is_kept():
+    r = out("Add a few notes and a little salt once a day.")
+    assert "a few" in r and "a little" in r and "once a day" in r
+
+
+def test_article_before_a_common_noun_may_go():
+    r = out("Check the status of the order.")
+    assert "status of order" in r or "the status" not in r
+
+
+def test_interjection_opening_a_clause_goes_with_its_comma():
+    assert out("Um, check order 7.") == "check order 7."
+    assert out("嗯，我想查订单7。").startswith("我想")
+
+
+def test_of_course_and_sure_are_kept():
+    r = prune(conv(None, "Is order 7 late?", "Of course. Sure, it is.", "Go on."), 0.95).messages[1].pruned
+    assert r.startswith("Of course.") and "Sure" in r
