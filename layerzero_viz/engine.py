@@ -339,8 +339,9 @@ def _annotate(source: Any, config: Config) -> Annotated:
         directive_ranges = tuple((block_pos[(d.message, d.block)] + d.start, block_pos[(d.message, d.block)] + d.end)
                                  for d in settings.directive_spans)
 
-    # The compiled scanners need nothing tokenising produces and run without the GIL, as tiktoken does:
-    # they run on the kernel's worker thread (``_native`` ``_worker.pxi``) while this one tokenises.
+    # Tokenising needs nothing the scans produce, and tiktoken releases the GIL while it encodes: a long text is
+    # tokenised on the tokenizer thread while this one runs the scans, protections and rules (``_Tokenizing``).
+    tokenizing = _Tokenizing(view, _TOKEN_CACHE if config.token_cache else None)
     t0 = time.perf_counter()
     structure = xml_protections(view, conv)  # <context> and material: ranges the repeat scan must skip
     protect_ms = _ms(t0)
@@ -356,24 +357,12 @@ def _annotate(source: Any, config: Config) -> Annotated:
             repeats.with_context([value for _, _, value in structure.context_facts], structure.context_ranges)
         job = kernel.ScanJob(text, _native_lexicons(), identifier_guards(text),
                              [(b.start, b.end) for b in view.blocks_of_roles(USER_ROLES)], repeats)
-        if not (_SCAN_THREAD and job.start()):  # off, or busy with another thread's annotation: scan here
-            job.run()
-
-    t0 = time.perf_counter()
-    try:
-        ids, start, end, group, block, idx, block_ms, (g_start, g_end, g_tokens) = _tokenize_view(
-            view, _TOKEN_CACHE if config.token_cache else None)
-    except BaseException:
-        if job is not None:
-            job.wait()  # free the worker now, not when the traceback lets go of the job
-        raise
-    timings["tokenize"] = _ms(t0)
-    n_groups = len(g_start)
+        job.run()
 
     t0 = time.perf_counter()
     prescan = None
     if job is not None:
-        prescan = job.results()  # waits for the worker when it ran there
+        prescan = job.results()
         view.set_lexicon_packed(_LEXICON_SLOT_OF, *prescan["lexicons"])
     protection = find_protections(view, settings.compiled_patterns, settings.protected_patterns, prescan, structure)
     # the scan job's own time counts in protect (scanners) and detect (the repeat scan), wherever it ran
@@ -393,6 +382,10 @@ def _annotate(source: Any, config: Config) -> Annotated:
     candidates, bulks = close_candidates(view, candidates, bulks)
     candidates, bulks, kept_whole = guard_blocks(view, candidates, bulks, directive_ranges)
     timings["detect"] = _ms(t0) + (prescan["repeats_ms"] if prescan is not None else 0.0)
+
+    ids, start, end, group, block, idx, block_ms, (g_start, g_end, g_tokens) = tokenizing.result()
+    timings["tokenize"] = tokenizing.ms
+    n_groups = len(g_start)
 
     # directive groups: those that start inside a directive span
     g_directive = np.zeros(n_groups, dtype=bool)
@@ -488,6 +481,49 @@ def scan_thread(enabled: bool) -> None:
     """
     global _SCAN_THREAD
     _SCAN_THREAD = bool(enabled)
+
+
+class _Tokenizing:
+    """``_tokenize_view(view, cache)``, on the tokenizer thread when the text is long enough to pay for the
+    hand-off (≈ 70 µs through a Python thread) and no other annotation holds that thread, else here on
+    :meth:`result`.  ``ms`` is the time tokenising took, wherever it ran."""
+
+    MIN_CHARS = 2000
+    _pool = None
+    _busy = threading.Lock()
+
+    def __init__(self, view: TextView, cache: "_TokenCache | None") -> None:
+        self.view, self.cache, self.ms = view, cache, 0.0
+        self._future = None
+        if len(view.text) >= self.MIN_CHARS and _cores() > 1 and self._busy.acquire(blocking=False):
+            if _Tokenizing._pool is None:
+                from concurrent.futures import ThreadPoolExecutor
+                _Tokenizing._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="layerzero-tokenize")
+            self._future = self._pool.submit(self._run_and_release)
+
+    def _run(self):
+        t0 = time.perf_counter()
+        try:
+            return _tokenize_view(self.view, self.cache)
+        finally:
+            self.ms = _ms(t0)
+
+    def _run_and_release(self):
+        try:
+            return self._run()
+        finally:
+            self._busy.release()
+
+    def result(self):
+        return self._run() if self._future is None else self._future.result()
+
+
+def _forget_pool() -> None:  # a forked child has no tokenizer thread: it makes its own on first use
+    _Tokenizing._pool = None
+    _Tokenizing._busy = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_pool)
 
 
 class _TokenCache:
