@@ -45,6 +45,7 @@ _ZH_INTERJECTIONS = frozenset("嗯 呃 诶 哎 嘿 哟 哇 哈 哈哈 哈哈哈 
 _ZH_FINAL_PARTICLES = frozenset("啊 呀 啦 哦 喔 噢 咯 嘞 呐 咧".split())
 _ZH_DEGREE = frozenset("很 挺 蛮 颇 非常 极其 格外".split())
 _ZH_HESITATION = frozenset({"这个", "那个"})
+_ZH_ACKS = frozenset({"", "好", "好的", "好吧", "嗯", "行", "收到", "明白", "明白了", "知道了", "可以", "没问题", "对", "是的", "谢谢"})
 _ZH_TAILS = frozenset({"来着", "罢了", "而已", "似的", "的话"})
 _ZH_CONDITIONAL = re.compile(r"如果|要是|假如|假设|若是|倘若|万一|如|若")
 _CLAUSE_PUNCT = "，,、；;：:"
@@ -196,6 +197,11 @@ def _zh(text: str, s: int, e: int, word: str, posseg: dict):
         if not _clause_start(text, s):
             return None
         if after in "，,":
+            k = e + 1
+            while k < len(text) and text[k] not in _ZH_SENTENCE_END:
+                k += 1
+            if text[e + 1:k].strip(" 。！？!?，,～~…") in _ZH_ACKS:
+                return None  # "嗯嗯，好的。": the interjection is half of an acknowledgement, a turn of its own
             return s, e + 1
         if after in "。！!…~～" and (e + 1 >= len(text) or text[e + 1] in "\n\x00"):
             return None  # a line that is only an interjection: leave it (it may be the whole answer)

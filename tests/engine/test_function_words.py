@@ -75,6 +75,8 @@ def test_article_before_a_common_noun_may_go():
 def test_interjection_opening_a_clause_goes_with_its_comma():
     assert out("Um, check order 7.") == "check order 7."
     assert out("嗯，我想查订单7。").startswith("我想")
+    # half of an acknowledgement: the turn says "ok" and stays as it is
+    assert out("嗯嗯，好的。") == "嗯嗯，好的。"
 
 
 def test_of_course_and_sure_are_kept():
