@@ -209,6 +209,8 @@ def _inside(ranges: list[tuple[int, int]], s: int, e: int) -> bool:
 INSTRUCTION_ROLES = frozenset({"system", "developer", "user", "human"})
 # protections whose ranges are material: a first copy is never taken from inside them, a repeat never cut there
 _MATERIAL = ("protected_quote", "protected_code", "protected_context", "protected_schema", "protected_material")
+# ... except <output_format>: an instruction stated there and again outside it is a repeat of the declared one
+_FIRST_COPY_SOURCES = ("protected_schema",)
 _ZH_NEGATIONS = frozenset("不没别勿未无非否毋甭")
 _EN_NEGATIONS = frozenset({"not", "no", "never", "none", "nothing", "nobody", "neither", "nor", "without", "non",
                            "nowhere"})
@@ -232,14 +234,15 @@ _CONSTRAINT = re.compile(
     r"(?:用|使用|以)[^，。,.]{0,8}(?:回答|回复|作答|输出|表达|书写|语言)"
     r"|\b(?:must|should|shall|only|always|never|do not|don't|please|need to|needs to|have to|has to|required?|"
     r"make sure|be sure|ensure|avoid|limit|keep|use|answer|respond|reply|write|format|include|provide|output|"
-    r"return|stay|follow|remember|at most|at least|no more than|words|sentences|bullets?|markdown|json|tone|"
-    r"formal|concise|language|english|chinese)\b", re.IGNORECASE)
+    r"return|stay|follow|remember|at most|at least|no more than|words|sentences|bullets?|tone|formal|concise)\b",
+    re.IGNORECASE)
+# a line that opens a section: a markdown heading, a bold line, or a line ending with a colon
+_SECTION_HEADING = re.compile(r"\n[ \t]*(?:#|\*\*[^\n]*\*\*[ \t]*\n|[^\n]*[:：][ \t]*\n)")
+_SIGNED_NUMBER = re.compile(r"[-−]?\d+(?:[.,]\d+)*")
 _CORRECTION = re.compile(
     r"更正|改为|改成|改用|换成|换为|而是|不再|纠正|修正|订正|说错|\binstead\b|\bcorrection\b|\bcorrect(?:ed)? that\b"
     r"|\bactually\b|\brather than\b|\bno longer\b|\bscratch that\b|\bnot\b[^.;!?。！？]{1,80}?\bbut\b"
     r"|\bchange (?:it |that |this )?to\b|\bupdate[d]?:", re.IGNORECASE)
-# a line that is a list item, heading, quote or table row: restated data, not a restated constraint
-_ITEM_LINE = re.compile(r"\s*(?:[-*+•·▪◦—–]\s*|[└├│┌─]|\\?#|\d+[.)、．]|[a-zA-Z][.)]\s|[（(][0-9a-zA-Z一二三四五六七八九十]{1,3}[)）]|#|>|\|)")
 _EMPHASIS = ("**", "__")
 
 
@@ -273,7 +276,15 @@ def _analyse(text: str) -> tuple[tuple, tuple, tuple | None, tuple | None]:
     while i < n:
         u = toks[i]
         i += 1
-        if u in _CLAUSE_SEPARATORS:
+        if u in _CLAUSE_SEPARATORS or u == "and":
+            if u == "and":  # "Use American English and avoid exclamation marks": two clauses for the order
+                exact.append(u)
+                family.append(u)
+                if len(exact) - 1 > mark_ex:
+                    c_ex.append(tuple(exact[mark_ex:-1]))
+                    c_fam.append(tuple(family[mark_fam:-1]))
+                mark_ex, mark_fam = len(exact), len(family)
+                continue
             if len(exact) > mark_ex:
                 c_ex.append(tuple(exact[mark_ex:]))
                 c_fam.append(tuple(family[mark_fam:]))
@@ -315,10 +326,10 @@ class _Entry:
         self.exact, self.family, self.c_exact, self.c_family = _analyse(view.text[s:e])
 
 
-def _material_ranges(protection) -> list[tuple[int, int]]:
+def _material_ranges(protection, exclude: tuple[str, ...] = ()) -> list[tuple[int, int]]:
     """Merged (start, end) ranges of material protections (see ``_MATERIAL``), sorted."""
     from ..protect import PRECEDENCE
-    codes = {PRECEDENCE.index(n) for n in _MATERIAL if n in PRECEDENCE}
+    codes = {PRECEDENCE.index(n) for n in _MATERIAL if n in PRECEDENCE and n not in exclude}
     found = sorted((s, e) for s, e, c in zip(protection.starts, protection.ends, protection.codes) if c in codes)
     merged: list[tuple[int, int]] = []
     for s, e in found:
@@ -331,18 +342,22 @@ def _material_ranges(protection) -> list[tuple[int, int]]:
 
 
 _LATER_MAX = 300  # characters: a restated constraint is a sentence, not a paragraph
+_SHORT_MAX = 24  # characters of a short rule in the standing prompt
+_SHORT_LIMIT = 64
 
 
 class _LazyMaterial:
     """Material ranges of a protection, gathered on first use (most conversations never ask)."""
 
-    def __init__(self, protection) -> None:
+    def __init__(self, protection, exclude: tuple[str, ...] = ()) -> None:
         self.protection = protection
+        self.exclude = exclude
         self._ranges: _Ranges | None = None
 
     def _get(self) -> "_Ranges":
         if self._ranges is None:
-            self._ranges = _Ranges(_material_ranges(self.protection) if self.protection is not None else [])
+            self._ranges = _Ranges(_material_ranges(self.protection, self.exclude)
+                                   if self.protection is not None else [])
         return self._ranges
 
     def overlaps(self, s: int, e: int) -> bool:
@@ -350,6 +365,11 @@ class _LazyMaterial:
 
     def contains(self, s: int, e: int) -> bool:
         return self._get().contains(s, e)
+
+    def ranges_in(self, s: int, e: int) -> list[tuple[int, int]]:
+        found = self._get()
+        k = bisect.bisect_left(found.starts, e)
+        return [r for r in found.ranges[max(0, k - 8):k] if r[1] > s and r[1] <= e]
 
 
 class _Ranges:
@@ -366,28 +386,43 @@ class _Ranges:
         return k >= 0 and self.ranges[k][1] >= e
 
 
-def _why_not_a_constraint_copy(view: TextView, s: int, e: int, sent: tuple[int, int], prev: tuple[int, int] | None
-                               ) -> str:
-    """Why the statement at [s, e) cannot be taken as a repeat whatever it repeats ("" when it can)."""
+_LIST_ITEM = re.compile(r"[ \t]*(?:[-*+•·▪◦]|\d{1,3}[.)、．]|[a-zA-Z][.)]|[（(][0-9a-zA-Z一二三四五六七八九十]{1,3}[)）])[ \t]*")
+_DATA_LINE = re.compile(r"\s*(?:[-*+]\s*\[[ xX]\]|[—–]|[└├│┌─]|\\?#|>|\|)")
+
+
+def _why_not_a_constraint_copy(view: TextView, s: int, e: int, sent: tuple[int, int], prev: tuple[int, int] | None,
+                               standing: bool) -> tuple[str, int]:
+    """Why the statement at [s, e) cannot be taken as a repeat whatever it repeats ("" when it can), and where
+    the cut starts (a whole list item goes with its marker).  ``standing``: its first copy is in a system
+    prompt, whose sentences are instructions."""
     text = view.text
     line_start = text.rfind("\n", 0, s) + 1
-    if _ITEM_LINE.match(text, line_start):
-        return "a list item, heading or table row restates data, not a constraint"
+    line_end = text.find("\n", e)
+    line_end = len(text) if line_end < 0 else line_end
+    if _DATA_LINE.match(text, line_start):
+        return "a heading, quote, tree or table row", s
+    item = _LIST_ITEM.match(text, line_start)
+    cut = s
+    if item:
+        if item.end() < s or text[e:line_end].strip():
+            return "part of a list item", s
+        cut = line_start  # the whole item, marker included: no orphan "3."
     before = text[line_start:s]
     span = text[s:e]
-    if span.rstrip(" *_").endswith((":", "：")):
-        return "a label introducing what follows"
-    if text[s:sent[1]].rstrip(" *_\"'”」』）)").endswith(("?", "？")):
-        return "a question, not a constraint"
     if any(before.count(m) % 2 or span.count(m) % 2 for m in _EMPHASIS):
-        return "inside emphasis"
-    if not (_CONSTRAINT.search(span) or _CONSTRAINT.search(text, *sent)):
-        return "not an instruction or requirement"
-    lo = prev[0] if prev is not None else sent[0]
-    m = _CORRECTION.search(text, lo, sent[1])
+        return "inside emphasis", s
+    if span.rstrip(" *_").endswith((":", "：")):
+        return "a label introducing what follows", s
+    if text[s:sent[1]].rstrip(" *_\"'”」』）)").endswith(("?", "？")):
+        return "a question, not a constraint", s
+    if not (standing or _CONSTRAINT.search(span) or _CONSTRAINT.search(text, *sent)):
+        return "not an instruction or requirement", s
+    m = _CORRECTION.search(text, sent[0], sent[1])
+    if m is None and prev is not None and len(view.units(*prev)) <= 4:
+        m = _CORRECTION.search(text, *prev)  # "更正一下。" / "Correction." on its own just before
     if m:
-        return f"a correction ({m.group(0)!r})"
-    return ""
+        return f"a correction ({m.group(0)!r})", s
+    return "", cut
 
 
 def judge(view: TextView, ctx, raw: list[tuple[int, int, int, int, float]]) -> list[tuple]:
@@ -403,6 +438,7 @@ def judge(view: TextView, ctx, raw: list[tuple[int, int, int, int, float]]) -> l
         _remember(view, [])
         return []
     material = _LazyMaterial(ctx.protection)
+    source_only = _LazyMaterial(ctx.protection, exclude=_FIRST_COPY_SOURCES)
     # what to look at: the raw scan's pairs; and, for what the raw scan cannot pair (restatement words, clause
     # order), the constraints stated in later turns with the standing instructions' sentences that may match
     spans: dict[tuple[int, int], None] = {}
@@ -411,10 +447,23 @@ def judge(view: TextView, ctx, raw: list[tuple[int, int, int, int, float]]) -> l
         spans[(s, e)] = None
     instruction = [k for k, ok in enumerate(role_ok) if ok]
     probes: list[tuple[int, int, int, tuple[str, ...]]] = []  # (start, shortest, longest, units a copy must hold)
-    for k in instruction[1:]:
+    short_in_first = 0
+    for k in instruction:
         for s, e in sentences(view, blocks[k]):
+            if k == instruction[0]:
+                # the standing prompt's own short rules ("Do not explain."), which the raw scan does not pair
+                # (fewer than MIN_UNITS units); bounded, as its first copies are compared with each
+                if e - s > _SHORT_MAX or short_in_first >= _SHORT_LIMIT:
+                    continue
+                short_in_first += 1
             if e - s > _LATER_MAX or text[s:e].rstrip().endswith(("?", "？")) or not _CONSTRAINT.search(text, s, e):
                 continue
+            if material.overlaps(s, e):  # 'Classify: "…polite." Do not explain.': what follows the material
+                s = max([re_ for rs, re_ in material.ranges_in(s, e)] + [s])
+                while s < e and not text[s].isalnum() and not _CJK.match(text[s]):
+                    s += 1
+                if e - s < 2:
+                    continue
             spans[(s, e)] = None
             ex = _analyse(text[s:e])[0]
             if len(ex) >= 2:
@@ -450,8 +499,11 @@ def judge(view: TextView, ctx, raw: list[tuple[int, int, int, int, float]]) -> l
     notes: list[tuple[int, int, str]] = []
     for s, e in order:
         bi = view.block_index_at(s)
-        if not role_ok[bi] or material.contains(s, e):
+        if not role_ok[bi] or source_only.contains(s, e):
             continue  # assistant turns and material are neither copies nor first copies
+        if material.contains(s, e):  # <output_format>: a first copy, never cut
+            by_family.setdefault(_Entry(view, s, e).family, []).append(_Entry(view, s, e))
+            continue
         entry = _Entry(view, s, e)
         if len(entry.exact) < 2:
             continue
@@ -464,12 +516,21 @@ def judge(view: TextView, ctx, raw: list[tuple[int, int, int, int, float]]) -> l
             sent = sents[j] if j >= 0 and sents[j][1] >= e else (s, e)
             prev = sents[j - 1] if j >= 1 else None
             if first is not None:
-                why = "inside material" if material.overlaps(s, e) else _why_not_a_constraint_copy(
-                    view, s, e, sent, prev)
+                # a system prompt's sentences are instructions: restated in a later turn, they are constraints
+                first_block = view.block_index_at(first.start)
+                standing = first_block != bi and blocks[first_block].role in ("system", "developer")
+                why, cut = ("inside material", s) if material.overlaps(s, e) else _why_not_a_constraint_copy(
+                    view, s, e, sent, prev, standing)
+                if not why and cut != s and view.block_index_at(first.start) == bi \
+                        and _SECTION_HEADING.search(text, first.end, s):
+                    why = "an item of another section's list (an enumeration, not a restated rule)"
+                if not why and sorted(_SIGNED_NUMBER.findall(fold(text[s:e]))) != sorted(
+                        _SIGNED_NUMBER.findall(fold(text[first.start:first.end]))):
+                    why = "carrying other numbers (a sign or a decimal)"
                 if not why:
                     # the judgment compared numbers, identifiers, negations and connectives unit by unit; what
-                    # it set aside is restatement ("Also, please …"): the copy's own words may go with it
-                    out.append((s, e, first.start, first.end, 1.0, f"{text[first.start:first.end]}\n{text[s:e]}"))
+                    # it set aside is restatement ("Also, please …") or a list marker: those may go with it
+                    out.append((cut, e, first.start, first.end, 1.0, f"{text[first.start:first.end]}\n{text[cut:e]}"))
                     continue  # a copy: the first stays the one later copies are compared with
                 notes.append((s, e, f"kept: looks like a copy of {view.where(first.start)} but is {why}"))
             elif _only_numbers_differ(entry, conflict):

@@ -70,9 +70,21 @@ def test_assistant_echo_of_user_list_is_not_a_repeat():
     assert not _taken(r)
 
 
-def test_list_item_repeated_in_a_prompt_is_kept():
-    r = prune(conv("规则：\n- 不要使用表格。\n- 回答简洁。\n示例：\n- 不要使用表格。", "你好"))
-    assert r.messages[0].pruned.count("不要使用表格") == 2
+def test_repeated_list_item_goes_with_its_marker():
+    r = prune(conv("规则：\n1. 只输出JSON，不要输出其他文字。\n2. 评分范围为1到5分。\n3. 只输出JSON，不要输出其他文字。", "你好"))
+    assert r.messages[0].pruned.count("只输出JSON") == 1 and "3." not in r.messages[0].pruned
+    r = prune(conv("Rules:\n- Output valid JSON only.\n- Use snake_case keys.\n- Output valid JSON only.", "Hi"))
+    assert r.messages[0].pruned.count("JSON only") == 1 and "\n-\n" not in r.messages[0].pruned + "\n"
+
+
+def test_part_of_a_list_item_and_a_heading_are_kept():
+    r = prune(conv("不要使用表格。\n- 不要使用表格，除非用户要求。\n# 不要使用表格", "你好"))
+    assert r.messages[0].pruned.count("不要使用表格") == 3
+
+
+def test_correction_elsewhere_in_the_turn_does_not_keep_a_repeat():
+    r = prune(conv("Reply within 3 sentences.", "更正：退款金额以美元显示。Reply within  3 sentences."))
+    assert "Reply" not in r.messages[1].pruned and "美元" in r.messages[1].pruned
 
 
 def test_dialogue_echo_is_not_a_repeat():
