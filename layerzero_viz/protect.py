@@ -273,8 +273,18 @@ def find_protections(view: TextView, patterns: tuple = (), pattern_sources: tupl
     found = scans["user_facts"]
     for k in range(0, len(found), 2):
         s = found[k]
-        out.extend([s, _clause_end(view, s, view.block_at(s).end)], "protected_user_fact", _USER_FACT)
+        if _OPINION_FRAME.match(text, found[k + 1]) or _OPINION_LEAD.search(text, max(0, s - 2), s):
+            continue  # "根据我的理解，…" frames an opinion: it states no fact about the user
+        e = _clause_end(view, s, view.block_at(s).end)
+        while e > s and (text[e - 1] in _TRAILING_PUNCT or text[e - 1].isspace()):
+            e -= 1  # the fact's words, not the comma after them: a cut beside it may need to take that comma
+        out.extend([s, e], "protected_user_fact", _USER_FACT)
     return out.freeze()
+
+
+_TRAILING_PUNCT = "，,、；;：:。.！!？?"
+_OPINION_FRAME = re.compile(r"理解|看法|观点|意见|感觉|印象|猜测")
+_OPINION_LEAD = re.compile(r"(?:根据|按照|依|据|在)\Z")
 
 
 USER_ROLES = ("user", "human")

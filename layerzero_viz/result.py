@@ -127,7 +127,7 @@ class PruneResult:
             block_text = text[b.start:b.end]
             if removed_by_block[k]:
                 removed = [(s - b.start, e - b.start) for s, e in removed_by_block[k]]
-                protected = [(s - b.start, e - b.start) for s, e in protected_by_block[k]]
+                protected = [_trimmed(text, s, e, b.start) for s, e in protected_by_block[k]]
                 out.append(reconstruct(block_text, removed, protected))
             else:
                 out.append(block_text)
@@ -260,6 +260,16 @@ class PruneResult:
         }
 
 
+def _trimmed(text: str, s: int, e: int, base: int) -> tuple[int, int]:
+    """A protected range without the whitespace at its edges (a token's leading space protects no fact), in
+    block offsets."""
+    while s < e and text[s].isspace():
+        s += 1
+    while e > s and text[e - 1].isspace():
+        e -= 1
+    return s - base, e - base
+
+
 def _ranges_by_block(mask, block, start, end, n_blocks: int) -> list[list[tuple[int, int]]]:
     """Per block, the (start, end) ranges of the selected items, adjacent ones merged (in order)."""
     out: list[list[tuple[int, int]]] = [[] for _ in range(n_blocks)]
@@ -291,11 +301,30 @@ def reconstruct(text: str, removed: list[tuple[int, int]], protected=()) -> str:
     '请回答。'
     >>> reconstruct("Fee for SKU-1? Thanks. Also check #2.", [(14, 21)])
     'Fee for SKU-1? Also check #2.'
+    >>> reconstruct("我是VIP客户，请帮我查订单。", [(7, 11)])   # the token "，请" went: its comma stays
+    '我是VIP客户，查订单。'
     """
     from . import native
+    removed = _keeping_separators(text, removed)
     if native.native is not None:
         return native.native.reconstruct(text, list(removed), list(protected))
     return reconstruct_python(text, removed, protected)
+
+
+_SEPARATORS = "，,、；;"
+
+
+def _keeping_separators(text: str, removed: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``removed`` less a clause separator it starts with when words are kept on both sides of the cut.
+
+    Tokens glue punctuation to the next word (cl100k has "，请" as one token), so a cut of "请帮我" in
+    "我是VIP客户，请帮我查订单" removes the comma that separates two kept clauses; the words would run together.
+    """
+    out = list(removed)
+    for k, (s, e) in enumerate(out):
+        if 0 < s < e < len(text) and text[s] in _SEPARATORS and text[s - 1].isalnum() and text[e].isalnum():
+            out[k] = (s + 1, e)
+    return out
 
 
 def reconstruct_python(text: str, removed: list[tuple[int, int]], protected=()) -> str:

@@ -72,3 +72,23 @@ def test_zh_numbered_item_marker_is_not_left_alone():
     s = text.index("回答")
     (c,), _ = close_candidates(view, [Candidate(s, text.index("。") + 1, "repeated_constraint", 1.0, "", 0.0)], [])
     assert text[c.start:c.end] == "1. 回答要简洁。"
+
+
+def test_cut_of_a_glued_token_keeps_the_clause_comma_zh():
+    r = prune(conv(None, "你好", "您好", "我是VIP客户，请帮我查订单。"), 0.5)
+    assert "我是VIP客户，" in r.messages[2].pruned
+
+
+def test_cut_before_a_protected_word_leaves_no_leading_space_en():
+    r = prune(conv(None, "Hi", "Hello", "Perfect, thank you so much! One last thing: when will it ship?"), 0.5)
+    assert r.messages[2].pruned == "One last thing: when will it ship?"
+
+
+def test_user_fact_protection_ends_before_its_comma_so_thanks_can_go():
+    r = prune(conv(None, "你好", "您好", "好，我的问题问完了，谢谢。"), 0.5)
+    assert r.messages[2].pruned == "好，我的问题问完了。"
+
+
+def test_opinion_frame_is_not_a_user_fact():
+    r = prune(conv(None, "你好", "您好", "根据我的理解，这个产品不支持退货，对吗？"), 0.5)
+    assert not [t for t in tokens_of(r, "protected_user_fact") if t["message"] == 2]

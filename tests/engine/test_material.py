@@ -158,7 +158,7 @@ def test_an_earlier_assistant_turn_is_no_prefill():
 @pytest.mark.parametrize("text,quoted,prunable", [
     ('Reply "yes" or "no". Please, basically just answer the question, thank you so much.', ('"yes"', '"no"'),
      "thank you so much"),
-    ("请只回答“是”或“否”，谢谢你的帮助！", ("“是”", "“否”"), "谢谢你的帮助"),
+    ("谢谢你的帮助！请只回答“是”或“否”。", ("“是”", "“否”"), "谢谢你的帮助"),
 ])
 def test_instruction_around_short_quote_is_still_prunable(text, quoted, prunable):
     r = prune(conv(None, text), 0.95)
