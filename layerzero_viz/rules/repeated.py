@@ -256,6 +256,7 @@ def _key_units(view: TextView, s: int, e: int) -> tuple[tuple[str, ...], tuple[s
     return exact, family
 
 
+@lru_cache(maxsize=8192)  # a resent history or a repeated prompt compares the same sentences again
 def _analyse(text: str) -> tuple[tuple, tuple, tuple | None, tuple | None]:
     """The keys a statement is compared by: ``(exact, family, clauses' exact, clauses' family)``.
 
@@ -390,6 +391,22 @@ _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+•·▪◦]|\d{1,3}[.)、．]|[a-zA-Z][.
 _DATA_LINE = re.compile(r"\s*(?:[-*+]\s*\[[ xX]\]|[—–]|[└├│┌─]|\\?#|>|\|)")
 
 
+@lru_cache(maxsize=8192)
+def _has_constraint_word(text: str) -> bool:
+    return _CONSTRAINT.search(text) is not None
+
+
+@lru_cache(maxsize=8192)
+def _states_a_constraint(text: str) -> bool:
+    """A sentence of a later turn worth comparing: a constraint, not a question."""
+    return not text.rstrip().endswith(("?", "？")) and _CONSTRAINT.search(text) is not None
+
+
+@lru_cache(maxsize=8192)
+def _correction_in(text: str):
+    return _CORRECTION.search(text)
+
+
 def _why_not_a_constraint_copy(view: TextView, s: int, e: int, sent: tuple[int, int], prev: tuple[int, int] | None,
                                standing: bool) -> tuple[str, int]:
     """Why the statement at [s, e) cannot be taken as a repeat whatever it repeats ("" when it can), and where
@@ -415,9 +432,9 @@ def _why_not_a_constraint_copy(view: TextView, s: int, e: int, sent: tuple[int, 
         return "a label introducing what follows", s
     if text[s:sent[1]].rstrip(" *_\"'”」』）)").endswith(("?", "？")):
         return "a question, not a constraint", s
-    if not (standing or _CONSTRAINT.search(span) or _CONSTRAINT.search(text, *sent)):
+    if not (standing or _has_constraint_word(span) or _has_constraint_word(text[sent[0]:sent[1]])):
         return "not an instruction or requirement", s
-    m = _CORRECTION.search(text, sent[0], sent[1])
+    m = _correction_in(text[sent[0]:sent[1]])
     if m is None and prev is not None and len(view.units(*prev)) <= 4:
         m = _CORRECTION.search(text, *prev)  # "更正一下。" / "Correction." on its own just before
     if m:
@@ -456,7 +473,7 @@ def judge(view: TextView, ctx, raw: list[tuple[int, int, int, int, float]]) -> l
                 if e - s > _SHORT_MAX or short_in_first >= _SHORT_LIMIT:
                     continue
                 short_in_first += 1
-            if e - s > _LATER_MAX or text[s:e].rstrip().endswith(("?", "？")) or not _CONSTRAINT.search(text, s, e):
+            if e - s > _LATER_MAX or not _states_a_constraint(text[s:e]):
                 continue
             if material.overlaps(s, e):  # 'Classify: "…polite." Do not explain.': what follows the material
                 s = max([re_ for rs, re_ in material.ranges_in(s, e)] + [s])
