@@ -23,7 +23,7 @@ from . import native as _native
 from .directives import Settings, resolve_settings
 from .guards import EMPTY_BLOCK, close_candidates, guard_blocks
 from .model import Conversation
-from .protect import (PRECEDENCE, STRUCTURAL, USER_ROLES, Protection, find_protections, identifier_guards,
+from .protect import (PRECEDENCE, add_material, STRUCTURAL, USER_ROLES, Protection, find_protections, identifier_guards,
                       xml_protections)
 from .rules import BULK, PRIORITY, RULES, RuleContext
 from .rules import repeated as repeated_rule
@@ -339,11 +339,12 @@ def _annotate(source: Any, config: Config) -> Annotated:
         directive_ranges = tuple((block_pos[(d.message, d.block)] + d.start, block_pos[(d.message, d.block)] + d.end)
                                  for d in settings.directive_spans)
 
-    # Tokenising needs nothing the scans produce, and tiktoken releases the GIL while it encodes: a long text is
-    # tokenised on the tokenizer thread while this one runs the scans, protections and rules (``_Tokenizing``).
-    tokenizing = _Tokenizing(view, _TOKEN_CACHE if config.token_cache else None)
+    # The compiled scan job and tokenising need nothing the Python protections and rules produce, and both run
+    # without the GIL (tiktoken releases it while it encodes): for a long text they run one after the other on
+    # the background thread (``_Background``) while this thread finds the material; the rules then wait for
+    # the scan, resolution for the tokens.
     t0 = time.perf_counter()
-    structure = xml_protections(view, conv)  # <context> and material: ranges the repeat scan must skip
+    structure = xml_protections(view, conv, material=False)  # <context>: ranges the repeat scan must skip
     protect_ms = _ms(t0)
     job = None
     kernel = _native.native
@@ -357,11 +358,15 @@ def _annotate(source: Any, config: Config) -> Annotated:
             repeats.with_context([value for _, _, value in structure.context_facts], structure.context_ranges)
         job = kernel.ScanJob(text, _native_lexicons(), identifier_guards(text),
                              [(b.start, b.end) for b in view.blocks_of_roles(USER_ROLES)], repeats)
-        job.run()
+    background = _Background(view, job, _TOKEN_CACHE if config.token_cache else None)
+    t0 = time.perf_counter()
+    add_material(structure, view, conv)
+    protect_ms += _ms(t0)
 
     t0 = time.perf_counter()
     prescan = None
     if job is not None:
+        background.scanned()
         prescan = job.results()
         view.set_lexicon_packed(_LEXICON_SLOT_OF, *prescan["lexicons"])
     protection = find_protections(view, settings.compiled_patterns, settings.protected_patterns, prescan, structure)
@@ -383,8 +388,8 @@ def _annotate(source: Any, config: Config) -> Annotated:
     candidates, bulks, kept_whole = guard_blocks(view, candidates, bulks, directive_ranges)
     timings["detect"] = _ms(t0) + (prescan["repeats_ms"] if prescan is not None else 0.0)
 
-    ids, start, end, group, block, idx, block_ms, (g_start, g_end, g_tokens) = tokenizing.result()
-    timings["tokenize"] = tokenizing.ms
+    ids, start, end, group, block, idx, block_ms, (g_start, g_end, g_tokens) = background.tokens()
+    timings["tokenize"] = background.tokenize_ms
     n_groups = len(g_start)
 
     # directive groups: those that start inside a directive span
@@ -400,6 +405,11 @@ def _annotate(source: Any, config: Config) -> Annotated:
     g_span, g_veto, spans, selection = _resolve(view, candidates, bulks, protection, g_start, g_end, g_tokens,
                                                 g_prot, g_prot_iv, g_directive, ids, group)
     tok_directive, tokens_directive, info_total, span_loss, span_cost, order, costs_ordered, suffix_min = selection
+    for s, e, why in repeated_rule.kept_notes(view):  # near-copies the repeat rule kept say why
+        a, b = np.searchsorted(g_start, s, "left"), np.searchsorted(g_start, e, "left")
+        for g in range(int(a), int(b)):
+            if not g_prot[g] and g_span[g] < 0 and g not in g_veto:
+                g_veto[g] = why
     for s, e in kept_whole:  # every group of a block kept whole says why
         a, b = np.searchsorted(g_start, s, "left"), np.searchsorted(g_start, e, "left")
         why = EMPTY_BLOCK.format(where=view.where(s).rsplit(",", 1)[0])
@@ -483,44 +493,58 @@ def scan_thread(enabled: bool) -> None:
     _SCAN_THREAD = bool(enabled)
 
 
-class _Tokenizing:
-    """``_tokenize_view(view, cache)``, on the tokenizer thread when the text is long enough to pay for the
-    hand-off (≈ 70 µs through a Python thread) and no other annotation holds that thread, else here on
-    :meth:`result`.  ``ms`` is the time tokenising took, wherever it ran."""
+class _Background:
+    """The scan job's ``run`` and then ``_tokenize_view(view, cache)``, both on the background thread when the
+    text is long enough to pay for the hand-off (≈ 70 µs through a Python thread) and no other annotation holds
+    that thread; else each runs here when first asked for.  ``tokenize_ms`` is the time tokenising took,
+    wherever it ran."""
 
     MIN_CHARS = 2000
     _pool = None
     _busy = threading.Lock()
 
-    def __init__(self, view: TextView, cache: "_TokenCache | None") -> None:
-        self.view, self.cache, self.ms = view, cache, 0.0
-        self._future = None
+    def __init__(self, view: TextView, job, cache: "_TokenCache | None") -> None:
+        self.view, self.job, self.cache, self.tokenize_ms = view, job, cache, 0.0
+        self._scan = self._tokens = None
         if len(view.text) >= self.MIN_CHARS and _cores() > 1 and self._busy.acquire(blocking=False):
-            if _Tokenizing._pool is None:
+            if _Background._pool is None:
                 from concurrent.futures import ThreadPoolExecutor
-                _Tokenizing._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="layerzero-tokenize")
-            self._future = self._pool.submit(self._run_and_release)
+                _Background._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="layerzero-background")
+            try:
+                if job is not None:
+                    self._scan = self._pool.submit(job.run)
+                self._tokens = self._pool.submit(self._tokenize_and_release)
+            except BaseException:
+                self._busy.release()
+                raise
 
-    def _run(self):
+    def _tokenize(self):
         t0 = time.perf_counter()
         try:
             return _tokenize_view(self.view, self.cache)
         finally:
-            self.ms = _ms(t0)
+            self.tokenize_ms = _ms(t0)
 
-    def _run_and_release(self):
+    def _tokenize_and_release(self):
         try:
-            return self._run()
+            return self._tokenize()
         finally:
             self._busy.release()
 
-    def result(self):
-        return self._run() if self._future is None else self._future.result()
+    def scanned(self) -> None:
+        """Wait for the scan job (run it here when it was not handed over)."""
+        if self._scan is not None:
+            self._scan.result()
+        elif self.job is not None:
+            self.job.run()
+
+    def tokens(self):
+        return self._tokenize() if self._tokens is None else self._tokens.result()
 
 
-def _forget_pool() -> None:  # a forked child has no tokenizer thread: it makes its own on first use
-    _Tokenizing._pool = None
-    _Tokenizing._busy = threading.Lock()
+def _forget_pool() -> None:  # a forked child has no background thread: it makes its own on first use
+    _Background._pool = None
+    _Background._busy = threading.Lock()
 
 
 os.register_at_fork(after_in_child=_forget_pool)
@@ -667,12 +691,14 @@ _SENTENCE_LEVEL = ("repeated_constraint", "derivable_context")
 _CODE_BIT = {name: 1 << (k + 1) for k, name in enumerate(PRECEDENCE)}
 _STRUCTURAL_MASK = sum(_CODE_BIT[n] for n in STRUCTURAL)
 _override_masks: dict[frozenset, int] = {}
+_NEVER_OVERRIDDEN = frozenset({"protected_pattern"})  # the author declared it: absolute, whatever a rule asks
 
 
 def _override_mask(names: frozenset) -> int:
+    """The protections a candidate may take, as bits; never a declared ``<protected_tokens>`` match."""
     mask = _override_masks.get(names)
     if mask is None:
-        mask = _override_masks[names] = sum(_CODE_BIT[n] for n in names)
+        mask = _override_masks[names] = sum(_CODE_BIT[n] for n in names if n not in _NEVER_OVERRIDDEN)
     return mask
 
 
@@ -832,7 +858,7 @@ def _veto_why(may_override: frozenset, anchor: str | None, start: int, end: int,
     codes.discard(0)
     for code in sorted(codes):
         name = _PROT_NAMES[code]
-        if code in _STRUCTURAL_CODES or name not in may_override:
+        if code in _STRUCTURAL_CODES or name in _NEVER_OVERRIDDEN or name not in may_override:
             k = ivs[prot.index(code)]
             return f"it contains {name.removeprefix('protected_')} {text[protection.starts[k]:protection.ends[k]][:40]!r}"
     if anchor is None:

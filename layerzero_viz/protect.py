@@ -1,9 +1,9 @@
 """Protections: character ranges that are never pruned, each with a keep reason and a detail.
 
 Order in ``PRECEDENCE`` decides which reason a token shows when several protections cover it.
-Structural protections (XML, schema, context, material, code) can never be overridden, repeats included;
-value protections (numbers, identifiers, patterns, quotes, user facts, negations, connectives) only by a
-repeat whose kept first copy carries the same values (see ``rules.repeated``).
+Structural protections (XML, schema, context, material, code) and ``<protected_tokens>`` matches can never be
+overridden, repeats included; the other value protections (numbers, identifiers, negations, connectives) only
+by a repeat whose kept first copy carries the same values (see ``rules.repeated``).
 
 ``protected_material`` covers what the conversation hands over to be processed rather than to instruct —
 quoted text, text after "Translate:", code, few-shot exemplars, exam items, tables, JSON, tool results, an
@@ -21,7 +21,7 @@ from .material import Material, find_material
 from .structure import context_facts, elements, scan_tags
 from .view import Interval, TextView, clauses
 
-__all__ = ["PRECEDENCE", "STRUCTURAL", "VERBATIM_ELEMENTS", "Protection", "find_protections", "xml_protections"]
+__all__ = ["add_material", "PRECEDENCE", "STRUCTURAL", "VERBATIM_ELEMENTS", "Protection", "find_protections", "xml_protections"]
 
 PRECEDENCE = (
     "protected_xml", "protected_schema", "protected_context", "protected_material", "protected_code",
@@ -180,19 +180,20 @@ def identifier_guards(text: str) -> tuple[bool, ...]:
 _GUARDS = tuple(guard for guard, _ in _IDENTIFIERS)
 
 
-def xml_protections(view: TextView, conversation=None) -> Protection:
+def xml_protections(view: TextView, conversation=None, *, material: bool = True) -> Protection:
     """A :class:`Protection` holding the structural ranges only: XML markup, ``<output_format>``, material
     (``VERBATIM_ELEMENTS`` and what ``material.find_material`` finds) and ``<context>`` (with its facts and
     timing) — what the repeat scan must know beforehand.
 
     ``conversation``: the :class:`~layerzero_viz.model.Conversation` the view was built from, when known —
-    it tells which text blocks are ``tool_result`` content and which role the final message has.
+    it tells which text blocks are ``tool_result`` content and which role the final message has.  With
+    ``material=False`` the material scan is left to a later :func:`add_material` call (the engine runs it
+    while the compiled scanners and the tokenizer work on another thread).
     """
     text = view.text
     out = Protection(text)
     add = out.add
-    block_types, last_role = _block_types(conversation)
-    material = find_material(view, block_types, last_role)
+    elements_material = out.material
     for b in view.blocks:
         if text.find("<", b.start, b.end) < 0:
             continue  # no tag, no element: nothing to cut out
@@ -210,7 +211,7 @@ def xml_protections(view: TextView, conversation=None) -> Protection:
                     "inside <output_format>: the output schema is kept verbatim")
             elif el.name.lower() in VERBATIM_ELEMENTS:
                 if el.inner_end > el.inner_start:
-                    material.append(Material(b.start + el.inner_start, b.start + el.inner_end, "element",
+                    elements_material.append(Material(b.start + el.inner_start, b.start + el.inner_end, "element",
                                              f"kept: inside <{el.name}>, material given to the model to work on"))
             elif el.name == "context":
                 add(b.start + el.outer_start, b.start + el.outer_end, "protected_context",
@@ -221,13 +222,21 @@ def xml_protections(view: TextView, conversation=None) -> Protection:
         if has_context:
             out.context_ms += (time.perf_counter() - t0) * 1000.0
     if material:
-        # largest first: within one code a later range decides a token's detail, so a quote inside a
-        # handed-over letter shows its own
-        material.sort(key=lambda m: (m.start - m.end, m.start))
-        out.material = material
-        for m in material:
-            add(m.start, m.end, "protected_material", m.detail)
+        add_material(out, view, conversation)
     return out
+
+
+def add_material(out: Protection, view: TextView, conversation=None) -> None:
+    """Add to ``out`` the material ranges ``material.find_material`` finds, with the material elements'
+    contents already in ``out.material``."""
+    block_types, last_role = _block_types(conversation)
+    material = find_material(view, block_types, last_role) + list(out.material)
+    # largest first: within one code a later range decides a token's detail, so a quote inside a
+    # handed-over letter shows its own
+    material.sort(key=lambda m: (m.start - m.end, m.start))
+    out.material = material
+    for m in material:
+        out.add(m.start, m.end, "protected_material", m.detail)
 
 
 def _block_types(conversation) -> tuple[dict, str | None]:

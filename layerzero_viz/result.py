@@ -307,8 +307,18 @@ def reconstruct(text: str, removed: list[tuple[int, int]], protected=()) -> str:
     from . import native
     removed = _keeping_separators(text, removed)
     if native.native is not None:
-        return native.native.reconstruct(text, list(removed), list(protected))
-    return reconstruct_python(text, removed, protected)
+        out = native.native.reconstruct(text, list(removed), list(protected))
+    else:
+        out = reconstruct_python(text, removed, protected)
+    # a cut at either end leaves no blank line or space there that the text did not have (unless a caller
+    # protects whitespace itself; the engine's protected ranges never start or end with it)
+    if any(text[s:e][:1].isspace() or text[s:e][-1:].isspace() for s, e in protected):
+        return out
+    if out[-1:].isspace() and not text[-1:].isspace():
+        out = out.rstrip()
+    if out[:1].isspace() and not text[:1].isspace():
+        out = out.lstrip()
+    return out
 
 
 _SEPARATORS = "，,、；;"

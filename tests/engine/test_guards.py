@@ -44,13 +44,12 @@ def test_filler_inside_a_content_turn_is_still_pruned():
 
 
 def test_repeated_list_item_goes_with_its_marker():
-    r = prune(conv("Rules:\n- Always cite the source document.\n- Keep answers short.\n"
-                   "Reminders:\n- Always cite the source document.\n- Use British spelling.",
-                   "Summarise the report: sales rose by 4%."), 0.95)
-    lines = [ln.strip() for ln in r.messages[0].pruned.splitlines()]
-    assert lines.count("- Always cite the source document.") == 1  # the copy went, marker and all
-    assert not [ln for ln in lines if ln in ("-", "- ", "*")]
-    assert "- Use British spelling." in lines
+    r = prune(conv("Rules:\n- Always cite the source document.\n- Keep answers short.",
+                   "Summarise the report.\n- Always cite the source document."), 0.95)
+    out = r.messages[1].pruned
+    assert "Always cite" not in out  # the copy went …
+    assert not out.rstrip().endswith("-") and out == out.strip()  # … marker, line and all
+    assert out.startswith("Summarise")
 
 
 def test_emphasis_cut_whole_takes_its_markers():
