@@ -22,7 +22,7 @@ _ROLE_ZH = re.compile(r"你(?:现在)?是(?:一名|一位|一个|一款|个|名|
 # letter ``\b`` is "no word character just before"; tests/engine/test_rules.py holds them to the plain forms.
 _ROLE_EN = re.compile(
     r"[yYaA](?<!\w[yYaA])(?:(?<=[yY])(?i:ou are|ou're)|(?<=[aA])(?i:ct as))"
-    r"(?i:\s+(?:an?|the)\s+([A-Za-z][A-Za-z\- ]{1,40}?)(?=[.,;:!\n]|\s+(?:who|that|with|and|for|in)\b|$))"
+    r"(?i:\s+(?:an?|the)\s+([A-Za-z][A-Za-z\- ]{1,40}?)(?=[.,;:!\n]|\s+(?:who|that|with|and|for|in|at|on|from)\b|$))"
 )
 _LANG_ZH = r"(?:简体中文|繁体中文|中文|汉语|英文|英语|日语|韩语)"
 _LANG_REQ_ZH = re.compile(r"(?:用|使用|以)(" + _LANG_ZH + r")(?:来)?(?:回答|回复|作答|输出|答复|交流)")

@@ -118,7 +118,7 @@ def test_declared_phrase_is_a_whole_word_zh():
 # The English derivable patterns as first written (plain re.IGNORECASE); the rule uses faster forms that must
 # find exactly the same matches.
 _ROLE_EN_PLAIN = re.compile(
-    r"\b(?:you are|you're|act as)\s+(?:an?|the)\s+([A-Za-z][A-Za-z\- ]{1,40}?)(?=[.,;:!\n]|\s+(?:who|that|with|and|for|in)\b|$)",
+    r"\b(?:you are|you're|act as)\s+(?:an?|the)\s+([A-Za-z][A-Za-z\- ]{1,40}?)(?=[.,;:!\n]|\s+(?:who|that|with|and|for|in|at|on|from)\b|$)",
     re.IGNORECASE)
 _LANG_REQ_EN_PLAIN = re.compile(r"\b(?:respond|reply|answer|write|speak)(?:\s+only)?\s+in\s+"
                                 r"(english|chinese|simplified chinese|french|german|japanese|spanish|korean)\b",
