@@ -101,6 +101,9 @@ def _mostly(ranges: list[tuple[int, int]], s: int, e: int) -> bool:
     return covered * 2 >= e - s
 
 
+_EDGE_PUNCT = " \t\n，,。.！!？?；;：:、"
+
+
 def check_fillers(doc: LintDoc) -> Iterator[Finding]:
     ctx = _rule_context(doc)
     if ctx is None:
@@ -111,8 +114,9 @@ def check_fillers(doc: LintDoc) -> Iterator[Finding]:
     for c in filler.find(doc.view, ctx):
         if "politeness" not in c.detail:
             continue
-        phrase = doc.view.text[c.start:c.end]
-        if phrase.lower() in declared or doc.skipped(c.start, c.end):
+        # a filler candidate may be a whole clause or sentence with its punctuation: name the words
+        phrase = doc.view.text[c.start:c.end].strip(_EDGE_PUNCT)
+        if not phrase or phrase.lower() in declared or doc.skipped(c.start, c.end):
             continue
         phrases[phrase] = phrases.get(phrase, 0) + 1
         first = c if first is None or c.start < first.start else first
