@@ -93,7 +93,8 @@ def _code(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
             yield m.start(), m.end(), "code", f"kept: inline code {_short(m.group(0))}"
     if "\n    " in seg or "\n\t" in seg or seg.startswith(("    ", "\t")):
         yield from _indented_code(text, s, e)
-    if seg.count(";\n") + seg.count("{\n") + seg.count("}\n") >= 3:
+    # counting two-character strings is slow on CJK text: first ask whether any of the characters is there
+    if (";" in seg or "{" in seg or "}" in seg) and seg.count(";\n") + seg.count("{\n") + seg.count("}\n") >= 3:
         yield from _bare_code(text, s, e)
 
 
@@ -103,7 +104,7 @@ _CODE_LINE = re.compile(
     r"\n(?![ \t]*(?:[-*+•>#]|\d+[.)、])[ \t])[ \t]*(?:"
     r"(?://|/\*|\*/|#include|import\s|from\s+\S+\s+import|def\s|class\s|return\b|const\s|let\s|var\s|"
     r"function\b|async\s|await\s|public\s|private\s|if\s*\(|for\s*\(|while\s*\(|[}\])]+)[^\n]*"
-    r"|[^\n]*(?:[;{(\[,]|=>|[)\]])[ \t]*)$",
+    r"|[^\n]*[;{(\[,)\]>](?<![^=]>)[ \t]*)$",  # one class (">" only in "=>"): cheap to backtrack over
     re.MULTILINE,
 )
 _MIN_CODE_LINES = 4
@@ -350,25 +351,40 @@ def _introducers(text: str, s: int, e: int) -> list:
             k = c - 1
             while k >= s and text[k] in " \t*":
                 k -= 1
-            if k >= s and (text[k] in _ZH_LAST or colon == ":" and _may_end_introducer(text, k)):
-                line = text.rfind("\n", s, c) + 1 if text.rfind("\n", s, c) >= 0 else s
+            if k >= s:
+                nl = text.rfind("\n", s, c)
+                line = nl + 1 if nl >= 0 else s
                 ws = max(line, c - (160 if colon == ":" else 40))
-                for rx in (_INTRO_EN, _INTRO_ZH) if colon == ":" else (_INTRO_ZH,):
-                    m = rx.search(text, ws, c + 1)
-                    if m is not None and m.end() == c + 1:
-                        found.append(m)
-                        break
+                if text[k] in _ZH_LAST or colon == ":" and _may_end_introducer(text, k, ws):
+                    for rx in (_INTRO_EN, _INTRO_ZH) if colon == ":" else (_INTRO_ZH,):
+                        m = rx.search(text, ws, c + 1)
+                        if m is not None and m.end() == c + 1:
+                            found.append(m)
+                            break
             c = text.find(colon, c + 1, e)
     found.sort(key=lambda m: m.start())
     return found
 
 
-def _may_end_introducer(text: str, k: int) -> bool:
+def _may_end_introducer(text: str, k: int, ws: int) -> bool:
     """Whether the latin word ending at ``k`` (inclusive) can end an English introducer: one of its last
-    words, or a capitalised word (a language: "… into French:")."""
+    words, or a capitalised word that names a language after into/to/in ("… into French:").
+
+    A cheap test that runs before the introducer regexes (most colons follow a heading such as "Rules:" or
+    "Output:", which no introducer ends with).  It never turns away a colon one of them matches at: every
+    introducer ends with a letter; if that is not a word of ``_EN_LAST``, "the" ("TRANSLATE THE:") or a
+    language after into/to/in inside the window [ws, k], neither regex can end there (a Chinese introducer
+    ending in latin letters has 成/为 in the same word, which is then no ascii word)."""
+    if not ("a" <= text[k] <= "z" or "A" <= text[k] <= "Z"):
+        return False  # every introducer ends with a letter
     tail = text[max(0, k - 19):k + 1].rsplit(None, 1)[-1]
     word = tail.lstrip("\"'(*[#>-")
-    return bool(word) and word.isascii() and (word[0].isupper() or word.lower() in _EN_LAST)
+    if not word or not word.isascii():
+        return False
+    low = word.lower()
+    if low in _EN_LAST:
+        return True
+    return word[0].isupper() and (low == "the" or _LANGUAGE_END.search(text, ws, k + 1) is not None)
 
 
 # the words an introducer can end with (a cheap test before its regex runs)
@@ -379,6 +395,8 @@ _EN_LAST = frozenset((
     "rephrase polish correct below following this these it me is my"
 ).split()) | {"request", "command", "prompt"}
 _ZH_LAST = frozenset("章落话字容本句件信诗歌码料历事评闻告文目题案子要段译色对写括错改简下是")
+# "… into French" ending where the introducer's colon follows
+_LANGUAGE_END = re.compile(_LANG_EN + r"\Z")
 
 
 def _is_task_instruction(text: str, p: int, pe: int) -> bool:
@@ -390,7 +408,7 @@ def _is_task_instruction(text: str, p: int, pe: int) -> bool:
 # ------------------------------------------------------------------------------------------- few-shot
 
 _SHOT_LABEL = re.compile(
-    r"\n[ \t]*(?:[-*>][ \t]*)?(?:\*\*)?"
+    r"\n[ \t]*(?:[-*>][ \t]*)?(?:\*\*)?(?=[QAIOUHBCES问答输用助客示例范样])"  # fails most lines at once
     r"(Q|A|Question|Answer|问|答|输入|输出|Input|Output|User|Assistant|Human|AI|Bot|用户|助手|客户|客服|"
     r"Customer|Agent|Example|示例|例子|范例|样例|Sample)"
     r"(?:[ \t]*\d+)?(?:\*\*)?[ \t]*[:：]",
@@ -451,11 +469,13 @@ def _pair_order(name: str) -> bool:
 # ------------------------------------------------------------------------------------------ exam items
 
 _OPTION_LINE = re.compile(
-    r"\n[ \t]*(?:\(([A-Ha-h1-9])\)|（([A-Ha-h1-9])）|([A-H])[.．、:：)）]|([a-h])[.)）]|([1-9])[)）])[ \t]*(?=\S)"
+    r"\n[ \t]*(?=[(（A-Ha-h1-9])(?:\(([A-Ha-h1-9])\)|（([A-Ha-h1-9])）|([A-H])[.．、:：)）]|([a-h])[.)）]|([1-9])[)）])[ \t]*(?=\S)"
     r"[^\n]*",
     re.MULTILINE,
 )
-_SECOND_OPTION = re.compile(r"[\n \t(（][Bb2][.．、:：)）]")
+# the second option's label, after a space, a newline or an open parenthesis (the label first: the regex
+# engine skips to a B/b/2 instead of trying the pattern at every character)
+_SECOND_OPTION = re.compile(r"[Bb2](?<=[\n \t(（][Bb2])[.．、:：)）]")
 _INLINE_OPTIONS = re.compile(r"(?:\(A\)|（A）)[^\n]{1,200}?(?:\(B\)|（B）)|(?<![\w.])A[.．、][ \t]*\S[^\n]{0,120}?"
                              r"[ \t]B[.．、][ \t]*\S[^\n]{0,120}?[ \t]C[.．、]")
 _STEM = re.compile(r"[?？][ \t]*$|_{2,}|（[ \t　]*）|\([ \t]*\)|(?i:\bwhich\b|\bchoose\b|\bselect\b|\bcorrect\b)"
@@ -528,7 +548,8 @@ _TABLE_SEPARATOR = re.compile(r"\n[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2
 
 
 def _tables(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
-    if "|" not in text[s:e] or "--" not in text[s:e]:
+    seg = text[s:e]
+    if "|" not in seg or "--" not in seg:
         return
     for sep_start, sep_end, _ in _line_matches(_TABLE_SEPARATOR, text, s, e):
         head_end = sep_start - 1
@@ -553,6 +574,8 @@ _JSON_KEY = re.compile(r'"[^"\n]{1,80}"\s*:')
 
 def _json(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
     seg = text[s:e]
+    if '"' not in seg and "[" not in seg:
+        return  # what the guard below looks for needs one of these: skip its six searches
     if '":' not in seg and '" :' not in seg and '["' not in seg and "[{" not in seg and '[ "' not in seg \
             and not ("[\n" in seg and ('"' in seg or "{" in seg)):
         return  # no "key": pair and no array of strings or objects
@@ -597,6 +620,11 @@ def _parses(body: str) -> bool:
 # --------------------------------------------------------------------------------------------- blocks
 
 _FINDERS = (_code, _quotes, _introduced, _few_shot, _exam_items, _tables, _json)
+# every finder but the exam items' needs one of these marks in the block (a backtick or tilde for a fence, 4
+# spaces or a tab for indented code, ;{} for bare code, a quotation mark, a colon for introduced text and
+# few-shot, | for a table, " or [ for JSON): most chat turns have none, and skip six finders at once
+_MARKS = re.compile(r"[`~\"'“「『«‘:：|\[;{}\t]| {4}")
+_NO_MARK_FINDERS = (_exam_items,)  # its options are labelled with letters and periods, found everywhere
 # directives instruct the engine, not the model: nothing inside them is material
 _DIRECTIVE = re.compile(r"<(protected_tokens|redundant_phrases)>.*?</\1>|<layer-zero\b[^<>]*>", re.DOTALL)
 
@@ -604,7 +632,8 @@ _DIRECTIVE = re.compile(r"<(protected_tokens|redundant_phrases)>.*?</\1>|<layer-
 def block_material(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
     """The material ranges of ``text[s:e]`` (one text block) found by its content: code, quotes, introduced
     text, few-shot exemplars, exam items, tables, JSON (global offsets; may overlap)."""
-    found = [r for finder in _FINDERS for r in finder(text, s, e) if r[1] > r[0]]
+    finders = _FINDERS if _MARKS.search(text, s, e) else _NO_MARK_FINDERS
+    found = [r for finder in finders for r in finder(text, s, e) if r[1] > r[0]]
     if found and "<" in text[s:e]:
         skip = [m.span() for m in _DIRECTIVE.finditer(text, s, e)]
         if skip:
