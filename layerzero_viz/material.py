@@ -277,8 +277,18 @@ _INTRO_ZH = re.compile(
     rf"(?:(?:成|为)[\u4e00-\u9fffA-Za-z]{{1,4}})?(?:{_ZH_DEM}(?:的|这|一)?[段篇封首句份个]?{_ZH_NOUN})?"
     rf"|{_ZH_VERB}(?:一下)?(?:(?:成|为)[\u4e00-\u9fffA-Za-z]{{1,4}})?{_ZH_DEM}(?:的|这|一)?[段篇封首句份个]?{_ZH_NOUN}"
     rf"|[\u4e00-\u9fff]{{0,8}}?{_ZH_DEM}(?:是|的|这|一)?[段篇封首句份个]?(?:我的)?{_ZH_NOUN}(?:是|如下)?"  # 以下文章：
-    rf"|(?<![^\n])(?:待翻译的?|待处理的?|输入的?|给定的?)?(?:原文|文本|文章|正文|段落|材料|句子|题目|短文|作文)"  # 原文：
+    rf"|(?<![^\n])(?:待翻译的?|待处理的?|输入的?|给定的?)?(?:原文|译文|文本|文章|正文|段落|材料|句子|题目|短文|作文|对话)"  # 原文：
     rf"|(?:我的)?第[一二三四五六七八九十\d]+(?:个|句|条|段|篇|道)?(?:{_ZH_NOUN}|请求|句话)是"         # 第一个问题是：
+    r")" + _COLON,
+    re.MULTILINE,
+)
+# an editing request on a text it points at: "Make this warmer:", "Turn it into a haiku:", "把这段改得更正式：",
+# "对下面这段客服对话打分：" — the object is the text that follows (tried at a colon the introducers above missed)
+_INTRO_EDIT = re.compile(
+    r"(?:^|(?<=[.!?。！？；;，,]))[ \t]*(?:[-*>#]+[ \t]*)?(?:\*\*)?(?:"
+    r"(?i:(?:please[ \t]+)?(?:make|turn|get|improve|fix|edit|shorten|simplify|grade|score|rate|review|critique|check)"
+    r"[ \t]+(?:this|it|these|the[ \t]+following)(?:[ \t]+[a-z-]+){0,4})"
+    r"|(?:请|请你|帮我|麻烦)?(?:把|将|对|给)(?:以下|下面|下列|下文|这)(?:这)?[段篇封首句份个条]?[\u4e00-\u9fffA-Za-z]{0,12}?"
     r")" + _COLON,
     re.MULTILINE,
 )
@@ -355,12 +365,18 @@ def _introducers(text: str, s: int, e: int) -> list:
                 nl = text.rfind("\n", s, c)
                 line = nl + 1 if nl >= 0 else s
                 ws = max(line, c - (160 if colon == ":" else 40))
+                m = None
                 if text[k] in _ZH_LAST or colon == ":" and _may_end_introducer(text, k, ws):
                     for rx in (_INTRO_EN, _INTRO_ZH) if colon == ":" else (_INTRO_ZH,):
                         m = rx.search(text, ws, c + 1)
                         if m is not None and m.end() == c + 1:
-                            found.append(m)
                             break
+                        m = None
+                if m is None:
+                    m = _INTRO_EDIT.search(text, ws, c + 1)
+                    m = m if m is not None and m.end() == c + 1 else None
+                if m is not None:
+                    found.append(m)
             c = text.find(colon, c + 1, e)
     found.sort(key=lambda m: m.start())
     return found
