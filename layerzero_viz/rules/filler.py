@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from functools import partial
+from functools import lru_cache, partial
 
 from ..view import Bulk, Candidate, TextView, clauses, sentences
 
@@ -116,6 +116,8 @@ def find(view: TextView, ctx) -> list[Candidate]:
 def find_bulk(view: TextView, ctx) -> Bulk:
     """Filler candidates as one :class:`Bulk`: whole sentences, whole clauses and frames (see the module doc)."""
     text = view.text
+    if not any(view.lexicon_of(name) for name in _LEXICON_NAMES):
+        return Bulk("filler", [], [], [], 0.05, _OVERRIDE, partial(_detail, text, [], [], [], []))  # most views
     h_starts, h_ends, h_sources = view.lexicon_columns(_LEXICON_NAMES)
     hits = sorted((s, e, src) for s, e, src in zip(h_starts, h_ends, h_sources) if not (
         text[s] in "aA" and _LEXICONS[src][3] == "en" and text[s:s + 3].lower() == "as "
@@ -126,11 +128,16 @@ def find_bulk(view: TextView, ctx) -> Bulk:
     kinds: list[str] = []
     phrases: list[str] = []
     zh_neg = list(view.lexicon_of("negations.zh")) if not text.isascii() else []
+    # a block's sentences, listed once: view.sentences builds a new list per call (a long system prompt has
+    # thousands), and many hits share a block
+    block_sentences: dict[int, list[tuple[int, int]]] = {}
     k = 0
     while k < len(hits):
         s0 = hits[k][0]
         block = view.block_at(s0)
-        sents = sentences(view, block)
+        sents = block_sentences.get(block.start)
+        if sents is None:
+            sents = block_sentences[block.start] = sentences(view, block)
         j = bisect.bisect_right(sents, (s0, float("inf"))) - 1
         if j < 0 or sents[j][1] <= s0:
             k += 1
@@ -180,8 +187,13 @@ def _runs(text: str, group: list[tuple[int, int, int]]) -> list[list]:
 def _role(text: str, s: int, e: int, src: int) -> str:
     """What a hit may do: 'word' (please), 'opener' (a request frame), 'ask' (请问), 'hedge', 'only' (goes only
     with its whole sentence), 'owner' (thanks, greeting, closer: may own a short complement)."""
+    return _phrase_role(text[s:e], src)
+
+
+@lru_cache(maxsize=4096)
+def _phrase_role(phrase: str, src: int) -> str:
+    """:func:`_role` of a phrase of lexicon ``src`` (it depends on nothing else: remembered)."""
     kind, _, _, lang = _LEXICONS[src]
-    phrase = text[s:e]
     if lang == "en":
         p = _norm(phrase)
         if p in _EN_WORD_FRAMES:
@@ -222,6 +234,7 @@ def _residue(text: str, bs: int, be: int, runs: list[list]) -> list[tuple[int, i
     return out
 
 
+@lru_cache(maxsize=4096)  # (a function of the piece alone)
 def _is_connector_residue(piece: str) -> bool:
     p = piece.strip(" \t,，、:：;；!！?？.。…-—~～*_")
     if not p:
@@ -231,6 +244,7 @@ def _is_connector_residue(piece: str) -> bool:
     return p in _ZH_CONNECTOR_RESIDUE or all(ch in _ZH_PARTICLES for ch in p)
 
 
+@lru_cache(maxsize=4096)  # (a function of the piece alone)
 def _is_complement(piece: str) -> bool:
     """A short complement a thanks/greeting/closer may own: "for the quick reply", "in advance", "的信息", "大家"."""
     p = piece.strip(" \t,，、:：;；!！?？.。…~～")
@@ -278,8 +292,7 @@ def _sentence_candidates(view: TextView, text: str, ss: int, se: int, block_end:
     if not runs:
         return []
     # a numbered item's marker is content ("1." "a)"); a bullet may go with a whole item
-    first_line_start = text.rfind("\n", 0, ss) + 1
-    numbered = _NUMBERED.match(text, ss) is not None and not text[first_line_start:ss].strip()
+    numbered = _NUMBERED.match(text, ss) is not None and not text[text.rfind("\n", 0, ss) + 1:ss].strip()
     cls = clauses(view, ss, se)
     info = []
     for cs, ce in cls:
@@ -305,7 +318,7 @@ def _sentence_candidates(view: TextView, text: str, ss: int, se: int, block_end:
         while end < block_end and text[end] in _SPACE:
             end += 1
         start = ss
-        if not text[first_line_start:ss].strip() and _BULLET.match(text, ss):
+        if _BULLET.match(text, ss) and not text[text.rfind("\n", 0, ss) + 1:ss].strip():
             line_end = text.find("\n", se)
             if text[se:line_end if line_end >= 0 else block_end].strip():
                 start = _BULLET.match(text, ss).end()  # more follows on the line: the bullet stays with it

@@ -15,12 +15,18 @@ that taking it changes nothing (anything else stays — a function word that car
   decided with jieba's dictionary and part-of-speech table (jieba.posseg) for the words on either side;
 * zh degree adverbs (很 非常 …) not after a negation, before an adjective or verb; 一下 after a verb;
   sentence-final 啊/呀/啦/哦 after a Chinese character; hesitation 这个，/那个， opening a clause.
+
+Speed: this runs on every article and 的 of a conversation (tens of thousands per megabyte), so each hit is
+decided with slicing and set look-ups, one word type per function (``_ZH_RULES`` dispatches a zh word); the
+regular expressions stay the definition and decide what the cheap tests cannot (``_word_before``); jieba
+look-ups are cached per context (``_tag_before``/``_tag_after``) and markup ranges once per line.
 """
 from __future__ import annotations
 
 import bisect
 import re
 from functools import lru_cache, partial
+from typing import Callable, Optional
 
 from ..view import Bulk, Candidate, TextView
 
@@ -39,7 +45,14 @@ _EN_AFTER_ARTICLE_KEEP = frozenset("""lot lots few little bit while couple numbe
     least more less very only whole total majority minority great good deal day week month year hour minute second
     time times way moment meantime row result sense kind sort variety end beginning rest matter one ones first last
     next best worst case fact point following above below said""".split())
+# the intensified word that makes the intensifier part of an idiom ("very much", "really well", "the very end")
+_EN_INTENSIFIED_KEEP = frozenset({"much", "many", "few", "little", "well", "least", "most", "same", "first", "last",
+                                  "end", "own"})
+# a negation just before the hit (within 12 characters): "not a single", "not very good"
 _EN_NEGATION_BEFORE = re.compile(r"(?:\bnot|\bnever|\bno|n't|n’t|\bwithout|\bhardly|\bbarely)\s+$", re.IGNORECASE)
+_EN_NEGATION_WORDS = frozenset({"not", "never", "no", "without", "hardly", "barely"})  # its whole-word forms
+# the word just before the hit (within 20 characters), for _EN_BEFORE_ARTICLE_KEEP
+_EN_PREV_WORD = re.compile(r"([A-Za-z]+)\s+$")
 _ZH_NEGATION_BEFORE = re.compile(r"(?:不|没|别|未|无|勿|非)$")
 _ZH_INTERJECTIONS = frozenset("嗯 呃 诶 哎 嘿 哟 哇 哈 哈哈 哈哈哈 嗯嗯 呵呵 嘿嘿 嘻嘻 哦哦 哎呀 哎哟 哇塞 嗯哼".split())
 _ZH_FINAL_PARTICLES = frozenset("啊 呀 啦 哦 喔 噢 咯 嘞 呐 咧".split())
@@ -50,10 +63,19 @@ _ZH_TAILS = frozenset({"来着", "罢了", "而已", "似的", "的话"})
 _ZH_CONDITIONAL = re.compile(r"如果|要是|假如|假设|若是|倘若|万一|如|若")
 _CLAUSE_PUNCT = "，,、；;：:"
 _END_PUNCT = "。！？!?….\n"
-_MARKUP = re.compile(r"\*\*[^*\n]+?\*\*|__[^_\n]+?__|(?<![*\w])\*[^*\s][^*\n]*?\*(?!\*)|`[^`\n]+`|\[[^\]\n]*\](?:\([^)\n]*\))?"
-                     r"|https?://\S+|\"[^\"\n]*\"|“[^”\n]*”|「[^」\n]*」|<[^<>\n]*>")
-_MARKUP_CHARS = frozenset("*_`[\"“「<")
+_CLAUSE_BOUNDARY = _CLAUSE_PUNCT + _END_PUNCT + "\x00"
+# emphasis, code, a link, a URL, quotes, a tag (the leading lookahead changes no match — every alternative
+# starts with one of its characters — it only lets the search skip other characters quickly)
+_MARKUP = re.compile(r"(?=[*_`\[\"“「<h])(?:"
+                     r"\*\*[^*\n]+?\*\*|__[^_\n]+?__|(?<![*\w])\*[^*\s][^*\n]*?\*(?!\*)|`[^`\n]+`|\[[^\]\n]*\](?:\([^)\n]*\))?"
+                     r"|https?://\S+|\"[^\"\n]*\"|“[^”\n]*”|「[^」\n]*」|<[^<>\n]*>)")
 _LEAD_PUNCT = frozenset("，。、；：,;:!?！？)）")
+# a line that needs no search: it does not open with _LEAD_PUNCT and holds none of the characters markup starts
+# with (a bare link alone does not count)
+_PLAIN_LINE = re.compile(r"(?!\s*[，。、；：,;:!?！？)）])[^*_`[\"“「<]*\Z")
+
+
+Span = Optional[tuple[int, int]]  # what a hit proposes to remove, or None: the word stays
 
 
 def find(view: TextView, ctx) -> list[Candidate]:
@@ -61,30 +83,54 @@ def find(view: TextView, ctx) -> list[Candidate]:
 
 
 def find_bulk(view: TextView, ctx) -> Bulk:
-    """Every hit a context rule lets go, as one :class:`Bulk` (the engine's path; :func:`find` lists them)."""
+    """Every hit a context rule lets go, as one :class:`Bulk` (the engine's path; :func:`find` lists them).
+
+    The zh lexicon's hits, then the en lexicon's (the order of ``view.lexicon_columns(_NAMES)``); a hit its
+    context rule lets go is then dropped when it lies inside markup on its line (:func:`_line_markup`)."""
     text = view.text
-    h_starts, h_ends, h_sources = view.lexicon_columns(_NAMES if ctx.low_information else ())
     starts: list[int] = []
     ends: list[int] = []
     sources: list[int] = []
     scores: list[float] = []
-    lines: dict[int, list[tuple[int, int]]] = {}
-    posseg: dict[int, list] = {}
-    for s, e, src in zip(h_starts, h_ends, h_sources):
-        word = text[s:e]
-        if src == 1:
-            found = _en(text, s, e, word)
-        else:
-            found = _zh(text, s, e, word, posseg)
-        if found is None or _in_markup(text, s, e, lines):
-            continue
-        starts.append(found[0])
-        ends.append(found[1])
-        sources.append(src)
-        # shorter, more frequent words carry less: prune them first
-        scores.append(0.5 if e - s <= 1 or word.lower() in _ARTICLES else 0.4)
+    lines: dict[int, tuple[int, list[int]]] = {}  # line start → (line end or -1, markup ranges)
+    line_start, line_end, ranges = 1, 0, []  # the line of the previous hit ([1, 0]: none yet)
+    for src, name in enumerate(_NAMES if ctx.low_information else ()):
+        decide = _DECIDE[src]
+        flat = view.lexicon_of(name)
+        for s, e in zip(flat[0::2], flat[1::2]):
+            word = text[s:e]
+            found = decide(text, s, e, word)
+            if found is None:
+                continue
+            if not line_start <= s <= line_end:  # (hits come in text order: most share the previous hit's line)
+                line_start = text.rfind("\n", 0, s) + 1
+                known = lines.get(line_start)
+                if known is None:
+                    known = lines[line_start] = _line_markup(text, line_start, s, e)
+                line_end, ranges = known
+            if ranges and _inside(ranges, s, e):
+                continue
+            starts.append(found[0])
+            ends.append(found[1])
+            sources.append(src)
+            # shorter, more frequent words carry less: prune them first
+            scores.append(0.5 if e - s <= 1 or word.lower() in _ARTICLES else 0.4)
     return Bulk("low_information", starts, ends, scores, 0.35, frozenset(),
                 partial(_detail, text, starts, ends, sources))
+
+
+def _zh(text: str, s: int, e: int, word: str) -> Span:
+    rule = _ZH_RULES.get(word)
+    return rule(text, s, e, word) if rule is not None else None
+
+
+def _en(text: str, s: int, e: int, word: str) -> Span:
+    w = word.lower()
+    if w in _ARTICLES:
+        return _en_article(text, s, e, word)
+    if w in _EN_INTERJECTIONS:
+        return _interjection(text, s, e)
+    return _en_intensifier(text, s, e, word)
 
 
 def _detail(text: str, starts: list[int], ends: list[int], sources: list[int], k: int) -> str:
@@ -92,24 +138,23 @@ def _detail(text: str, starts: list[int], ends: list[int], sources: list[int], k
     return f"function word {text[starts[k]:ends[k]].strip(' ,，')!r} that carries nothing here (lexicon {_NAMES[sources[k]]})"
 
 
-def _in_markup(text: str, s: int, e: int, lines: dict) -> bool:
-    """Inside emphasis, code, a link, a tag or quotes on its line (ranges found once per line)."""
-    ls = text.rfind("\n", 0, s) + 1
-    ranges = lines.get(ls)
-    if ranges is None:
-        le = text.find("\n", e)
-        le = len(text) if le < 0 else le
-        line = text[ls:le]
-        if line.lstrip()[:1] in _LEAD_PUNCT:
-            flat = [ls, le]  # a line opening with punctuation (";; comment", continuation): left as is
-        elif _MARKUP_CHARS.isdisjoint(line):
-            flat = []
-        else:
-            flat = [x for m in _MARKUP.finditer(line) for x in (ls + m.start(), ls + m.end())]
-        ranges = lines[ls] = flat
-    if not ranges:
-        return False
-    k = bisect.bisect_right(ranges, s)  # ranges are disjoint and in order: [start, end, start, end, …]
+def _line_markup(text: str, ls: int, s: int, e: int) -> tuple[int, list[int]]:
+    """(the line's end, or -1 when the hit [s, e) holds a newline, as the line is then more than one; the
+    emphasis, code, links, tags and quotes on the line starting at ``ls`` as flat [start, end, …])."""
+    le = text.find("\n", e)
+    le = len(text) if le < 0 else le
+    if _PLAIN_LINE.match(text, ls, le) is not None:
+        flat = []  # the common case: nothing to search
+    elif text[ls:le].lstrip()[:1] in _LEAD_PUNCT:
+        flat = [ls, le]  # a line opening with punctuation (";; comment", continuation): left as is
+    else:
+        flat = [x for m in _MARKUP.finditer(text[ls:le]) for x in (ls + m.start(), ls + m.end())]
+    return (le if text.find("\n", s, e) < 0 else -1), flat
+
+
+def _inside(ranges: list[int], s: int, e: int) -> bool:
+    """Whether [s, e) overlaps one of ``ranges`` (disjoint and in order: [start, end, start, end, …])."""
+    k = bisect.bisect_right(ranges, s)
     if k % 2:
         return True  # s falls inside a range
     return k < len(ranges) and ranges[k] < e
@@ -128,44 +173,89 @@ def _clause_start(text: str, s: int) -> bool:
     k = s
     while k > 0 and text[k - 1] in " \t":
         k -= 1
-    return k == 0 or text[k - 1] in _CLAUSE_PUNCT + _END_PUNCT + "\x00"
+    return k == 0 or text[k - 1] in _CLAUSE_BOUNDARY
 
 
-def _en(text: str, s: int, e: int, word: str):
-    w = word.lower()
-    if w in _ARTICLES:
-        if s > 0 and text[s - 1] not in " \t(" or text[max(0, s - 2):s] in (") ", ": "):
-            return None  # "b) a dog": an option's words are its own
-        k, nxt = _word_after(text, e)
-        if k < 0 or not nxt.islower() or nxt in _EN_AFTER_ARTICLE_KEEP:
-            return None  # a name (The Hague), a number, an idiom, punctuation ("a)", "a.m.")
-        end_n = k + len(nxt)
-        if end_n < len(text) and text[end_n] in ")":
-            return None
-        if word[0].isupper() and not _clause_start(text, s):
-            return None  # "Lord of The Rings" style capitals
-        if _EN_NEGATION_BEFORE.search(text, max(0, s - 12), s):
-            return None
-        prev = re.search(r"([A-Za-z]+)\s+$", text[max(0, s - 20):s])
-        if prev and prev.group(1).lower() in _EN_BEFORE_ARTICLE_KEEP:
-            return None
-        return s, k
-    if w in _EN_INTERJECTIONS:
-        return _interjection(text, s, e)
-    # an intensifier before the word it strengthens, not after a negation
+def _is_word_char(ch: str) -> bool:
+    """A word character as the regular expressions' \\b sees it."""
+    return ch.isalnum() or ch == "_"
+
+
+def _word_before(text: str, s: int) -> tuple[bool, str]:
+    """(whether a negation precedes ``s`` — ``_EN_NEGATION_BEFORE`` over the 12 characters before it —, the word
+    before ``s`` in lower case — ``_EN_PREV_WORD`` over the 20 characters before it — or "").
+
+    Both patterns end in spaces up to ``s``, so both depend only on the token before those spaces.  The common
+    case, an ASCII window whose token is all letters, is read off directly: the word is that token, and it is a
+    negation when it is one of the negation words, starts inside the 12 characters and is not glued to a word
+    character before it (the \\b).  Anything else (non-ASCII text, "don't", "(not") asks the patterns."""
+    if s > 1 and text[s - 1] == " ":
+        last = text[s - 2]
+        if last < "\x80" and not last.isalpha() and not last.isspace():
+            return False, ""  # "…, the": punctuation before the space, no word
+        # the most common case of all: " word " — one space, a word of ASCII letters, a space before it
+        b = text.rfind(" ", max(0, s - 21), s - 1)
+        if b >= 0:
+            token = text[b + 1:s - 1]
+            if token.isalpha() and token.isascii():
+                word = token.lower()
+                return word in _EN_NEGATION_WORDS and b + 1 >= s - 12, word
+    window = text[max(0, s - 20):s]
+    if window.isascii():
+        body = window.rstrip()
+        if len(body) == len(window) or not body or not body[-1].isalpha():
+            return False, ""  # no space, or no letter before it: neither pattern can match
+        token = body.rsplit(None, 1)[-1]
+        if token.isalpha():
+            word = token.lower()
+            begin = s - len(window) + len(body) - len(token)
+            negated = word in _EN_NEGATION_WORDS and begin >= s - 12 and (begin == 0 or not _is_word_char(text[begin - 1]))
+            return negated, word
+    negated = _EN_NEGATION_BEFORE.search(text, max(0, s - 12), s) is not None
+    prev = _EN_PREV_WORD.search(window)
+    return negated, prev.group(1).lower() if prev else ""
+
+
+def _en_article(text: str, s: int, e: int, word: str) -> Span:
+    """An article goes with its space before a lower-case common word in running prose."""
+    if s > 0:
+        before = text[s - 1]
+        if before not in " \t(" or before == " " and s > 1 and text[s - 2] in "):":
+            return None  # glued to what precedes it; "b) a dog", "answer: a dog": an option's words are its own
+    m = _NEXT_WORD.match(text, e)
+    if m is None:
+        return None  # punctuation ("a)", "a.m."), a number, the end of the text
+    nxt = m.group(1)
+    if not nxt.islower() or nxt in _EN_AFTER_ARTICLE_KEEP:
+        return None  # a name (The Hague), an idiom ("a few", "the same")
+    end = m.end()
+    if text[end:end + 1] == ")":
+        return None  # a list option ("a dog)")
+    if word[0].isupper() and not _clause_start(text, s):
+        return None  # "Lord of The Rings" style capitals
+    negated, before = _word_before(text, s)
+    if negated or before in _EN_BEFORE_ARTICLE_KEEP:
+        return None  # "not a single", "what a", "once a day", "plan a"
+    return s, e + 1
+
+
+def _en_intensifier(text: str, s: int, e: int, word: str) -> Span:
+    """An intensifier before the word it strengthens, not after a negation ("not very good")."""
     k, nxt = _word_after(text, e)
-    if k < 0 or not nxt.islower() or _EN_NEGATION_BEFORE.search(text, max(0, s - 12), s):
+    if k < 0 or not nxt.islower():
         return None
     if s > 0 and text[s - 1] not in " \t":
         return None
     if word[0].isupper() and not _clause_start(text, s):
         return None
-    if nxt in ("much", "many", "few", "little", "well", "least", "most", "same", "first", "last", "end", "own"):
+    if nxt in _EN_INTENSIFIED_KEEP:
+        return None
+    if _word_before(text, s)[0]:
         return None
     return s, k
 
 
-def _interjection(text: str, s: int, e: int):
+def _interjection(text: str, s: int, e: int) -> Span:
     """An interjection opening a clause goes with its comma ("Um, I …"); between commas with the first one."""
     if s > 0 and text[s - 1].isalnum() or (e < len(text) and text[e].isalnum()):
         return None
@@ -190,67 +280,106 @@ def _interjection(text: str, s: int, e: int):
     return None
 
 
-def _zh(text: str, s: int, e: int, word: str, posseg: dict):
+# --- zh: one function per kind of word (``_ZH_RULES``) ------------------------------------------------------
+
+def _zh_interjection(text: str, s: int, e: int, word: str) -> Span:
+    """嗯，/呃， opening a clause, with its comma — not when it is half of an acknowledgement."""
+    if not _clause_start(text, s):
+        return None
+    after = text[e] if e < len(text) else ""
+    if after in "，,":
+        k = e + 1
+        while k < len(text) and text[k] not in _ZH_SENTENCE_END:
+            k += 1
+        if text[e + 1:k].strip(" 。！？!?，,～~…") in _ZH_ACKS:
+            return None  # "嗯嗯，好的。": the interjection is half of an acknowledgement, a turn of its own
+        return s, e + 1
+    return None  # a line that is only an interjection (it may be the whole answer), or one glued to a word
+
+
+def _zh_hesitation(text: str, s: int, e: int, word: str) -> Span:
+    """这个，/那个， opening a clause (a hesitation, not a demonstrative)."""
+    after = text[e] if e < len(text) else ""
+    return (s, e + 1) if _clause_start(text, s) and after in "，," else None
+
+
+def _zh_final_particle(text: str, s: int, e: int, word: str) -> Span:
+    """啊/呀/啦/哦 closing a sentence or clause after a Chinese character."""
     before = text[s - 1] if s > 0 else ""
     after = text[e] if e < len(text) else ""
-    if word in _ZH_INTERJECTIONS:
-        if not _clause_start(text, s):
-            return None
-        if after in "，,":
-            k = e + 1
-            while k < len(text) and text[k] not in _ZH_SENTENCE_END:
-                k += 1
-            if text[e + 1:k].strip(" 。！？!?，,～~…") in _ZH_ACKS:
-                return None  # "嗯嗯，好的。": the interjection is half of an acknowledgement, a turn of its own
-            return s, e + 1
-        if after in "。！!…~～" and (e + 1 >= len(text) or text[e + 1] in "\n\x00"):
-            return None  # a line that is only an interjection: leave it (it may be the whole answer)
-        return None
-    if word in _ZH_HESITATION:
-        return (s, e + 1) if _clause_start(text, s) and after in "，," else None
-    if word in _ZH_FINAL_PARTICLES:
-        if before and _is_cjk(before) and after and after in "。！？!?，,～~…" and not _ZH_NEGATION_BEFORE.search(before):
-            return s, e
-        return None
-    if word in _ZH_DEGREE:
-        if not after or not _is_cjk(after) or _ZH_NEGATION_BEFORE.search(text[max(0, s - 2):s]) or before == "是":
-            return None
-        flags = _flags_around(text, s, e, posseg)
-        if flags is None or not flags[1] or flags[1][0] not in "av":
-            return None
+    if before and _is_cjk(before) and after and after in "。！？!?，,～~…" and not _ZH_NEGATION_BEFORE.search(before):
         return s, e
-    if word == "一下":
-        flags = _flags_around(text, s, e, posseg)
-        if flags is None or not flags[0].startswith("v") or (after and _is_cjk(after) and after in "子午"):
-            return None
-        return s, e
-    if word == "的话":
-        ss = _sentence_start(text, s)
-        if not _ZH_CONDITIONAL.search(text, ss, s) or not after or after not in "，,。！？!?":
-            return None
-        return s, e
-    if word in _ZH_TAILS:
-        return (s, e) if after and after in "。！？!?，," and before and _is_cjk(before) else None
-    if word == "的":
-        if not after or not _is_cjk(after) or not before or not _is_cjk(before):
-            return None  # 的 closing a phrase (不是他的。) or touching anything else stays
-        flags = _flags_around(text, s, e, posseg)
-        if flags is None:
-            return None
-        prev, nxt = flags
-        if prev in ("r", "n", "nr", "ns", "nt", "nz", "a", "t") and nxt in ("n", "nr", "ns", "nt", "nz", "ng", "an") \
-                and not _SHI_BEFORE.search(text, _sentence_start(text, s), s):
-            return s, e
-        return None
-    if word == "地":
-        flags = _flags_around(text, s, e, posseg)
-        if flags is None:
-            return None
-        prev, nxt = flags
-        if prev in ("ad", "a", "d", "z", "ag") and nxt.startswith("v"):
-            return s, e
-        return None
     return None
+
+
+def _zh_degree(text: str, s: int, e: int, word: str) -> Span:
+    """很/非常 … before an adjective or verb, not after a negation (不很) or 是."""
+    before = text[s - 1] if s > 0 else ""
+    after = text[e] if e < len(text) else ""
+    if not after or not _is_cjk(after) or _ZH_NEGATION_BEFORE.search(text[max(0, s - 2):s]) or before == "是":
+        return None
+    nxt = _flags_around(text, s, e)[1]
+    if not nxt or nxt[0] not in "av":
+        return None
+    return s, e
+
+
+def _zh_yixia(text: str, s: int, e: int, word: str) -> Span:
+    """一下 after a verb (看一下), not 一下子 or 一下午."""
+    after = text[e] if e < len(text) else ""
+    if not _flags_around(text, s, e)[0].startswith("v") or (after and _is_cjk(after) and after in "子午"):
+        return None
+    return s, e
+
+
+def _zh_dehua(text: str, s: int, e: int, word: str) -> Span:
+    """的话 closing a conditional clause (如果…的话，)."""
+    after = text[e] if e < len(text) else ""
+    if not _ZH_CONDITIONAL.search(text, _sentence_start(text, s), s) or not after or after not in "，,。！？!?":
+        return None
+    return s, e
+
+
+def _zh_tail(text: str, s: int, e: int, word: str) -> Span:
+    """来着/罢了/而已/似的 closing a clause after a Chinese character."""
+    before = text[s - 1] if s > 0 else ""
+    after = text[e] if e < len(text) else ""
+    return (s, e) if after and after in "。！？!?，," and before and _is_cjk(before) else None
+
+
+_DE_MODIFIER = frozenset({"r", "n", "nr", "ns", "nt", "nz", "a", "t"})    # pronoun, noun, adjective, time word
+_DE_NOUN = frozenset({"n", "nr", "ns", "nt", "nz", "ng", "an"})
+_DI_ADVERBIAL = frozenset({"ad", "a", "d", "z", "ag"})
+
+
+def _zh_de(text: str, s: int, e: int, word: str) -> Span:
+    """的 between a modifier and the noun it modifies (我的朋友), never in 是…的."""
+    # (the side that is not a Chinese character has no tag: 的 closing a phrase — 不是他的。 — or touching
+    # anything else stays; the noun after is the rarer condition, so it is looked up first)
+    if _tag_after(text[e:e + 4]) not in _DE_NOUN or _tag_before(text[max(0, s - 4):s]) not in _DE_MODIFIER:
+        return None
+    if text.rfind("是", max(0, s - 200), s) >= 0 and _SHI_BEFORE.search(text, _sentence_start(text, s), s):
+        return None  # 是…的 (no 是 within the 200 characters _sentence_start looks back: none in the sentence)
+    return s, e
+
+
+def _zh_di(text: str, s: int, e: int, word: str) -> Span:
+    """地 between an adverbial and its verb (认真地回答)."""
+    prev, nxt = _flags_around(text, s, e)
+    if prev in _DI_ADVERBIAL and nxt.startswith("v"):
+        return s, e
+    return None
+
+
+# a zh word → its rule; the first group that lists a word decides it (的话 is a tail too, but a conditional one)
+_ZH_RULES: dict[str, Callable[[str, int, int, str], Span]] = {}
+for _words, _rule in ((_ZH_INTERJECTIONS, _zh_interjection), (_ZH_HESITATION, _zh_hesitation),
+                      (_ZH_FINAL_PARTICLES, _zh_final_particle), (_ZH_DEGREE, _zh_degree), (("一下",), _zh_yixia),
+                      (("的话",), _zh_dehua), (_ZH_TAILS, _zh_tail), (("的",), _zh_de), (("地",), _zh_di)):
+    for _w in _words:
+        _ZH_RULES.setdefault(_w, _rule)
+del _words, _rule, _w
+_DECIDE = (_zh, _en)  # per lexicon of _NAMES
 
 
 def _is_cjk(ch: str) -> bool:
@@ -262,40 +391,48 @@ _SHI_BEFORE = re.compile(r"是[^，。！？,.!?]*$")
 
 
 def _sentence_start(text: str, s: int) -> int:
-    k = s
+    """Where the sentence holding ``s`` starts: after the last sentence end within 200 characters before it."""
     lo = max(0, s - 200)
-    while k > lo and text[k - 1] not in _ZH_SENTENCE_END:
-        k -= 1
-    return k
+    return max(lo, max(text.rfind(ch, lo, s) for ch in _ZH_SENTENCE_END) + 1)
 
 
-def _flags_around(text: str, s: int, e: int, cache: dict):
+def _flags_around(text: str, s: int, e: int) -> tuple[str, str]:
     """(part of speech of the word before, of the word after) the hit [s, e), from jieba's dictionary and its
     part-of-speech table (``jieba.posseg``): the longest dictionary word ending at ``s`` and starting at ``e``
     within the clause (the scanner already checked that no dictionary word crosses the hit's edges).  A few
-    dictionary look-ups, not a segmentation: ``jieba.posseg.cut`` per hit cost more than the whole engine."""
+    dictionary look-ups, not a segmentation: ``jieba.posseg.cut`` per hit cost more than the whole engine.
+    Each side depends only on the four characters next to the hit, so each is cached on them."""
+    return _tag_before(text[max(0, s - 4):s]), _tag_after(text[e:e + 4])
+
+
+@lru_cache(maxsize=1 << 16)
+def _tag_before(left: str) -> str:
+    """The tag of the longest dictionary word (a single character at least) ending ``left``'s Chinese tail."""
     freq, tags = _tables()
-    prev = ""
     n = 0
-    while n < 4 and s - n - 1 >= 0 and _is_cjk(text[s - n - 1]):
+    while n < 4 and n < len(left) and _is_cjk(left[-n - 1]):
         n += 1
     while n:
-        w = text[s - n:s]
+        w = left[len(left) - n:]
         if n == 1 or freq.get(w):
-            prev = tags.get(w, "x")
-            break
+            return tags.get(w, "x")
         n -= 1
-    nxt = ""
+    return ""
+
+
+@lru_cache(maxsize=1 << 16)
+def _tag_after(right: str) -> str:
+    """The tag of the longest dictionary word (a single character at least) opening ``right``'s Chinese head."""
+    freq, tags = _tables()
     n = 0
-    while n < 4 and e + n < len(text) and _is_cjk(text[e + n]):
+    while n < 4 and n < len(right) and _is_cjk(right[n]):
         n += 1
     while n:
-        w = text[e:e + n]
+        w = right[:n]
         if n == 1 or freq.get(w):
-            nxt = tags.get(w, "x")
-            break
+            return tags.get(w, "x")
         n -= 1
-    return prev, nxt
+    return ""
 
 
 @lru_cache(maxsize=1)

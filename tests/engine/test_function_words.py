@@ -82,3 +82,20 @@ def test_interjection_opening_a_clause_goes_with_its_comma():
 def test_of_course_and_sure_are_kept():
     r = prune(conv(None, "Is order 7 late?", "Of course. Sure, it is.", "Go on."), 0.95).messages[1].pruned
     assert r.startswith("Of course.") and "Sure" in r
+
+
+def test_word_before_reads_what_its_patterns_find():
+    """_word_before's shortcuts decide exactly as _EN_NEGATION_BEFORE and _EN_PREV_WORD (the definition)."""
+    import random
+
+    from layerzero_viz.rules import low_information as li
+
+    rng = random.Random(5)
+    pieces = ["not", "Not", "NO", "no", "never", "cannot", "don't", "don’t", "without", "hardly", "barely", "what",
+              "plan", "x", "_", "1", "(", "é", "的", " ", " ", " ", "  ", "\t", "\n", "\xa0", ",", "a", "the"]
+    for _ in range(20000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12))) + " "
+        s = len(text) - rng.choice((0, 0, 1))
+        negated = li._EN_NEGATION_BEFORE.search(text, max(0, s - 12), s) is not None
+        prev = li._EN_PREV_WORD.search(text[max(0, s - 20):s])
+        assert li._word_before(text, s) == (negated, prev.group(1).lower() if prev else ""), (text, s)
