@@ -234,7 +234,6 @@ def _residue(text: str, bs: int, be: int, runs: list[list]) -> list[tuple[int, i
     return out
 
 
-@lru_cache(maxsize=4096)  # (a function of the piece alone)
 def _is_connector_residue(piece: str) -> bool:
     p = piece.strip(" \t,，、:：;；!！?？.。…-—~～*_")
     if not p:
@@ -244,7 +243,6 @@ def _is_connector_residue(piece: str) -> bool:
     return p in _ZH_CONNECTOR_RESIDUE or all(ch in _ZH_PARTICLES for ch in p)
 
 
-@lru_cache(maxsize=4096)  # (a function of the piece alone)
 def _is_complement(piece: str) -> bool:
     """A short complement a thanks/greeting/closer may own: "for the quick reply", "in advance", "的信息", "大家"."""
     p = piece.strip(" \t,，、:：;；!！?？.。…~～")
