@@ -405,34 +405,35 @@ def _flags_around(text: str, s: int, e: int) -> tuple[str, str]:
     return _tag_before(text[max(0, s - 4):s]), _tag_after(text[e:e + 4])
 
 
+_CJK_RUN = "[\u3400-\u9fff\uf900-\ufaff]+"  # the characters _is_cjk accepts
+_CJK_HEAD = re.compile(_CJK_RUN)
+_CJK_TAIL = re.compile(_CJK_RUN + r"\Z")
+
+
 @lru_cache(maxsize=1 << 16)
 def _tag_before(left: str) -> str:
     """The tag of the longest dictionary word (a single character at least) ending ``left``'s Chinese tail."""
+    run = _CJK_TAIL.search(left)
+    if run is None:
+        return ""
     freq, tags = _tables()
-    n = 0
-    while n < 4 and n < len(left) and _is_cjk(left[-n - 1]):
-        n += 1
-    while n:
-        w = left[len(left) - n:]
-        if n == 1 or freq.get(w):
-            return tags.get(w, "x")
-        n -= 1
-    return ""
+    for n in range(len(left) - run.start(), 1, -1):
+        if freq.get(left[-n:]):
+            return tags.get(left[-n:], "x")
+    return tags.get(left[-1], "x")
 
 
 @lru_cache(maxsize=1 << 16)
 def _tag_after(right: str) -> str:
     """The tag of the longest dictionary word (a single character at least) opening ``right``'s Chinese head."""
+    run = _CJK_HEAD.match(right)
+    if run is None:
+        return ""
     freq, tags = _tables()
-    n = 0
-    while n < 4 and n < len(right) and _is_cjk(right[n]):
-        n += 1
-    while n:
-        w = right[:n]
-        if n == 1 or freq.get(w):
-            return tags.get(w, "x")
-        n -= 1
-    return ""
+    for n in range(run.end(), 1, -1):
+        if freq.get(right[:n]):
+            return tags.get(right[:n], "x")
+    return tags.get(right[0], "x")
 
 
 @lru_cache(maxsize=1)
