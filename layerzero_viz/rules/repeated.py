@@ -450,7 +450,8 @@ def judge(view: TextView, ctx, raw: list[tuple[int, int, int, int, float]]) -> l
     """
     text = view.text
     blocks = view.blocks
-    role_ok = [b.role in INSTRUCTION_ROLES for b in blocks]
+    # an empty or blank block (an empty system prompt) states nothing: it is no standing instruction
+    role_ok = [b.role in INSTRUCTION_ROLES and not text[b.start:b.end].isspace() and b.end > b.start for b in blocks]
     if not any(role_ok):
         _remember(view, [])
         return []
