@@ -299,11 +299,11 @@ _INSTRUCTION_PARA = re.compile(
     r"respond|reply|answer|give|provide|list|explain|translate|summari[sz]e|format|avoid|be|also|then|finally|"
     r"your (?:task|answer|response|output|job)|the (?:output|answer|response)|requirements?|instructions?|"
     r"rules?|constraints?|now)\b"
-    r"|请|要求|注意|务必|不要|需要|只需|只要|输出|回答|返回|翻译成|并且|然后|另外|最后|记住|确保|必须|你的任务|你需要|格式|规则|限制)"
+    r"|请|要求|注意|务必|不要|需要|只需|只要|只|输出|回答|返回|翻译成|并且|然后|另外|最后|记住|确保|必须|你的任务|你需要|格式|规则|限制)"
 )
 _TASK_WORDS = re.compile(
     r"(?i:translat|summar|answer|respon|reply|output|format|words|sentences|bullet|language|english|chinese|"
-    r"tone|style|json|markdown)|翻译|总结|回答|输出|格式|字数|字以内|语言|中文|英文|风格|语气|要求"
+    r"tone|style|json|markdown)|翻译|总结|回答|输出|格式|字数|字以内|\d+\s*字|语言|中文|英文|风格|语气|要求"
 )
 _PARA_BREAK = re.compile(r"\n[ \t]*\n\s*")
 
@@ -343,12 +343,33 @@ def _introduced(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]
         b = min(b, stop)
         while b > a and text[b - 1].isspace():
             b -= 1
+        b = _without_trailing_task_sentences(text, a, b)
         if b <= a:
             continue
         label = _short(m.group(0).strip(" \t\n*#->"), 50)
         found_range = (a, b, "introduced", f"kept: the text handed over after {label!r}")
         last_end = b
         yield found_range
+
+
+# the end of the sentence (or line) before the last one in a range
+_SENTENCE_BEFORE = re.compile(r"[.!?。！？\n](?=[\s\"”’」』]*[^\s.!?。！？\"”’」』][^.!?。！？\n]*[.!?。！？]?[\"”’」』]*\s*\Z)")
+
+
+def _without_trailing_task_sentences(text: str, a: int, b: int) -> int:
+    """``b`` moved back past the sentences that end the handed-over text by instructing about the task ("…来坐坐。
+    不要超过100字。", "… this month. Do not exceed 80 words."): they are the author's instruction, not the text."""
+    while b > a:
+        m = _SENTENCE_BEFORE.search(text, a, b)
+        if m is None:
+            return b
+        k = m.end()
+        while k < b and text[k] in " \t\n\"”’」』":
+            k += 1
+        if not _is_task_instruction(text, k, b):
+            return b
+        b = m.end()
+    return b
 
 
 def _introducers(text: str, s: int, e: int) -> list:

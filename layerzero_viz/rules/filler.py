@@ -323,6 +323,9 @@ def _sentence_candidates(view: TextView, text: str, ss: int, se: int, block_end:
         return [(start, end, "whole filler sentence", src0)]
     if sentence_only:
         return []
+    # inside an assistant turn no frame is cut out of a content clause: its words are the model's own (in an
+    # agent prompt, the exemplar answers it will imitate: "Sure, please share the snippet." keeps its "please")
+    frames = view.block_at(ss).role != "assistant"
     n = len(info)
     for i, (cs, ce, bs, be, inside, filler) in enumerate(info):
         if not inside:
@@ -332,7 +335,7 @@ def _sentence_candidates(view: TextView, text: str, ss: int, se: int, block_end:
             if cand is not None:
                 out.append((*cand, "filler clause", inside[0][2][0][2]))
             continue
-        for r in inside:
+        for r in inside if frames else ():
             cand = _frame(view, text, r, bs, be, ss, se, zh_neg)
             if cand is not None and not (cand[0] > 0 and text[cand[0] - 1] in "*_~`") and text[cand[1]:cand[1] + 1] not in ("*", "_", "~", "`"):
                 out.append((*cand, "frame", r[2][-1][2]))

@@ -86,7 +86,7 @@ def test_non_negation_words_containing_negation_chars_are_filler():
 
 
 def test_low_information_is_lowest_priority_and_switchable():
-    text = "Please check the status of the order and the refund."
+    text = "Um, please check the status of the order and, uh, the refund."
     low = prune(conv(None, text), 0.95)
     assert tokens_of(low, "low_information", "prune")
     off = prune(conv(None, text), 0.95, low_information=False)
