@@ -28,7 +28,8 @@ from .protect import (PRECEDENCE, add_material, STRUCTURAL, USER_ROLES, Protecti
 from .rules import BULK, PRIORITY, RULES, RuleContext
 from .rules import repeated as repeated_rule
 from .lexicon import _SLOTS as _LEXICON_SLOTS, _native_lexicons, warm_up
-from .tokens import char_spans, encoding, token_byte_lengths, token_byte_lengths_u8, token_info
+from .information import token_information
+from .tokens import char_spans, encoding, token_byte_lengths, token_byte_lengths_u8
 from .view import Bulk, Candidate, TextView, normalize
 
 _LEXICON_SLOT_OF = {name: k for k, name in enumerate(_LEXICON_SLOTS)}
@@ -317,7 +318,7 @@ class gc_paused:  # noqa: N801 - used as a context manager, like contextlib's lo
 
 def _annotate(source: Any, config: Config) -> Annotated:
     timings: dict[str, float] = {}
-    token_byte_lengths_u8(), token_info()  # one-time tables and matchers: loaded before the clock starts
+    token_byte_lengths_u8(), token_information()  # one-time tables and matchers: loaded before the clock starts
     warm_up()
     t0 = time.perf_counter()
     if not isinstance(source, Conversation):
@@ -451,7 +452,7 @@ def _finish_python(ids, group, g_span, g_directive, spans: "SpanTable"):
     suffix minima.  The definition the resolve kernel's selection tables are tested against."""
     n_groups = len(g_span)
     tok_directive = g_directive[group] if n_groups else np.zeros(0, dtype=bool)
-    info = token_info()[ids] if len(ids) else np.zeros(0)
+    info = token_information()[ids] if len(ids) else np.zeros(0)
     info = np.where(tok_directive, 0.0, info)
     tok_span = g_span[group] if n_groups else np.zeros(0, dtype=np.int64)
     residual = np.asarray(spans.residuals, dtype=np.float64)
@@ -747,7 +748,7 @@ def _resolve(view, candidates, bulks, protection, g_start, g_end, g_tokens, g_pr
         text, rows, [PRIORITY[c.reason] for c in candidates], bulks,
         [_override_mask(b.may_override) for b in bulks], [PRIORITY[b.reason] for b in bulks],
         g_start, g_end, g_prot, g_directive.view(np.uint8), g_tokens, _STRUCTURAL_MASK, veto_reason, span_of,
-        candidates, ids, group, token_info())
+        candidates, ids, group, token_information())
     return span_of, veto, SpanTable.of_columns(columns), _selection(selection)
 
 

