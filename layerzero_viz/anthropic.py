@@ -62,10 +62,13 @@ class _Core:
     """What the sync and async clients share: pruning, the audit log, metrics and the guard."""
 
     def __init__(self, *, ratio: float | None, audit_log: Any, registry: Any, guard: Any,
-                 env: Mapping[str, str] | None, low_information: bool, fail_open: bool, secrets: list[str]) -> None:
+                 env: Mapping[str, str] | None, low_information: bool, fail_open: bool, secrets: list[str],
+                 min_effectiveness: float = 1.0) -> None:
         if ratio is not None:
             from .directives import check_ratio
             ratio = check_ratio(ratio, "LayerZeroClient ratio")
+        from .engine import check_min_effectiveness
+        self.min_effectiveness = check_min_effectiveness(min_effectiveness)
         self.ratio = ratio
         self.env = env
         self.low_information = low_information
@@ -120,7 +123,7 @@ class _Core:
         # every call resends the history: its blocks' token ids come from the cache after the first call
         ann = annotate(conv, Config(ratio=self.ratio, env=self.env, low_information=self.low_information,
                                     token_cache=True))
-        result = ann.at_ratio(None)
+        result = ann.at_ratio(None, min_effectiveness=self.min_effectiveness)
         settings = ann.settings
         changed = result.tokens_pruned > 0 or result.tokens_directive > 0
         send = {**body, **sendable({k: result.output[k] for k in part})} if changed else body
@@ -241,19 +244,22 @@ class LayerZeroClient:
     ``ratio`` is the explicit prune ratio (None: env, header, directive or default decide); ``audit_log`` a
     JSONL path; ``registry`` a ``prometheus_client.CollectorRegistry`` (default: the global one); ``guard``
     True or a :class:`RollbackGuard` to enable the rollback policy; ``env`` replaces ``os.environ`` for the
-    layer-zero variables.
+    layer-zero variables; ``min_effectiveness`` the floor that bounds the lossy tier (1.0, the default, sends only
+    what the safe rules take).
     """
 
     _messages_class = _Messages
 
     def __init__(self, client: Any, *, ratio: float | None = None, audit_log: str | os.PathLike[str] | None = None,
                  registry: Any = None, guard: RollbackGuard | bool | None = None,
-                 env: Mapping[str, str] | None = None, low_information: bool = True, fail_open: bool = True) -> None:
+                 env: Mapping[str, str] | None = None, low_information: bool = True, fail_open: bool = True,
+                 min_effectiveness: float = 1.0) -> None:
         secrets = [s for s in (getattr(client, "api_key", None), getattr(client, "auth_token", None))
                    if isinstance(s, str)]
         self._client = client
         self._core = _Core(ratio=ratio, audit_log=audit_log, registry=registry, guard=guard, env=env,
-                           low_information=low_information, fail_open=fail_open, secrets=secrets)
+                           low_information=low_information, fail_open=fail_open, secrets=secrets,
+                           min_effectiveness=min_effectiveness)
         self.messages = self._messages_class(self._core, client.messages)
 
     @property

@@ -18,8 +18,8 @@ import tempfile
 from pathlib import Path
 from typing import Sequence
 
-from .commands import (EXIT_ENVIRONMENT, EXIT_INTERRUPTED, EnvironmentFailure, add_input_arguments, engine_config,
-                       read_conversation)
+from .commands import (EXIT_ENVIRONMENT, EXIT_INTERRUPTED, EnvironmentFailure, add_floor_argument,
+                       add_input_arguments, engine_config, read_conversation)
 from .engine import annotate
 from .errors import LayerZeroError
 from .risk import CHECKS, run_checks
@@ -48,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "(file:message:char: check: kind: detail) and exit 1 when any is found.")
     add_input_arguments(p)
     p.add_argument("--ratio", type=float, default=None, help="prune ratio in [0, 0.95] (beats env, header, directive)")
+    add_floor_argument(p)
     p.add_argument("--no-tokens", action="store_true", help="leave the per-token list empty")
     p.add_argument("-o", "--output", help="also write the pruned conversation (input's format) to this file")
     p.add_argument("--fail-on", type=_check_list, default=(), metavar="CHECKS",
@@ -80,7 +81,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _prune(args: argparse.Namespace) -> int:
     conv = read_conversation(args)
-    result = annotate(conv, engine_config(args, args.ratio)).at_ratio(args.ratio)
+    result = annotate(conv, engine_config(args, args.ratio)).at_ratio(args.ratio,
+                                                                     min_effectiveness=args.min_effectiveness)
     payload = json.dumps(result.to_dict(tokens=not args.no_tokens), ensure_ascii=False)
     if args.output:
         write_atomic(Path(args.output), result.dump())

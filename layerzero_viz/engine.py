@@ -34,7 +34,23 @@ from .view import Bulk, Candidate, TextView, normalize
 
 _LEXICON_SLOT_OF = {name: k for k, name in enumerate(_LEXICON_SLOTS)}
 
-__all__ = ["Config", "Annotated", "annotate", "gc_paused"]
+__all__ = ["Config", "Annotated", "annotate", "gc_paused", "check_min_effectiveness", "FLOOR_CHOICES"]
+
+# the floors the app and the CLI offer: lossless, a little, the article's alert threshold, more, no floor
+FLOOR_CHOICES = (1.0, 0.99, 0.98, 0.95, 0.0)
+
+
+def check_min_effectiveness(value: float) -> float:
+    """``value`` as a floor in [0, 1], or a ``DirectiveError`` that says what to pass."""
+    from .errors import DirectiveError
+    try:
+        floor = float(value)
+    except (TypeError, ValueError):
+        raise DirectiveError(f"min_effectiveness must be a number in [0, 1], got {value!r}") from None
+    if not 0.0 <= floor <= 1.0:  # (NaN fails this too)
+        raise DirectiveError(f"min_effectiveness must be in [0, 1] (1.0 = lossless, 0.98 = the article's alert "
+                         f"threshold, 0 = no floor), got {floor}")
+    return floor
 
 _PROT_NAMES = ("",) + PRECEDENCE  # group codes: 0 = unprotected, k + 1 = PRECEDENCE[k]
 _STRUCTURAL_CODES = frozenset(PRECEDENCE.index(n) + 1 for n in STRUCTURAL)
@@ -213,10 +229,14 @@ class Annotated:
     def ratio_source(self) -> str:
         return self.settings.ratio_source
 
-    def at_ratio(self, ratio: float | None = None):
+    def at_ratio(self, ratio: float | None = None, *, min_effectiveness: float = 1.0):
         """Decisions at ``ratio`` (explicit, source "argument"); None uses the effective settings ratio.
 
-        Detection is not re-run: this only spends the budget over the spans found by :func:`annotate`.
+        The safe tier (the rules' spans) is spent first.  ``min_effectiveness`` bounds the lossy tier
+        (:mod:`layerzero_viz.lossy`): its words, cheapest information first, are taken only while the
+        effectiveness estimate stays ≥ it.  1.0 (the default) is lossless — no lossy word is ever taken; 0.98 is
+        the article's alert threshold, the recommended setting for exploring; 0 removes the floor.
+        Detection is not re-run: this only spends the budget over what :func:`annotate` found.
         """
         from .result import PruneResult
         from .directives import check_ratio
@@ -226,20 +246,41 @@ class Annotated:
             ratio, source = self.settings.ratio, self.settings.ratio_source
         else:
             ratio, source = check_ratio(ratio, "ratio"), "argument"
+        floor = check_min_effectiveness(min_effectiveness)
         cap = self.settings.ratio_cap
         if cap is not None and ratio > cap:
             ratio, source = cap, "profile"  # the domain profile's rule (settings.profile_rule) wins
         t0 = time.perf_counter()
+        budget = budget_for(ratio, self.tokens_total)
+        lossy_taken = 0
         if self.settings.enabled:
-            chosen = select_spans(self.span_order, self.span_costs_ordered, self.span_suffix_min,
-                                  budget_for(ratio, self.tokens_total))
+            chosen = select_spans(self.span_order, self.span_costs_ordered, self.span_suffix_min, budget)
+            if floor < 1.0:
+                safe_tokens = int(self.span_cost[chosen].sum()) if len(chosen) else 0
+                safe_loss = float(self.span_loss[chosen].sum()) if len(chosen) else 0.0
+                lossy_taken = self.lossy.take(budget - safe_tokens, (1.0 - floor) * self.info_total - safe_loss)
         else:
             chosen = np.zeros(len(self.spans), dtype=bool)
         select_ms = (time.perf_counter() - t0) * 1000.0
-        return PruneResult(self, ratio, source, chosen, select_ms)
+        return PruneResult(self, ratio, source, chosen, select_ms, min_effectiveness=floor, lossy_taken=lossy_taken)
 
-    def sweep(self, ratios=None) -> list[dict[str, float]]:
-        """Pruned fraction and effectiveness estimate at each ratio (default 0.00, 0.01 … 0.95).
+    @property
+    def lossy(self):
+        """The lossy tier's words in selection order (:func:`layerzero_viz.lossy.lossy_tier`), built once."""
+        found = self._cache.get("lossy")
+        if found is None:
+            from .lossy import lossy_tier
+            found = self._cache["lossy"] = lossy_tier(self)
+        return found
+
+    @property
+    def safe_frontier(self) -> float:
+        """The largest ratio that prunes only safe-tier tokens: past it, only the lossy tier can take more."""
+        total = int(self.span_cost.sum()) if len(self.span_cost) else 0
+        return min(0.95, total / self.tokens_total) if self.tokens_total else 0.0
+
+    def sweep(self, ratios=None, *, min_effectiveness: float = 1.0) -> list[dict[str, float]]:
+        """Pruned fraction and effectiveness estimate at each ratio (default 0.00, 0.01 … 0.95), under one floor.
 
         >>> ann = annotate("Hello, could you please help me?", env={})
         >>> [row["ratio"] for row in ann.sweep([0.0, 0.5])]
@@ -249,9 +290,10 @@ class Annotated:
             ratios = [k / 100 for k in range(96)]
         rows = []
         for r in ratios:
-            res = self.at_ratio(r)
+            res = self.at_ratio(r, min_effectiveness=min_effectiveness)
             rows.append({"ratio": float(r), "tokens_pruned": res.tokens_pruned, "pruned_fraction": res.pruned_fraction,
-                         "effectiveness_estimate": res.effectiveness_estimate})
+                         "effectiveness_estimate": res.effectiveness_estimate, "stopped_by": res.stopped_by,
+                         "min_effectiveness": float(min_effectiveness)})
         return rows
 
     @staticmethod

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import partial
 from typing import Iterable, NamedTuple
 
 __all__ = ["Material", "KINDS", "find_material", "block_material"]
@@ -55,7 +56,11 @@ class Material(NamedTuple):
 def _line_matches(rx: re.Pattern[str], text: str, s: int, e: int) -> list[tuple[int, int, re.Match]]:
     """(line start, end, match) of ``rx`` — a pattern that starts by matching a newline — at the lines of
     [s, e).  A literal first character lets the regex engine jump from newline to newline instead of trying
-    every position (a ``^`` in MULTILINE mode is tried at every character)."""
+    every position (a ``^`` in MULTILINE mode is tried at every character).
+
+    These patterns take a line's indentation possessively (``[ \t]*+``) where what follows can never be a
+    space or tab: giving spaces back could only fail again, and on most lines the pattern fails — at half
+    the cost when it need not try every shorter indentation first."""
     if s > 0:  # every block but the first follows the separator's newline
         return [(m.start() + 1, m.end(), m) for m in rx.finditer(text, s - 1, e)]
     return [(m.start(), m.end() - 1, m) for m in rx.finditer("\n" + text[:e])]
@@ -63,6 +68,8 @@ def _line_matches(rx: re.Pattern[str], text: str, s: int, e: int) -> list[tuple[
 
 def _short(value: str, limit: int = 40) -> str:
     """``value`` on one line, cut to ``limit`` characters with an ellipsis."""
+    if len(value) <= limit and value.isprintable() and "  " not in value and value[:1] != " " != value[-1:]:
+        return value  # most quotes: short, and the only blank in a printable string is a single inner space
     short = " ".join(value[:limit + 40].split())  # a quoted prompt may be long: look at its start only
     return short if len(short) <= limit and len(value) <= limit + 40 else short[:limit - 1] + "…"
 
@@ -71,7 +78,9 @@ def _short(value: str, limit: int = 40) -> str:
 
 # fenced code: ``` … ``` anywhere (an unclosed fence runs to the end of the block), ~~~ fences on their own
 # lines; inline `code` on one line
-_FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
+# (up to the first ``` or the end: taken possessively, not lazily, which tried the closing fence after every
+# character)
+_FENCE = re.compile(r"```[^`]*+(?:`(?!``)[^`]*+)*+(?:```|\Z)")
 _TILDE_FENCE = re.compile(r"^[ \t]*~~~.*?(?:^[ \t]*~~~[^\n]*$|\Z)", re.DOTALL | re.MULTILINE)
 _INLINE_CODE = re.compile(r"`[^`\n]+`")
 # an indented code block: lines indented by 4 spaces or a tab, after a blank line (or the block start)
@@ -81,9 +90,9 @@ _CODE_HINT = re.compile(r"[{};=<>]|[A-Za-z0-9_]\(|^[ \t]*(?://|\$ )|\b(?:def|cla
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+•]|\d+[.)、]|[A-Za-z][.)])[ \t]")
 
 
-def _code(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
-    seg = text[s:e]
-    if "~~~" in seg:
+def _code(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, int, str, str]]:
+    # single characters first: searching for a longer string costs ten times as much as for one character
+    if "~" in seg and "~~~" in seg:
         for m in _TILDE_FENCE.finditer(text, s, e):
             yield m.start(), m.end(), "code", "kept: code (fenced block)"
     if "`" in seg:
@@ -91,20 +100,34 @@ def _code(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
             yield m.start(), m.end(), "code", "kept: code (fenced block)"
         for m in _INLINE_CODE.finditer(text, s, e):
             yield m.start(), m.end(), "code", f"kept: inline code {_short(m.group(0))}"
-    if "\n    " in seg or "\n\t" in seg or seg.startswith(("    ", "\t")):
+    if "\n    " in seg or "\t" in seg and "\n\t" in seg or seg.startswith(("    ", "\t")):
         yield from _indented_code(text, s, e)
-    # counting two-character strings is slow on CJK text: first ask whether any of the characters is there
-    if (";" in seg or "{" in seg or "}" in seg) and seg.count(";\n") + seg.count("{\n") + seg.count("}\n") >= 3:
+    if _line_ends_with_brace_or_semicolon(seg, 3):
         yield from _bare_code(text, s, e)
 
 
+def _line_ends_with_brace_or_semicolon(seg: str, times: int) -> bool:
+    """Whether at least ``times`` lines of ``seg`` end with ; { or } (a count of ";\n", "{\n", "}\n"),
+    counting a mark only when the character is there and stopping once there are enough."""
+    n = 0
+    for end in (";\n", "{\n", "}\n"):
+        if end[0] in seg:
+            n += seg.count(end)
+            if n >= times:
+                return True
+    return False
+
+
 # a line that reads as code (unfenced code pasted into a prompt): it opens or closes a brace, ends a
-# statement, or starts with a comment or a declaration keyword; list items and headings never do
+# statement, or starts with a comment or a declaration keyword; list items and headings never do.
+# Possessive where backtracking could only fail again: an indentation given back starts no keyword, and
+# the last of ;{(,)]> on the line (">" only in "=>") is the only one that can end it — walking back over a
+# line character by character for it was most of the time of the code finder
 _CODE_LINE = re.compile(
-    r"\n(?![ \t]*(?:[-*+•>#]|\d+[.)、])[ \t])[ \t]*(?:"
+    r"\n(?![ \t]*+(?:[-*+•>#]|\d++[.)、])[ \t])[ \t]*+(?:"
     r"(?://|/\*|\*/|#include|import\s|from\s+\S+\s+import|def\s|class\s|return\b|const\s|let\s|var\s|"
     r"function\b|async\s|await\s|public\s|private\s|if\s*\(|for\s*\(|while\s*\(|[}\])]+)[^\n]*"
-    r"|[^\n]*[;{(\[,)\]>](?<![^=]>)[ \t]*)$",  # one class (">" only in "=>"): cheap to backtrack over
+    r"|(?:[^\n;{(\[,)\]>]*+[;{(\[,)\]>])++(?<![^=]>)[ \t]*)$",
     re.MULTILINE,
 )
 _MIN_CODE_LINES = 4
@@ -126,7 +149,7 @@ def _bare_code(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]
         yield run_start, run_end, "code", "kept: code (unfenced)"
 
 
-_INDENT_AFTER_BLANK = re.compile(r"\n[ \t]*\n(?= {4}|\t)")
+_INDENT_AFTER_BLANK = re.compile(r"\n[ \t]*+\n(?= {4}|\t)")
 
 
 def _indented_code(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
@@ -173,16 +196,17 @@ def _previous_line_is_list_item(text: str, s: int, a: int) -> bool:
 
 # paired marks, any length, across lines (inside one block); the first closing mark ends the quote
 _PAIRED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|«[^»]*»|‘(?:[^‘’]|’(?=[A-Za-z]))*’(?![A-Za-z])")
-# straight double quotes paired on a line, left to right
-_STRAIGHT = re.compile(r'"[^"\n]+"')
+# straight double quotes paired on a line, left to right; a mark left alone
+_STRAIGHT_MARK = re.compile(r'"[^"\n]+"|"')
 # '…' of two words or more: the opening mark not after a letter (don't, users'), the closing one not before
-# a letter; apostrophes between letters may occur inside ('I'm sure it's fine')
-_SINGLE = re.compile(r"'(?=[^\s'])((?:[^'\n]|(?<=\w)'(?=\w)){1,300}?)(?<=\S)'(?![\w'])")
+# a letter; apostrophes between letters may occur inside ('I'm sure it's fine').  The quoted text is taken
+# possessively: it can only close at the first apostrophe that is not between letters (one between letters
+# never closes), so there is nothing to give back — and no closing mark to try after every character
+_SINGLE = re.compile(r"'(?=[^\s'])((?:[^'\n]|(?<=\w)'(?=\w)){1,300}+)(?<=\S)'(?![\w'])")
 _OPENER_BEFORE = " \t\n(（[【:：,，;；—-"
 
 
-def _quotes(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
-    seg = text[s:e]
+def _quotes(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, int, str, str]]:
     if "“" in seg or "「" in seg or "『" in seg or "«" in seg or "‘" in seg:
         for m in _PAIRED.finditer(text, s, e):
             if m.end() - m.start() > 2:
@@ -201,43 +225,33 @@ def _quotes(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
 def _straight_quotes(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
     """"…" pairs on each line, left to right; a quote left open at the end of a line (an opening mark: after
     a space or a colon, before a letter) runs to the first mark of a later line when that one closes it (a
-    quoted letter).  Walks the marks, not the lines."""
-    marks = []
-    p = text.find('"', s, e)
-    while p >= 0:
-        marks.append(p)
-        p = text.find('"', p + 1, e)
-    open_at = -1
-    k, n = 0, len(marks)
-    while k < n:
-        line_start = text.rfind("\n", s, marks[k]) + 1
-        line_end = text.find("\n", marks[k], e)
-        line_end = e if line_end < 0 else line_end
-        j = k
-        while j < n and marks[j] < line_end:
-            j += 1
-        line = marks[k:j]  # the marks of this line
-        k = j
-        if open_at >= 0:
-            close = line[0]
-            if close > line_start and not text[close - 1].isspace():  # a closing mark ends the quoted text
-                yield open_at, close + 1, "quote", f"kept: inside the quoted text {_short(text[open_at:close + 1])}"
-                line = line[1:]
-            open_at = -1  # else it opens a quote of its own: the one left open was no quote
-        i = 0
-        while i + 1 < len(line):
-            a, b = line[i], line[i + 1]
-            if b > a + 1:
-                yield a, b + 1, "quote", f"kept: quoted text {_short(text[a:b + 1])}"
-                i += 2
-            else:
-                i += 1  # "" is no quote: the second mark may open one
-        if i == len(line) - 1:
-            last = line[i]
-            if last + 1 < line_end and (last == s or text[last - 1] in _OPENER_BEFORE) \
-                    and not text[last + 1].isspace():
-                open_at = last
-    # a quote still open at the end of the block is no quote (an inch mark, a stray mark)
+    quoted letter).
+
+    One regex pairs the marks of a line left to right ("" is no quote: its second mark may open one) and
+    leaves the rest alone; a lone mark is the last of its line unless another follows it at once.  Only
+    such a mark that opens a quote (rare) needs looking further: the next mark closes it or not, and the
+    pairing goes on from there."""
+    pos = s
+    while True:
+        open_at = -1
+        for m in _STRAIGHT_MARK.finditer(text, pos, e):
+            a, b = m.span()
+            if b - a > 1:
+                yield a, b, "quote", f"kept: quoted text {_short(m.group(0))}"
+            elif (b < e and not text[b].isspace() and text[b] != '"'
+                  and (a == s or text[a - 1] in _OPENER_BEFORE)):
+                open_at = a  # the last mark of its line opens a quote
+                break
+        if open_at < 0:
+            return  # a quote still open at the end of the block is no quote (an inch mark, a stray mark)
+        close = text.find('"', open_at + 1, e)  # the first mark of a later line
+        if close < 0:
+            return
+        if not text[close - 1].isspace():  # a closing mark (not after a space or at a line start) ends it
+            yield open_at, close + 1, "quote", f"kept: inside the quoted text {_short(text[open_at:close + 1])}"
+            pos = close + 1
+        else:
+            pos = close  # it opens a quote of its own: the one left open was no quote
 
 
 # ------------------------------------------------------------------------------------ introduced text
@@ -308,8 +322,7 @@ _TASK_WORDS = re.compile(
 _PARA_BREAK = re.compile(r"\n[ \t]*\n\s*")
 
 
-def _introduced(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
-    seg = text[s:e]
+def _introduced(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, int, str, str]]:
     if ":" not in seg and "：" not in seg:
         return
     found = _introducers(text, s, e)
@@ -376,31 +389,41 @@ def _introducers(text: str, s: int, e: int) -> list:
     """Introducer matches in [s, e), in order.  Each colon is looked at on its own, with the clause before it
     on its line (at most 160 characters): a scan from the colons, not a regex tried at every position."""
     found = []
-    for colon in (":", "："):
-        c = text.find(colon, s, e)
-        while c >= 0:
+    for colon, colons in ((":", _COLON_AFTER_WORD), ("：", _FULL_COLON_AFTER_WORD)):
+        for cm in colons.finditer(text, s, e):
+            c = cm.start()
             k = c - 1
             while k >= s and text[k] in " \t*":
                 k -= 1
-            if k >= s:
-                nl = text.rfind("\n", s, c)
-                line = nl + 1 if nl >= 0 else s
-                ws = max(line, c - (160 if colon == ":" else 40))
-                m = None
-                if text[k] in _ZH_LAST or colon == ":" and _may_end_introducer(text, k, ws):
-                    for rx in (_INTRO_EN, _INTRO_ZH) if colon == ":" else (_INTRO_ZH,):
-                        m = rx.search(text, ws, c + 1)
-                        if m is not None and m.end() == c + 1:
-                            break
-                        m = None
-                if m is None:
-                    m = _INTRO_EDIT.search(text, ws, c + 1)
-                    m = m if m is not None and m.end() == c + 1 else None
-                if m is not None:
-                    found.append(m)
-            c = text.find(colon, c + 1, e)
+            if k < s:
+                continue
+            # the window: the clause before the colon on its line, at most 160 (40) characters
+            ws = max(s, c - (160 if colon == ":" else 40))
+            nl = text.rfind("\n", ws, c)
+            if nl >= 0:
+                ws = nl + 1
+            m = None
+            if text[k] in _ZH_LAST or colon == ":" and _may_end_introducer(text, k, ws):
+                for rx in (_INTRO_EN, _INTRO_ZH) if colon == ":" else (_INTRO_ZH,):
+                    m = rx.search(text, ws, c + 1)
+                    if m is not None and m.end() == c + 1:
+                        break
+                    m = None
+            if m is None and _may_end_edit_request(text, k, ws):
+                m = _INTRO_EDIT.search(text, ws, c + 1)
+                m = m if m is not None and m.end() == c + 1 else None
+            if m is not None:
+                found.append(m)
     found.sort(key=lambda m: m.start())
     return found
+
+
+# the colons an introducer may end at: every introducer (English, Chinese or an editing request) ends with
+# an ascii letter, a CJK character, "-" or a letter (?i:[a-z]) also matches (İ ı ſ K), and only spaces, tabs
+# and ** come between it and the colon — a third of the colons (times, URLs, "key": pairs) are none of them
+_WORD_END = "A-Za-z\u4e00-\u9fff\\-\u0130\u0131\u017f\u212a"
+_COLON_AFTER_WORD = re.compile(rf":(?<=[{_WORD_END} \t*]:)")
+_FULL_COLON_AFTER_WORD = re.compile(rf"：(?<=[{_WORD_END} \t*]：)")
 
 
 def _may_end_introducer(text: str, k: int, ws: int) -> bool:
@@ -421,7 +444,13 @@ def _may_end_introducer(text: str, k: int, ws: int) -> bool:
     low = word.lower()
     if low in _EN_LAST:
         return True
-    return word[0].isupper() and (low == "the" or _LANGUAGE_END.search(text, ws, k + 1) is not None)
+    if not word[0].isupper():
+        return False
+    if low == "the":
+        return True
+    # a language after into/to/in: "in" or "to" must be in the window before the regex is worth running
+    return (text.find("in", ws, k) >= 0 or text.find("to", ws, k) >= 0) \
+        and _LANGUAGE_END.search(text, ws, k + 1) is not None
 
 
 # the words an introducer can end with (a cheap test before its regex runs)
@@ -436,6 +465,39 @@ _ZH_LAST = frozenset("章落话字容本句件信诗歌码料历事评闻告文�
 _LANGUAGE_END = re.compile(_LANG_EN + r"\Z")
 
 
+# the characters an ``_INTRO_EDIT`` request can end with besides ascii letters: "-" and the letters its
+# case-insensitive [a-z] also matches (İ ı ſ K)
+_EDIT_EN_END = frozenset("-\u0130\u0131\u017f\u212a")
+_EDIT_ZH_VERBS = frozenset("把将对给")
+_EDIT_PRONOUNS = frozenset(("this", "it", "these", "following"))
+
+
+def _may_end_edit_request(text: str, k: int, ws: int) -> bool:
+    """Whether an ``_INTRO_EDIT`` match in [ws, k] can end at ``k`` (the last character before the colon).
+
+    A necessary condition, tested before the regex (it runs at most colons, and most are headings):
+    its Chinese form ends at most 17 characters after 把/将/对/给 ("把以下这段" + up to 12 characters) with a
+    CJK character or an ascii letter; its English form ends with "this"/"it"/"these"/"(the) following" or
+    one of the up to four words after it — one of the last five words, each a whole word (words are
+    separated by spaces; a word that is not ascii may case-fold to one, and is let through)."""
+    ch = text[k]
+    latin = ch.isascii() and ch.isalpha()
+    near = text[max(ws, k - 17):k]
+    if not near.isascii() and (latin or "\u4e00" <= ch <= "\u9fff") and not _EDIT_ZH_VERBS.isdisjoint(near):
+        return True
+    if not (latin or ch in _EDIT_EN_END):
+        return False
+    tail = text[ws:k + 1]
+    if tail.isascii():  # most headings: no pronoun anywhere on the line
+        low = tail.lower()
+        if "it" not in low and "this" not in low and "these" not in low and "following" not in low:
+            return False
+    for word in tail.rsplit(None, 5)[-5:]:
+        if word.lower() in _EDIT_PRONOUNS or not word.isascii():
+            return True
+    return False
+
+
 def _is_task_instruction(text: str, p: int, pe: int) -> bool:
     """A short paragraph that opens like an instruction and speaks about the task (its output, language,
     format): it ends the text handed over before it."""
@@ -445,7 +507,7 @@ def _is_task_instruction(text: str, p: int, pe: int) -> bool:
 # ------------------------------------------------------------------------------------------- few-shot
 
 _SHOT_LABEL = re.compile(
-    r"\n[ \t]*(?:[-*>][ \t]*)?(?:\*\*)?(?=[QAIOUHBCES问答输用助客示例范样])"  # fails most lines at once
+    r"\n[ \t]*+(?:[-*>][ \t]*+)?(?:\*\*)?(?=[QAIOUHBCES问答输用助客示例范样])"  # fails most lines at once
     r"(Q|A|Question|Answer|问|答|输入|输出|Input|Output|User|Assistant|Human|AI|Bot|用户|助手|客户|客服|"
     r"Customer|Agent|Example|示例|例子|范例|样例|Sample)"
     r"(?:[ \t]*\d+)?(?:\*\*)?[ \t]*[:：]",
@@ -464,8 +526,7 @@ _SINGLE_SHOT = frozenset({"Example", "示例", "例子", "范例", "样例", "Sa
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
 
-def _few_shot(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
-    seg = text[s:e]
+def _few_shot(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, int, str, str]]:
     if ":" not in seg and "：" not in seg:
         return
     labels = [_Label(a, b, m.group(1)) for a, b, m in _line_matches(_SHOT_LABEL, text, s, e)]
@@ -506,21 +567,24 @@ def _pair_order(name: str) -> bool:
 # ------------------------------------------------------------------------------------------ exam items
 
 _OPTION_LINE = re.compile(
-    r"\n[ \t]*(?=[(（A-Ha-h1-9])(?:\(([A-Ha-h1-9])\)|（([A-Ha-h1-9])）|([A-H])[.．、:：)）]|([a-h])[.)）]|([1-9])[)）])[ \t]*(?=\S)"
+    r"\n[ \t]*+(?=[(（A-Ha-h1-9])(?:\(([A-Ha-h1-9])\)|（([A-Ha-h1-9])）|([A-H])[.．、:：)）]|([a-h])[.)）]|([1-9])[)）])[ \t]*+(?=\S)"
     r"[^\n]*",
     re.MULTILINE,
 )
 # the second option's label, after a space, a newline or an open parenthesis (the label first: the regex
 # engine skips to a B/b/2 instead of trying the pattern at every character)
 _SECOND_OPTION = re.compile(r"[Bb2](?<=[\n \t(（][Bb2])[.．、:：)）]")
-_INLINE_OPTIONS = re.compile(r"(?:\(A\)|（A）)[^\n]{1,200}?(?:\(B\)|（B）)|(?<![\w.])A[.．、][ \t]*\S[^\n]{0,120}?"
+# (each branch starts with a character, not a look-behind, so that the regex engine skips to the next "(",
+# "（" or "A" instead of trying the pattern at every position)
+_INLINE_OPTIONS = re.compile(r"(?:\(A\)|（A）)[^\n]{1,200}?(?:\(B\)|（B）)|A(?<![\w.]A)[.．、][ \t]*\S[^\n]{0,120}?"
                              r"[ \t]B[.．、][ \t]*\S[^\n]{0,120}?[ \t]C[.．、]")
+# "(B)", "（B）", "B.", "B．", "B、": what the inline options need (one search for "B" instead of five)
+_INLINE_B = re.compile(r"B(?:(?<=\(B)\)|(?<=（B)）|[.．、])")
 _STEM = re.compile(r"[?？][ \t]*$|_{2,}|（[ \t　]*）|\([ \t]*\)|(?i:\bwhich\b|\bchoose\b|\bselect\b|\bcorrect\b)"
                    r"|哪|下列|以下哪|选出|选择|正确的是|错误的是")
 
 
-def _exam_items(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
-    seg = text[s:e]
+def _exam_items(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, int, str, str]]:
     if "\n" not in seg or not _SECOND_OPTION.search(seg):  # a second option somewhere
         return
     opts = []
@@ -546,7 +610,7 @@ def _exam_items(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]
             yield stem_start, run[0][0] - 1, "exam_item", "kept: exam item question"
         for a, b, label in run:
             yield a, b, "exam_item", f"kept: exam item option ({label})"
-    if "A" in seg and ("(B)" in seg or "（B）" in seg or "B." in seg or "B．" in seg or "B、" in seg):
+    if "A" in seg and _INLINE_B.search(seg):
         for m in _INLINE_OPTIONS.finditer(text, s, e):
             line_start = text.rfind("\n", s, m.start()) + 1 if text.rfind("\n", s, m.start()) >= 0 else s
             line_end = text.find("\n", m.end(), e)
@@ -581,11 +645,10 @@ def _stem(text: str, s: int, at: int) -> tuple[int, str]:
 
 # -------------------------------------------------------------------------------------------- tables
 
-_TABLE_SEPARATOR = re.compile(r"\n[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)+\|?[ \t]*$", re.MULTILINE)
+_TABLE_SEPARATOR = re.compile(r"\n[ \t]*+\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)+\|?[ \t]*$", re.MULTILINE)
 
 
-def _tables(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
-    seg = text[s:e]
+def _tables(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, int, str, str]]:
     if "|" not in seg or "--" not in seg:
         return
     for sep_start, sep_end, _ in _line_matches(_TABLE_SEPARATOR, text, s, e):
@@ -606,43 +669,43 @@ def _tables(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
 # ---------------------------------------------------------------------------------------------- JSON
 
 _BRACKET = re.compile(r"[{}\[\]]")
+# '":', '" :', '["', '[{', '[ "' (one search instead of five)
+_JSON_HINT = re.compile(r'"[ ]?:|\[(?:[{"]| ")')
 _JSON_KEY = re.compile(r'"[^"\n]{1,80}"\s*:')
 
 
-def _json(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
-    seg = text[s:e]
+def _json(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, int, str, str]]:
     if '"' not in seg and "[" not in seg:
         return  # what the guard below looks for needs one of these: skip its six searches
-    if '":' not in seg and '" :' not in seg and '["' not in seg and "[{" not in seg and '[ "' not in seg \
-            and not ("[\n" in seg and ('"' in seg or "{" in seg)):
+    if _JSON_HINT.search(seg) is None and not ("[\n" in seg and ('"' in seg or "{" in seg)):
         return  # no "key": pair and no array of strings or objects
-    # one pass pairs brackets ({} and [], ignoring those inside "strings" on a line); outermost pairs first
+    # one pass pairs brackets ({} and []); outermost pairs first
     pairs = []
-    stack: list[tuple[str, int]] = []
+    stack: list[int] = []  # where the open brackets are
     for m in _BRACKET.finditer(seg):
-        c = m.group(0)
-        if c in "{[":
-            stack.append((c, m.start()))
+        p = m.start()
+        c = seg[p]
+        if c == "{" or c == "[":
+            stack.append(p)
         else:
             want = "{" if c == "}" else "["
-            while stack and stack[-1][0] != want:
+            while stack and seg[stack[-1]] != want:
                 stack.pop()  # an unmatched opener inside: dropped
             if stack:
-                _, a = stack.pop()
-                pairs.append((a, m.end()))
-    pairs.sort(key=lambda p: (p[0], -p[1]))
+                pairs.append((stack.pop(), p + 1))
+    pairs.sort()  # by start (a bracket opens one pair at most): an outer pair before the pairs inside it
     covered = -1
     for a, b in pairs:
         if a < covered:
             continue
-        body = seg[a:b]
-        if body[0] == "{":
-            ok = _JSON_KEY.search(body) is not None
+        if seg[a] == "{":  # an object needs a "key": pair (searched in place, not in a copy)
+            ok = _JSON_KEY.search(seg, a, b) is not None
         else:
+            body = seg[a:b]
             ok = _parses(body) and ("{" in body or '"' in body or "," in body)
         if ok:
             covered = b
-            kind = "object" if body[0] == "{" else "array"
+            kind = "object" if seg[a] == "{" else "array"
             yield s + a, s + b, "json", f"kept: JSON {kind}"
 
 
@@ -656,22 +719,33 @@ def _parses(body: str) -> bool:
 
 # --------------------------------------------------------------------------------------------- blocks
 
+# each finder gets the block as (text, s, e) and its text sliced once, ``seg`` (= text[s:e]), for its guards
 _FINDERS = (_code, _quotes, _introduced, _few_shot, _exam_items, _tables, _json)
 # every finder but the exam items' needs one of these marks in the block (a backtick or tilde for a fence, 4
 # spaces or a tab for indented code, ;{} for bare code, a quotation mark, a colon for introduced text and
 # few-shot, | for a table, " or [ for JSON): most chat turns have none, and skip six finders at once
-_MARKS = re.compile(r"[`~\"'“「『«‘:：|\[;{}\t]| {4}")
+_MARK_CHARS = ":：\"'“「『«‘`~|[;{}\t"
 _NO_MARK_FINDERS = (_exam_items,)  # its options are labelled with letters and periods, found everywhere
 # directives instruct the engine, not the model: nothing inside them is material
 _DIRECTIVE = re.compile(r"<(protected_tokens|redundant_phrases)>.*?</\1>|<layer-zero\b[^<>]*>", re.DOTALL)
 
 
+def _has_mark(seg: str) -> bool:
+    """Whether ``seg`` holds one of the marks of ``_MARK_CHARS`` or 4 spaces in a row (one fast search per
+    character is cheaper than a regex over a character class)."""
+    for c in _MARK_CHARS:
+        if c in seg:
+            return True
+    return "    " in seg
+
+
 def block_material(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
     """The material ranges of ``text[s:e]`` (one text block) found by its content: code, quotes, introduced
     text, few-shot exemplars, exam items, tables, JSON (global offsets; may overlap)."""
-    finders = _FINDERS if _MARKS.search(text, s, e) else _NO_MARK_FINDERS
-    found = [r for finder in finders for r in finder(text, s, e) if r[1] > r[0]]
-    if found and "<" in text[s:e]:
+    seg = text[s:e]
+    finders = _FINDERS if _has_mark(seg) else _NO_MARK_FINDERS
+    found = [r for finder in finders for r in finder(text, s, e, seg) if r[1] > r[0]]
+    if found and "<" in seg:
         skip = [m.span() for m in _DIRECTIVE.finditer(text, s, e)]
         if skip:
             found = [r for r in found if not any(a <= r[0] < b or a < r[1] <= b for a, b in skip)]
@@ -679,6 +753,14 @@ def block_material(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]
 
 
 TOOL_ROLES = ("tool", "function")
+
+
+# a (start, end, kind, detail) tuple as a Material (Material._make and Material() are Python functions)
+_as_material = partial(tuple.__new__, Material)
+
+
+def _largest_first(m: Material) -> tuple[int, int]:
+    return m[0] - m[1], m[0]
 
 
 def find_material(view, block_types: dict | None = None, last_role: str | None = None) -> list[Material]:
@@ -707,6 +789,6 @@ def find_material(view, block_types: dict | None = None, last_role: str | None =
         if btype == "tool_result" or b.role in TOOL_ROLES:
             out.append(Material(b.start, b.end, "tool_result", f"kept: tool result (message {b.message})"))
             continue
-        out.extend(Material(*r) for r in block_material(text, b.start, b.end))
-    out.sort(key=lambda m: (m.start - m.end, m.start))
+        out.extend(map(_as_material, block_material(text, b.start, b.end)))
+    out.sort(key=_largest_first)
     return out

@@ -39,6 +39,7 @@ PRUNE_REASONS: tuple[str, ...] = (
     "derivable_context",
     "filler",
     "low_information",
+    "lossy",
     "directive",
 )
 PROTECTED_REASONS: tuple[str, ...] = (
@@ -113,6 +114,7 @@ _TABLE: tuple[tuple[str, str, str, str, ReasonKind], ...] = (
     ("derivable_context", "Derivable from context", "#CC79A7", "∴", "prune"),
     ("filler", "Filler", "#F0E442", "…", "prune"),
     ("low_information", "Low information", "#999933", "∅", "prune"),
+    ("lossy", "Lossy tier (estimated loss)", "#CC6677", "≈", "prune"),
     ("directive", "Engine directive", "#882255", "⚙", "prune"),
     ("protected_xml", "XML markup", "#332288", "⟨", "protected"),
     ("protected_schema", "Output schema", "#0072B2", "▦", "protected"),

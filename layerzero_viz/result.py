@@ -31,19 +31,49 @@ class MessageResult:
 class PruneResult:
     """Decisions for every token at ``ratio``; outputs are built lazily on first access."""
 
-    def __init__(self, annotated, ratio: float, ratio_source: str, chosen: np.ndarray, select_ms: float) -> None:
+    def __init__(self, annotated, ratio: float, ratio_source: str, chosen: np.ndarray, select_ms: float, *,
+                 min_effectiveness: float = 1.0, lossy_taken: int = 0) -> None:
         self.annotated = annotated
         self.ratio = ratio
         self.ratio_source = ratio_source
         self.chosen = chosen
+        self.min_effectiveness = min_effectiveness
+        self.lossy_taken = lossy_taken  # the first ``lossy_taken`` words of ``annotated.lossy`` go
         a = annotated
         self.tokens_total = a.tokens_total
         self.tokens_directive = a.tokens_directive
-        self.tokens_pruned = int(a.span_cost[chosen].sum()) if len(chosen) else 0
+        self.tokens_safe = int(a.span_cost[chosen].sum()) if len(chosen) else 0
+        self.tokens_lossy = int(a.lossy.cum_cost[lossy_taken - 1]) if lossy_taken else 0
+        self.tokens_pruned = self.tokens_safe + self.tokens_lossy
         loss = float(a.span_loss[chosen].sum()) if len(chosen) else 0.0
+        if lossy_taken:
+            loss += float(a.lossy.cum_loss[lossy_taken - 1])
         self.effectiveness_estimate = 1.0 - loss / a.info_total if a.info_total > 0 else 1.0
         self._select_ms = select_ms
         self._reconstruct_ms: float | None = None
+
+    @property
+    def safe_frontier(self) -> float:
+        """The largest ratio that prunes only safe-tier tokens (see ``Annotated.safe_frontier``)."""
+        return self.annotated.safe_frontier
+
+    @cached_property
+    def stopped_by(self) -> str:
+        """What ended selection: ``ratio`` (the budget is spent), ``floor`` (the effectiveness floor kept the
+        lossy tier from taking more), or ``candidates`` (nothing left that either tier may take)."""
+        a = self.annotated
+        if not a.settings.enabled:
+            return "candidates"
+        remaining = self.budget - self.tokens_pruned
+        if len(self.chosen) and not self.chosen.all():
+            return "ratio"  # a safe-tier span did not fit the budget
+        lossy = a.lossy if self.min_effectiveness < 1.0 or remaining > 0 else None
+        k = self.lossy_taken
+        if lossy is None or k >= len(lossy):
+            return "candidates" if remaining > 0 or lossy is not None else "ratio"
+        if int(lossy.cost[k]) > remaining:
+            return "ratio"
+        return "floor"
 
     # ---- per-token decisions -------------------------------------------------------------------
     @cached_property
@@ -54,9 +84,25 @@ class PruneResult:
         pruned = np.zeros(len(tok_span), dtype=bool)
         has = tok_span >= 0
         pruned[has] = self.chosen[tok_span[has]]
+        if self.lossy_taken:
+            pruned |= self._lossy_groups[a.tok_group]
         if not a.config.keep_directives:
             pruned |= a.tok_directive
         return pruned
+
+    @cached_property
+    def _lossy_word_of_group(self) -> np.ndarray:
+        """Per display group: the index (in selection order) of the lossy word it belongs to, else -1."""
+        a = self.annotated
+        out = np.full(len(a.g_start), -1, dtype=np.int64)
+        lossy = a.lossy
+        for k in range(self.lossy_taken):
+            out[lossy.group_first[k]:lossy.group_last[k] + 1] = k
+        return out
+
+    @property
+    def _lossy_groups(self) -> np.ndarray:
+        return self._lossy_word_of_group >= 0
 
     @cached_property
     def _token_columns(self) -> tuple[list[str], list[str], list[float], list[int]]:
@@ -88,6 +134,14 @@ class PruneResult:
             g_reason[in_span] = s_reason[sid]
             g_detail[in_span] = s_detail[sid]
             g_score[in_span] = np.array([s.score for s in spans])[sid]
+        if self.lossy_taken:
+            lossy = a.lossy
+            word_of = self._lossy_word_of_group
+            for g in np.flatnonzero(word_of >= 0).tolist():
+                k = int(word_of[g])
+                g_reason[g] = "lossy"
+                g_detail[g] = (f"lossy tier: {lossy.words[k]!r} ≈ {lossy.loss[k]:.1f} bits of estimated information "
+                               f"(word frequencies), taken while the estimate stays ≥ {self.min_effectiveness:g}")
         reason = g_reason[a.tok_group]
         detail = g_detail[a.tok_group]
         if not a.settings.enabled:
@@ -204,13 +258,44 @@ class PruneResult:
         keys = [(b.message, b.role, b.block) for b in blocks]
         starts, ends = a.tok_start.tolist(), a.tok_end.tolist()
         decisions = np.where(self.token_prune, "prune", "keep").tolist()
+        tiers, losses = self._tiers_and_losses
         return [
             {"message": k[0], "role": k[1], "block": k[2], "i": i, "id": tid, "text": text[s:e], "start": s - bs,
-             "end": e - bs, "decision": d, "reason": r, "detail": det, "score": sc, "span": sp, "group": g}
-            for k, i, tid, s, e, bs, d, r, det, sc, sp, g in zip(
+             "end": e - bs, "decision": d, "reason": r, "detail": det, "score": sc, "tier": tier, "loss": loss,
+             "span": sp, "group": g}
+            for k, i, tid, s, e, bs, d, r, det, sc, tier, loss, sp, g in zip(
                 (keys[b] for b in a.tok_block.tolist()), a.tok_i.tolist(), a.tok_ids.tolist(), starts, ends,
-                block_start.tolist(), decisions, reasons, details, scores, span_ids, a.tok_group.tolist())
+                block_start.tolist(), decisions, reasons, details, scores, tiers, losses, span_ids,
+                a.tok_group.tolist())
         ]
+
+    @cached_property
+    def _tiers_and_losses(self) -> tuple[list[str | None], list[float]]:
+        """Per token: the tier that prunes it (``safe``, ``lossy`` or None) and the estimated information its
+        pruning loses, in bits (the token's share of its span's or its word's loss; 0 when it is kept)."""
+        from .information import token_information
+
+        a = self.annotated
+        n = len(a.tok_ids)
+        tier = np.full(n, None, dtype=object)
+        loss = np.zeros(n)
+        if not n:
+            return [], []
+        tok_span = a.g_span[a.tok_group]
+        safe = tok_span >= 0
+        safe[safe] = self.chosen[tok_span[safe]]
+        safe &= ~a.tok_directive
+        if safe.any():
+            residual = np.asarray(a.spans.residuals, dtype=np.float64)
+            loss[safe] = token_information()[a.tok_ids[safe]] * residual[tok_span[safe]]
+            tier[safe] = "safe"
+        if self.lossy_taken:
+            word = self._lossy_word_of_group[a.tok_group]
+            lossy = word >= 0
+            lossy_words = a.lossy
+            loss[lossy] = lossy_words.loss[word[lossy]] / np.maximum(lossy_words.cost[word[lossy]], 1)
+            tier[lossy] = "lossy"
+        return tier.tolist(), np.round(loss, 3).tolist()
 
     def token_records(self) -> list[dict[str, Any]]:
         """One dict per token, as in the CLI's ``tokens`` list (plus ``role``, ``span``, ``group``)."""
@@ -238,7 +323,8 @@ class PruneResult:
 
     def to_dict(self, *, tokens: bool = True) -> dict[str, Any]:
         """The CLI's JSON object (version 1)."""
-        token_keys = ("message", "block", "i", "id", "text", "start", "end", "decision", "reason", "detail", "score")
+        token_keys = ("message", "block", "i", "id", "text", "start", "end", "decision", "reason", "detail", "score",
+                      "tier", "loss")
         return {
             "version": RESULT_VERSION,
             "ratio": self.ratio,
@@ -248,6 +334,11 @@ class PruneResult:
             "tokens_total": self.tokens_total,
             "tokens_pruned": self.tokens_pruned,
             "tokens_directive": self.tokens_directive,
+            "min_effectiveness": self.min_effectiveness,
+            "tokens_safe": self.tokens_safe,
+            "tokens_lossy": self.tokens_lossy,
+            "safe_frontier": self.safe_frontier,
+            "stopped_by": self.stopped_by,
             "warnings": list(self.annotated.warnings),
             "profile": self.annotated.settings.profile,
             "profile_rule": self.annotated.settings.profile_rule,

@@ -224,7 +224,7 @@ def test_legend_lists_every_reason_once_under_its_group():
 def test_reason_groups_partition_the_codes():
     assert set(PRUNE_REASONS).isdisjoint(KEEP_REASONS)
     assert set(PROTECTED_REASONS) < set(KEEP_REASONS)
-    assert set(REASON_STYLES) == set(ALL_REASONS) and len(ALL_REASONS) == 21
+    assert set(REASON_STYLES) == set(ALL_REASONS) and len(ALL_REASONS) == 22
 
 
 def test_reason_styles_are_frozen_and_well_formed():

@@ -26,7 +26,8 @@ from ..model import Conversation
 
 __all__ = [
     "EXIT_OK", "EXIT_GATE", "EXIT_INPUT", "EXIT_ENVIRONMENT", "EXIT_INTERRUPTED",
-    "INPUT_FORMATS", "EnvironmentFailure", "add_input_arguments", "read_conversation", "engine_config",
+    "INPUT_FORMATS", "EnvironmentFailure", "add_input_arguments", "add_floor_argument", "read_conversation",
+    "engine_config",
 ]
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT, EXIT_ENVIRONMENT, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -61,3 +62,11 @@ def engine_config(args: argparse.Namespace, ratio: float | None) -> Config:
     """The engine settings from the common options; the environment applies (explicit ``ratio`` beats it)."""
     return Config(ratio=ratio, low_information=not args.no_low_information,
                   keep_directives=args.keep_directives, env=os.environ)
+
+
+def add_floor_argument(p: argparse.ArgumentParser) -> None:
+    """``--min-effectiveness F``: the floor that bounds the lossy tier (1.0, the default, is lossless)."""
+    p.add_argument("--min-effectiveness", type=float, default=1.0, metavar="F",
+                   help="take lossy-tier words beyond the safe rules only while the effectiveness estimate stays "
+                        ">= F (default 1.0: lossless, safe rules only; 0.98 is the article's alert threshold, "
+                        "recommended for exploring; 0: no floor)")

@@ -9,9 +9,9 @@ import json
 import sys
 
 from ..directives import check_ratio
-from ..engine import Annotated, annotate
+from ..engine import Annotated, annotate, check_min_effectiveness
 from ..errors import DirectiveError
-from . import EXIT_OK, add_input_arguments, engine_config, read_conversation
+from . import EXIT_OK, add_floor_argument, add_input_arguments, engine_config, read_conversation
 
 __all__ = ["add_parser", "run", "ratios_from", "sweep_payload", "format_table"]
 
@@ -28,6 +28,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--target", type=float, default=None,
                    help="effectiveness estimate the best ratio must keep (default: the app's target, 0.99)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    add_floor_argument(p)
     p.set_defaults(run=run)
 
 
@@ -48,22 +49,25 @@ def ratios_from(text: str | None, step: float) -> list[float]:
     return values if values[-1] == 0.95 else values + [0.95]
 
 
-def sweep_payload(annotated: Annotated, ratios: list[float], target: float, name: str) -> dict:
+def sweep_payload(annotated: Annotated, ratios: list[float], target: float, name: str,
+                  min_effectiveness: float = 1.0) -> dict:
     """The JSON object ``sweep --json`` prints: rows per ratio and the recommended ratio."""
-    rows = annotated.sweep(ratios)
+    rows = annotated.sweep(ratios, min_effectiveness=min_effectiveness)
     return {"input": name, "tokens_total": annotated.tokens_total, "target": target,
+            "min_effectiveness": min_effectiveness, "safe_frontier": annotated.safe_frontier,
             "best_ratio": Annotated.best_ratio(rows, target), "rows": rows}
 
 
 def format_table(payload: dict) -> str:
     """The payload as an aligned text table with the best ratio underneath."""
-    lines = [f"{'ratio':>5}  {'pruned':>7}  {'pruned %':>8}  {'estimate':>8}"]
+    lines = [f"{'ratio':>5}  {'pruned':>7}  {'pruned %':>8}  {'estimate':>8}  stopped by"]
     for row in payload["rows"]:
         lines.append(f"{row['ratio']:>5.2f}  {row['tokens_pruned']:>7,}  {row['pruned_fraction']:>8.1%}  "
-                     f"{row['effectiveness_estimate']:>8.4f}")
+                     f"{row['effectiveness_estimate']:>8.4f}  {row['stopped_by']}")
     best = payload["best_ratio"]
     verdict = "none (even r = 0 is below the target)" if best is None else f"{best:.2f}"
-    lines.append(f"{payload['tokens_total']:,} tokens; best ratio (estimate ≥ {payload['target']:g}): {verdict}")
+    lines.append(f"{payload['tokens_total']:,} tokens; safe tier used up at r = {payload['safe_frontier']:.2f}; "
+                 f"floor {payload['min_effectiveness']:g}; best ratio (estimate ≥ {payload['target']:g}): {verdict}")
     return "\n".join(lines)
 
 
@@ -75,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
 
     annotated = annotate(read_conversation(args), engine_config(args, None))
     target = EFFECTIVENESS_TARGET if args.target is None else args.target
-    payload = sweep_payload(annotated, ratios, target, "<stdin>" if args.input == "-" else args.input)
+    payload = sweep_payload(annotated, ratios, target, "<stdin>" if args.input == "-" else args.input,
+                            check_min_effectiveness(args.min_effectiveness))
     sys.stdout.write((json.dumps(payload, ensure_ascii=False) if args.json else format_table(payload)) + "\n")
     return EXIT_OK

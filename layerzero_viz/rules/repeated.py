@@ -26,6 +26,8 @@ import bisect
 import heapq
 import re
 from functools import lru_cache, partial
+from itertools import compress, islice
+from operator import sub
 
 from .. import native as _native
 from ..lexicon import entries
@@ -228,14 +230,26 @@ _ZH_RESTATE_1 = frozenset("请也再还您你都")
 _EN_RESTATE = frozenset({"please", "also", "again", "remember", "reminder", "note", "kindly", "important", "always",
                          "once", "more"})
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-_CONSTRAINT = re.compile(
+# what makes a sentence an instruction or requirement: any one of these three patterns found in it
+_CONSTRAINT_PARTS = (
     r"请(?!问)|需要|须|必须|只|不要|务必|禁止|应该|应当|不得|不能|不可|切勿|勿|别|一定|要求|确保|保证|避免|始终|总是|永远|绝不"
-    r"|不允许|严禁|记得|记住|不超过|以内|至少|最多|格式|语气|口吻|风格|字数|篇幅|"
-    r"(?:用|使用|以)[^，。,.]{0,8}(?:回答|回复|作答|输出|表达|书写|语言)"
-    r"|\b(?:must|should|shall|only|always|never|do not|don't|please|need to|needs to|have to|has to|required?|"
+    r"|不允许|严禁|记得|记住|不超过|以内|至少|最多|格式|语气|口吻|风格|字数|篇幅",
+    r"(?:用|使用|以)[^，。,.]{0,8}(?:回答|回复|作答|输出|表达|书写|语言)",
+    r"\b(?:must|should|shall|only|always|never|do not|don't|please|need to|needs to|have to|has to|required?|"
     r"make sure|be sure|ensure|avoid|limit|keep|use|answer|respond|reply|write|format|include|provide|output|"
     r"return|stay|follow|remember|at most|at least|no more than|words|sentences|bullets?|tone|formal|concise)\b",
-    re.IGNORECASE)
+)
+_CONSTRAINT = re.compile("|".join(_CONSTRAINT_PARTS), re.IGNORECASE)
+# ... searched one part at a time (whether any matches is the same question): as one alternation the regex
+# engine tries every branch at every character (≈ 2 µs a sentence); the Chinese parts alone start with known
+# characters it skips to (10× faster), and the English part, whose every word holds a latin letter, is not
+# tried on a sentence without one ([a-z] ignoring case also finds the letters that fold to one: K, ſ, ı, İ).
+# On ASCII text (no Chinese to find) ignoring case is matching the lower-cased text, which the engine does
+# without a case lookup per character and branch (2× faster)
+_CONSTRAINT_ZH = tuple(re.compile(p, re.IGNORECASE) for p in _CONSTRAINT_PARTS[:2])
+_CONSTRAINT_EN = re.compile(_CONSTRAINT_PARTS[2], re.IGNORECASE)
+_CONSTRAINT_EN_LOWER = re.compile(_CONSTRAINT_PARTS[2])  # its words are written in lower case
+_LATIN = re.compile(r"[a-z]", re.IGNORECASE)
 # a line that opens a section: a markdown heading, a bold line, or a line ending with a colon
 _SECTION_HEADING = re.compile(r"\n[ \t]*(?:#|\*\*[^\n]*\*\*[ \t]*\n|[^\n]*[:：][ \t]*\n)")
 _SIGNED_NUMBER = re.compile(r"[-−]?\d+(?:[.,]\d+)*")
@@ -327,18 +341,31 @@ class _Entry:
         self.exact, self.family, self.c_exact, self.c_family = _analyse(view.text[s:e])
 
 
+@lru_cache(maxsize=4)
+def _material_codes(exclude: tuple[str, ...]) -> frozenset[int]:
+    """Protection codes (indices in ``protect.PRECEDENCE``) of the material protections, but ``exclude``."""
+    from ..protect import PRECEDENCE
+    return frozenset(PRECEDENCE.index(n) for n in _MATERIAL if n in PRECEDENCE and n not in exclude)
+
+
 def _material_ranges(protection, exclude: tuple[str, ...] = ()) -> list[tuple[int, int]]:
     """Merged (start, end) ranges of material protections (see ``_MATERIAL``), sorted."""
-    from ..protect import PRECEDENCE
-    codes = {PRECEDENCE.index(n) for n in _MATERIAL if n in PRECEDENCE and n not in exclude}
-    found = sorted((s, e) for s, e, c in zip(protection.starts, protection.ends, protection.codes) if c in codes)
+    codes = _material_codes(exclude)
+    if codes.isdisjoint(protection.codes):  # most conversations: no material at all
+        return []
+    # a conversation holds thousands of protections (numbers, negations …), few of them material: the filter
+    # runs in C (compress/map) rather than one Python step per protection
+    found = sorted(compress(zip(protection.starts, protection.ends), map(codes.__contains__, protection.codes)))
     merged: list[tuple[int, int]] = []
+    run_start, run_end = found[0]
     for s, e in found:
-        if merged and s <= merged[-1][1]:
-            if e > merged[-1][1]:
-                merged[-1] = (merged[-1][0], e)
+        if s <= run_end:
+            if e > run_end:
+                run_end = e
         else:
-            merged.append((s, e))
+            merged.append((run_start, run_end))
+            run_start, run_end = s, e
+    merged.append((run_start, run_end))
     return merged
 
 
@@ -348,17 +375,25 @@ _SHORT_LIMIT = 64
 
 
 class _LazyMaterial:
-    """Material ranges of a protection, gathered on first use (most conversations never ask)."""
+    """Material ranges of a protection, gathered on first use (most conversations never ask).  ``like``: the
+    same protection's ranges without ``exclude``, shared when it has no range of the excluded kinds (the usual
+    case: gathering them costs a pass over every protection)."""
 
-    def __init__(self, protection, exclude: tuple[str, ...] = ()) -> None:
+    def __init__(self, protection, exclude: tuple[str, ...] = (), like: "_LazyMaterial | None" = None) -> None:
         self.protection = protection
         self.exclude = exclude
+        self.like = like
         self._ranges: _Ranges | None = None
 
     def _get(self) -> "_Ranges":
         if self._ranges is None:
-            self._ranges = _Ranges(_material_ranges(self.protection, self.exclude)
-                                   if self.protection is not None else [])
+            if self.protection is None:
+                self._ranges = _Ranges([])
+            elif self.like is not None and (_material_codes(()) - _material_codes(self.exclude)).isdisjoint(
+                    self.protection.codes):
+                self._ranges = self.like._get()
+            else:
+                self._ranges = _Ranges(_material_ranges(self.protection, self.exclude))
         return self._ranges
 
     def overlaps(self, s: int, e: int) -> bool:
@@ -391,15 +426,25 @@ _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+•·▪◦]|\d{1,3}[.)、．]|[a-zA-Z][.
 _DATA_LINE = re.compile(r"\s*(?:[-*+]\s*\[[ xX]\]|[—–]|[└├│┌─]|\\?#|>|\|)")
 
 
+def _constraint_word_in(text: str) -> bool:
+    """``_CONSTRAINT.search(text) is not None``, part by part (see ``_CONSTRAINT_ZH``)."""
+    if text.isascii():
+        return _CONSTRAINT_EN_LOWER.search(text.lower()) is not None
+    for part in _CONSTRAINT_ZH:
+        if part.search(text) is not None:
+            return True
+    return _LATIN.search(text) is not None and _CONSTRAINT_EN.search(text) is not None
+
+
 @lru_cache(maxsize=8192)
 def _has_constraint_word(text: str) -> bool:
-    return _CONSTRAINT.search(text) is not None
+    return _constraint_word_in(text)
 
 
 @lru_cache(maxsize=8192)
 def _states_a_constraint(text: str) -> bool:
     """A sentence of a later turn worth comparing: a constraint, not a question."""
-    return not text.rstrip().endswith(("?", "？")) and _CONSTRAINT.search(text) is not None
+    return not text.rstrip().endswith(("?", "？")) and _constraint_word_in(text)
 
 
 @lru_cache(maxsize=8192)
@@ -442,6 +487,15 @@ def _why_not_a_constraint_copy(view: TextView, s: int, e: int, sent: tuple[int, 
     return "", cut
 
 
+def _sentence_bounds(view: TextView, block) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(starts, ends) of a block's sentences (:func:`sentences` without a tuple per sentence)."""
+    flat = view._sentences.get(block.start)
+    if flat is None:
+        sentences(view, block)  # segments the block once and keeps it in the view
+        flat = view._sentences[block.start]
+    return flat[0::2], flat[1::2]
+
+
 def judge(view: TextView, ctx, raw: list[tuple[int, int, int, int, float]]) -> list[tuple]:
     """The repeats among the raw scan's candidates (and the sentences it cannot pair: clause order, restatement
     words), as ``(start, end, first start, first end, share, anchor)`` in text order (see :func:`_bulk`).
@@ -451,12 +505,14 @@ def judge(view: TextView, ctx, raw: list[tuple[int, int, int, int, float]]) -> l
     text = view.text
     blocks = view.blocks
     # an empty or blank block (an empty system prompt) states nothing: it is no standing instruction
-    role_ok = [b.role in INSTRUCTION_ROLES and not text[b.start:b.end].isspace() and b.end > b.start for b in blocks]
+    # (a block is sliced only when it starts with a space: slicing every block copies the whole text)
+    role_ok = [b.role in INSTRUCTION_ROLES and b.end > b.start
+               and not (text[b.start].isspace() and text[b.start:b.end].isspace()) for b in blocks]
     if not any(role_ok):
         _remember(view, [])
         return []
     material = _LazyMaterial(ctx.protection)
-    source_only = _LazyMaterial(ctx.protection, exclude=_FIRST_COPY_SOURCES)
+    source_only = _LazyMaterial(ctx.protection, exclude=_FIRST_COPY_SOURCES, like=material)
     # what to look at: the raw scan's pairs; and, for what the raw scan cannot pair (restatement words, clause
     # order), the constraints stated in later turns with the standing instructions' sentences that may match
     spans: dict[tuple[int, int], None] = {}
@@ -465,16 +521,18 @@ def judge(view: TextView, ctx, raw: list[tuple[int, int, int, int, float]]) -> l
         spans[(s, e)] = None
     instruction = [k for k, ok in enumerate(role_ok) if ok]
     probes: list[tuple[int, int, int, tuple[str, ...]]] = []  # (start, shortest, longest, units a copy must hold)
-    short_in_first = 0
     for k in instruction:
-        for s, e in sentences(view, blocks[k]):
-            if k == instruction[0]:
-                # the standing prompt's own short rules ("Do not explain."), which the raw scan does not pair
-                # (fewer than MIN_UNITS units); bounded, as its first copies are compared with each
-                if e - s > _SHORT_MAX or short_in_first >= _SHORT_LIMIT:
-                    continue
-                short_in_first += 1
-            if e - s > _LATER_MAX or not _states_a_constraint(text[s:e]):
+        starts, ends = _sentence_bounds(view, blocks[k])
+        # sentences are picked by length in C (compress/map), not one by one: a long system prompt has hundreds
+        if k == instruction[0]:
+            # the standing prompt's own short rules ("Do not explain."), which the raw scan does not pair
+            # (fewer than MIN_UNITS units); bounded, as its first copies are compared with each
+            picked = islice(compress(zip(starts, ends), map(_SHORT_MAX.__ge__, map(sub, ends, starts))),
+                            _SHORT_LIMIT)
+        else:
+            picked = compress(zip(starts, ends), map(_LATER_MAX.__ge__, map(sub, ends, starts)))
+        for s, e in picked:
+            if not _states_a_constraint(text[s:e]):
                 continue
             if material.overlaps(s, e):  # 'Classify: "…polite." Do not explain.': what follows the material
                 s = max([re_ for rs, re_ in material.ranges_in(s, e)] + [s])
@@ -489,6 +547,9 @@ def judge(view: TextView, ctx, raw: list[tuple[int, int, int, int, float]]) -> l
     if probes:
         last = max(p[0] for p in probes)
         skipped = skipped_ranges(ctx.protection.context_ranges, ctx.directive_ranges) if ctx.protection else []
+        # a probe of n characters looks for copies of n/2 to 2n: a sentence of a length no probe looks for is
+        # passed over in C (testing each probe on each sentence in Python was most of this loop's time)
+        wanted_lengths = range(min(p[1] for p in probes), max(p[2] for p in probes) + 1)
         # the first copies looked for here are the standing instructions: the system prompt and the first
         # instruction turn (bounded work however long the dialogue; copies between later turns are the raw
         # scan's to propose)
@@ -497,18 +558,25 @@ def judge(view: TextView, ctx, raw: list[tuple[int, int, int, int, float]]) -> l
                 break
             if k != instruction[0] and blocks[k].role not in ("system", "developer"):
                 continue
-            for s, e in sentences(view, blocks[k]):
-                if s >= last or (s, e) in spans:
+            starts, ends = _sentence_bounds(view, blocks[k])
+            # sentences are in text order: none from the last probe on can be a first copy
+            n = bisect.bisect_left(starts, last)
+            starts, ends = starts[:n], ends[:n]
+            for s, e in compress(zip(starts, ends), map(wanted_lengths.__contains__, map(sub, ends, starts))):
+                if (s, e) in spans:
                     continue
                 seg = None
-                for ps, lo, hi, units_ in probes:
+                for ps, lo, hi, (first_unit, last_unit, middle_unit) in probes:
                     if s < ps and lo <= e - s <= hi:
                         if seg is None:
                             seg = fold(text[s:e])
-                        if all(u in seg for u in units_):
+                        if first_unit in seg and last_unit in seg and middle_unit in seg:
                             if not (skipped and _inside(skipped, s, e)):
                                 spans[(s, e)] = None
                             break
+    if len(spans) < 2:  # a repeat needs a statement before it
+        _remember(view, [])
+        return []
     order = sorted(spans, key=lambda p: (p[0], -p[1]))
     block_sents: dict[int, list[tuple[int, int]]] = {}
     by_family: dict[tuple, list[_Entry]] = {}
@@ -519,10 +587,10 @@ def judge(view: TextView, ctx, raw: list[tuple[int, int, int, int, float]]) -> l
         bi = view.block_index_at(s)
         if not role_ok[bi] or source_only.contains(s, e):
             continue  # assistant turns and material are neither copies nor first copies
-        if material.contains(s, e):  # <output_format>: a first copy, never cut
-            by_family.setdefault(_Entry(view, s, e).family, []).append(_Entry(view, s, e))
-            continue
         entry = _Entry(view, s, e)
+        if material.contains(s, e):  # <output_format>: a first copy, never cut
+            by_family.setdefault(entry.family, []).append(entry)
+            continue
         if len(entry.exact) < 2:
             continue
         first, conflict = _first_copy(entry, by_family, by_clauses)

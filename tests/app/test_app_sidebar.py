@@ -46,7 +46,7 @@ def test_the_slider_persists_across_pages():
 
 
 def test_low_information_switch_changes_what_is_pruned():
-    at = open_sample(new_app(), "support_chat.en.json").run()
+    at = open_sample(new_app(), "physics_teacher.zh.json").run()
     at.slider[0].set_value(0.5).run()
     with_low = metrics(at)["Pruned"]
     at.toggle(key="low_information").set_value(False).run()

@@ -47,6 +47,21 @@ def test_create_prunes_system_and_messages_and_returns_the_sdks_message(make_cli
     assert message.content[0].text == "echo: " + want["messages"][0]["content"]
 
 
+def test_client_sends_only_the_safe_tier_by_default_and_the_lossy_tier_when_asked(make_client, server, registry):
+    conv = load_conversation(json.dumps(SUPPORT, ensure_ascii=False).encode(), "anthropic")
+    ann = annotate(conv, Config(ratio=0.9, env={}))
+    lossless = LayerZeroClient(make_client(), ratio=0.9, registry=registry, env={})
+    lossless.messages.create(**create_kwargs(SUPPORT))
+    assert sent_bodies(server)[-1]["messages"] == ann.at_ratio(None).output["messages"]
+    with pytest.raises(DirectiveError, match="min_effectiveness"):
+        LayerZeroClient(make_client(), ratio=0.9, registry=registry, env={}, min_effectiveness=1.5)
+    floor = LayerZeroClient(make_client(), ratio=0.9, registry=registry, env={}, min_effectiveness=0.9)
+    floor.messages.create(**create_kwargs(SUPPORT))
+    want = ann.at_ratio(None, min_effectiveness=0.9)
+    assert want.tokens_lossy > 0
+    assert sent_bodies(server)[-1]["messages"] == want.output["messages"]
+
+
 def test_audit_record_is_complete_and_holds_no_secret(make_client, server, registry, tmp_path):
     log = tmp_path / "audit.jsonl"
     client = LayerZeroClient(make_client(), ratio=0.5, audit_log=log, registry=registry, env={})

@@ -14,9 +14,11 @@ FIXTURE = FIXTURES / "finance_qa.zh.json"
 def test_json_rows_match_the_library_and_the_best_ratio(capsys):
     assert main(["sweep", str(FIXTURE), "--ratios", "0.3,0.1,0.5", "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
-    assert set(payload) == {"input", "tokens_total", "target", "best_ratio", "rows"}
+    assert set(payload) == {"input", "tokens_total", "target", "best_ratio", "rows", "min_effectiveness",
+                            "safe_frontier"}
     assert [row["ratio"] for row in payload["rows"]] == [0.1, 0.3, 0.5]
-    assert set(payload["rows"][0]) == {"ratio", "tokens_pruned", "pruned_fraction", "effectiveness_estimate"}
+    assert set(payload["rows"][0]) == {"ratio", "tokens_pruned", "pruned_fraction", "effectiveness_estimate",
+                                       "stopped_by", "min_effectiveness"}
     ann = annotate(load_conversation(FIXTURE), env={})
     expected = ann.sweep([0.1, 0.3, 0.5])
     assert payload["rows"] == expected
@@ -27,9 +29,19 @@ def test_json_rows_match_the_library_and_the_best_ratio(capsys):
 def test_the_table_has_a_row_per_step_and_names_the_best_ratio(capsys):
     assert main(["sweep", str(FIXTURE), "--step", "0.25"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
-    assert lines[0].split() == ["ratio", "pruned", "pruned", "%", "estimate"]
+    assert lines[0].split() == ["ratio", "pruned", "pruned", "%", "estimate", "stopped", "by"]
     assert [line.split()[0] for line in lines[1:-1]] == ["0.00", "0.25", "0.50", "0.75", "0.95"]
     assert "best ratio" in lines[-1]
+
+
+def test_a_floor_lets_the_sweep_go_past_the_safe_frontier(capsys):
+    assert main(["sweep", str(FIXTURE), "--ratios", "0.9", "--json"]) == 0
+    lossless = json.loads(capsys.readouterr().out)
+    assert main(["sweep", str(FIXTURE), "--ratios", "0.9", "--json", "--min-effectiveness", "0"]) == 0
+    open_floor = json.loads(capsys.readouterr().out)
+    assert lossless["rows"][0]["stopped_by"] == "floor"
+    assert open_floor["rows"][0]["tokens_pruned"] > lossless["rows"][0]["tokens_pruned"]
+    assert lossless["safe_frontier"] == open_floor["safe_frontier"] < 0.9
 
 
 def test_stdin_is_read_with_dash(capsys, monkeypatch):

@@ -37,7 +37,7 @@ def test_prune_prints_the_contract_and_equals_the_library():
                                    "layer_zero_effectiveness_ratio_estimate", "layer_zero_context_preservation_ms"}
     token = out["tokens"][0]
     assert set(token) == {"message", "block", "i", "id", "text", "start", "end", "decision", "reason", "detail",
-                          "score"}
+                          "score", "tier", "loss"}
     lib = annotate(load_conversation(FIXTURE), env={}).at_ratio(0.3).to_dict()
     assert without_timings(json.loads(json.dumps(lib, ensure_ascii=False))) == without_timings(out)
 

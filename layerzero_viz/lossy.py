@@ -1,0 +1,167 @@
+"""The lossy tier: what a higher ``prune_ratio`` may take beyond the safe rules, cheapest information first.
+
+Every whole word (latin words; Chinese words by jieba segmentation) that no protection covers, that is no
+safe-tier candidate and that sits in a user or system turn gets an estimated loss: its surprisal from word
+frequencies (:func:`information.word_surprisal`), halved when the same word occurred among the 40 words before
+it (it is partly predictable from there).  ``Annotated.at_ratio(r, min_effectiveness=F)`` spends the safe tier
+first, then these words in increasing loss per token while the effectiveness estimate stays ≥ F.
+
+Never taken, at any floor: the first and the last word of a clause (so no cut leaves punctuation alone, a list
+marker without its item, an empty emphasis or an empty turn), a word that shares a token with its neighbours,
+anything in an assistant turn (the model's own words), protected or directive text.
+
+Built on first use (the default floor, 1.0, never needs it), once per annotation.
+"""
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+import numpy as np
+
+from .information import word_surprisal
+
+__all__ = ["LossyTier", "lossy_tier", "NEARBY_WORDS"]
+
+NEARBY_WORDS = 40
+_WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)*|[\u3400-\u9fff\uf900-\ufaff]+")
+# what ends a clause for this purpose: punctuation, line breaks, markup and quote marks
+_NEGATION_CHARS = re.compile(r"[不没未无非别勿莫否]")
+_EN_NEGATIONS = frozenset({"not", "no", "never", "nor", "neither", "without", "cannot", "don't", "doesn't", "didn't",
+                           "won't", "can't", "isn't", "aren't", "wasn't", "shouldn't", "mustn't", "nothing", "none"})
+_PUNCT_LINE = re.compile(r"[ \t]*[^\w\s\u3400-\u9fff]")
+_CLAUSE_BREAK = re.compile(r"[\n.,;:!?。，、；：！？…()（）\[\]{}<>《》「」『』“”\"'*_`~#|/\\-]")
+
+
+class LossyTier(NamedTuple):
+    """The lossy words in selection order (increasing loss per token), as columns.
+
+    ``group_first``/``group_last`` are each word's display groups (inclusive); ``cum_cost`` and ``cum_loss``
+    are prefix sums in that order, so a floor and a budget are two binary searches.
+    """
+
+    starts: np.ndarray
+    ends: np.ndarray
+    words: tuple[str, ...]
+    group_first: np.ndarray
+    group_last: np.ndarray
+    cost: np.ndarray
+    loss: np.ndarray
+    cum_cost: np.ndarray
+    cum_loss: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def take(self, remaining_tokens: int, allowance_bits: float) -> int:
+        """How many words, in order, fit both the token budget left and the information the floor allows."""
+        if not len(self) or remaining_tokens <= 0 or allowance_bits <= 0:
+            return 0
+        by_cost = int(np.searchsorted(self.cum_cost, remaining_tokens, side="right"))
+        by_loss = int(np.searchsorted(self.cum_loss, allowance_bits * (1 + 1e-12), side="right"))
+        return min(by_cost, by_loss)
+
+
+def lossy_tier(ann) -> LossyTier:
+    """The lossy words of an annotation (see the module docstring)."""
+    view = ann.view
+    text = view.text
+    g_start, g_end = ann.g_start, ann.g_end
+    free = (ann.g_prot == 0) & (ann.g_span < 0)
+    if len(ann.tok_group):
+        directive_groups = np.zeros(len(g_start), dtype=bool)
+        directive_groups[ann.tok_group[ann.tok_directive]] = True
+        free &= ~directive_groups
+    g_tokens = np.bincount(ann.tok_group, minlength=len(g_start)) if len(ann.tok_group) else np.zeros(0, dtype=np.int64)
+    rows: list[tuple[int, int, str, int, int, int, float]] = []
+    for block in view.blocks:
+        if block.role == "assistant" or block.end <= block.start:
+            continue
+        recent: list[str] = []
+        for cs, ce in _clauses(text, block.start, block.end):
+            line_start = text.rfind("\n", 0, cs) + 1
+            if _PUNCT_LINE.match(text, line_start):
+                continue  # a line that opens with punctuation (";; comment", "> quote"): code-like, left alone
+            # the words the safe tier may take do not count as the clause's ends: they may go too
+            words = [(m.start(), m.end()) for m in _words(text, cs, ce) if not _in_candidate(ann, m.start(), m.end())]
+            for k, (ws, we) in enumerate(words):
+                word = text[ws:we]
+                key = word.lower()
+                seen = key in recent
+                recent.append(key)
+                if len(recent) > NEARBY_WORDS:
+                    recent.pop(0)
+                if k == 0 or k == len(words) - 1:
+                    continue  # a clause keeps its first and last word: nothing is left dangling
+                before, after = text[ws - 1:ws], text[we:we + 1]
+                if (word[0].isascii() and (before.isalnum() or after.isalnum())) or (before.isdigit() and after.isdigit()):
+                    continue  # part of a longer token ("9x9", "v2beta"): no whole word
+                if _NEGATION_CHARS.search(word) or key in _EN_NEGATIONS:
+                    continue  # 未来, 不错, "not": a word that may carry a negation is never weighed away
+                a = int(np.searchsorted(g_end, ws, side="right"))
+                b = int(np.searchsorted(g_start, we, side="left"))
+                if b <= a or not free[a:b].all():
+                    continue
+                if text[g_start[a]:ws].strip() or g_end[b - 1] > we:
+                    continue  # a token glues this word to a neighbour: it cannot go alone
+                loss = word_surprisal(word) * (0.5 if seen else 1.0)
+                rows.append((ws, we, word, a, b - 1, int(g_tokens[a:b].sum()), loss))
+    if not rows:
+        z = np.zeros(0, dtype=np.int64)
+        return LossyTier(z, z, (), z, z, z, np.zeros(0), z, np.zeros(0))
+    loss = np.array([r[6] for r in rows])
+    cost = np.array([r[5] for r in rows], dtype=np.int64)
+    starts = np.array([r[0] for r in rows], dtype=np.int64)
+    order = np.lexsort((starts, loss / np.maximum(cost, 1)))
+    cost_o, loss_o = cost[order], loss[order]
+    return LossyTier(starts[order], np.array([r[1] for r in rows], dtype=np.int64)[order],
+                     tuple(rows[i][2] for i in order),
+                     np.array([r[3] for r in rows], dtype=np.int64)[order],
+                     np.array([r[4] for r in rows], dtype=np.int64)[order],
+                     cost_o, loss_o, np.cumsum(cost_o), np.cumsum(loss_o))
+
+
+def _in_candidate(ann, s: int, e: int) -> bool:
+    a = int(np.searchsorted(ann.g_end, s, side="right"))
+    b = int(np.searchsorted(ann.g_start, e, side="left"))
+    return bool((ann.g_span[a:b] >= 0).any())
+
+
+def _clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    out = []
+    pos = start
+    for m in _CLAUSE_BREAK.finditer(text, start, end):
+        if m.start() > pos:
+            out.append((pos, m.start()))
+        pos = m.end()
+    if pos < end:
+        out.append((pos, end))
+    return out
+
+
+def _words(text: str, start: int, end: int):
+    """Word matches in [start, end): latin words as they are, Chinese runs cut into words by jieba."""
+    for m in _WORD.finditer(text, start, end):
+        if m.group(0)[0].isascii():
+            yield m
+            continue
+        pos = m.start()
+        for w in _segment(m.group(0)):
+            yield _Match(pos, pos + len(w))
+            pos += len(w)
+
+
+class _Match(NamedTuple):
+    s: int
+    e: int
+
+    def start(self) -> int:
+        return self.s
+
+    def end(self) -> int:
+        return self.e
+
+
+def _segment(run: str) -> list[str]:
+    from .lexicon import _jieba
+    return _jieba().lcut(run, HMM=False)

@@ -1,0 +1,117 @@
+"""The lossy tier and the effectiveness floor (zh and en)."""
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from layerzero_viz import annotate, iter_conversations, load_conversation
+from layerzero_viz.errors import DirectiveError
+
+from .helpers import conv
+
+SAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "corpus" / "sample.jsonl"
+EN = conv("You are a travel planner for a small agency in Lisbon.",
+          "Hello! I would like to plan a relaxing weekend trip with my family somewhere warm and quiet near the coast, "
+          "with good food, short drives between places and at least one beach where the children can swim safely.")
+ZH = conv("你是一名旅行规划师。",
+          "您好！我想和家人计划一个轻松的周末旅行，希望去一个温暖安静的海边城市，那里要有好吃的餐厅，景点之间开车时间短，"
+          "并且至少有一个孩子可以安全游泳的海滩。")
+
+
+def _ann(text):
+    return annotate(load_conversation(text), env={})
+
+
+@pytest.mark.parametrize("text", [EN, ZH])
+def test_by_default_no_token_is_in_the_lossy_tier(text):
+    result = _ann(text).at_ratio(0.9)
+    assert result.min_effectiveness == 1.0 and result.tokens_lossy == 0
+    assert not [t for t in result.token_records() if t["tier"] == "lossy"]
+
+
+@pytest.mark.parametrize("text", [EN, ZH])
+def test_with_the_floor_off_the_lossy_tier_fills_the_budget(text):
+    ann = _ann(text)
+    for r in (0.1, 0.2, 0.3):
+        result = ann.at_ratio(r, min_effectiveness=0.0)
+        budget = math.floor(r * result.tokens_total)
+        assert result.tokens_pruned <= budget
+        # words cost one to three tokens: the budget is used up to the last word that fits
+        assert result.tokens_pruned >= budget - 3, (r, result.tokens_pruned, budget)
+        assert result.stopped_by == "ratio"
+
+
+@pytest.mark.parametrize("floor", [0.99, 0.98, 0.95, 0.9])
+def test_the_floor_is_honoured_exactly(floor):
+    for text in (EN, ZH):
+        result = _ann(text).at_ratio(0.9, min_effectiveness=floor)
+        safe_only = _ann(text).at_ratio(0.9)
+        assert result.effectiveness_estimate >= min(floor, safe_only.effectiveness_estimate) - 1e-12
+        if result.tokens_lossy:
+            assert result.stopped_by in ("floor", "candidates")
+
+
+def test_a_rare_content_word_outlives_a_frequent_word():
+    ann = _ann(EN)
+    lossy = ann.lossy
+    words = list(lossy.words)
+    assert "with" in words and "relaxing" in words
+    assert words.index("with") < words.index("relaxing")  # taken in increasing loss: the frequent word first
+    first = ann.at_ratio(0.95, min_effectiveness=0.995)
+    pruned = " ".join(t["text"] for t in first.token_records() if t["tier"] == "lossy")
+    assert "beach" not in pruned and "children" not in pruned
+
+
+def test_pruned_count_is_monotone_in_the_ratio_for_every_floor():
+    convs = [c for _, c in iter_conversations(SAMPLE)][:40] + [load_conversation(EN), load_conversation(ZH)]
+    for c in convs:
+        ann = annotate(c, env={})
+        for floor in (1.0, 0.98, 0.0):
+            counts = [ann.at_ratio(k / 20, min_effectiveness=floor).tokens_pruned for k in range(20)]
+            assert counts == sorted(counts), (floor, counts)
+
+
+def test_lossy_cuts_keep_the_trust_contract():
+    ann = _ann(ZH)
+    result = ann.at_ratio(0.6, min_effectiveness=0.0)
+    for m in result.messages:
+        assert m.pruned.strip()
+        for line in m.pruned.splitlines():
+            assert not line.strip() or line.strip()[0] not in "，。、；：,;:!?！？"
+        assert "，。" not in m.pruned and "  " not in m.pruned
+    tokens = result.token_records()
+    assert all(t["decision"] == "keep" for t in tokens if t["reason"].startswith("protected_"))
+    assert all(t["decision"] == "keep" for t in tokens if t["role"] == "assistant")
+
+
+def test_the_result_says_what_happened():
+    ann = _ann(EN)
+    out = ann.at_ratio(0.9).to_dict()
+    assert out["stopped_by"] == "floor" and out["min_effectiveness"] == 1.0
+    assert 0.0 < out["safe_frontier"] < 0.9
+    lossy = ann.at_ratio(0.9, min_effectiveness=0.0).to_dict()
+    tiers = {t["tier"] for t in lossy["tokens"]}
+    assert {"lossy", None} <= tiers
+    assert all(t["loss"] > 0 for t in lossy["tokens"] if t["tier"] == "lossy")
+    assert all(t["loss"] == 0 for t in lossy["tokens"] if t["tier"] is None)
+    assert "bits" in next(t["detail"] for t in lossy["tokens"] if t["tier"] == "lossy")
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.5, "high", float("nan")])
+def test_a_floor_outside_zero_to_one_is_a_clear_error(bad):
+    with pytest.raises(DirectiveError, match="min_effectiveness"):
+        _ann(EN).at_ratio(0.3, min_effectiveness=bad)
+
+
+def test_the_estimate_comes_from_word_frequencies():
+    from layerzero_viz.information import build_token_information, token_information
+    import numpy as np
+    shipped = token_information()
+    assert np.allclose(shipped, build_token_information(), atol=1e-3)  # the shipped table is what wordfreq gives
+    from layerzero_viz.tokens import encoding
+    enc = encoding()
+    the, = enc.encode_ordinary(" the")
+    rare = enc.encode_ordinary(" Hague")[0]
+    assert shipped[the] < shipped[rare]
+    assert json.dumps(float(shipped[the]))
