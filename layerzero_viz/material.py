@@ -482,16 +482,17 @@ def _may_end_edit_request(text: str, k: int, ws: int) -> bool:
     separated by spaces; a word that is not ascii may case-fold to one, and is let through)."""
     ch = text[k]
     latin = ch.isascii() and ch.isalpha()
-    near = text[max(ws, k - 17):k]
-    if not near.isascii() and (latin or "\u4e00" <= ch <= "\u9fff") and not _EDIT_ZH_VERBS.isdisjoint(near):
-        return True
-    if not (latin or ch in _EDIT_EN_END):
+    if not (latin or ch in _EDIT_EN_END or "\u4e00" <= ch <= "\u9fff"):
         return False
     tail = text[ws:k + 1]
-    if tail.isascii():  # most headings: no pronoun anywhere on the line
+    if tail.isascii():  # most colons: no 把/将/对/给 — and most lines have no pronoun at all
         low = tail.lower()
         if "it" not in low and "this" not in low and "these" not in low and "following" not in low:
             return False
+    elif (latin or "\u4e00" <= ch <= "\u9fff") and not _EDIT_ZH_VERBS.isdisjoint(text[max(ws, k - 17):k]):
+        return True
+    if not (latin or ch in _EDIT_EN_END):
+        return False
     for word in tail.rsplit(None, 5)[-5:]:
         if word.lower() in _EDIT_PRONOUNS or not word.isascii():
             return True
@@ -651,7 +652,7 @@ _TABLE_SEPARATOR = re.compile(r"\n[ \t]*+\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{
 def _tables(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, int, str, str]]:
     if "|" not in seg or "--" not in seg:
         return
-    for sep_start, sep_end, _ in _line_matches(_TABLE_SEPARATOR, text, s, e):
+    for sep_start, sep_end in _separator_lines(text, s, e):
         head_end = sep_start - 1
         if head_end <= s or "|" not in text[text.rfind("\n", s, head_end) + 1:head_end]:
             continue
@@ -666,6 +667,23 @@ def _tables(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, int, str
         yield start, end, "table", "kept: markdown table"
 
 
+def _separator_lines(text: str, s: int, e: int) -> Iterable[tuple[int, int]]:
+    """(start, end) of the |---| separator lines of [s, e) below its first line (a separator on the first
+    line has no header row above it).  Only a line holding "--" can be one: the regex is tried at those
+    lines, not at every line of the block."""
+    p = text.find("--", s, e)
+    while p >= 0:
+        nl = text.rfind("\n", s, p)
+        if nl >= 0:
+            m = _TABLE_SEPARATOR.match(text, nl, e)
+            if m is not None:
+                yield nl + 1, m.end()
+        line_end = text.find("\n", p, e)
+        if line_end < 0:
+            return
+        p = text.find("--", line_end, e)
+
+
 # ---------------------------------------------------------------------------------------------- JSON
 
 _BRACKET = re.compile(r"[{}\[\]]")
@@ -675,6 +693,8 @@ _JSON_KEY = re.compile(r'"[^"\n]{1,80}"\s*:')
 
 
 def _json(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, int, str, str]]:
+    if not ("{" in seg and "}" in seg or "[" in seg and "]" in seg):
+        return  # no bracket pair: no object or array to find
     if '"' not in seg and "[" not in seg:
         return  # what the guard below looks for needs one of these: skip its six searches
     if _JSON_HINT.search(seg) is None and not ("[\n" in seg and ('"' in seg or "{" in seg)):
