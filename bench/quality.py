@@ -13,6 +13,7 @@ Usage: python bench/quality.py [--show 30] [--strict] [--no-invariants] [FILE.js
 from __future__ import annotations
 
 import argparse
+import json
 import subprocess
 import sys
 import time
@@ -64,6 +65,40 @@ def run_invariants() -> int | None:
     return proc.returncode
 
 
+def run_lossy() -> bool | None:
+    """With the floor off: the mean pruned fraction at r = 0.1, 0.3, 0.5 on ../shared/corpus (target ≥ 0.9·r)
+    and the invariants at each ratio; None when the corpus is absent, else whether every target held."""
+    shared = ROOT.parent / "shared"
+    tool = shared / "tools" / "invariants.py"
+    if not (shared / "corpus").is_dir():
+        print("lossy tier: skipped (no ../shared/corpus)")
+        return None
+    from layerzero_viz import annotate, load_conversation
+
+    ratios = (0.1, 0.3, 0.5)
+    fractions: dict[float, list[float]] = {r: [] for r in ratios}
+    for path in sorted((shared / "corpus").glob("*.jsonl")):
+        for line in path.open(encoding="utf-8"):  # (not splitlines: U+2028 may sit inside a JSON string)
+            record = json.loads(line) if line.strip() else {}
+            if not record.get("messages"):
+                continue
+            body = {"messages": record["messages"], **({"system": record["system"]} if record.get("system") else {})}
+            ann = annotate(load_conversation(json.dumps(body, ensure_ascii=False).encode()), env={})
+            for r in ratios:
+                fractions[r].append(ann.at_ratio(r, min_effectiveness=0.0).pruned_fraction)
+    ok = True
+    for r in ratios:
+        mean = sum(fractions[r]) / len(fractions[r])
+        ok &= mean >= 0.9 * r
+        print(f"lossy tier, no floor, r = {r:.1f}: mean pruned fraction {mean:.3f} (target >= {0.9 * r:.2f}) "
+              f"over {len(fractions[r])} conversations")
+    proc = subprocess.run([sys.executable, str(tool), "--show", "0", "--ratios", *map(str, ratios),
+                           "--min-effectiveness", "0"], cwd=ROOT, capture_output=True, text=True)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("invariants:")]
+    print("lossy tier, no floor, " + (lines[-1] if lines else f"invariants: no summary (exit {proc.returncode})"))
+    return ok
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("files", nargs="*", type=Path, help="labeled *.jsonl files (default: fixtures/labeled)")
@@ -79,12 +114,14 @@ def main() -> int:
           f"{report.total.prune_total} must_prune spans, scored in {time.perf_counter() - t0:.1f} s")
     print_report(report, args.show)
     invariants = None if args.no_invariants else run_invariants()
+    lossy_ok = None if args.no_invariants else run_lossy()
 
     missed = [f"must_keep {100 * report.total.keep_rate:.1f} % < 100 %"] if report.total.keep_rate < KEEP_TARGET else []
     missed += [f"{lang} recall {100 * report.by_lang[lang].recall:.1f} % < 95 %" for lang in ("zh", "en")
                if lang in report.by_lang and report.by_lang[lang].recall < RECALL_TARGET]
     missed += [f"{len(report.empty_turns)} empty messages"] if report.empty_turns else []
     missed += ["invariants violated"] if invariants else []
+    missed += ["lossy tier below 0.9·r"] if lossy_ok is False else []
     print("targets: " + ("all met" if not missed else "missed: " + "; ".join(missed)))
     return 1 if args.strict and missed else 0
 

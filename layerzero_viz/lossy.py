@@ -6,9 +6,10 @@ frequencies (:func:`information.word_surprisal`), halved when the same word occu
 it (it is partly predictable from there).  ``Annotated.at_ratio(r, min_effectiveness=F)`` spends the safe tier
 first, then these words in increasing loss per token while the effectiveness estimate stays ≥ F.
 
-Never taken, at any floor: the first and the last word of a clause (so no cut leaves punctuation alone, a list
-marker without its item, an empty emphasis or an empty turn), a word that shares a token with its neighbours,
-anything in an assistant turn (the model's own words), protected or directive text.
+Never taken, at any floor: the most informative word of each clause and the only word of a one-word clause (so
+no cut leaves punctuation alone, a list marker without its item, an empty emphasis or an empty turn), a word
+that may carry a negation (未来, 不错, "not"), a word that shares a token with its neighbours, a final assistant
+turn (the prefill the model continues), a line that opens with punctuation, protected or directive text.
 
 Built on first use (the default floor, 1.0, never needs it), once per annotation.
 """
@@ -26,6 +27,8 @@ __all__ = ["LossyTier", "lossy_tier", "NEARBY_WORDS"]
 NEARBY_WORDS = 40
 _WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)*|[\u3400-\u9fff\uf900-\ufaff]+")
 # what ends a clause for this purpose: punctuation, line breaks, markup and quote marks
+_OPENING_MARKS = frozenset("*_~`([{<\"'“‘「『《")
+_CLOSING_MARKS = frozenset("*_~`)]}>\"'”’」』》")
 _NEGATION_CHARS = re.compile(r"[不没未无非别勿莫否]")
 _EN_NEGATIONS = frozenset({"not", "no", "never", "nor", "neither", "without", "cannot", "don't", "doesn't", "didn't",
                            "won't", "can't", "isn't", "aren't", "wasn't", "shouldn't", "mustn't", "nothing", "none"})
@@ -74,28 +77,32 @@ def lossy_tier(ann) -> LossyTier:
         free &= ~directive_groups
     g_tokens = np.bincount(ann.tok_group, minlength=len(g_start)) if len(ann.tok_group) else np.zeros(0, dtype=np.int64)
     rows: list[tuple[int, int, str, int, int, int, float]] = []
-    for block in view.blocks:
-        if block.role == "assistant" or block.end <= block.start:
-            continue
+    last_assistant = len(view.blocks) - 1 if view.blocks and view.blocks[-1].role == "assistant" else -1
+    for bi, block in enumerate(view.blocks):
+        if bi == last_assistant or block.end <= block.start:
+            continue  # a prefill is the model's own words to continue
         recent: list[str] = []
         for cs, ce in _clauses(text, block.start, block.end):
             line_start = text.rfind("\n", 0, cs) + 1
             if _PUNCT_LINE.match(text, line_start):
                 continue  # a line that opens with punctuation (";; comment", "> quote"): code-like, left alone
-            # the words the safe tier may take do not count as the clause's ends: they may go too
+            # the words the safe tier may take do not count: they may go too
             words = [(m.start(), m.end()) for m in _words(text, cs, ce) if not _in_candidate(ann, m.start(), m.end())]
-            for k, (ws, we) in enumerate(words):
+            clause_rows = []
+            for ws, we in words:
                 word = text[ws:we]
                 key = word.lower()
                 seen = key in recent
                 recent.append(key)
                 if len(recent) > NEARBY_WORDS:
                     recent.pop(0)
-                if k == 0 or k == len(words) - 1:
-                    continue  # a clause keeps its first and last word: nothing is left dangling
                 before, after = text[ws - 1:ws], text[we:we + 1]
                 if (word[0].isascii() and (before.isalnum() or after.isalnum())) or (before.isdigit() and after.isdigit()):
                     continue  # part of a longer token ("9x9", "v2beta"): no whole word
+                if text[max(0, ws - 2):ws].strip()[-1:].isdigit() or text[we:we + 2].strip()[:1].isdigit():
+                    continue  # next to a number: a unit or a measure word ("4 cm", 第5页) goes with its number
+                if before in _OPENING_MARKS or after in _CLOSING_MARKS:
+                    continue  # next to an emphasis, bracket or quote mark: "**Cost Optimization**" keeps "Cost"
                 if _NEGATION_CHARS.search(word) or key in _EN_NEGATIONS:
                     continue  # 未来, 不错, "not": a word that may carry a negation is never weighed away
                 a = int(np.searchsorted(g_end, ws, side="right"))
@@ -105,7 +112,14 @@ def lossy_tier(ann) -> LossyTier:
                 if text[g_start[a]:ws].strip() or g_end[b - 1] > we:
                     continue  # a token glues this word to a neighbour: it cannot go alone
                 loss = word_surprisal(word) * (0.5 if seen else 1.0)
-                rows.append((ws, we, word, a, b - 1, int(g_tokens[a:b].sum()), loss))
+                clause_rows.append((ws, we, word, a, b - 1, int(g_tokens[a:b].sum()), loss))
+            if len(words) < 2 or not clause_rows:
+                continue  # a one-word clause ("**Note:**", "- Yes") stays whole
+            # a clause keeps its most informative word, so no cut leaves punctuation, a list marker or an
+            # emphasis without a word, and no turn empty
+            # (the protected words it may also keep — "and", "not", a number — do not carry a clause alone)
+            anchor = max(range(len(clause_rows)), key=lambda k: clause_rows[k][6])
+            rows.extend(r for k, r in enumerate(clause_rows) if k != anchor)
     if not rows:
         z = np.zeros(0, dtype=np.int64)
         return LossyTier(z, z, (), z, z, z, np.zeros(0), z, np.zeros(0))

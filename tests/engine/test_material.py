@@ -266,3 +266,34 @@ def test_material_wins_on_the_kernel_and_the_python_path(enabled):
         native.use(native.AVAILABLE)
     assert '"I would really just like to thank you so much, basically."' in r.messages[0].pruned
     assert kept_reasons(r, '"I would really') == {"protected_material"}
+
+
+def test_straight_quotes_pair_on_a_line_and_across_lines():
+    """"…" pairs left to right on a line ("" is no quote: its second mark may open one); a mark left open at a
+    line end runs to the first mark of a later line when that one closes it, not when it follows a space."""
+    letter = 'He wrote: "Dear Sir,\nI am writing about the order." Then he left.'
+    assert [(k, t) for k, t, _ in material_of(letter)] == [("quote", '"Dear Sir,\nI am writing about the order."')]
+    assert material_of(letter)[0][2].startswith("kept: inside the quoted text")
+    assert [t for _, t, _ in material_of('Say ""hello" to them and "bye" too.')] == ['"hello"', '"bye"']
+    assert material_of('Opened "here\nand " not closed') == []
+
+
+def test_single_quotes_keep_apostrophes_inside_and_skip_them_outside():
+    found = material_of("Reply with 'I'm sure it's fine' and don't add users' notes.")
+    assert [t for _, t, _ in found] == ["'I'm sure it's fine'"]
+
+
+def test_unclosed_fence_and_unfenced_code_lines():
+    assert material_of("Run this:\n\n```python\nprint(1)\n")[0][:2] == ("code", "```python\nprint(1)\n")
+    code = "const f = (a) =>\n  a + 1;\nlet b = {\n  c: 2 };\nif (x > y)"
+    assert ("code", code, "kept: code (unfenced)") in material_of("Fix it:\n" + code + "\n")
+    # a line ending in ">" (not "=>") is no code line: three code lines are no run
+    assert not [k for k, _, _ in material_of("Fix it:\nlet a = 1;\nlet b = 2;\nif a > b\nlet c = 3;\n") if k == "code"]
+
+
+def test_editing_requests_hand_over_the_text_after_them():
+    assert material_of("Make this warmer:\nWe regret to inform you that your order is late.") == [
+        ("introduced", "We regret to inform you that your order is late.",
+         "kept: the text handed over after 'Make this warmer:'")]
+    assert [t for k, t, _ in material_of("请把下面这段改得更正式：\n明天来开会。") if k == "introduced"] == ["明天来开会。"]
+    assert material_of("Rules:\nAnswer briefly.\nOutput:\nOne line.") == []
