@@ -2,7 +2,7 @@
 import streamlit as st
 
 from layerzero_viz import charts, render
-from layerzero_viz.appstate import COLOR_BY, HEATMAP_VIEWS, TOKENS_PER_PAGE, md_escape, page_bounds
+from layerzero_viz.appstate import COLOR_BY, HEATMAP_VIEWS, TOKENS_PER_PAGE, floor_label, md_escape, page_bounds
 from ui import session, widgets
 
 ss = st.session_state
@@ -11,8 +11,10 @@ conv = cur.annotated.conversation
 tokens = cur.view.tokens
 
 st.title("Heatmap")
-st.caption(f"{md_escape(cur.source.name)} · {cur.result.tokens_pruned:,} of {cur.result.tokens_total:,} tokens "
-           f"pruned at r = {cur.result.ratio:.2f}.")
+result = cur.result
+tiers = (f" ({result.tokens_safe:,} safe, {result.tokens_lossy:,} lossy ≈)" if result.tokens_lossy else "")
+st.caption(f"{md_escape(cur.source.name)} · {result.tokens_pruned:,} of {result.tokens_total:,} tokens "
+           f"pruned{tiers} at r = {result.ratio:.2f}, floor {floor_label(result.min_effectiveness)}.")
 
 # A control rather than st.tabs: only the chosen view is computed, and a debug link can reopen it.
 view = st.segmented_control("View", HEATMAP_VIEWS, key=session.HEATMAP_VIEW, persist_state="session",
@@ -39,7 +41,7 @@ if view == "tokens":
         st.info("This selection has no text tokens (images and tool blocks are passed through untouched).")
     else:
         st.caption(f"Tokens {first + 1:,}–{last:,} of {len(shown):,} ({TOKENS_PER_PAGE:,} per page). "
-                   "Hover a token for its reason, detail, token ids and score.")
+                   "Hover a token for its reason, detail, tier, estimated loss, token ids and score.")
         st.markdown(render.TOKEN_CSS, unsafe_allow_html=True)
         # counted like the sidebar: engine directives are outside tokens_total and tokens_pruned
         totals = cur.view.memo("per_message", lambda: tokens[tokens["reason"] != "directive"]

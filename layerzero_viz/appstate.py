@@ -22,6 +22,7 @@ from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 import pandas as pd
 
+from .engine import FLOOR_CHOICES
 from .errors import InputError, ShareLinkError
 from .formats import load_conversation
 from .model import Conversation, MessageKey
@@ -36,6 +37,13 @@ __all__ = [
     "TOKENS_PER_PAGE",
     "MESSAGES_PER_PAGE",
     "VIEW_FIELDS",
+    "FLOOR_CHOICES",
+    "LOSSLESS",
+    "RECOMMENDED_FLOOR",
+    "floor_label",
+    "clean_floor",
+    "bound_message",
+    "Bound",
     "Source",
     "ViewState",
     "GalleryItem",
@@ -65,6 +73,35 @@ HEATMAP_VIEWS: tuple[str, ...] = ("tokens", "overview")
 TOKENS_PER_PAGE = 2000
 T = TypeVar("T")
 MESSAGES_PER_PAGE = 20
+LOSSLESS = 1.0
+"""The default effectiveness floor: no lossy-tier token is ever taken (the trust contract)."""
+RECOMMENDED_FLOOR = 0.98
+"""The article's alert threshold: the floor the app offers when the safe tier is used up."""
+
+
+def floor_label(floor: float) -> str:
+    """How the app names a floor: ``lossless`` (1.0), ``off`` (0) or the number.
+
+    >>> [floor_label(f) for f in FLOOR_CHOICES]
+    ['lossless', '0.99', '0.98', '0.95', 'off']
+    """
+    floor = float(floor)
+    return "lossless" if floor >= 1.0 else "off" if floor <= 0.0 else f"{floor:g}"
+
+
+def clean_floor(value: Any) -> float:
+    """A floor from a link or the session: one of :data:`FLOOR_CHOICES`, else lossless.
+
+    An old link carries none and loads as lossless; a value the app does not offer is never trusted.
+
+    >>> clean_floor(0.98), clean_floor(None), clean_floor(0.97), clean_floor(True), clean_floor("0.95")
+    (0.98, 1.0, 1.0, 1.0, 1.0)
+    """
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        for choice in FLOOR_CHOICES:
+            if float(value) == choice:
+                return choice
+    return LOSSLESS
 
 
 def _positive_int(value: Any) -> bool:
@@ -119,6 +156,41 @@ class ViewState:
     message: MessageKey | None = None
     view: Mapping[str, Any] = field(default_factory=dict)
     profile: str | None = None  # the domain profile picked in the sidebar (None: off)
+    min_effectiveness: float = LOSSLESS  # the effectiveness floor of the lossy tier (1.0: lossless)
+
+
+@dataclass(frozen=True)
+class Bound:
+    """What bounds pruning right now, as the sidebar says it; ``offer`` is a floor worth offering, if any."""
+
+    stopped_by: str
+    text: str
+    offer: float | None = None
+
+
+def _percent(fraction: float) -> str:
+    return f"{fraction:.0%}" if fraction >= 0.01 or fraction == 0 else f"{fraction:.1%}"
+
+
+def bound_message(result: Any) -> Bound | None:
+    """Why selection stopped where it did (from ``result.stopped_by``), in the sidebar's words.
+
+    None when layer-zero is disabled (the sidebar says so already).  Under the lossless floor with every
+    safe-tier token taken, the message offers :data:`RECOMMENDED_FLOOR`.
+    """
+    if not result.annotated.settings.enabled:
+        return None
+    floor = float(result.min_effectiveness)
+    why = result.stopped_by
+    if why == "ratio":
+        return Bound(why, f"The budget (r = {result.ratio:.2f}) is spent.")
+    if why == "floor" and floor >= LOSSLESS:
+        return Bound(why, f"All redundant tokens are used at {_percent(result.safe_frontier)}; to prune more, "
+                          f"allow lossy pruning (floor {RECOMMENDED_FLOOR:g}).", offer=RECOMMENDED_FLOOR)
+    if why == "floor":
+        return Bound(why, f"Stopped by the {floor:g} floor at {_percent(result.pruned_fraction)}; "
+                          "a lower floor prunes more, at a lower estimate.")
+    return Bound(why, "Nothing left that either tier may take.")
 
 
 def page_url_path(page: str) -> str:
@@ -141,6 +213,8 @@ def link_state(view: ViewState) -> dict[str, Any]:
         "profile": view.profile,
         "view": clean_view(view.view),
     }
+    # in the view extras, as source_name: share.STATE_FIELDS keeps only the fields it knows at the top level
+    state["view"]["min_effectiveness"] = clean_floor(view.min_effectiveness)
     if view.source is not None:
         state["view"]["source_name"] = view.source.name
         state.update(conversation=view.source.text, format=view.source.format, line=view.source.line)
@@ -150,7 +224,8 @@ def link_state(view: ViewState) -> dict[str, Any]:
 def view_from_link(state: Mapping[str, Any]) -> ViewState:
     """The view a decoded link state describes; :class:`ShareLinkError` when it carries no conversation.
 
-    An unknown page opens the default page; view values that fail their check are dropped.
+    An unknown page opens the default page; view values that fail their check are dropped; a link without
+    an effectiveness floor (made before there was one) or with one the app does not offer loads as lossless.
     """
     if not state.get("conversation"):
         raise ShareLinkError("This debug link carries no conversation, so there is nothing to show. "
@@ -173,6 +248,7 @@ def view_from_link(state: Mapping[str, Any]) -> ViewState:
         message=state.get("message"),
         view=clean_view(extras),
         profile=state.get("profile"),
+        min_effectiveness=clean_floor(extras.get("min_effectiveness", state.get("min_effectiveness", LOSSLESS))),
     )
 
 

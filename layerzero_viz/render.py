@@ -118,6 +118,10 @@ def _chip(rows: list[dict[str, Any]], show_whitespace: bool) -> str:
     details = _unique(str(r["detail"]) for r in rows if str(r["detail"]))
     title_lines = [" / ".join(reason_style(c).label for c in reasons)]
     title_lines += details
+    tiers = _unique(str(r["tier"]) for r in rows if r.get("tier") in ("safe", "lossy"))
+    if tiers:
+        loss = sum(float(r.get("loss") or 0.0) for r in rows)
+        title_lines.append(f"{' + '.join(tiers)} tier · estimated loss {loss:.2f} bits")
     title_lines.append(f"{'tokens' if len(rows) > 1 else 'token'} {ids} · score {score:.2f}")
     title = html.escape("\n".join(title_lines), quote=True)
 
@@ -143,7 +147,8 @@ def token_html(df: pd.DataFrame, *, show_whitespace: bool = False, max_tokens: i
     """HTML chips for the tokens in ``df`` (one message or block, in order), wrapped in ``<div class="lz-tokens">``.
 
     Consecutive tokens sharing ``group`` merge into one chip whose title lists every token id. Each chip has
-    classes ``lz-tok lz-<reason>``, a title (reason label, detail, token ids, score), a tint whose alpha follows
+    classes ``lz-tok lz-<reason>``, a title (reason label, detail, the pruning tier and its estimated loss in bits
+    when the table has ``tier``/``loss``, token ids, score), a tint whose alpha follows
     the score, and the reason's glyph as ``data-icon`` and a ``<sup>``.  ``show_whitespace`` shows spaces as
     ``·``, tabs as ``→`` and newlines as ``↵`` (then a line break).  ``max_tokens`` stops after that many
     tokens (never inside a group) and says how many were left out.
@@ -153,7 +158,7 @@ def token_html(df: pd.DataFrame, *, show_whitespace: bool = False, max_tokens: i
     if missing:
         raise ValueError(f"token_html needs the engine's token columns; missing: {', '.join(missing)}")
 
-    columns = list(needed) + (["decision"] if "decision" in df.columns else [])
+    columns = list(needed) + [c for c in ("decision", "tier", "loss") if c in df.columns]
     rows = df.loc[:, columns].to_dict("records")
     limit = len(rows) if max_tokens is None else max(0, int(max_tokens))
 

@@ -1,15 +1,16 @@
 """The app's state as plain data: sources, debug-link views, pagination, gallery, uploads, downloads."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from layerzero_viz import InputError, ShareLinkError, annotate, load_conversation, share
 from layerzero_viz.appstate import (
-    DEFAULT_PAGE, PAGES, ResultView, Source, ViewState, app_base_url, clean_view, download_names,
-    fixture_from_argv, link_state, md_escape, message_position, page_bounds, page_count, page_url_path,
-    read_gallery, text_of_upload, view_from_link,
+    DEFAULT_PAGE, FLOOR_CHOICES, LOSSLESS, PAGES, ResultView, Source, ViewState, app_base_url, bound_message,
+    clean_floor, clean_view, download_names, fixture_from_argv, floor_label, link_state, md_escape,
+    message_position, page_bounds, page_count, page_url_path, read_gallery, text_of_upload, view_from_link,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,9 +35,73 @@ def test_source_digest_depends_on_the_text_only():
 
 def test_link_state_round_trips_through_a_share_token():
     view = ViewState(page="side-by-side", source=Source(CHAT, "anthropic", None, "tax.json"), ratio=0.25,
-                     low_information=False, show_whitespace=True, message=0, view={"messages_page": 2})
+                     low_information=False, show_whitespace=True, message=0, view={"messages_page": 2},
+                     profile="finance", min_effectiveness=0.98)
     back = view_from_link(share.decode_state(share.encode_state(link_state(view))))
     assert back == view
+
+
+def test_every_view_state_field_travels_in_a_link():
+    """A field added to ViewState must be carried by link_state (source fields are flattened)."""
+    from dataclasses import fields
+
+    state = link_state(ViewState(source=Source(CHAT)))
+    carried = set(share.decode_state(share.encode_state(state))["view"]) | set(state) | {"source"}
+    assert {f.name for f in fields(ViewState)} <= carried
+
+
+@pytest.mark.parametrize("floor", FLOOR_CHOICES)
+def test_every_floor_round_trips_through_a_link(floor):
+    view = ViewState(source=Source(CHAT), ratio=0.4, min_effectiveness=floor)
+    back = view_from_link(share.decode_state(share.encode_state(link_state(view))))
+    assert back.min_effectiveness == floor and isinstance(back.min_effectiveness, float)
+
+
+def test_an_old_link_without_a_floor_or_with_a_strange_one_loads_lossless():
+    old = link_state(ViewState(source=Source(CHAT), ratio=0.4))
+    del old["view"]["min_effectiveness"]
+    assert view_from_link(share.decode_state(share.encode_state(old))).min_effectiveness == LOSSLESS
+    for strange in (0.97, -1, 2, "0.98", True, None, float("nan")):
+        state = {**old, "view": {**old["view"], "min_effectiveness": strange}}
+        assert view_from_link(state).min_effectiveness == LOSSLESS
+
+
+def test_floor_labels_and_cleaning():
+    assert [floor_label(f) for f in FLOOR_CHOICES] == ["lossless", "0.99", "0.98", "0.95", "off"]
+    assert clean_floor(0) == 0.0 and clean_floor(1) == 1.0 and clean_floor(0.95) == 0.95
+
+
+@pytest.fixture(scope="module")
+def support():
+    return annotate(load_conversation(ROOT / "fixtures" / "support_chat.en.json"), env={})
+
+
+def test_bound_message_for_each_way_selection_stops(support):
+    frontier = support.safe_frontier
+    assert 0.2 < frontier < 0.3  # the fixture: every redundant token is used at about 25 %
+
+    budget = bound_message(support.at_ratio(0.1))
+    assert budget.stopped_by == "ratio" and budget.text == "The budget (r = 0.10) is spent." and budget.offer is None
+
+    safe_used = bound_message(support.at_ratio(0.5))
+    assert safe_used.stopped_by == "floor" and safe_used.offer == 0.98
+    assert safe_used.text == (f"All redundant tokens are used at {frontier:.0%}; to prune more, allow lossy pruning "
+                              "(floor 0.98).")
+
+    result = support.at_ratio(0.5, min_effectiveness=0.98)
+    floor = bound_message(result)
+    assert floor.stopped_by == "floor" and floor.offer is None
+    assert floor.text.startswith(f"Stopped by the 0.98 floor at {result.pruned_fraction:.0%}")
+
+    nothing = bound_message(support.at_ratio(0.9, min_effectiveness=0.0))
+    assert nothing.stopped_by == "candidates" and nothing.text == "Nothing left that either tier may take."
+
+
+def test_bound_message_is_silent_when_layer_zero_is_disabled():
+    conv = load_conversation(json.dumps({
+        "system": '<layer-zero enabled="false"/>\nBe brief.',
+        "messages": [{"role": "user", "content": "Could you please kindly help me, thank you so much?"}]}))
+    assert bound_message(annotate(conv, env={}).at_ratio(0.5)) is None
 
 
 def test_link_without_a_ratio_keeps_the_conversations_own():

@@ -1,4 +1,4 @@
-"""Cached engine calls: detection runs once per conversation and settings, selection once per ratio.
+"""Cached engine calls: detection runs once per conversation and settings, selection once per ratio and floor.
 
 ``st.cache_resource`` shares the objects between reruns and sessions.  Every cache is keyed on the same
 tuple — the conversation's sha256, its format and JSONL line, the low-information switch, the
@@ -36,13 +36,13 @@ def _annotation(key: Key, _source: Source) -> Annotated:
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
-def _result_view(key: Key, ratio: float | None, _annotated: Annotated) -> ResultView:
-    return ResultView(_annotated.at_ratio(ratio))
+def _result_view(key: Key, ratio: float | None, floor: float, _annotated: Annotated) -> ResultView:
+    return ResultView(_annotated.at_ratio(ratio, min_effectiveness=floor))
 
 
-@st.cache_resource(max_entries=16, show_spinner="Sweeping prune_ratio 0 → 0.95…")
-def _sweep(key: Key, _annotated: Annotated) -> list[dict[str, float]]:
-    return _annotated.sweep()
+@st.cache_resource(max_entries=32, show_spinner="Sweeping prune_ratio 0 → 0.95…")
+def _sweep(key: Key, floor: float, _annotated: Annotated) -> list[dict[str, float]]:
+    return _annotated.sweep(min_effectiveness=floor)
 
 
 def annotation(source: Source, low_information: bool) -> Annotated:
@@ -50,13 +50,14 @@ def annotation(source: Source, low_information: bool) -> Annotated:
     return _annotation(_key(source, low_information), source)
 
 
-def result_view(source: Source, low_information: bool, ratio: float | None) -> ResultView:
-    """Decisions at ``ratio`` (None: the conversation's own effective ratio) over the cached annotation."""
+def result_view(source: Source, low_information: bool, ratio: float | None, floor: float = 1.0) -> ResultView:
+    """Decisions at ``ratio`` (None: the conversation's own effective ratio) under the effectiveness ``floor``
+    (1.0: lossless) over the cached annotation."""
     key = _key(source, low_information)
-    return _result_view(key, ratio, _annotation(key, source))
+    return _result_view(key, ratio, float(floor), _annotation(key, source))
 
 
-def sweep(source: Source, low_information: bool) -> list[dict[str, Any]]:
-    """Pruned fraction and effectiveness estimate for r = 0.00 … 0.95 over the cached annotation."""
+def sweep(source: Source, low_information: bool, floor: float = 1.0) -> list[dict[str, Any]]:
+    """Pruned fraction and effectiveness estimate for r = 0.00 … 0.95 under ``floor``, over the cached annotation."""
     key = _key(source, low_information)
-    return _sweep(key, _annotation(key, source))
+    return _sweep(key, float(floor), _annotation(key, source))

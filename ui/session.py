@@ -15,8 +15,8 @@ import streamlit as st
 
 from layerzero_viz import Annotated, LayerZeroError, share
 from layerzero_viz.appstate import (
-    COLOR_BY, DEFAULT_PAGE, HEATMAP_VIEWS, ResultView, Source, ViewState, link_state, md_escape,
-    message_position, text_of_upload, view_from_link,
+    COLOR_BY, DEFAULT_PAGE, HEATMAP_VIEWS, LOSSLESS, ResultView, Source, ViewState, clean_floor, link_state,
+    md_escape, message_position, text_of_upload, view_from_link,
 )
 
 from . import cache
@@ -25,6 +25,7 @@ from . import cache
 SOURCE = "source"
 RATIO = "ratio"
 RATIO_TOUCHED = "ratio_touched"
+FLOOR = "min_effectiveness"  # the effectiveness floor of the lossy tier, beside the slider
 LOW_INFORMATION = "low_information"
 SHOW_WHITESPACE = "show_whitespace"
 MESSAGE = "message"
@@ -54,6 +55,7 @@ PAGE_VIEW_KEYS: Mapping[str, tuple[str, ...]] = {
 _DEFAULTS: Mapping[str, Any] = {
     RATIO: 0.3,
     RATIO_TOUCHED: False,
+    FLOOR: LOSSLESS,
     LOW_INFORMATION: True,
     SHOW_WHITESPACE: False,
     MESSAGE: ALL_MESSAGES,
@@ -106,8 +108,9 @@ def load(source: Source, *, goto: str | None = DEFAULT_PAGE) -> bool:
         return False
     source, annotated = loaded
     ss = st.session_state
+    # the floor is the user's choice, like the low-information switch: a new conversation keeps it
     _install(source, annotated, ViewState(source=source, low_information=ss[LOW_INFORMATION],
-                                          show_whitespace=ss[SHOW_WHITESPACE]))
+                                          show_whitespace=ss[SHOW_WHITESPACE], min_effectiveness=floor()))
     if goto:
         st.session_state[GOTO] = goto
     return True
@@ -120,6 +123,7 @@ def _install(source: Source, annotated: Annotated, view: ViewState) -> None:
     ss[LINK_ERROR] = None
     ss[RATIO] = annotated.settings.ratio if view.ratio is None else view.ratio
     ss[RATIO_TOUCHED] = view.ratio is not None
+    ss[FLOOR] = clean_floor(view.min_effectiveness)
     ss[LOW_INFORMATION] = view.low_information
     ss[SHOW_WHITESPACE] = view.show_whitespace
     known = message_position(annotated.conversation, view.message) is not None
@@ -237,6 +241,7 @@ def current_view(page: str) -> ViewState:
         message=None if ss.get(MESSAGE) == ALL_MESSAGES else ss.get(MESSAGE),
         view={k: ss[k] for k in PAGE_VIEW_KEYS.get(page, ()) if k in ss},
         profile=_active_profile(),
+        min_effectiveness=floor(),
     )
 
 
@@ -256,7 +261,7 @@ def make_debug_link(page: str, base_url: str, url_path: str) -> str:
 
 @dataclass(frozen=True)
 class Current:
-    """What every page shows: the loaded source, its annotation and the decisions at the sidebar's ratio."""
+    """What every page shows: the loaded source, its annotation and the decisions at the sidebar's ratio and floor."""
 
     source: Source
     annotated: Annotated
@@ -278,6 +283,22 @@ def set_ratio(ratio: float) -> None:
     st.session_state[RATIO_TOUCHED] = True
 
 
+def set_floor(value: float) -> None:
+    """Button callback: set the effectiveness floor (as the sidebar's picker would)."""
+    st.session_state[FLOOR] = clean_floor(value)
+
+
+def floor() -> float:
+    """The effectiveness floor every page prunes under (1.0: lossless, the default)."""
+    return clean_floor(st.session_state.get(FLOOR, LOSSLESS))
+
+
+def ratio() -> float | None:
+    """The slider's ratio as an explicit argument, or None (the conversation's own) until the user moves it."""
+    ss = st.session_state
+    return float(ss[RATIO]) if ss[RATIO_TOUCHED] else None
+
+
 def current() -> Current | None:
     """The loaded conversation at the current controls, or None when nothing is loaded (or it broke)."""
     ss = st.session_state
@@ -285,10 +306,9 @@ def current() -> Current | None:
     if source is None:
         return None
     low = bool(ss[LOW_INFORMATION])
-    ratio = float(ss[RATIO]) if ss[RATIO_TOUCHED] else None
     try:
         annotated = cache.annotation(source, low)
-        view = cache.result_view(source, low, ratio)
+        view = cache.result_view(source, low, ratio(), floor())
     except Exception as exc:  # noqa: BLE001
         st.error(md_escape(_friendly(exc, "Pruning")))
         return None

@@ -1,10 +1,13 @@
-"""The sidebar every page shares: the ratio, its source, the low-information switch, metrics and the debug link."""
+"""The sidebar every page shares: the ratio and the effectiveness floor, what bounds pruning, the low-information
+switch, metrics and the debug link."""
 from __future__ import annotations
 
 import streamlit as st
 
 from layerzero_viz import LayerZeroError
-from layerzero_viz.appstate import app_base_url, md_escape, page_url_path
+from layerzero_viz.appstate import (
+    FLOOR_CHOICES, app_base_url, bound_message, floor_label, md_escape, page_url_path,
+)
 
 from . import advisor, claude, session
 from .session import Current
@@ -28,6 +31,14 @@ def render(page: str, cur: Current | None) -> None:
             help="At most ⌊r · tokens⌋ tokens are pruned. Moving the slider only re-selects: "
                  "detection ran once when the conversation was loaded.",
         )
+        st.segmented_control(
+            "Effectiveness floor", FLOOR_CHOICES, key=session.FLOOR, required=True, format_func=floor_label,
+            disabled=cur is None, width="stretch",
+            help="How much estimated information pruning may cost. **lossless** (the default) takes only the safe "
+                 "tier: the redundant tokens the rules found. Below it, a lossy tier spends the rest of the budget "
+                 "on the least informative words while the effectiveness estimate stays ≥ the floor. 0.98 is the "
+                 "article's alert threshold, recommended for exploring; **off** removes the floor.",
+        )
         st.toggle("Low-information words", key=session.LOW_INFORMATION, disabled=cur is None,
                   help="Prune frequent function words while budget is left (lowest priority). "
                        "Switching this re-runs detection once; the result is cached.")
@@ -36,6 +47,7 @@ def render(page: str, cur: Current | None) -> None:
             st.caption("Load a conversation to see its metrics.")
             return
         _status(cur)
+        _bound(cur)
         _metrics(cur)
         claude.exact_counts(cur)
         st.divider()
@@ -54,11 +66,31 @@ def _status(cur: Current) -> None:
         st.warning(md_escape(warning))
 
 
+def _bound(cur: Current) -> None:
+    """What bounds pruning now (the budget, the floor or the candidates) and, past the safe tier, the offer."""
+    bound = bound_message(cur.result)
+    if bound is None:
+        return
+    if bound.offer is None:
+        st.caption(md_escape(bound.text))
+        return
+    st.info(md_escape(bound.text), icon=":material/info:")
+    st.button(f"Allow lossy pruning (floor {floor_label(bound.offer)})", key="allow_lossy", width="stretch",
+              icon=":material/trending_down:", on_click=session.set_floor, args=(bound.offer,),
+              help=f"The slider is above the safe frontier (r = {cur.result.safe_frontier:.2f}): under the "
+                   "lossless floor no higher ratio prunes more. This lets the lossy tier spend the rest of the "
+                   "budget while the estimate stays ≥ the floor.")
+
+
 def _metrics(cur: Current) -> None:
     result = cur.result
     after = result.tokens_total - result.tokens_pruned
     st.metric("Tokens before → after", f"{result.tokens_total:,} → {after:,}")
     st.metric("Pruned", f"{result.pruned_fraction:.1%}")
+    st.metric("Pruned by tier (safe + lossy)", f"{result.tokens_safe:,} + {result.tokens_lossy:,}",
+              help="Safe tier: the redundant tokens the rules found, taken first. Lossy tier: the least informative "
+                   f"words beyond them, taken while the estimate stays ≥ the floor "
+                   f"({floor_label(result.min_effectiveness)}); always 0 when lossless.")
     # full width: in a half-width column the label was cut to "Effectiveness…"
     st.metric("Effectiveness (estimate)", f"{result.effectiveness_estimate:.3f}",
                  help="An estimate from token information content, not a measured model score.")
@@ -70,7 +102,7 @@ def _metrics(cur: Current) -> None:
 
 
 def _debug_link(page: str) -> None:
-    if st.button("Copy debug link", icon=":material/link:", width="stretch",
+    if st.button("Copy debug link", key="debug_link", icon=":material/link:", width="stretch",
                  help="A URL that reopens exactly this view: conversation, ratio, toggles and page."):
         url_path = page_url_path(page)
         base = app_base_url(st.context.url, url_path)

@@ -10,7 +10,7 @@ from layerzero_viz.appstate import Source, ViewState, link_state
 
 
 def copy_debug_link(at) -> str:
-    at.sidebar.button[0].click().run()
+    at.sidebar.button(key="debug_link").click().run()
     [code] = at.sidebar.code
     return code.value
 
