@@ -161,3 +161,47 @@ def test_declared_phrase_in_a_quote_is_kept():
     system = '<redundant_phrases>["麻烦"]</redundant_phrases>\n你是客服。'
     r = prune(conv(system, "请翻译：“麻烦您帮我看看。”"))
     assert "麻烦您帮我看看" in r.messages[1].pruned
+
+
+# --- the judgment's faster helpers decide exactly as the definitions they stand for ---
+
+_CONSTRAINT_SAMPLES = [
+    "请问这是什么？", "请回答。", "用英文！回答", "用英文回答。", "以中文作答", "使用表格。", "回答不超过200字。", "你好。",
+    "Do NOT explain.", "DON'T explain.", "dont explain", "MUST", "Keep it short.", "keeper of the keys",
+    "Use bullets.", "bulleted", "requires", "REQUIRED", "no more than", "no  more than", "at most", "atmost",
+    "\u212aeep it short.", "u\u017fe tables", "\u0131nclude", "\u0130nclude", "Ｕｓｅ tables", "ＵＳＥ", "use。",
+    "请用English回答", "中文 and use tables", "写作风格", "", " ", "?", "Should I?", "格式：JSON",
+]
+
+
+def test_constraint_search_part_by_part_is_the_one_pattern():
+    for text in _CONSTRAINT_SAMPLES + [t.upper() for t in _CONSTRAINT_SAMPLES]:
+        assert repeated._constraint_word_in(text) == (repeated._CONSTRAINT.search(text) is not None), text
+
+
+def test_fast_fold_is_fold():
+    from layerzero_viz.view import fold
+    samples = ["ΑΣ", "ΟΔΟΣ οδός", "ﬁne", "ＡＢＣ１２３…", "\uf900\u2f00\u3038㈠㍿", "e\u0301", "\u1100\u1161", "İı",
+               "Kelvin \u212a", "ſ", "回答请用中文, Please!", "Don’t", "ǅ", "ß", ""]
+    samples += [chr(c) for c in range(0x3400)] + [chr(c) for c in range(0xF900, 0xFB00)]
+    for text in samples:
+        assert repeated._fold(text) == fold(text), text
+
+
+def test_analyse_keys():
+    """Restatement words (另外, 请, 务必, also) dropped, negations and modals only in the exact key, numbers as #
+    in the family, clauses (at separators and "and") sorted."""
+    assert repeated._analyse("另外，请务必不要使用表格，回答不超过200字。") == (('不', '要', '使', '用', '表', '格', '回', '答', '不', '超', '过', '200', '字'),
+                 ('使', '用', '表', '格', '回', '答', '超', '过', '#', '字'),
+                 (('不', '要', '使', '用', '表', '格'), ('回', '答', '不', '超', '过', '200', '字')),
+                 (('使', '用', '表', '格'), ('回', '答', '超', '过', '#', '字')))
+    assert repeated._analyse("Also, don't use tables and never exceed 80 words.") == (
+        ("don't", 'use', 'tables', 'and', 'never', 'exceed', '80', 'words'),
+        ('use', 'tables', 'and', 'exceed', '#', 'words'),
+        (("don't", 'use', 'tables'), ('never', 'exceed', '80', 'words')),
+        (('exceed', '#', 'words'), ('use', 'tables')))
+    assert repeated._analyse("You cannot skip steps 1, 2; and answer in English.") == (
+        ('you', 'cannot', 'skip', 'steps', '1', '2', 'and', 'answer', 'in', 'english'),
+        ('you', 'skip', 'steps', '#', '#', 'and', 'answer', 'in', 'english'),
+        (('2',), ('answer', 'in', 'english'), ('you', 'cannot', 'skip', 'steps', '1')),
+        (('#',), ('answer', 'in', 'english'), ('you', 'skip', 'steps', '#')))
