@@ -27,8 +27,8 @@ __all__ = ["LossyTier", "lossy_tier", "NEARBY_WORDS"]
 NEARBY_WORDS = 40
 _WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)*|[\u3400-\u9fff\uf900-\ufaff]+")
 # what ends a clause for this purpose: punctuation, line breaks, markup and quote marks
-_OPENING_MARKS = frozenset("*_~`([{<\"'“‘「『《")
-_CLOSING_MARKS = frozenset("*_~`)]}>\"'”’」』》")
+_OPENING_MARKS = frozenset("*_~`([{<\"'“‘「『《-/")
+_CLOSING_MARKS = frozenset("*_~`)]}>\"'”’」』》-/")
 _NEGATION_CHARS = re.compile(r"[不没未无非别勿莫否]")
 _EN_NEGATIONS = frozenset({"not", "no", "never", "nor", "neither", "without", "cannot", "don't", "doesn't", "didn't",
                            "won't", "can't", "isn't", "aren't", "wasn't", "shouldn't", "mustn't", "nothing", "none"})
@@ -102,7 +102,11 @@ def lossy_tier(ann) -> LossyTier:
                 if text[max(0, ws - 2):ws].strip()[-1:].isdigit() or text[we:we + 2].strip()[:1].isdigit():
                     continue  # next to a number: a unit or a measure word ("4 cm", 第5页) goes with its number
                 if before in _OPENING_MARKS or after in _CLOSING_MARKS:
-                    continue  # next to an emphasis, bracket or quote mark: "**Cost Optimization**" keeps "Cost"
+                    continue  # next to an emphasis, bracket, quote mark or hyphen: "**Cost …**" keeps "Cost",
+                    # "in-depth" keeps "in"
+                if word[0].isascii() and (word[0].isupper() or _opens_sentence(text, ws)):
+                    continue  # a capitalised word is a name or a term ("Directional Light"), and the first word of an
+                    # English sentence stays so that no sentence starts in lower case
                 if _NEGATION_CHARS.search(word) or key in _EN_NEGATIONS:
                     continue  # 未来, 不错, "not": a word that may carry a negation is never weighed away
                 a = int(np.searchsorted(g_end, ws, side="right"))
@@ -133,6 +137,14 @@ def lossy_tier(ann) -> LossyTier:
                      np.array([r[3] for r in rows], dtype=np.int64)[order],
                      np.array([r[4] for r in rows], dtype=np.int64)[order],
                      cost_o, loss_o, np.cumsum(cost_o), np.cumsum(loss_o))
+
+
+def _opens_sentence(text: str, ws: int) -> bool:
+    """Whether only spaces stand between the word at ``ws`` and a line start or a sentence's end."""
+    k = ws
+    while k > 0 and text[k - 1] in " \t":
+        k -= 1
+    return k == 0 or text[k - 1] in "\n.!?。！？:：" or text[k - 1] == "\x00"
 
 
 def _in_candidate(ann, s: int, e: int) -> bool:
