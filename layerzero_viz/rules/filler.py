@@ -400,6 +400,9 @@ def _filler_clause(text: str, info, i: int, n: int, se: int, zh_neg):
     return prev_be, be
 
 
+_SENTENCE_LEAD = " \t*_-•>#0123456789.)"  # what may stand before a sentence's first word: markup, a list marker
+
+
 def _frame(view: TextView, text: str, run, bs: int, be: int, ss: int, se: int, zh_neg):
     """The range of a frame inside a content clause, or None when taking it could leave debris."""
     rs, re_, hits = run
@@ -416,6 +419,8 @@ def _frame(view: TextView, text: str, run, bs: int, be: int, ss: int, se: int, z
                 return None
             if rs == bs and text[end:be].split(None, 1)[0].lower().strip(",.") in _EN_BAD_START:
                 return None
+            if text[end].islower() and not text[ss:rs].strip(_SENTENCE_LEAD):
+                return None  # opening its sentence: the rest would start in lower case ("Please generate …")
             return rs, end
         start = rs
         while start > bs and text[start - 1] in _SPACE:
@@ -449,6 +454,8 @@ def _frame(view: TextView, text: str, run, bs: int, be: int, ss: int, se: int, z
         words = rest.split()
         if len(words) < 2 or not words[0][0].isalpha() or words[0].lower().strip(",.;:") in _EN_BAD_START:
             return None
+        if words[0][0].islower() and not text[ss:rs].strip(_SENTENCE_LEAD):
+            return None  # opening its sentence: the rest would start in lower case ("Please generate …")
         return rs, rest_start
     # zh
     if not _is_cjk(rest[0]) and not rest[0].isalnum():

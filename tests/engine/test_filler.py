@@ -12,7 +12,7 @@ def out(text: str, ratio: float = 0.95) -> str:
 def test_thanks_sentence_goes_whole_with_its_punctuation():
     assert out("Thank you for the information. Refund order 7.") == "Refund order 7."
     assert out("谢谢你的信息！请退款。") == "请退款。"
-    assert out("Please check order 7. Have a great day!") == "check order 7."
+    assert out("Please check order 7. Have a great day!") == "Please check order 7."
     assert out("Check order 7. Thanks in advance!") == "Check order 7."
 
 
@@ -59,9 +59,16 @@ def test_filler_cut_never_leaves_a_stray_complement():
 
 
 def test_request_frame_opening_a_clause_goes():
-    assert out("Could you please kindly tell me the status of order 7?") == "tell me the status of order 7?"
-    assert out("I was wondering if you could check order 7.") == "check order 7."
+    assert out("Order 7 is late, so could you please kindly tell me its status?") == \
+        "Order 7 is late, so tell me its status?"
     assert out("So please don't send order 7 by ground.") == "So don't send order 7 by ground."
+
+
+def test_english_frame_opening_a_sentence_stays_when_the_rest_would_start_in_lower_case():
+    # "Please generate …" → "generate …" reads as a broken sentence (a blind review flagged it twice)
+    for text in ("Could you please kindly tell me the status of order 7?", "I was wondering if you could check order 7.",
+                 "Please generate a summary of order 7."):
+        assert out(text) == text
 
 
 def test_thanks_inside_a_content_clause_stays():
@@ -91,7 +98,7 @@ def test_nengbuneng_is_a_frame_only_before_a_request_verb():
 
 
 def test_hedge_opening_a_clause_goes_with_that():
-    assert out("I think that order 7 is late.") == "order 7 is late."
+    assert out("Order 7 left on day 2, and I think that it is late.") == "Order 7 left on day 2, and it is late."
     # (in a user turn protect.py reads 我的理解 as a fact the user states about themself: see the report)
     r = prune(conv("根据我的理解，订单7已经发货。", "好"), 0.95, low_information=False).messages[0].pruned
     assert r == "订单7已经发货。"

@@ -69,8 +69,8 @@ def test_filler_zh_and_en_with_lexicon_in_detail():
     out = zh.messages[0].pruned
     assert "您好" not in out and "非常感谢您" not in out and "七日年化收益率" in out
     assert any("filler.zh" in t["detail"] for t in tokens_of(zh, "filler"))
-    en = prune(conv(None, "Hello! I was wondering if you could explain APR. Thank you so much."))
-    assert "wondering" not in en.messages[0].pruned and "APR" in en.messages[0].pruned
+    en = prune(conv(None, "Hello! My card shows 24% APR, so I was wondering if you could explain APR. Thank you so much."))
+    assert "wondering" not in en.messages[0].pruned and "explain APR" in en.messages[0].pruned
 
 
 def test_filler_is_a_whole_word_zh():
