@@ -18,6 +18,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from .appstate import floor_label
+from .engine import FLOOR_CHOICES
 from .reasons import PRUNE_REASONS, reason_style
 from .render import message_label
 
@@ -27,15 +29,19 @@ __all__ = [
     "timings_bar",
     "message_timings_bar",
     "sweep_chart",
+    "sweep_knee",
     "chart_png",
     "EFFECTIVENESS_TARGET",
 ]
 
 EFFECTIVENESS_TARGET = 0.99
-"""The effectiveness a pruned prompt should keep; the sweep chart draws it as a rule."""
+"""The effectiveness a pruned prompt should keep: the CLI sweep's default target for its best ratio."""
 
 # Okabe–Ito, for series that are not reasons.
-_BLUE, _ORANGE, _GREY = "#0072B2", "#E69F00", "#999999"
+_BLUE, _ORANGE, _GREY, _GREEN = "#0072B2", "#E69F00", "#999999", "#009E73"
+# One colour per effectiveness floor, the same whichever floors are drawn together.
+_FLOOR_COLORS = {1.0: _BLUE, 0.99: "#56B4E9", 0.98: _ORANGE, 0.95: "#D55E00", 0.0: "#CC79A7"}
+_SWEEP_HEIGHT = 420
 _SERIES = {"pruned_fraction": "pruned fraction", "effectiveness_estimate": "effectiveness (est.)"}
 
 
@@ -227,47 +233,166 @@ def message_timings_bar(rows: list[dict[str, Any]]) -> alt.Chart:
     )
 
 
-def sweep_chart(sweep_df: pd.DataFrame, *, best_ratio: float | None = None) -> alt.LayerChart:
-    """Pruned fraction and estimated effectiveness against ``prune_ratio``, with the 0.99 target and best ratio.
+def _ordered_floors(values: Iterable[float]) -> list[float]:
+    """Floors in the app's order (lossless first, off last); any other value after them, high to low."""
+    present = {float(v) for v in values}
+    known = [f for f in FLOOR_CHOICES if f in present]
+    return known + sorted(present - set(known), reverse=True)
 
-    ``sweep_df`` has one row per ratio with ``ratio``, ``pruned_fraction`` and ``effectiveness_estimate``.
+
+def sweep_knee(rows: Iterable[Mapping[str, Any]], floor: float = 1.0) -> float | None:
+    """The knee of one floor's sweep: the first ratio where pruning stops growing, or where the estimate first
+    drops below ``floor`` (for a floor strictly between 0 and 1), whichever comes first.
+
+    None when nothing is pruned at any ratio.
+
+    >>> rows = [{"ratio": r / 10, "pruned_fraction": min(r / 10, 0.2), "effectiveness_estimate": 1 - r / 100}
+    ...         for r in range(6)]
+    >>> sweep_knee(rows), sweep_knee(rows, floor=0.985)
+    (0.2, 0.2)
+    >>> sweep_knee(rows, floor=0.995)
+    0.1
+    """
+    ordered = sorted(rows, key=lambda r: float(r["ratio"]))
+    if not ordered:
+        return None
+    top = max(float(r["pruned_fraction"]) for r in ordered)
+    if top <= 0:
+        return None
+    knee = next(float(r["ratio"]) for r in ordered if float(r["pruned_fraction"]) >= top - 1e-12)
+    if 0.0 < floor < 1.0:
+        below = next((float(r["ratio"]) for r in ordered if float(r["effectiveness_estimate"]) < floor), None)
+        if below is not None:
+            knee = min(knee, below)
+    return knee
+
+
+def _estimate_domain(estimates: Iterable[float], floors: Iterable[float]) -> list[float]:
+    """The estimate axis zoomed to its range: from a little under the lowest estimate (or floor drawn) to 1."""
+    values = [float(v) for v in estimates if v is not None and math.isfinite(float(v))]
+    values += [f for f in floors if 0.0 < f < 1.0]
+    low = min(values, default=1.0)
+    span = max(1.0 - low, 0.01)
+    low = max(0.0, 1.0 - span * 1.15)
+    return [math.floor(low * 1000) / 1000, 1.0]
+
+
+def sweep_chart(sweep_df: pd.DataFrame, *, safe_frontier: float | None = None,
+                current_ratio: float | None = None) -> alt.LayerChart:
+    """Pruned fraction (left axis) and the effectiveness estimate (right axis, zoomed to its range) against
+    ``prune_ratio``, one curve of each per effectiveness floor in ``sweep_df``.
+
+    ``sweep_df`` has one row per ratio and floor with ``ratio``, ``pruned_fraction``,
+    ``effectiveness_estimate`` and ``min_effectiveness`` (rows of :meth:`Annotated.sweep` for several floors,
+    concatenated; without the column every row is lossless).  Marked: the ``safe_frontier`` (a vertical rule),
+    each floor between 0 and 1 (a horizontal rule on the estimate axis), each floor's knee (:func:`sweep_knee`,
+    a point on its pruned curve) and the slider's ``current_ratio``.  Every layer is named (``pruned-0.98``,
+    ``estimate-0.98``, ``floor-0.98``, ``knee-0.98``, ``frontier``, ``current``, ``budget``; Altair adds a
+    ``_0``/``_1`` suffix) so tests and readers can find it.
     """
     _require(sweep_df, ("ratio", *_SERIES), "sweep_chart")
-    long = sweep_df.loc[:, ["ratio", *_SERIES]].melt(id_vars="ratio", var_name="series", value_name="value")
-    long["series"] = long["series"].map(_SERIES)
-    series_scale = alt.Scale(domain=list(_SERIES.values()), range=[_BLUE, _ORANGE])
+    df = sweep_df.copy()
+    if "min_effectiveness" not in df.columns:
+        df["min_effectiveness"] = 1.0
+    df["min_effectiveness"] = df["min_effectiveness"].astype(float)
+    floors = _ordered_floors(df["min_effectiveness"])
+    labels = {f: floor_label(f) for f in floors}
+    df["floor"] = df["min_effectiveness"].map(labels)
+    floor_scale = alt.Scale(domain=[labels[f] for f in floors],
+                            range=[_FLOOR_COLORS.get(f, _GREY) for f in floors])
+    color = alt.Color("floor:N", title="effectiveness floor", scale=floor_scale,
+                      legend=alt.Legend(symbolType="stroke", symbolStrokeWidth=3, orient="bottom"))
+    dash = alt.StrokeDash("series:N", title=None, scale=alt.Scale(domain=list(_SERIES.values()),
+                                                                  range=[[1, 0], [6, 3]]),
+                          legend=alt.Legend(symbolType="stroke", symbolStrokeWidth=2, symbolStrokeColor="#666666",
+                                            orient="bottom"))
+    x = alt.X("ratio:Q", title="prune_ratio", scale=alt.Scale(domain=[0, 0.95], nice=False))
+    top = float(df["pruned_fraction"].max()) if len(df) else 0.0
+    pruned_max = max(0.05, math.ceil(top * 1.15 / 0.05) * 0.05)
+    y_pruned = alt.Y("pruned_fraction:Q", title="pruned fraction",
+                     scale=alt.Scale(domain=[0, pruned_max], nice=False), axis=alt.Axis(format=".0%"))
+    estimate_domain = _estimate_domain(df["effectiveness_estimate"], floors)
+    fine = estimate_domain[1] - estimate_domain[0] < 0.05
+    y_estimate = alt.Y("effectiveness_estimate:Q", title="effectiveness (estimate)",
+                       scale=alt.Scale(domain=estimate_domain, nice=False, zero=False),
+                       axis=alt.Axis(orient="right", format=".3f" if fine else ".2f", titleColor=_GREY))
+    tooltip = [alt.Tooltip("floor:N", title="floor"), alt.Tooltip("ratio:Q", format=".2f"),
+               alt.Tooltip("pruned_fraction:Q", title="pruned", format=".1%"),
+               alt.Tooltip("effectiveness_estimate:Q", title="estimate", format=".4f")]
+    tooltip += [alt.Tooltip(f"{c}:{t}", title=c.replace("_", " ")) for c, t in
+                (("tokens_pruned", "Q"), ("stopped_by", "N")) if c in df.columns]
+    keep = ["ratio", "floor", "pruned_fraction", "effectiveness_estimate",
+            *[c for c in ("tokens_pruned", "stopped_by") if c in df.columns]]
 
-    lines = (
-        alt.Chart(_inline(long))
-        .mark_line(point=True)
-        .encode(
-            x=alt.X("ratio:Q", title="prune_ratio", scale=alt.Scale(domain=[0, 0.95])),
-            y=alt.Y("value:Q", title=None, scale=alt.Scale(domain=[0, 1])),
-            color=alt.Color("series:N", title=None, scale=series_scale),
-            tooltip=[
-                alt.Tooltip("ratio:Q", format=".2f"),
-                alt.Tooltip("series:N"),
-                alt.Tooltip("value:Q", format=".3f"),
-            ],
-        )
+    left: list[alt.Chart] = []
+    right: list[alt.Chart] = []
+    # floor labels at the right end, unless the slider's label is there
+    label_x = 0.8 if current_ratio is not None and current_ratio > 0.85 else 0.95
+    # the budget: at most ⌊r·N⌋ tokens, so no curve rises above this diagonal
+    budget = pd.DataFrame({"ratio": [0.0, min(0.95, pruned_max)], "pruned_fraction": [0.0, min(0.95, pruned_max)]})
+    left.append(alt.Chart(_inline(budget), name="budget")
+                .mark_line(color=_GREY, strokeDash=[2, 3], strokeWidth=1, opacity=0.7)
+                .encode(x=x, y=y_pruned))
+    for f in floors:
+        rows = df.loc[df["min_effectiveness"] == f, keep].sort_values("ratio")
+        pruned = rows.assign(series=_SERIES["pruned_fraction"])
+        estimate = rows.assign(series=_SERIES["effectiveness_estimate"])
+        left.append(alt.Chart(_inline(pruned), name=f"pruned-{labels[f]}").mark_line(strokeWidth=2)
+                    .encode(x=x, y=y_pruned, color=color, strokeDash=dash))
+        right.append(alt.Chart(_inline(estimate), name=f"estimate-{labels[f]}").mark_line(strokeWidth=2)
+                     .encode(x=x, y=y_estimate, color=color, strokeDash=dash))
+        # invisible points that carry the tooltips (an overlay on the line would blank the dash legend)
+        left.append(alt.Chart(_inline(pruned), name=f"hover-pruned-{labels[f]}").mark_point(size=60, opacity=0)
+                    .encode(x=x, y=y_pruned, tooltip=tooltip))
+        right.append(alt.Chart(_inline(estimate), name=f"hover-estimate-{labels[f]}")
+                     .mark_point(size=60, opacity=0).encode(x=x, y=y_estimate, tooltip=tooltip))
+        knee = sweep_knee(rows.to_dict("records"), f)
+        if knee is not None:
+            at = rows.loc[rows["ratio"] == knee].iloc[0]
+            mark = pd.DataFrame({"ratio": [knee], "pruned_fraction": [float(at["pruned_fraction"])],
+                                 "effectiveness_estimate": [float(at["effectiveness_estimate"])],
+                                 "floor": [labels[f]], "label": [f"knee {knee:.2f}"]})
+            left.append(alt.Chart(_inline(mark), name=f"knee-{labels[f]}")
+                        .mark_point(size=110, filled=True, shape="diamond", stroke="white", strokeWidth=1)
+                        .encode(x=x, y=y_pruned, color=color,
+                                tooltip=[alt.Tooltip("floor:N"), alt.Tooltip("ratio:Q", title="knee r", format=".2f"),
+                                         alt.Tooltip("pruned_fraction:Q", title="pruned", format=".1%"),
+                                         alt.Tooltip("effectiveness_estimate:Q", title="estimate",
+                                                     format=".4f")]))
+            left.append(alt.Chart(_inline(mark), name=f"knee-label-{labels[f]}")
+                        .mark_text(align="left", dx=7, dy=-9, fontSize=11, fontWeight="bold")
+                        .encode(x=x, y=y_pruned, text="label:N",
+                                color=color))
+        if 0.0 < f < 1.0:
+            rule = pd.DataFrame({"effectiveness_estimate": [f], "floor": [labels[f]], "label": [f"floor {f:g}"]})
+            right.append(alt.Chart(_inline(rule), name=f"floor-{labels[f]}")
+                         .mark_rule(strokeDash=[1, 3], strokeWidth=2, opacity=0.9)
+                         .encode(y=y_estimate, color=color))
+            right.append(alt.Chart(_inline(rule), name=f"floor-label-{labels[f]}")
+                         .mark_text(align="right", baseline="top", dx=-4, dy=4, fontSize=11)
+                         .encode(y=y_estimate, x=alt.datum(label_x), text="label:N",
+                                 color=color))
+    if safe_frontier is not None:
+        frontier = pd.DataFrame({"ratio": [float(safe_frontier)],
+                                 "label": [f"safe frontier {float(safe_frontier):.2f}"]})
+        left.append(alt.Chart(_inline(frontier), name="frontier").mark_rule(color=_GREEN, strokeWidth=2)
+                    .encode(x=x, tooltip=[alt.Tooltip("ratio:Q", title="safe frontier", format=".3f")]))
+        left.append(alt.Chart(_inline(frontier), name="frontier-label")
+                    .mark_text(angle=270, align="left", baseline="bottom", dx=4, dy=-4, color=_GREEN, fontSize=11)
+                    .encode(x=x, y=alt.datum(0.0), text="label:N"))
+    if current_ratio is not None:
+        current = pd.DataFrame({"ratio": [float(current_ratio)], "label": [f"slider {float(current_ratio):.2f}"]})
+        left.append(alt.Chart(_inline(current), name="current").mark_rule(color=_GREY, strokeWidth=1)
+                    .encode(x=x))
+        left.append(alt.Chart(_inline(current), name="current-label")
+                    .mark_text(angle=270, align="left", baseline="bottom", dx=4, dy=-4, color="#777777", fontSize=11)
+                    .encode(x=x, y=alt.datum(0.0), text="label:N"))
+    return (
+        alt.layer(alt.layer(*left), alt.layer(*right))
+        .resolve_scale(y="independent")
+        .properties(title="Ratio sweep: pruned fraction (left axis, solid) and estimate (right axis, dashed)",
+                    height=_SWEEP_HEIGHT)
     )
-    target = pd.DataFrame({"y": [EFFECTIVENESS_TARGET], "label": [f"target {EFFECTIVENESS_TARGET:g}"]})
-    target_rule = alt.Chart(_inline(target)).mark_rule(strokeDash=[4, 4], color=_GREY).encode(y="y:Q")
-    target_text = (
-        alt.Chart(_inline(target))
-        .mark_text(align="right", dx=-4, dy=-6, color=_GREY)
-        .encode(y="y:Q", x=alt.datum(0.95), text="label:N")
-    )
-    layers: list[alt.Chart] = [lines, target_rule, target_text]
-    if best_ratio is not None:
-        best = pd.DataFrame({"ratio": [float(best_ratio)], "label": [f"best r = {float(best_ratio):.2f}"]})
-        layers.append(alt.Chart(_inline(best)).mark_rule(color=_ORANGE, strokeWidth=2).encode(x="ratio:Q"))
-        layers.append(
-            alt.Chart(_inline(best))
-            .mark_text(align="left", dx=4, dy=-4, baseline="bottom", color=_ORANGE)
-            .encode(x="ratio:Q", y=alt.datum(0.0), text="label:N")
-        )
-    return alt.layer(*layers).properties(title="Ratio sweep")
 
 
 def chart_png(chart: alt.TopLevelMixin, *, scale: float = 1.0) -> bytes:

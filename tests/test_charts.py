@@ -4,6 +4,7 @@ from __future__ import annotations
 import doctest
 import subprocess
 import sys
+from pathlib import Path
 
 import altair as alt
 import numpy as np
@@ -22,6 +23,7 @@ from layerzero_viz.charts import (
 from layerzero_viz.reasons import ALL_REASONS, PRUNE_REASONS, REASON_STYLES
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def token_table(n: int, messages: int, *, seed: int = 0) -> pd.DataFrame:
@@ -65,13 +67,6 @@ def rows(spec: dict) -> list[dict]:
     """The data rows of a single-view chart spec, inline or consolidated into ``datasets``."""
     data = spec["data"]
     return data["values"] if "values" in data else spec["datasets"][data["name"]]
-
-
-def layer_rows(spec: dict) -> list[list[dict]]:
-    return [
-        layer["data"]["values"] if "values" in layer["data"] else spec["datasets"][layer["data"]["name"]]
-        for layer in spec["layer"]
-    ]
 
 
 # ---------------------------------------------------------------- heatmap
@@ -206,25 +201,103 @@ def sweep() -> pd.DataFrame:
     return pd.DataFrame({"ratio": ratio, "pruned_fraction": ratio * 0.8, "effectiveness_estimate": 1 - ratio / 5})
 
 
-def test_sweep_draws_both_series_the_target_and_the_best_ratio(sweep):
-    spec = sweep_chart(sweep, best_ratio=0.35).to_dict()
-    lines, target, target_text, best, best_text = layer_rows(spec)
-    assert len(lines) == 2 * len(sweep)
-    assert {r["series"] for r in lines} == {"pruned fraction", "effectiveness (est.)"}
-    assert target == [{"y": 0.99, "label": "target 0.99"}] == target_text
-    assert best[0]["ratio"] == 0.35 and best_text[0]["label"] == "best r = 0.35"
-    marks = [layer["mark"]["type"] for layer in spec["layer"]]
-    assert marks == ["line", "rule", "text", "rule", "text"]
-    assert spec["layer"][0]["encoding"]["color"]["field"] == "series"
+def floors_sweep() -> pd.DataFrame:
+    """Three floors as the engine gives them: lossless stops at the safe frontier (0.20), 0.98 goes on to 0.30,
+    off to 0.50 (where the lossy tier has nothing left)."""
+    ratio = np.round(np.arange(0, 0.96, 0.01), 2)
+    frames = []
+    for floor, top in ((1.0, 0.20), (0.98, 0.30), (0.0, 0.50)):
+        pruned = np.minimum(ratio, top)
+        estimate = 1 - 0.005 * np.minimum(ratio, 0.2) / 0.2 - 0.4 * np.clip(pruned - 0.2, 0, None)
+        frames.append(pd.DataFrame({"ratio": ratio, "tokens_pruned": (pruned * 1000).round().astype(int),
+                                    "pruned_fraction": pruned, "effectiveness_estimate": estimate,
+                                    "stopped_by": "ratio", "min_effectiveness": floor}))
+    return pd.concat(frames, ignore_index=True)
 
 
-def test_sweep_without_a_best_ratio_has_no_vertical_rule(sweep):
-    assert len(sweep_chart(sweep).to_dict()["layer"]) == 3
+def named_layers(spec: dict) -> dict[str, dict]:
+    """Every named layer of a layer of layers, by its name without Altair's ``_0`` suffix; its data rows (inline
+    or consolidated into ``datasets``) are put in as ``rows``."""
+    out = {}
+    for group in spec["layer"]:
+        for layer in group["layer"]:
+            data = layer["data"]
+            rows = data["values"] if "values" in data else spec["datasets"][data["name"]]
+            out[layer["name"].rsplit("_", 1)[0]] = {**layer, "rows": rows}
+    return out
+
+
+def test_sweep_draws_a_curve_per_floor_on_two_axes():
+    spec = sweep_chart(floors_sweep(), safe_frontier=0.2, current_ratio=0.3).to_dict()
+    assert spec["resolve"] == {"scale": {"y": "independent"}}
+    left, right = spec["layer"]
+    layers = named_layers(spec)
+    for label in ("lossless", "0.98", "off"):
+        pruned, estimate = layers[f"pruned-{label}"], layers[f"estimate-{label}"]
+        assert pruned["name"] in [x["name"] for x in left["layer"]]
+        assert estimate["name"] in [x["name"] for x in right["layer"]]
+        assert pruned["mark"]["type"] == estimate["mark"]["type"] == "line"
+        assert {r["floor"] for r in pruned["rows"]} == {label}
+        assert len(pruned["rows"]) == 96
+    # pruned fraction on the left in percent, the estimate on its own right axis zoomed to its range
+    assert layers["pruned-lossless"]["encoding"]["y"]["axis"]["format"] == ".0%"
+    y = layers["estimate-lossless"]["encoding"]["y"]
+    assert y["axis"]["orient"] == "right"
+    low, high = y["scale"]["domain"]
+    assert high == 1.0 and 0.8 < low < 0.9  # lowest estimate 0.875 (off at 0.50), not 0–1
+    # one colour per floor, the same in every layer
+    colors = layers["pruned-lossless"]["encoding"]["color"]["scale"]
+    assert colors["domain"] == ["lossless", "0.98", "off"] and len(set(colors["range"])) == 3
+
+
+def test_sweep_marks_the_safe_frontier_the_floors_and_the_knees():
+    layers = named_layers(sweep_chart(floors_sweep(), safe_frontier=0.2, current_ratio=0.3).to_dict())
+    frontier = layers["frontier"]
+    assert frontier["mark"]["type"] == "rule" and frontier["rows"][0]["ratio"] == 0.2
+    assert layers["frontier-label"]["rows"][0]["label"] == "safe frontier 0.20"
+    # a horizontal rule on the estimate axis for a real floor; lossless (1.0) and off (0) have none
+    rule = layers["floor-0.98"]
+    assert rule["mark"]["type"] == "rule" and rule["encoding"]["y"]["field"] == "effectiveness_estimate"
+    assert rule["rows"][0]["effectiveness_estimate"] == 0.98
+    assert "floor-lossless" not in layers and "floor-off" not in layers
+    # knees: lossless stops growing at 0.20; 0.98 drops below its floor at 0.24; off stops at 0.50
+    knees = {k: layers[f"knee-{k}"]["rows"][0]["ratio"] for k in ("lossless", "0.98", "off")}
+    assert knees == {"lossless": 0.2, "0.98": 0.24, "off": 0.5}
+    assert layers["current"]["rows"][0]["ratio"] == 0.3
+
+
+def test_sweep_of_one_floor_without_the_column_is_lossless(sweep):
+    spec = sweep_chart(sweep).to_dict()
+    layers = named_layers(spec)
+    assert {"pruned-lossless", "estimate-lossless", "knee-lossless"} <= set(layers)
+    assert not [name for name in layers if name.startswith(("frontier", "current", "floor-"))]
 
 
 def test_sweep_needs_its_columns(sweep):
     with pytest.raises(ValueError, match="effectiveness_estimate"):
         sweep_chart(sweep.drop(columns="effectiveness_estimate"))
+
+
+def test_sweep_knee():
+    rows = floors_sweep()
+    lossless = rows[rows["min_effectiveness"] == 1.0].to_dict("records")
+    assert charts.sweep_knee(lossless, 1.0) == 0.2
+    assert charts.sweep_knee(lossless, 0.9966) == 0.14  # the estimate falls below 0.9966 before pruning stops
+    assert charts.sweep_knee([{"ratio": 0.0, "pruned_fraction": 0.0, "effectiveness_estimate": 1.0}]) is None
+    assert charts.sweep_knee([]) is None
+
+
+def test_sweep_chart_of_a_real_conversation_and_two_floors():
+    from layerzero_viz import annotate, load_conversation
+
+    ann = annotate(load_conversation(ROOT / "fixtures" / "finance_qa.zh.json"), env={})
+    frame = pd.DataFrame(ann.sweep(min_effectiveness=1.0) + ann.sweep(min_effectiveness=0.98))
+    layers = named_layers(sweep_chart(frame, safe_frontier=ann.safe_frontier).to_dict())
+    knee_lossless = layers["knee-lossless"]["rows"][0]
+    knee_098 = layers["knee-0.98"]["rows"][0]
+    assert knee_098["ratio"] > knee_lossless["ratio"] >= ann.safe_frontier - 0.01
+    assert knee_098["pruned_fraction"] > knee_lossless["pruned_fraction"]
+    assert knee_098["effectiveness_estimate"] >= 0.98
 
 
 # ---------------------------------------------------------------- export and purity
@@ -236,7 +309,8 @@ def test_every_chart_exports_to_png(big, sweep):
         pruned_by_reason_bar(big),
         timings_bar({"load": 1.0, "annotate": 2.0}),
         message_timings_bar([{"message": 0, "role": "user", "ms": 1.0}]),
-        sweep_chart(sweep, best_ratio=0.4),
+        sweep_chart(sweep),
+        sweep_chart(floors_sweep(), safe_frontier=0.2, current_ratio=0.3),
     ]
     for chart in built:
         assert isinstance(chart, (alt.Chart, alt.LayerChart))

@@ -86,10 +86,10 @@ def test_timing_with_a_context_block_measures_it():
     assert not [i for i in at.info if "<context>" in i.value]
 
 
-def test_sweep_button_sets_the_slider_to_the_best_ratio():
+def test_sweep_button_sets_the_slider_to_the_knee():
     at = goto(open_sample(new_app(), "finance_qa.zh.json"), "sweep")
     assert no_exception(at)
-    button = at.button(key="use_best")
+    button = at.button(key="use_knee")
     target = float(button.label.rsplit(" ", 1)[1])
     button.click().run()
     assert no_exception(at)

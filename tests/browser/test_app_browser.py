@@ -338,3 +338,26 @@ def test_readme_heatmap_screenshot(page, app_url, artifacts):
     if os.environ.get("LZ_UPDATE_SCREENSHOTS") == "1":
         README_SHOT.parent.mkdir(parents=True, exist_ok=True)
         README_SHOT.write_bytes(shot)
+
+
+def test_allowing_lossy_pruning_shows_lossy_chips_and_the_sweep_compares_floors(page, app_url, artifacts):
+    """Issue 13: past the safe frontier the sidebar offers the 0.98 floor; the heatmap then shows lossy chips and
+    the sweep draws lossless and 0.98 together."""
+    open_app(page, app_url)
+    slider(page).focus()
+    page.keyboard.press("End")
+    expect(sidebar(page).get_by_text("Effective ratio 0.95 · from the slider")).to_be_visible()
+    expect(sidebar(page).get_by_text(re.compile(r"All redundant tokens are used at \d+%"))).to_be_visible()
+    expect(page.locator(".lz-card .lz-tok.lz-lossy")).to_have_count(0)
+    sidebar(page).get_by_role("button", name="Allow lossy pruning (floor 0.98)").click()
+    expect(sidebar(page).get_by_text(re.compile(r"Stopped by the 0\.98 floor at \d+%"))).to_be_visible()
+    settled(page)
+    chip = page.locator(".lz-card .lz-tok.lz-lossy").first
+    expect(chip).to_be_visible()
+    assert "estimated loss" in chip.get_attribute("title")
+    go_to(page, "Ratio sweep")
+    expect(page.get_by_text("What each floor would cost")).to_be_visible()
+    floors = page.get_by_test_id("stMain").get_by_test_id("stMultiSelect")
+    expect(floors).to_contain_text("lossless")
+    expect(floors).to_contain_text("0.98")
+    screenshot(page, artifacts / "sweep_two_floors.png")
