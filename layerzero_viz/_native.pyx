@@ -774,6 +774,5 @@ cdef void _context_matches(Text t, Py_ssize_t n, const vector[Py_ssize_t]& sent,
                 break
 
 
-include "_worker.pxi"
 include "_scan.pxi"
 include "_resolve.pxi"

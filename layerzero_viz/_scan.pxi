@@ -960,8 +960,8 @@ cdef inline double _now() noexcept nogil:
 
 cdef class ScanJob:
     """Every scanner of a text in one job that runs without the GIL (numbers, quotes, identifiers, user
-    facts, lexicons): ``run`` can go on a worker thread while the caller tokenises, since tiktoken releases
-    the GIL too.  ``results`` converts to Python afterwards, on the caller's thread."""
+    facts, lexicons, the repeat scan): the engine may call ``run`` on its scan thread while the caller
+    tokenises, since tiktoken releases the GIL too.  ``results`` converts to Python afterwards."""
     cdef str text
     cdef Text t
     cdef Py_ssize_t n
@@ -972,8 +972,7 @@ cdef class ScanJob:
     cdef vector[Py_ssize_t] numbers, quotes, code, user_facts
     cdef vector[vector[Py_ssize_t]] identifiers, lexicon_hits
     cdef double seconds, repeat_seconds
-    cdef bint done, posted, on_worker
-    cdef LzWorker* worker
+    cdef bint done
     cdef RepeatScan repeat_scan
     cdef bint with_repeats
 
@@ -995,47 +994,12 @@ cdef class ScanJob:
         self.done = False
 
     def run(self):
-        """Run here (releasing the GIL)."""
-        if self.done or self.posted:
+        """Run the scanners on this thread, releasing the GIL throughout (once)."""
+        if self.done:
             raise RuntimeError("ScanJob already run")
         with nogil:
             self._run()
         self.done = True
-
-    def start(self):
-        """Hand the job to the native worker thread; ``results()`` waits for it (or runs the job here if the
-        worker has not begun it by then).  False, with nothing started, when the worker is busy with another
-        thread's job: call ``run()`` then."""
-        if self.done or self.posted:
-            raise RuntimeError("ScanJob already run")
-        cdef LzWorker* w = lz_worker()
-        if not lz_post(w, _run_scan_job, <void*>self):
-            return False
-        self.worker = w
-        self.posted = True
-        return True
-
-    def wait(self):
-        """Finish a started job: run it here when the worker has not begun it yet, else wait for the worker.
-        Frees the worker for the next job; at once when the job ran here from the start."""
-        if self.posted:
-            with nogil:
-                if lz_reclaim(self.worker):
-                    self._run()
-                else:
-                    lz_wait(self.worker)
-                    self.on_worker = True
-            self.posted = False
-            self.done = True
-
-    @property
-    def ran_on_worker(self):
-        """Whether the worker thread ran this job (tests)."""
-        return self.on_worker
-
-    def __dealloc__(self):
-        if self.posted and not lz_reclaim(self.worker):  # never free what the worker reads and writes
-            lz_wait(self.worker)
 
     cdef void _run(self) noexcept nogil:
         cdef size_t k
@@ -1066,10 +1030,9 @@ cdef class ScanJob:
     def results(self):
         """{"numbers", "quotes", "code", "identifiers" (9 lists or None), "user_facts", "lexicons" ((all slots'
         hits flat, each slot's offset into them)), "repeats", "context" (``RepeatScan.context_matches``), "ms",
-        "repeats_ms"}."""
-        self.wait()
+        "repeats_ms"}.  Call it after ``run`` has returned (on whichever thread it ran)."""
         if not self.done:
-            raise RuntimeError("ScanJob.results() before run() or start()")
+            raise RuntimeError("ScanJob.results() before run()")
         return {
             "numbers": _flat_tuple(self.numbers, 0, self.numbers.size()),
             "quotes": _flat_tuple(self.quotes, 0, self.quotes.size()),
@@ -1081,7 +1044,3 @@ cdef class ScanJob:
             "context": self.repeat_scan.context_matches() if self.with_repeats else None,
             "ms": self.seconds * 1000.0, "repeats_ms": self.repeat_seconds * 1000.0,
         }
-
-
-cdef void _run_scan_job(void* job) noexcept nogil:
-    (<ScanJob>job)._run()

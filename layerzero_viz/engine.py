@@ -335,15 +335,16 @@ def annotate(source: Any, config: Config | None = None, **overrides: Any) -> Ann
     config = config or _DEFAULT_CONFIG
     if overrides:
         config = Config(**{**config.__dict__, **overrides})
-    with gc_paused():
-        return _annotate(source, config)
+    return _annotate(source, config)
 
 
 class gc_paused:  # noqa: N801 - used as a context manager, like contextlib's lower-case ones
-    """Pause the cyclic garbage collector, restoring it whatever happens.
+    """Pause the cyclic garbage collector for the whole process, restoring it whatever happens.
 
-    An annotation (and the pruning client around it) allocates many short-lived, cycle-free objects:
-    reference counting frees them all, and the cyclic collector only costs time (≈10 % on a long prompt).
+    ``annotate`` never does this itself (a library call should not change its host process): it is the
+    caller's choice.  An annotation allocates many short-lived, cycle-free objects that reference counting
+    frees anyway; the pruning client wraps its pruning in this.  On the bench corpus, annotating with and
+    without it measured the same (``bench/engine.py --pause-gc``).
     A class rather than a generator: it is entered once per annotation, and this costs a third as much.
     """
 
@@ -526,19 +527,12 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-# scan on the kernel's worker thread (``scan_thread``) when this process may use a second core: on one core
-# the worker and the caller would only take turns
-_SCAN_THREAD = _cores() > 1
+PARALLEL_SCAN = True
+"""Whether a long text's scan job may run on the scan thread (``_ScanThread``) while the caller tokenises.
 
-
-def scan_thread(enabled: bool) -> None:
-    """Run the scan job on the kernel's worker thread while this one tokenises (the default), or inline.
-
-    Inline suits processes that already fill every core (``batch --jobs N``): a second busy thread per
-    process would only compete with the other processes.
-    """
-    global _SCAN_THREAD
-    _SCAN_THREAD = bool(enabled)
+Set it to False in a process whose siblings already fill the cores (the batch runner's worker processes and
+Dask workers do): a second busy thread per process would only compete with them.  A process limited to one
+core scans inline whatever this says."""
 
 
 class _ScanThread:
@@ -555,7 +549,7 @@ class _ScanThread:
         self.job = job
         self._future = None
         self._ran = False
-        if job is not None and len(view.text) >= self.MIN_CHARS and _cores() > 1 \
+        if job is not None and PARALLEL_SCAN and len(view.text) >= self.MIN_CHARS and _cores() > 1 \
                 and self._busy.acquire(blocking=False):
             try:
                 if _ScanThread._pool is None:

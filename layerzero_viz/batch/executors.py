@@ -69,15 +69,15 @@ def _windowed(submit: Callable, get: Callable, job: Job, units: Iterable[Unit], 
 def _worker_init() -> None:
     # Ctrl-C is the parent's to handle (it saves the checkpoint); load the tokenizer and lexicons up front.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    from ..engine import annotate, scan_thread
-    scan_thread(False)  # the sibling processes fill the other cores
-    annotate("warm up 1", env={})
+    from .. import engine
+    engine.PARALLEL_SCAN = False  # the sibling processes fill the other cores: scan inline
+    engine.annotate("warm up 1", env={})
 
 
 def _process_unit_on_a_cluster(job: Job, unit: Unit) -> UnitResult:
     """``process_unit`` in a Dask worker: one single-threaded worker per core, so the engine scans inline."""
-    from ..engine import scan_thread
-    scan_thread(False)
+    from .. import engine
+    engine.PARALLEL_SCAN = False
     return process_unit(job, unit)
 
 

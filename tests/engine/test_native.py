@@ -250,120 +250,84 @@ def _scan_job(text):
     return K.ScanJob(text, _native_lexicons(), protect.identifier_guards(text), whole, repeats)
 
 
-def _scan_results(job):
-    found = job.results()
-    del found["ms"], found["repeats_ms"]
-    return found
-
-
-@pytest.mark.parametrize("spin", [None, (0, 0)], ids=["polling", "sleeping"])
-def test_scan_job_on_the_worker_thread_equals_running_it_here(spin):
-    # the worker polls for a while and then sleeps, and so does the caller waiting for it: both ways give
-    # exactly what running the job on this thread gives, job after job
-    texts = _sample_texts()[:25] + ["", "我是VIP客户，请问七日年化收益率4.2%？" * 50, "Thank you so much! SKU-12345"]
-    if spin is not None:
-        K.worker_spin(*spin)
-    try:
-        for text in texts:
-            here, there = _scan_job_run_here(text), _scan_job(text)
-            assert there.start()
-            assert _scan_results(there) == _scan_results(here)
-    finally:
-        K.worker_spin(200_000, 5_000_000)  # the defaults
-
-
-def test_a_job_the_worker_has_not_begun_is_taken_back_and_run_by_its_caller():
-    import time
-    texts = _sample_texts()[:5]
-    K._worker_hold(True)  # the worker takes nothing: as if asleep, or its core busy elsewhere
-    try:
-        for text in texts:
-            here, there = _scan_job_run_here(text), _scan_job(text)
-            assert there.start()
-            assert _scan_results(there) == _scan_results(here) and not there.ran_on_worker
-        dropped = _scan_job(texts[0])
-        assert dropped.start()
-        del dropped  # taken back unrun: the worker is free again
-        assert _scan_job("").start() is True
-    finally:
-        K._worker_hold(False)
-    job = _scan_job(texts[0])
-    assert job.start()
-    time.sleep(0.5)  # the worker wakes and takes it
-    assert _scan_results(job) == _scan_results(_scan_job_run_here(texts[0])) and job.ran_on_worker
-
-
-def _scan_job_run_here(text):
-    job = _scan_job(text)
-    job.run()
-    return job
-
-
-def test_scan_job_when_the_worker_is_busy_and_when_it_is_dropped_unread():
-    first, second = _scan_job("请问您好，SKU-12345 " * 2000), _scan_job("Thank you so much, 4.2%")
-    assert first.start()
-    assert not second.start()  # another job holds the worker: the caller runs it itself
-    second.run()
+def test_a_scan_job_runs_once_and_is_read_after():
+    job = _scan_job("Thank you so much, 4.2%")
     with pytest.raises(RuntimeError):
-        second.start()
-    assert _scan_results(second)["numbers"]
-    del first  # freed before its results were read: waits for the worker rather than free what it writes
-    again = _scan_job("Thank you so much, 4.2%")
-    assert again.start() and _scan_results(again) == _scan_results(second)
+        job.results()
+    job.run()
+    with pytest.raises(RuntimeError):
+        job.run()
+    assert job.results()["numbers"]
 
 
-def test_an_annotation_that_fails_frees_the_worker_at_once(monkeypatch):
+def _long_texts():
     from layerzero_viz import engine
-
-    def broken(*args, **kwargs):
-        raise MemoryError("tokenising failed")
-    monkeypatch.setattr(engine, "_tokenize_view", broken)
-    with pytest.raises(MemoryError) as failed:
-        annotate("请问七日年化收益率4.2%？" * 100, env={})
-    job = _scan_job("thank you")  # while the traceback (and the failed annotation's scan job) is still held
-    assert failed.value and job.start()
-    job.wait()
+    texts = [t for t in _sample_texts() if len(t) >= engine._ScanThread.MIN_CHARS]
+    assert texts  # else the scan thread is never used here
+    return texts
 
 
 def test_annotations_from_many_threads_at_once_equal_one_at_a_time():
-    # the app serves each session on its own thread: one gets the worker, the others scan inline
+    # the app serves each session on its own thread: one gets the scan thread, the others scan inline
     import concurrent.futures
-    sources = _sample_texts()[:40]
+    sources = _long_texts()[:10] + _sample_texts()[:20]
     alone = [annotate(t, env={}).at_ratio(0.3).to_dict()["tokens"] for t in sources]
     with concurrent.futures.ThreadPoolExecutor(4) as pool:
         together = list(pool.map(lambda t: annotate(t, env={}).at_ratio(0.3).to_dict()["tokens"], sources * 3))
     assert together == alone * 3
 
 
-def test_scanning_inline_gives_the_same_annotation():
+def test_scanning_inline_gives_the_same_annotation(monkeypatch):
     from layerzero_viz import engine
-    text = _sample_texts()[3]
-    before = engine._SCAN_THREAD
-    try:
-        engine.scan_thread(True)
-        threaded = annotate(text, env={}).at_ratio(0.4).to_dict()
-        engine.scan_thread(False)
-        inline = annotate(text, env={}).at_ratio(0.4).to_dict()
-    finally:
-        engine.scan_thread(before)
+    text = _long_texts()[0]
+    threaded = annotate(text, env={}).at_ratio(0.4).to_dict()
+    monkeypatch.setattr(engine, "PARALLEL_SCAN", False)
+    inline = annotate(text, env={}).at_ratio(0.4).to_dict()
     del threaded["timings_ms"], inline["timings_ms"]
     assert inline == threaded
+
+
+def test_an_annotation_that_fails_frees_the_scan_thread(monkeypatch):
+    from layerzero_viz import engine
+
+    def broken(*args, **kwargs):
+        raise MemoryError("tokenising failed")
+    monkeypatch.setattr(engine, "_tokenize_view", broken)
+    with pytest.raises(MemoryError):
+        annotate("请问七日年化收益率4.2%？" * 200, env={})
+    assert not engine._ScanThread._busy.locked()
+
+
+def test_annotate_leaves_the_garbage_collector_alone(monkeypatch):
+    # pausing the collector is the caller's choice (engine.gc_paused), never a side effect of annotate
+    import gc
+    from layerzero_viz import engine
+    seen = []
+    tokenize = engine._tokenize_view
+    monkeypatch.setattr(engine, "_tokenize_view", lambda *a, **k: (seen.append(gc.isenabled()), tokenize(*a, **k))[1])
+    assert gc.isenabled()
+    annotate("请问七日年化收益率4.2%？" * 200, env={})
+    with engine.gc_paused():
+        annotate("thank you", env={})
+        assert not gc.isenabled()
+    assert seen == [True, False] and gc.isenabled()
 
 
 def test_a_process_limited_to_one_core_scans_inline():
     import subprocess
     import sys
     probe = ("import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); "
-             "from layerzero_viz import engine; print(engine._SCAN_THREAD)")
+             "from layerzero_viz import annotate, engine; annotate('请问七日年化收益率4.2%？' * 200, env={}); "
+             "print(engine._ScanThread._pool is None)")
     one = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
-    assert one.stdout.strip() == "False", one.stderr
+    assert one.stdout.strip() == "True", one.stderr
 
 
-def test_annotating_in_a_forked_child_makes_its_own_worker_thread():
+def test_annotating_in_a_forked_child_makes_its_own_scan_thread():
     import multiprocessing
     long_text = json.dumps({"messages": [{"role": "user", "content": "回答请不要超过200字，使用正式语气。" * 200}]},
                            ensure_ascii=False)
-    parent = annotate(long_text, env={}).at_ratio(0.3).tokens_pruned  # the parent's worker thread exists now
+    parent = annotate(long_text, env={}).at_ratio(0.3).tokens_pruned  # the parent's scan thread exists now
     ctx = multiprocessing.get_context("fork")
     with ctx.Pool(1) as pool:
         child = pool.apply(_pruned_in_child, (long_text,))
