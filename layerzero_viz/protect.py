@@ -255,7 +255,7 @@ def find_protections(view: TextView, patterns: tuple = (), pattern_sources: tupl
     """Every protected range of the conversation (global offsets), with the ``<context>`` timing.
 
     ``prescan``: the compiled scanners' results for this text (``_native.ScanJob.results``), when the engine
-    ran them already (on a worker thread, while it tokenised); ``structure``: what :func:`xml_protections`
+    ran them already (on the scan thread, while it tokenised); ``structure``: what :func:`xml_protections`
     gave, when already known; ``conversation``: passed on to :func:`xml_protections` when it runs here.
     """
     text = view.text
