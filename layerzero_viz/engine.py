@@ -240,7 +240,7 @@ class Annotated:
         """
         from .result import PruneResult
         from .directives import check_ratio
-        from .select import budget_for, select_spans
+        from .select import grid_index
 
         if ratio is None:
             ratio, source = self.settings.ratio, self.settings.ratio_source
@@ -251,18 +251,47 @@ class Annotated:
         if cap is not None and ratio > cap:
             ratio, source = cap, "profile"  # the domain profile's rule (settings.profile_rule) wins
         t0 = time.perf_counter()
-        budget = budget_for(ratio, self.tokens_total)
-        lossy_taken = 0
         if self.settings.enabled:
-            chosen = select_spans(self.span_order, self.span_costs_ordered, self.span_suffix_min, budget)
-            if floor < 1.0:
-                safe_tokens = int(self.span_cost[chosen].sum()) if len(chosen) else 0
-                safe_loss = float(self.span_loss[chosen].sum()) if len(chosen) else 0.0
-                lossy_taken = self.lossy.take(budget - safe_tokens, (1.0 - floor) * self.info_total - safe_loss)
+            span_entry, word_entry = self.entry_points(floor)
+            g = grid_index(ratio)
+            chosen, lossy_chosen = span_entry <= g, word_entry <= g
         else:
-            chosen = np.zeros(len(self.spans), dtype=bool)
+            chosen, lossy_chosen = np.zeros(len(self.spans), dtype=bool), np.zeros(0, dtype=bool)
         select_ms = (time.perf_counter() - t0) * 1000.0
-        return PruneResult(self, ratio, source, chosen, select_ms, min_effectiveness=floor, lossy_taken=lossy_taken)
+        return PruneResult(self, ratio, source, chosen, select_ms, min_effectiveness=floor, lossy_chosen=lossy_chosen)
+
+    def entry_points(self, min_effectiveness: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+        """Per span and per lossy word, the grid point from which it is pruned (``select.entry_points``), built
+        once per floor."""
+        key = ("entries", float(min_effectiveness))
+        found = self._cache.get(key)
+        if found is None:
+            from .select import entry_points
+            lossy = self.lossy if min_effectiveness < 1.0 else None
+            found = self._cache[key] = entry_points(self.prefix_tables, self.span_loss, lossy=lossy,
+                                                    lossy_block=lossy.block if lossy is not None else None,
+                                                    min_effectiveness=min_effectiveness)
+        return found
+
+    @property
+    def prefix_tables(self):
+        """What prefix-stable selection needs (``select.prefix_tables``), built once."""
+        found = self._cache.get("prefix")
+        if found is None:
+            from .information import token_information
+            from .select import prefix_tables
+            n_blocks = len(self.view.blocks)
+            starts = np.asarray(self.spans.starts, dtype=np.int64)
+            span_block = (np.searchsorted(np.asarray(self.view.block_starts, dtype=np.int64), starts, "right") - 1
+                          if len(starts) else np.zeros(0, dtype=np.int64))
+            kept = ~self.tok_directive
+            block_tokens = np.bincount(self.tok_block[kept], minlength=n_blocks) if len(self.tok_block) \
+                else np.zeros(n_blocks, dtype=np.int64)
+            block_info = np.bincount(self.tok_block[kept], weights=token_information()[self.tok_ids[kept]],
+                                     minlength=n_blocks) if len(self.tok_block) else np.zeros(n_blocks)
+            found = self._cache["prefix"] = prefix_tables(span_block, self.spans.priorities, self.spans.scores,
+                                                          starts, self.span_cost, block_tokens, block_info)
+        return found
 
     @property
     def lossy(self):
@@ -275,9 +304,9 @@ class Annotated:
 
     @property
     def safe_frontier(self) -> float:
-        """The largest ratio that prunes only safe-tier tokens: past it, only the lossy tier can take more."""
-        total = int(self.span_cost.sum()) if len(self.span_cost) else 0
-        return min(0.95, total / self.tokens_total) if self.tokens_total else 0.0
+        """The smallest ratio at which every safe-tier span is taken: past it, only the lossy tier can take more."""
+        from .select import safe_frontier
+        return safe_frontier(self.entry_points(1.0)[0])
 
     def sweep(self, ratios=None, *, min_effectiveness: float = 1.0) -> list[dict[str, float]]:
         """Pruned fraction and effectiveness estimate at each ratio (default 0.00, 0.01 … 0.95), under one floor.

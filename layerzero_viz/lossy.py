@@ -8,8 +8,9 @@ first, then these words in increasing loss per token while the effectiveness est
 
 Never taken, at any floor: the most informative word of each clause and the only word of a one-word clause (so
 no cut leaves punctuation alone, a list marker without its item, an empty emphasis or an empty turn), a word
-that may carry a negation (未来, 不错, "not"), a word that shares a token with its neighbours, a final assistant
-turn (the prefill the model continues), a line that opens with punctuation, protected or directive text.
+that may carry a negation (未来, 不错, "not"), a word that shares a token with its neighbours, an assistant turn
+(the model's own words; the final one is the prefill it continues), a line that opens with punctuation,
+protected or directive text.
 
 Built on first use (the default floor, 1.0, never needs it), once per annotation.
 """
@@ -37,11 +38,9 @@ _CLAUSE_BREAK = re.compile(r"[\n.,;:!?。，、；：！？…()（）\[\]{}<>�
 
 
 class LossyTier(NamedTuple):
-    """The lossy words in selection order (increasing loss per token), as columns.
-
-    ``group_first``/``group_last`` are each word's display groups (inclusive); ``cum_cost`` and ``cum_loss``
-    are prefix sums in that order, so a floor and a budget are two binary searches.
-    """
+    """The lossy words in selection order — block by block, increasing loss per token within a block — as
+    columns.  ``group_first``/``group_last`` are each word's display groups (inclusive), ``block`` its text
+    block (see ``select.select_prefix_stable``)."""
 
     starts: np.ndarray
     ends: np.ndarray
@@ -50,19 +49,10 @@ class LossyTier(NamedTuple):
     group_last: np.ndarray
     cost: np.ndarray
     loss: np.ndarray
-    cum_cost: np.ndarray
-    cum_loss: np.ndarray
+    block: np.ndarray
 
     def __len__(self) -> int:
         return len(self.starts)
-
-    def take(self, remaining_tokens: int, allowance_bits: float) -> int:
-        """How many words, in order, fit both the token budget left and the information the floor allows."""
-        if not len(self) or remaining_tokens <= 0 or allowance_bits <= 0:
-            return 0
-        by_cost = int(np.searchsorted(self.cum_cost, remaining_tokens, side="right"))
-        by_loss = int(np.searchsorted(self.cum_loss, allowance_bits * (1 + 1e-12), side="right"))
-        return min(by_cost, by_loss)
 
 
 def lossy_tier(ann) -> LossyTier:
@@ -76,11 +66,11 @@ def lossy_tier(ann) -> LossyTier:
         directive_groups[ann.tok_group[ann.tok_directive]] = True
         free &= ~directive_groups
     g_tokens = np.bincount(ann.tok_group, minlength=len(g_start)) if len(ann.tok_group) else np.zeros(0, dtype=np.int64)
-    rows: list[tuple[int, int, str, int, int, int, float]] = []
-    last_assistant = len(view.blocks) - 1 if view.blocks and view.blocks[-1].role == "assistant" else -1
+    rows: list[tuple[int, int, str, int, int, int, float, int]] = []
     for bi, block in enumerate(view.blocks):
-        if bi == last_assistant or block.end <= block.start:
-            continue  # a prefill is the model's own words to continue
+        if block.role == "assistant" or block.end <= block.start:
+            continue  # the model's own words (and a final assistant turn, the prefill it continues): a turn
+            # that is a prefill now is history later, and must then be sent as it was
         recent: list[str] = []
         for cs, ce in _clauses(text, block.start, block.end):
             line_start = text.rfind("\n", 0, cs) + 1
@@ -116,7 +106,7 @@ def lossy_tier(ann) -> LossyTier:
                 if text[g_start[a]:ws].strip() or g_end[b - 1] > we:
                     continue  # a token glues this word to a neighbour: it cannot go alone
                 loss = word_surprisal(word) * (0.5 if seen else 1.0)
-                clause_rows.append((ws, we, word, a, b - 1, int(g_tokens[a:b].sum()), loss))
+                clause_rows.append((ws, we, word, a, b - 1, int(g_tokens[a:b].sum()), loss, bi))
             if len(words) < 2 or not clause_rows:
                 continue  # a one-word clause ("**Note:**", "- Yes") stays whole
             # a clause keeps its most informative word, so no cut leaves punctuation, a list marker or an
@@ -126,17 +116,17 @@ def lossy_tier(ann) -> LossyTier:
             rows.extend(r for k, r in enumerate(clause_rows) if k != anchor)
     if not rows:
         z = np.zeros(0, dtype=np.int64)
-        return LossyTier(z, z, (), z, z, z, np.zeros(0), z, np.zeros(0))
+        return LossyTier(z, z, (), z, z, z, np.zeros(0), z)
     loss = np.array([r[6] for r in rows])
     cost = np.array([r[5] for r in rows], dtype=np.int64)
     starts = np.array([r[0] for r in rows], dtype=np.int64)
-    order = np.lexsort((starts, loss / np.maximum(cost, 1)))
-    cost_o, loss_o = cost[order], loss[order]
+    block = np.array([r[7] for r in rows], dtype=np.int64)
+    order = np.lexsort((starts, loss / np.maximum(cost, 1), block))
     return LossyTier(starts[order], np.array([r[1] for r in rows], dtype=np.int64)[order],
                      tuple(rows[i][2] for i in order),
                      np.array([r[3] for r in rows], dtype=np.int64)[order],
                      np.array([r[4] for r in rows], dtype=np.int64)[order],
-                     cost_o, loss_o, np.cumsum(cost_o), np.cumsum(loss_o))
+                     cost[order], loss[order], block[order])
 
 
 def _opens_sentence(text: str, ws: int) -> bool:

@@ -32,22 +32,23 @@ class PruneResult:
     """Decisions for every token at ``ratio``; outputs are built lazily on first access."""
 
     def __init__(self, annotated, ratio: float, ratio_source: str, chosen: np.ndarray, select_ms: float, *,
-                 min_effectiveness: float = 1.0, lossy_taken: int = 0) -> None:
+                 min_effectiveness: float = 1.0, lossy_chosen: np.ndarray | None = None) -> None:
         self.annotated = annotated
         self.ratio = ratio
         self.ratio_source = ratio_source
         self.chosen = chosen
         self.min_effectiveness = min_effectiveness
-        self.lossy_taken = lossy_taken  # the first ``lossy_taken`` words of ``annotated.lossy`` go
+        # which words of ``annotated.lossy`` go (an empty mask: the lossy tier was not consulted)
+        self.lossy_chosen = lossy_chosen if lossy_chosen is not None else np.zeros(0, dtype=bool)
         a = annotated
         self.tokens_total = a.tokens_total
         self.tokens_directive = a.tokens_directive
         self.tokens_safe = int(a.span_cost[chosen].sum()) if len(chosen) else 0
-        self.tokens_lossy = int(a.lossy.cum_cost[lossy_taken - 1]) if lossy_taken else 0
+        self.tokens_lossy = int(a.lossy.cost[self.lossy_chosen].sum()) if self.lossy_chosen.any() else 0
         self.tokens_pruned = self.tokens_safe + self.tokens_lossy
         loss = float(a.span_loss[chosen].sum()) if len(chosen) else 0.0
-        if lossy_taken:
-            loss += float(a.lossy.cum_loss[lossy_taken - 1])
+        if self.tokens_lossy:
+            loss += float(a.lossy.loss[self.lossy_chosen].sum())
         self.effectiveness_estimate = 1.0 - loss / a.info_total if a.info_total > 0 else 1.0
         self._select_ms = select_ms
         self._reconstruct_ms: float | None = None
@@ -64,16 +65,19 @@ class PruneResult:
         a = self.annotated
         if not a.settings.enabled:
             return "candidates"
-        remaining = self.budget - self.tokens_pruned
         if len(self.chosen) and not self.chosen.all():
-            return "ratio"  # a safe-tier span did not fit the budget
-        lossy = a.lossy if self.min_effectiveness < 1.0 or remaining > 0 else None
-        k = self.lossy_taken
-        if lossy is None or k >= len(lossy):
-            return "candidates" if remaining > 0 or lossy is not None else "ratio"
-        if int(lossy.cost[k]) > remaining:
-            return "ratio"
-        return "floor"
+            return "ratio"  # a safe-tier span does not fit the budget yet
+        from .select import NEVER
+        lossy = a.lossy
+        if self.min_effectiveness >= 1.0:
+            return "floor" if len(lossy) and self.budget > self.tokens_pruned else (
+                "ratio" if self.budget <= self.tokens_pruned else "candidates")
+        _, word_entry = a.entry_points(self.min_effectiveness)
+        waiting = word_entry[~self.lossy_chosen] if len(self.lossy_chosen) else word_entry
+        if not len(waiting):
+            return "candidates"
+        # a word that a higher ratio would take: the budget stops it; one that no ratio takes: the floor
+        return "ratio" if (waiting < NEVER).any() else "floor"
 
     # ---- per-token decisions -------------------------------------------------------------------
     @cached_property
@@ -84,7 +88,7 @@ class PruneResult:
         pruned = np.zeros(len(tok_span), dtype=bool)
         has = tok_span >= 0
         pruned[has] = self.chosen[tok_span[has]]
-        if self.lossy_taken:
+        if self.tokens_lossy:
             pruned |= self._lossy_groups[a.tok_group]
         if not a.config.keep_directives:
             pruned |= a.tok_directive
@@ -96,7 +100,7 @@ class PruneResult:
         a = self.annotated
         out = np.full(len(a.g_start), -1, dtype=np.int64)
         lossy = a.lossy
-        for k in range(self.lossy_taken):
+        for k in np.flatnonzero(self.lossy_chosen).tolist():
             out[lossy.group_first[k]:lossy.group_last[k] + 1] = k
         return out
 
@@ -134,7 +138,7 @@ class PruneResult:
             g_reason[in_span] = s_reason[sid]
             g_detail[in_span] = s_detail[sid]
             g_score[in_span] = np.array([s.score for s in spans])[sid]
-        if self.lossy_taken:
+        if self.tokens_lossy:
             lossy = a.lossy
             word_of = self._lossy_word_of_group
             for g in np.flatnonzero(word_of >= 0).tolist():
@@ -289,7 +293,7 @@ class PruneResult:
             residual = np.asarray(a.spans.residuals, dtype=np.float64)
             loss[safe] = token_information()[a.tok_ids[safe]] * residual[tok_span[safe]]
             tier[safe] = "safe"
-        if self.lossy_taken:
+        if self.tokens_lossy:
             word = self._lossy_word_of_group[a.tok_group]
             lossy = word >= 0
             lossy_words = a.lossy

@@ -1,16 +1,22 @@
-"""Budgeted selection: which candidate spans go at a given ratio.
+"""Budgeted selection: which candidate spans (and lossy words) go at a given ratio.
 
-Spans are atomic and visited in a fixed priority order (rule class, then score, then position).  Every
-span that still fits the remaining budget is taken; the rest are ``over_budget``.  The order and costs
-are computed once per annotation, so a call is O(spans) with a vectorised prefix.
+Selection is **prefix-stable** and **nested**: text blocks are visited in order, and up to block b at most
+⌊r · tokens of blocks 0..b⌋ tokens go, so what a block loses depends only on it and the blocks before it — a
+chat that resends its history sends it byte for byte and prompt caching keeps working, and the debugger shows
+what the client sends — and a higher ratio never prunes less.  Within a block, spans are atomic and visited in
+a fixed priority order (rule class, then score, then position), then the lossy tier's words, cheapest
+information first, while the floor allows.  Each span and word gets, once per annotation (and floor), the
+ratio from which it is pruned (:func:`entry_points`); ``at_ratio`` is then one comparison per span.
 """
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["budget_for", "select_spans"]
+__all__ = ["budget_for", "select_spans", "PrefixTables", "prefix_tables", "entry_points", "grid_index", "GRID",
+           "NEVER", "safe_frontier"]
 
 
 def budget_for(ratio: float, tokens_total: int) -> int:
@@ -43,3 +49,111 @@ def select_spans(order: np.ndarray, costs: np.ndarray, suffix_min: np.ndarray, b
             remaining -= c
         j += 1
     return chosen
+
+
+class PrefixTables(NamedTuple):
+    """What prefix-stable selection needs, computed once per annotation.
+
+    Spans in block order, then (class, score higher first, position) within a block: ``order`` (span ids),
+    ``costs`` and ``suffix_min`` (the least cost from a position to the end of its block's run), and each
+    block's run ``[run_start[b], run_end[b])``; per block the non-directive tokens and the estimate's information
+    of blocks 0..b (``cum_tokens``, ``cum_info``).
+    """
+
+    order: np.ndarray
+    costs: np.ndarray
+    suffix_min: np.ndarray
+    run_start: np.ndarray
+    run_end: np.ndarray
+    cum_tokens: np.ndarray
+    cum_info: np.ndarray
+
+
+def prefix_tables(span_block: np.ndarray, priorities, scores, starts, costs: np.ndarray,
+                  block_tokens: np.ndarray, block_info: np.ndarray) -> PrefixTables:
+    """:class:`PrefixTables` from the span columns and per-block token and information counts."""
+    n_blocks = len(block_tokens)
+    order = np.lexsort((np.asarray(starts, dtype=np.int64), -np.asarray(scores, dtype=np.float64),
+                        np.asarray(priorities, dtype=np.int64), span_block)).astype(np.int64) \
+        if len(span_block) else np.zeros(0, dtype=np.int64)
+    ordered_costs = costs[order] if len(order) else np.zeros(0, dtype=np.int64)
+    blocks_in_order = span_block[order] if len(order) else np.zeros(0, dtype=np.int64)
+    run_start = np.searchsorted(blocks_in_order, np.arange(n_blocks), "left")
+    run_end = np.searchsorted(blocks_in_order, np.arange(n_blocks), "right")
+    suffix_min = ordered_costs.copy()
+    for b in np.flatnonzero(run_end > run_start).tolist():
+        a, e = int(run_start[b]), int(run_end[b])
+        suffix_min[a:e] = np.minimum.accumulate(ordered_costs[a:e][::-1])[::-1]
+    return PrefixTables(order, ordered_costs, suffix_min, run_start, run_end, np.cumsum(block_tokens),
+                        np.cumsum(block_info))
+
+
+# the ratios selection distinguishes: a ratio is taken down to the grid point at or below it (so the budget is
+# never exceeded), and every span or word enters at one grid point and stays at every higher one
+GRID = np.round(np.arange(0, 0.95 + 1e-9, 0.0005), 6)
+NEVER = len(GRID)
+
+
+def grid_index(ratio: float) -> int:
+    """The grid point at or below ``ratio``."""
+    return int(np.searchsorted(GRID, ratio + 1e-12, side="right")) - 1
+
+
+def entry_points(tables: PrefixTables, span_loss: np.ndarray, *, lossy=None, lossy_block=None,
+                 min_effectiveness: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """For every span and lossy word, the grid point from which it is pruned (``NEVER``: at no ratio).
+
+    Blocks in order; within a block its spans in class order, then (below a floor of 1) its lossy words in
+    increasing loss per token.  Each enters at the lowest ratio from which, at every higher ratio, it fits what
+    blocks 0..b may lose — ⌊r · their tokens⌋ less what entered before it — and, for a lossy word, the estimate
+    over blocks 0..b stays ≥ the floor with every word before it in.  So selection is **nested** (a higher ratio
+    never prunes less) and **prefix-stable** (a block's entries depend on it and the blocks before it only).
+    """
+    n_grid = len(GRID)
+    span_entry = np.full(len(span_loss), NEVER, dtype=np.int64)
+    n_lossy = len(lossy) if lossy is not None else 0
+    word_entry = np.full(n_lossy, NEVER, dtype=np.int64)
+    use_lossy = n_lossy and min_effectiveness < 1.0
+    if use_lossy:
+        lossy_start = np.searchsorted(lossy_block, np.arange(len(tables.cum_tokens)), "left")
+        lossy_end = np.searchsorted(lossy_block, np.arange(len(tables.cum_tokens)), "right")
+    committed = np.zeros(n_grid, dtype=np.int64)   # tokens entered at or below each grid point
+    bits = 0.0                                      # the estimate's loss of everything that ever enters
+    for b in range(len(tables.cum_tokens)):
+        a, e = int(tables.run_start[b]), int(tables.run_end[b])
+        la, le = (int(lossy_start[b]), int(lossy_end[b])) if use_lossy else (0, 0)
+        if e <= a and le <= la:
+            continue
+        cap = np.floor(GRID * tables.cum_tokens[b] + 1e-9).astype(np.int64)
+        for j in range(a, e):
+            at = _entry(cap - committed, int(tables.costs[j]))
+            if at < n_grid:
+                span_entry[tables.order[j]] = at
+                committed[at:] += tables.costs[j]
+                bits += float(span_loss[tables.order[j]])
+        if le > la:
+            allowance = (1.0 - min_effectiveness) * float(tables.cum_info[b])
+            for w in range(la, le):
+                if bits + float(lossy.loss[w]) > allowance * (1 + 1e-12):
+                    break  # the floor: this word and the costlier ones after it never go
+                at = _entry(cap - committed, int(lossy.cost[w]))
+                if at < n_grid:
+                    word_entry[w] = at
+                    committed[at:] += lossy.cost[w]
+                    bits += float(lossy.loss[w])
+    return span_entry, word_entry
+
+
+def _entry(available: np.ndarray, cost: int) -> int:
+    """The first grid point from which ``cost`` fits what is available at it and at every point above."""
+    from_here = np.minimum.accumulate(available[::-1])[::-1]  # non-decreasing
+    return int(np.searchsorted(from_here, cost, side="left"))
+
+
+def safe_frontier(span_entry: np.ndarray) -> float:
+    """The smallest ratio at which every safe-tier span is taken (under the lossless floor): past it only the
+    lossy tier can take more.  0.95 when some span fits at no ratio."""
+    if not len(span_entry):
+        return 0.0
+    last = int(span_entry.max())
+    return float(GRID[last]) if last < NEVER else float(GRID[-1])

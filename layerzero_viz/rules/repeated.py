@@ -111,7 +111,16 @@ def _bulk(view: TextView, repeats: list[tuple]) -> Bulk:
     return Bulk("repeated_constraint", [r[0] for r in repeats], [r[1] for r in repeats],
                 [0.5 + 0.5 * sh for sh in shares], [1.0 - sh for sh in shares], _VALUE_PROTECTIONS,
                 partial(_detail, view, repeats),  # a partial, not a closure: see filler.find_bulk
-                anchors=anchors, locks=[(r[2], r[3]) for r in repeats], sentence_level=True)
+                anchors=anchors, locks=[_lock(view, r) for r in repeats], sentence_level=True)
+
+
+def _lock(view: TextView, repeat: tuple) -> tuple[int, int]:
+    """What a repeat keeps from sentence-level pruning: its first copy when both are in one block.  A first copy
+    in an earlier block is not locked by a later one — what an earlier block loses must not depend on later
+    turns (selection is prefix-stable); and every sentence-level prune of that first copy rests on something
+    earlier that stays (an earlier copy, the system prompt's role or language, a <context> fact)."""
+    s, fs, fe = repeat[0], repeat[2], repeat[3]
+    return (fs, fe) if view.block_index_at(fs) == view.block_index_at(s) else (fs, fs)
 
 
 def _detail(view: TextView, repeats: list[tuple], k: int) -> str:

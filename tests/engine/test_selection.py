@@ -100,3 +100,31 @@ def test_pruned_output_keeps_the_input_schema():
     assert set(out) == set(original) and len(out["messages"]) == len(original["messages"])
     assert out["messages"][0]["content"] == r.messages[1].pruned
     assert json.loads(r.dump()) == out
+
+
+def _prefix_of(doc: dict, n: int) -> str:
+    return json.dumps({**doc, "messages": doc["messages"][:n]}, ensure_ascii=False)
+
+
+def test_selection_is_prefix_stable_a_resent_history_is_pruned_the_same():
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2] / "fixtures"
+    docs = [json.loads((root / name).read_text(encoding="utf-8"))
+            for name in ("vip_multiturn.zh.json", "support_chat.en.json", "tax_advisor.zh.json")]
+    docs += [json.loads(line) for line in (root / "corpus" / "sample.jsonl").read_text(encoding="utf-8").splitlines()
+             if line.strip()][:30]
+    checked = 0
+    for doc in docs:
+        msgs = doc.get("messages") or []
+        for n in range(1, len(msgs) - 1, 2):  # a history that ends with a user turn, then one more exchange
+            if msgs[n - 1].get("role") != "user" or msgs[n + 1].get("role") != "user":
+                continue
+            short = annotate(load_conversation(_prefix_of(doc, n)), env={})
+            longer = annotate(load_conversation(_prefix_of(doc, n + 2)), env={})
+            for floor in (1.0, 0.98):
+                for r in (0.1, 0.3, 0.5):
+                    a = short.at_ratio(r, min_effectiveness=floor).messages
+                    b = longer.at_ratio(r, min_effectiveness=floor).messages[:len(a)]
+                    assert [m.pruned for m in a] == [m.pruned for m in b], (doc.get("source"), n, floor, r)
+                    checked += 1
+    assert checked > 50
