@@ -5,7 +5,8 @@ and register here through ``COMMANDS``: each module offers ``add_parser(subparse
 
 Exit codes: 0 success; 2 bad input or settings (one ``error: …`` line on stderr, nothing on stdout);
 1 a gate tripped (``--fail-on``, lint findings of error severity); 3 the environment failed (a Dask scheduler,
-Streamlit); 130 interrupted.  docs/CLI.md lists them per command.
+an optional dependency not installed: the line names the extra); 130 interrupted; 143 terminated (SIGTERM).
+docs/CLI.md lists them per command.
 """
 from __future__ import annotations
 
@@ -18,13 +19,14 @@ import tempfile
 from pathlib import Path
 from typing import Sequence
 
-from .commands import (EXIT_ENVIRONMENT, EXIT_INTERRUPTED, EnvironmentFailure, add_floor_argument,
-                       add_input_arguments, engine_config, read_conversation)
+from .commands import (EXIT_ENVIRONMENT, EXIT_INTERRUPTED, EXIT_TERMINATED, EnvironmentFailure, Terminated,
+                       add_floor_argument, add_input_arguments, check_output, command_line_message, engine_config,
+                       missing_dependency, read_conversation)
 from .engine import annotate
-from .errors import LayerZeroError
+from .errors import InputError, LayerZeroError
 from .risk import CHECKS, run_checks
 
-__all__ = ["main", "build_parser", "write_atomic", "COMMANDS", "EXIT_OK", "EXIT_GATE", "EXIT_INPUT"]
+__all__ = ["main", "build_parser", "write_atomic", "version", "COMMANDS", "EXIT_OK", "EXIT_GATE", "EXIT_INPUT"]
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT = 0, 1, 2
 
@@ -39,18 +41,40 @@ COMMANDS: tuple[str, ...] = (
 )
 
 
+def version() -> str:
+    """The installed distribution's version; the package's own ``__version__`` in a source checkout."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+
+    try:
+        return dist_version("layerzero-viz")
+    except PackageNotFoundError:
+        from . import __version__
+        return __version__
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="layerzero-viz", description="Visual pruning debugger for LLM prompts.")
+    parser.add_argument("--version", action="version", version=f"layerzero-viz {version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("prune", help="annotate and prune one conversation, print the JSON result",
                        description="Annotate and prune one conversation; print the JSON result on stdout. "
+                                   "With -o - the pruned conversation goes to stdout instead, and the JSON "
+                                   "result only where --result says. "
                                    "With --fail-on, print one line per finding on stderr "
                                    "(file:message:char: check: kind: detail) and exit 1 when any is found.")
     add_input_arguments(p)
     p.add_argument("--ratio", type=float, default=None, help="prune ratio in [0, 0.95] (beats env, header, directive)")
     add_floor_argument(p)
     p.add_argument("--no-tokens", action="store_true", help="leave the per-token list empty")
-    p.add_argument("-o", "--output", help="also write the pruned conversation (input's format) to this file")
+    p.add_argument("-o", "--output", metavar="PRUNED",
+                   help="also write the pruned conversation (input's format) to this file; - for stdout (then the "
+                        "JSON result is not printed unless --result names a file); never the input file itself "
+                        "unless --in-place")
+    p.add_argument("--in-place", action="store_true",
+                   help="write the pruned conversation over INPUT (allows -o INPUT; alone, means -o INPUT)")
+    p.add_argument("--result", metavar="JSON", default=None,
+                   help="where the JSON result goes: a file, or - for stdout (the default, except with -o -)")
     p.add_argument("--fail-on", type=_check_list, default=(), metavar="CHECKS",
                    help=f"comma-separated gate checks ({', '.join(CHECKS)}); exit 1 when one finds a problem")
     p.add_argument("--max-ratio", type=float, default=0.5, metavar="M",
@@ -62,11 +86,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    _user_caches()
     try:
+        args = build_parser().parse_args(argv)
         return int(args.run(args))
     except LayerZeroError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {command_line_message(exc)}", file=sys.stderr)
         return EXIT_INPUT
     except OSError as exc:
         print(f"error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
@@ -74,19 +99,63 @@ def main(argv: Sequence[str] | None = None) -> int:
     except EnvironmentFailure as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_ENVIRONMENT
+    except ImportError as exc:
+        # an optional dependency (altair, dask, pyarrow …) imported on the way: name the extra, no traceback
+        if (exc.name or "").split(".")[0] in ("", "layerzero_viz"):
+            raise
+        print(f"error: {missing_dependency(exc.name or '', _command_name(argv))}", file=sys.stderr)
+        return EXIT_ENVIRONMENT
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except Terminated:
+        print("error: terminated", file=sys.stderr)
+        return EXIT_TERMINATED
+
+
+def _user_caches() -> None:
+    """tiktoken copies its encoding to a shared temp folder (/tmp/data-gym-cache) unless told otherwise: point it
+    at the user's cache folder (``$XDG_CACHE_HOME/layerzero-viz/tiktoken``) when that is writable."""
+    if "TIKTOKEN_CACHE_DIR" in os.environ or "DATA_GYM_CACHE_DIR" in os.environ:
+        return
+    from .lexicon import _cache_dir
+
+    folder = _cache_dir()
+    if folder is not None:
+        os.environ["TIKTOKEN_CACHE_DIR"] = str(folder / "tiktoken")
+
+
+def _command_name(argv: Sequence[str] | None) -> str:
+    words = [a for a in (sys.argv[1:] if argv is None else argv) if not a.startswith("-")]
+    return f"`layerzero-viz {words[0]}`" if words else "layerzero-viz"
 
 
 def _prune(args: argparse.Namespace) -> int:
+    output = args.output
+    if args.in_place:
+        if args.input == "-":
+            raise InputError("--in-place needs an input file, not stdin", location="--in-place")
+        output = output or args.input
+    if output is not None:
+        check_output(output, [args.input], args.in_place)
+    result_to = args.result if args.result is not None else (None if output == "-" else "-")
+    if output == "-" and result_to == "-":
+        raise InputError("-o - and --result - both want stdout", location="--result",
+                         hint="send the JSON result to a file: --result RESULT.json")
     conv = read_conversation(args)
     result = annotate(conv, engine_config(args, args.ratio)).at_ratio(args.ratio,
                                                                      min_effectiveness=args.min_effectiveness)
-    payload = json.dumps(result.to_dict(tokens=not args.no_tokens), ensure_ascii=False)
-    if args.output:
-        write_atomic(Path(args.output), result.dump())
-    sys.stdout.write(payload + "\n")
+    if output == "-":
+        sys.stdout.write(result.dump())
+        sys.stdout.flush()
+    elif output:
+        write_atomic(Path(output), result.dump())
+    if result_to:  # with -o - and no --result the JSON result is not built at all
+        payload = json.dumps(result.to_dict(tokens=not args.no_tokens), ensure_ascii=False) + "\n"
+        if result_to == "-":
+            sys.stdout.write(payload)
+        else:
+            write_atomic(Path(result_to), payload)
     if not args.fail_on:
         return EXIT_OK
     findings = run_checks(result, args.fail_on, max_ratio=args.max_ratio)
@@ -110,14 +179,38 @@ def _check_list(text: str) -> tuple[str, ...]:
     return names
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file and rename: never a half-written file."""
+def write_atomic(path: Path, text: str, *, mode: int | None = None) -> None:
+    """Write ``text`` to ``path`` via a temporary file and rename: never a half-written file.
+
+    The file gets ``mode`` when given; else an existing file's mode is kept, and a new file gets what ``open``
+    would give it (0666 less the umask), not the 0600 of a temporary file.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
+    if mode is None:
+        try:
+            mode = path.stat().st_mode & 0o7777
+        except OSError:
+            mode = 0o666 & ~_umask()
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it where the system says (Linux), else set and restored."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    current = os.umask(0o022)
+    os.umask(current)
+    return current

@@ -136,8 +136,40 @@ def _jieba():
     import jieba
 
     jieba.setLogLevel(logging.WARNING)
+    if not jieba.dt.initialized:
+        # jieba caches its prefix dictionary in the shared temp folder by default (/tmp/jieba.cache): another
+        # user's file there is unreadable or unreplaceable (a traceback), or could be planted.  Ours goes to
+        # the user's cache folder, under a name tied to jieba's version.
+        import tempfile
+
+        folder = _cache_dir() or tempfile.mkdtemp(prefix="layerzero-viz-cache-")  # private, this process only
+        jieba.dt.tmp_dir = str(folder)
+        jieba.dt.cache_file = f"jieba-{getattr(jieba, '__version__', 'x')}.cache"
+        jieba.default_logger.addFilter(_no_cache_dump_traceback)
     jieba.initialize()
     return jieba
+
+
+def _cache_dir() -> Path | None:
+    """``$XDG_CACHE_HOME/layerzero-viz`` (default ``~/.cache/layerzero-viz``), created private (0700); None when
+    it cannot be written."""
+    import os
+
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    try:
+        root = Path(base) if os.path.isabs(base) else Path.home() / ".cache"
+        folder = root / "layerzero-viz"
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if os.access(folder, os.W_OK | os.X_OK):
+            return folder
+    except (OSError, RuntimeError, KeyError):
+        pass
+    return None
+
+
+def _no_cache_dump_traceback(record) -> bool:
+    """A cache that cannot be written is not worth a traceback: the dictionary was loaded all the same."""
+    return not record.getMessage().startswith("Dump cache file failed")
 
 
 def _is_cjk(ch: str) -> bool:

@@ -368,8 +368,9 @@ class ShareStore:
             raise self._unusable(exc) from None
         if row is None:
             raise ShareLinkError(
-                f"Unknown share id {share_id}: it is not in {str(self.path)!r}; it may have been created on "
-                "another machine. Ask for a link that carries the state itself (?s=…), or for the conversation file."
+                f"Unknown share id {share_id}: this server has no state saved under it; it may have been created "
+                "on another machine. Ask for a link that carries the state itself (?s=…), or for the conversation "
+                "file."
             )
         return _decode_payload(bytes(row[0]), self.max_decompressed)
 

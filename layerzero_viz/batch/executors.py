@@ -9,7 +9,11 @@ from __future__ import annotations
 import collections
 import logging
 import multiprocessing
+import os
 import signal
+import sys
+import threading
+import time
 import uuid
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -66,9 +70,42 @@ def _windowed(submit: Callable, get: Callable, job: Job, units: Iterable[Unit], 
         yield get(pending.popleft())
 
 
-def _worker_init() -> None:
-    # Ctrl-C is the parent's to handle (it saves the checkpoint); load the tokenizer and lexicons up front.
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(parent: int) -> None:
+    """End this worker when ``parent`` dies, however it dies (SIGKILL included).
+
+    Linux: the kernel sends SIGKILL when the parent goes (prctl PR_SET_PDEATHSIG).  Elsewhere, or if prctl
+    fails, a daemon thread polls the parent's pid.  Either way a parent gone before we got here ends us now.
+    """
+    armed = False
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            armed = libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+        except (OSError, AttributeError):
+            armed = False
+    if os.getppid() != parent:  # the parent died before the death signal was armed
+        os._exit(1)
+    if not armed:
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(1.0)
+            os._exit(1)
+
+        threading.Thread(target=watch, name="layerzero-parent-watch", daemon=True).start()
+
+
+def _worker_init(parent: int | None = None) -> None:
+    # Ctrl-C and SIGTERM are the parent's to handle (it keeps the checkpoint and then stops us); a worker whose
+    # parent died ends itself.  Load the tokenizer and lexicons up front.
+    if parent is not None:
+        _die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     from .. import engine
     engine.PARALLEL_SCAN = False  # the sibling processes fill the other cores: scan inline
     engine.annotate("warm up 1", env={})
@@ -88,7 +125,7 @@ class ProcessPool(Executor):
         self.jobs = jobs
         self.description = f"local, {jobs} processes"
         self._pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"),
-                                         initializer=_worker_init)
+                                         initializer=_worker_init, initargs=(os.getpid(),))
 
     def map(self, job: Job, units: Iterable[Unit]) -> Iterator[UnitResult]:
         try:
@@ -96,6 +133,17 @@ class ProcessPool(Executor):
                                  job, units, self.jobs * _IN_FLIGHT_PER_WORKER)
         except BrokenProcessPool:
             raise ExecutorError("a worker process died (out of memory?); run again to resume") from None
+
+    def __exit__(self, exc_type, *exc) -> None:
+        if exc_type is not None:  # interrupted, terminated or failed: in-flight units are thrown away anyway
+            self.kill()
+        self.close()
+
+    def kill(self) -> None:
+        """Stop the workers now: the run is over and what they hold is thrown away (the checkpoint is before it)."""
+        for process in list((getattr(self._pool, "_processes", None) or {}).values()):
+            if process.is_alive():
+                process.kill()
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
@@ -112,7 +160,8 @@ class DaskCluster(Executor):
         try:
             from distributed import Client, LocalCluster
         except ImportError:
-            raise ExecutorError('--engine dask needs dask: pip install "dask[distributed]"') from None
+            raise ExecutorError("--engine dask needs dask, which is not installed: "
+                                "pip install 'layerzero-viz[dask]'") from None
         self._cluster = None
         try:
             if scheduler:

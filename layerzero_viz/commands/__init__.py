@@ -9,33 +9,111 @@ Exit codes (docs/CLI.md):
 0     success
 1     a gate tripped (``prune --fail-on``)
 2     bad input, arguments or settings; ``batch --strict`` stopped on a malformed line
-3     the environment failed us: Dask scheduler unreachable, Streamlit missing, a worker process died
+3     the environment failed us: Dask scheduler unreachable, an optional dependency missing (the message
+      names the extra to install), a worker process died
 130   interrupted (Ctrl-C); ``batch`` saved its checkpoint, so running it again resumes
+143   terminated (SIGTERM); as 130
 ====  =====================================================================================================
 """
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from pathlib import Path
 
 from ..engine import Config
+from ..errors import InputError, LayerZeroError
 from ..formats import load_conversation
 from ..model import Conversation
 
 __all__ = [
-    "EXIT_OK", "EXIT_GATE", "EXIT_INPUT", "EXIT_ENVIRONMENT", "EXIT_INTERRUPTED",
-    "INPUT_FORMATS", "EnvironmentFailure", "add_input_arguments", "add_floor_argument", "read_conversation",
-    "engine_config",
+    "EXIT_OK", "EXIT_GATE", "EXIT_INPUT", "EXIT_ENVIRONMENT", "EXIT_INTERRUPTED", "EXIT_TERMINATED",
+    "INPUT_FORMATS", "EnvironmentFailure", "Terminated", "add_input_arguments", "add_floor_argument",
+    "read_conversation", "engine_config", "OPTIONAL_MODULES", "missing_dependency", "require",
+    "command_line_message", "check_output",
 ]
 
-EXIT_OK, EXIT_GATE, EXIT_INPUT, EXIT_ENVIRONMENT, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_OK, EXIT_GATE, EXIT_INPUT, EXIT_ENVIRONMENT, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 3, 130, 143
 INPUT_FORMATS = ("auto", "anthropic", "openai", "jsonl", "sharegpt", "http", "text")
 
 
 class EnvironmentFailure(Exception):
     """Something outside the input failed (a scheduler, a worker, a missing program): exit code 3."""
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived (``timeout``, systemd, Kubernetes): handled like Ctrl-C, exit code 143."""
+
+
+#: optional top-level modules → the extra of layerzero-viz that installs them
+OPTIONAL_MODULES = {
+    "altair": "app", "pandas": "app", "vl_convert": "app", "streamlit": "app",
+    "dask": "dask", "distributed": "dask",
+    "pyarrow": "parquet",
+}
+
+
+def missing_dependency(module: str, what: str = "") -> EnvironmentFailure:
+    """The exit-3 error for a missing module: one line naming the extra (or the package) to install."""
+    top = module.split(".")[0]
+    extra = OPTIONAL_MODULES.get(top)
+    needs = f"{what} needs {top}, which is not installed" if what else f"{top} is not installed"
+    if extra:
+        return EnvironmentFailure(f"{needs}: pip install 'layerzero-viz[{extra}]'")
+    return EnvironmentFailure(f"{needs}: reinstall layerzero-viz (pip install layerzero-viz) to get its "
+                              "dependencies")
+
+
+def require(module: str, what: str) -> None:
+    """Import ``module`` now, or raise :func:`missing_dependency` (before any work is done)."""
+    try:
+        importlib.import_module(module)
+    except ImportError as exc:
+        raise missing_dependency(exc.name or module, what) from None
+
+
+#: library hints that name keyword arguments → the same advice in terms of command-line options
+_CLI_HINTS = (
+    ("a larger max_bytes=", "a larger --max-bytes"),
+    ("iter_conversations streams JSONL of any size", "`layerzero-viz batch` streams JSONL logs of any size"),
+    ("leave out line=, or pass format='jsonl'", "leave out --line, or pass --format jsonl"),
+)
+
+
+def command_line_message(exc: LayerZeroError) -> str:
+    """``str(exc)`` with its hint speaking of command-line options instead of the library's keyword arguments."""
+    if not isinstance(exc, InputError):
+        return str(exc)
+    hint = exc.hint
+    for library, cli in _CLI_HINTS:
+        hint = hint.replace(library, cli)
+    message = exc.message
+    if message.startswith("line=") and " was given" in message:
+        message = "--line " + message.removeprefix("line=")
+    return str(InputError(message, location=exc.location, hint=hint))
+
+
+def check_output(output: str, inputs: list[str], in_place: bool) -> None:
+    """InputError (exit 2) when the output file ``output`` is one of ``inputs`` — same path once resolved, or
+    the same file by device and inode (a hard link, a symlink) — unless ``in_place``."""
+    if in_place or output == "-":
+        return
+    target = Path(output)
+    for name in inputs:
+        if name == "-":
+            continue
+        source = Path(name)
+        same = target.resolve() == source.resolve()
+        if not same:
+            try:
+                same = os.path.samefile(target, source)
+            except OSError:  # one of them does not exist (yet): not the same file
+                same = False
+        if same:
+            raise InputError(f"the output {output} is the input file {name}", location="-o",
+                             hint="pass --in-place to overwrite the input")
 
 
 def add_input_arguments(p: argparse.ArgumentParser) -> None:

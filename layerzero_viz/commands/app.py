@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from . import EXIT_INTERRUPTED, EXIT_OK, EnvironmentFailure
+from . import EXIT_INTERRUPTED, EXIT_OK, EnvironmentFailure, missing_dependency
 
 __all__ = ["add_parser", "run", "app_script", "streamlit_command"]
 
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         print(" ".join(command))
         return EXIT_OK
     if importlib.util.find_spec("streamlit") is None:
-        raise EnvironmentFailure("streamlit is not installed: pip install -r requirements.txt")
+        raise missing_dependency("streamlit", "`layerzero-viz app`")
     if args.fixture and not Path(args.fixture).is_file():
         raise FileNotFoundError(2, "No such file", args.fixture)
     host = "localhost" if args.address in ("127.0.0.1", "localhost", "::1") else args.address

@@ -7,13 +7,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 from pathlib import Path
 
 from ..batch import ENGINES, OUTPUT_FORMATS, ExecutorError, Job, Progress, RunOptions, run_batch
 from ..directives import ENV_ENABLED, ENV_RATIO, check_ratio
 from ..errors import DirectiveError
-from . import EXIT_INPUT, EXIT_OK, EnvironmentFailure
+from . import EXIT_INPUT, EXIT_OK, EnvironmentFailure, Terminated, require
 
 __all__ = ["add_parser", "run", "format_summary"]
 
@@ -25,7 +26,8 @@ def add_parser(subparsers) -> None:
                     "record per conversation plus a summary. An interrupted run resumes when run again with "
                     "the same command (checkpoint: OUT.checkpoint.json).",
         epilog="exit codes: 0 done (malformed lines skipped and counted); 2 bad arguments or input, or --strict "
-               "met a malformed line; 3 a worker or the Dask scheduler failed; 130 interrupted (run again to resume)")
+               "met a malformed line; 3 a worker or the Dask scheduler failed, or an optional dependency is missing; "
+               "130 interrupted (Ctrl-C), 143 terminated (SIGTERM): run again to resume")
     p.add_argument("logs", nargs="+", metavar="LOGS", help="JSONL files, .gz files, or folders (searched for "
                                                           "*.jsonl and *.jsonl.gz)")
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="per-conversation results")
@@ -71,11 +73,19 @@ def run(args: argparse.Namespace) -> int:
                          lines_per_unit=_positive(args.chunk_lines, "--chunk-lines"),
                          row_group_rows=_positive(args.row_group_rows, "--row-group-rows"),
                          checkpoint_seconds=max(0.0, args.checkpoint_seconds), overwrite=args.overwrite)
+    # what the run will need, before any work: not a traceback (or a lost run) at the end
+    if job.output_format == "parquet":
+        require("pyarrow", "Parquet output")
+    if args.report:
+        require("altair", "--report")
     progress = Progress(quiet=args.quiet)
+    previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         outcome = run_batch(args.logs, out, job, options, progress)
     except ExecutorError as exc:
         raise EnvironmentFailure(str(exc)) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     if outcome.already_complete and not args.quiet:
         print(f"batch: {out} is already complete (remove it or pass --overwrite to run again)", file=sys.stderr)
     if args.report:
@@ -89,6 +99,15 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: --strict: stopped at a malformed line: {outcome.stop.error}", file=sys.stderr)
         return EXIT_INPUT
     return EXIT_OK
+
+
+def _terminate(signum: int, frame: object) -> None:
+    """SIGTERM ends the run as Ctrl-C does: the checkpoint stays, the workers stop, exit 143.
+
+    A second SIGTERM while the run winds down gets the default action (the workers still die with us).
+    """
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    raise Terminated()
 
 
 def _positive(value: int, option: str) -> int:

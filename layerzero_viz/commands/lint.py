@@ -19,7 +19,7 @@ from ..advisor.lint import CHECKS, SEVERITIES, apply_all, lint
 from ..advisor.profiles import AUTO, load_profiles
 from ..errors import InputError
 from ..formats import dump_conversation, dump_text, iter_conversations, load_conversation
-from . import EXIT_GATE, EXIT_OK, INPUT_FORMATS
+from . import EXIT_GATE, EXIT_OK, INPUT_FORMATS, check_output
 
 __all__ = ["add_parser", "run"]
 
@@ -37,7 +37,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                    help="domain profile: auto (detect), none, or a name from the profile file (default auto)")
     p.add_argument("--profiles", default=None, help="profile file (TOML); default $LAYERZERO_PROFILES or the shipped one")
     p.add_argument("--select", default=None, help="comma-separated codes to report, e.g. LZ101,LZ110")
-    p.add_argument("-o", "--output", default=None, help="write the conversation with all mechanical fixes applied")
+    p.add_argument("-o", "--output", default=None,
+                   help="write the conversation with all mechanical fixes applied (never over INPUT unless --in-place)")
+    p.add_argument("--in-place", action="store_true", help="allow -o to name the input file")
     p.add_argument("--max-bytes", type=int, default=20 * 1024 * 1024, help="input size limit (default 20 MB)")
     p.set_defaults(run=run)
 
@@ -61,6 +63,8 @@ def run(args: argparse.Namespace) -> int:
                          hint=f"use auto, none or one of: {', '.join(sorted(profiles))}")
     if args.output and len(args.inputs) != 1:
         raise InputError("-o/--output needs exactly one input", location="-o")
+    if args.output:
+        check_output(args.output, args.inputs, args.in_place)
     options = dict(profile=profile, ratio=args.ratio, env=os.environ, profiles=profiles, codes=_codes(args.select))
     findings = []
     fixed = None  # the conversation with every mechanical fix applied (for -o)

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from ..errors import InputError
-from . import EXIT_OK
+from . import EXIT_OK, require
 
 __all__ = ["add_parser", "run"]
 
@@ -30,6 +30,9 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    require("altair", "`layerzero-viz report`")
+    if args.png:
+        require("vl_convert", "`layerzero-viz report --png`")
     from ..cli import write_atomic
     from ..report import batch_chart, heatmap_chart, report_html
 
