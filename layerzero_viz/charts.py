@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from .appstate import floor_label
-from .engine import FLOOR_CHOICES
+from .engine import EFFECTIVENESS_TARGET, FLOOR_CHOICES  # (the target lives in the core: sweep needs no altair)
 from .reasons import PRUNE_REASONS, reason_style
 from .render import message_label
 
@@ -34,8 +34,6 @@ __all__ = [
     "EFFECTIVENESS_TARGET",
 ]
 
-EFFECTIVENESS_TARGET = 0.99
-"""The effectiveness a pruned prompt should keep: the CLI sweep's default target for its best ratio."""
 
 # Okabe–Ito, for series that are not reasons.
 _BLUE, _ORANGE, _GREY, _GREEN = "#0072B2", "#E69F00", "#999999", "#009E73"

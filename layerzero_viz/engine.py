@@ -34,10 +34,13 @@ from .view import Bulk, Candidate, TextView, normalize
 
 _LEXICON_SLOT_OF = {name: k for k, name in enumerate(_LEXICON_SLOTS)}
 
-__all__ = ["Config", "Annotated", "annotate", "gc_paused", "check_min_effectiveness", "FLOOR_CHOICES"]
+__all__ = ["Config", "Annotated", "annotate", "gc_paused", "check_min_effectiveness", "FLOOR_CHOICES",
+           "EFFECTIVENESS_TARGET"]
 
 # the floors the app and the CLI offer: lossless, a little, the article's alert threshold, more, no floor
 FLOOR_CHOICES = (1.0, 0.99, 0.98, 0.95, 0.0)
+# the estimate a recommended ratio keeps (``Annotated.best_ratio``, ``sweep --target``, the app's sweep)
+EFFECTIVENESS_TARGET = 0.99
 
 
 def check_min_effectiveness(value: float) -> float:

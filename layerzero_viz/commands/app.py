@@ -37,7 +37,7 @@ def app_script() -> Path:
     script = Path(__file__).resolve().parents[2] / "app.py"
     if not script.is_file():
         raise EnvironmentFailure(f"{script} not found: the app runs from a source checkout of layerzero-viz "
-                                 "(git clone, then pip install -e .)")
+                                 "(git clone, then pip install -e '.[app]')")
     return script
 
 

@@ -9,7 +9,7 @@ import json
 import sys
 
 from ..directives import check_ratio
-from ..engine import Annotated, annotate, check_min_effectiveness
+from ..engine import EFFECTIVENESS_TARGET, Annotated, annotate, check_min_effectiveness
 from ..errors import DirectiveError
 from . import EXIT_OK, add_floor_argument, add_input_arguments, engine_config, read_conversation
 
@@ -75,7 +75,6 @@ def run(args: argparse.Namespace) -> int:
     ratios = ratios_from(args.ratios, args.step)
     if not ratios:
         raise DirectiveError("--ratios lists no ratio; give e.g. --ratios 0.1,0.3,0.5")
-    from ..charts import EFFECTIVENESS_TARGET  # imported here: charts pulls in altair and pandas
 
     annotated = annotate(read_conversation(args), engine_config(args, None))
     target = EFFECTIVENESS_TARGET if args.target is None else args.target
