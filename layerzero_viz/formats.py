@@ -31,13 +31,14 @@ from typing import IO, Any, Callable, Iterable, Iterator, Mapping, NoReturn, Uni
 from .errors import InputError
 from .model import Block, Conversation, Message, PathPart, format_path
 
-__all__ = [
+__all__ = ["without_emptied_blocks", 
     "FORMATS",
     "DEFAULT_MAX_BYTES",
     "Headers",
     "load_conversation",
     "iter_conversations",
     "detect_format",
+    "messages_from_json",
     "dump_conversation",
     "dump_text",
 ]
@@ -168,6 +169,27 @@ def conversation_from_json(doc: Any, format: str = "auto", *, name: str = "<inpu
     return Conversation(format=fmt, messages=_read_messages(fmt, doc, name), raw=doc, source_name=name)
 
 
+def messages_from_json(doc: Any, format: str = "auto", *, name: str = "<input>") -> tuple[Message, ...]:
+    """The messages of already-parsed chat JSON, read as :func:`conversation_from_json` reads them, except that
+    a conversation with no message (or only an empty system prompt) is no error: history mining reads records
+    that may hold no user turn at all.
+
+    >>> [(m.role, m.text) for m in messages_from_json({"conversations": [{"from": "human", "value": "Hi"}]})]
+    [('user', 'Hi')]
+    >>> messages_from_json({"messages": []})
+    ()
+    """
+    _check_format_name(format)
+    fmt = _classify(doc) if format == "auto" else format
+    if fmt not in _READERS:
+        raise InputError(f"format {fmt!r} is not a JSON conversation format", location=name,
+                         hint="pass anthropic, openai or sharegpt")
+    messages = _READERS[fmt](doc, name)
+    for m in messages:
+        _check_unicode(m.blocks, name)
+    return messages
+
+
 def iter_conversations(
     source: Source,
     format: str = "auto",
@@ -232,6 +254,34 @@ def dump_conversation(conv: Conversation, texts: Mapping[JsonPath, str] | None =
     doc = _copy_json(conv.raw)
     for path, text in replacements.items():
         doc = _set_at(doc, path, text)
+    return doc
+
+
+def without_emptied_blocks(doc: Any, emptied: list[JsonPath]) -> Any:
+    """``doc`` without the text blocks at ``emptied`` (text that pruning left empty: an engine directive that was
+    all of its block).  The Messages API rejects an empty text block, so such a block leaves its content list,
+    a system prompt string leaves the request (``system`` removed), and a system message leaves ``messages``.
+
+    >>> without_emptied_blocks({"system": "", "messages": []}, [("system",)])
+    {'messages': []}
+    """
+    drops: dict[tuple, list] = {}
+    for path in emptied:
+        path = tuple(path)
+        if len(path) >= 2 and path[-1] == "text" and isinstance(path[-2], int):
+            drops.setdefault(path[:-2], []).append(path[-2])     # a block of a content list
+        elif path == ("system",) and isinstance(doc, dict):
+            doc.pop("system", None)
+        elif len(path) == 3 and isinstance(path[1], int) and path[2] in ("content", "value"):
+            drops.setdefault(path[:1], []).append(path[1])       # a whole system message's string
+    for parent_path, indexes in drops.items():
+        parent = doc
+        for part in parent_path:
+            parent = parent[part]
+        for i in sorted(set(indexes), reverse=True):
+            del parent[i]
+        if not parent and parent_path == ("system",) and isinstance(doc, dict):
+            doc.pop("system", None)  # a system prompt that was only directives
     return doc
 
 

@@ -206,7 +206,7 @@ class PruneResult:
             ks = by_msg.get(pos, [])
             out.append(MessageResult(
                 message=msg.key, role=msg.role, original=msg.text,
-                pruned="\n\n".join(texts[k] for k in ks),
+                pruned="\n\n".join(texts[k] for k in ks if texts[k].strip() or len(ks) == 1),
                 tokens_before=int(sum(counts_before[k] for k in ks)),
                 tokens_after=int(sum(counts_after[k] for k in ks)),
             ))
@@ -215,13 +215,17 @@ class PruneResult:
     @cached_property
     def output(self) -> Any:
         """The pruned conversation in the input's own schema (a JSON-able object; a str for plain text)."""
-        from .formats import dump_conversation
+        from .formats import dump_conversation, without_emptied_blocks
         a = self.annotated
         texts = {}
+        emptied = []
         for k, b in enumerate(a.view.blocks):
             block = a.conversation.messages[b.msg_pos].blocks[b.block]
             texts[block.path] = self.block_texts[k]
-        return dump_conversation(a.conversation, texts)
+            if not texts[block.path].strip() and block.text.strip():
+                emptied.append(block.path)  # only an engine directive can empty a block (guards.py)
+        doc = dump_conversation(a.conversation, texts)
+        return without_emptied_blocks(doc, emptied) if emptied and a.conversation.format != "text" else doc
 
     def dump(self) -> str:
         """The pruned conversation serialised in the input's own format (JSON, JSONL line, HTTP, text)."""

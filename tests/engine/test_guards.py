@@ -91,3 +91,30 @@ def test_user_fact_protection_ends_before_its_comma_so_thanks_can_go():
 def test_opinion_frame_is_not_a_user_fact():
     r = prune(conv(None, "你好", "您好", "根据我的理解，这个产品不支持退货，对吗？"), 0.5)
     assert not [t for t in tokens_of(r, "protected_user_fact") if t["message"] == 2]
+
+
+@pytest.mark.parametrize("body", [
+    {"system": '<layer-zero enabled="true" prune_ratio="0.3"/>', "messages": [{"role": "user", "content": "您好，请问利率是多少？"}]},
+    {"system": [{"type": "text", "text": '<layer-zero enabled="true"/>'}, {"type": "text", "text": "You are a tax advisor."}],
+     "messages": [{"role": "user", "content": "Hi, what is my tax rate?"}]},
+    {"model": "gpt-x", "messages": [{"role": "system", "content": '<layer-zero enabled="true"/>'},
+                                    {"role": "user", "content": "Hello! Please check order 7."}]},
+])
+def test_a_block_that_was_only_a_directive_leaves_the_request_instead_of_staying_empty(body):
+    result = annotate(load_conversation(json.dumps(body, ensure_ascii=False)), env={}).at_ratio(None)
+    out = result.output
+
+    def texts(node):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in ("text", "content", "system") and isinstance(value, str):
+                    yield value
+                else:
+                    yield from texts(value)
+        elif isinstance(node, list):
+            for item in node:
+                yield from texts(item)
+
+    assert all(t.strip() for t in texts(out)), out
+    assert "layer-zero" not in json.dumps(out)
+    assert not any(m.pruned.startswith("\n") for m in result.messages)
