@@ -21,7 +21,7 @@ from .model import Conversation, MessageKey
 
 __all__ = [
     "DEFAULT_RATIO", "MAX_RATIO", "DirectiveSpan", "Settings", "resolve_settings", "check_ratio",
-    "ENV_ENABLED", "ENV_RATIO", "HEADER",
+    "ENV_ENABLED", "ENV_RATIO", "HEADER", "compile_pattern", "parse_layer_zero_tag",
 ]
 
 DEFAULT_RATIO = 0.30
@@ -86,7 +86,8 @@ def _parse_bool(value: str, where: str) -> bool:
     raise DirectiveError(f"{where}: {value!r} is not true or false")
 
 
-def _parse_layer_zero_tag(tag: str) -> tuple[bool | None, float | None]:
+def parse_layer_zero_tag(tag: str) -> tuple[bool | None, float | None]:
+    """``(enabled, prune_ratio)`` of one ``<layer-zero .../>`` tag (None where not given); DirectiveError if malformed."""
     inner = re.sub(r"^<layer-zero\b|/?>(?:\s*</layer-zero>)?$", "", tag.strip(), flags=re.IGNORECASE)
     pos, enabled, ratio = 0, None, None
     for m in _ATTR_RE.finditer(inner):
@@ -122,7 +123,8 @@ def _parse_header(value: str) -> tuple[bool | None, float | None]:
     return enabled, ratio
 
 
-def _compile_pattern(pattern: object, where: str):
+def compile_pattern(pattern: object, where: str):
+    """``pattern`` compiled by RE2; PatternError naming ``where`` when it is empty, too long or unsupported."""
     if not isinstance(pattern, str) or not pattern:
         raise PatternError(f"{where}: pattern {pattern!r} must be a non-empty string")
     if len(pattern) > _MAX_PATTERN_LEN:
@@ -183,7 +185,7 @@ def resolve_settings(
                     and first_line.strip() == m.group(0).strip() and not spans_have_layer_zero(spans)
                 )
                 if honoured:
-                    directive = _parse_layer_zero_tag(m.group(0))
+                    directive = parse_layer_zero_tag(m.group(0))
                 else:
                     warnings.append(
                         f"{m.group(0)} in {where_block} is not honoured: the directive must stand alone on the "
@@ -198,7 +200,7 @@ def resolve_settings(
                 values = _json_list(m.group(2), tag, where_block)
                 if tag == "protected_tokens":
                     for p in values:
-                        compiled.append(_compile_pattern(p, f"{where_block} <protected_tokens>"))
+                        compiled.append(compile_pattern(p, f"{where_block} <protected_tokens>"))
                         patterns.append(p)
                 else:
                     phrases.extend(v for v in values if v.strip())

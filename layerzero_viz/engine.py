@@ -23,6 +23,7 @@ from . import native as _native
 from .directives import Settings, resolve_settings
 from .guards import EMPTY_BLOCK, close_candidates, guard_blocks
 from .model import Conversation
+from .profile import Profile, apply_profile  # caps the ratio, adds pattern packs; says which rule fired
 from .protect import (PRECEDENCE, add_material, STRUCTURAL, USER_ROLES, Protection, find_protections, identifier_guards,
                       xml_protections)
 from .rules import BULK, PRIORITY, RULES, RuleContext
@@ -71,7 +72,7 @@ class Config:
     low_information: bool = True
     keep_directives: bool = False
     env: Mapping[str, str] | None = None
-    profile: Any = None  # a domain profile name or object, applied by layerzero_viz.advisor.profiles
+    profile: str | Profile | None = None  # a domain profile's name, "auto" or a Profile (layerzero_viz.profile)
     # reuse the token ids of text blocks seen before in this process (a client resends the whole history on
     # every call); off by default so that tokenize timings always measure tokenising
     token_cache: bool = False
@@ -403,7 +404,6 @@ def _annotate(source: Any, config: Config) -> Annotated:
     env = os.environ if config.env is None else config.env
     settings = resolve_settings(conv, ratio=config.ratio, enabled=config.enabled, env=env)
     if config.profile is not None:
-        from .advisor.profiles import apply_profile  # caps the ratio, adds pattern packs; says which rule fired
         settings = apply_profile(settings, config.profile, conv)
     view = TextView.of(conv)
     timings["parse"] = _ms(t0)

@@ -10,7 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 
 __all__ = ["LEXICON_DIR", "EN_LEXICONS", "ZH_LEXICONS", "entries", "phrase_regex", "word_regex", "scan", "scan_flat",
-           "as_pairs"]
+           "as_pairs", "load_jieba"]
 
 LEXICON_DIR = Path(__file__).with_name("lexicons")
 
@@ -130,7 +130,8 @@ _ZH_WORD_ALIGNED = frozenset({"filler.zh", "hedges.zh", "low_information.zh"})
 
 
 @lru_cache(maxsize=1)
-def _jieba():
+def load_jieba():
+    """The jieba module, initialised once (its prefix-dictionary cache in the user's cache folder)."""
     import logging
 
     import jieba
@@ -148,6 +149,9 @@ def _jieba():
         jieba.default_logger.addFilter(_no_cache_dump_traceback)
     jieba.initialize()
     return jieba
+
+
+_jieba = load_jieba  # the name the core's modules use
 
 
 def _cache_dir() -> Path | None:

@@ -4,8 +4,8 @@ Every row (a conversation) runs in three groups:
 
 - **A** unpruned — a second, independent reply to the original prompt: the noise floor of model and judge;
 - **B** one global ratio for every row;
-- **C** the ratio each row should get: the domain profile's recommendation (``layerzero_viz.advisor.profiles``,
-  when it offers one), else the row's own ``"ratio"`` field, else the global ratio — each outcome says which.
+- **C** the ratio each row should get: the detected domain profile's limit (:func:`domain_limit`, from
+  :mod:`layerzero_viz.profile`), else the row's own ``"ratio"`` field, else the global ratio — each outcome says which.
 
 For each group the reply is judged against the reply to the original (see :mod:`.judge`). The group's
 effectiveness ratio is equivalent / judged rows, reported with the input tokens Claude counted, cost and latency.
@@ -29,12 +29,13 @@ from ..engine import Config, annotate
 from ..errors import InputError, LayerZeroError
 from ..formats import iter_conversations
 from ..model import Conversation
+from ..profile import conversation_text, detect_domain, limit_for, load_profiles
 from .judge import Verdict, judge_request, parse_verdict
 from .request import last_user_text, pruned_request_of, request_of
 from .store import Store, digest
 
 __all__ = ["GROUPS", "GROUP_LABELS", "Row", "Prices", "Outcome", "GroupSummary", "ABReport", "ABRunner",
-           "read_rows", "rows_of", "prices_for", "find_recommender", "LIST_PRICES"]
+           "read_rows", "rows_of", "prices_for", "domain_limit", "LIST_PRICES"]
 
 GROUPS = ("A", "B", "C")
 GROUP_LABELS = {"A": "unpruned (second reply to the original)", "B": "global ratio", "C": "per-row ratio"}
@@ -45,8 +46,6 @@ LIST_PRICES: Mapping[str, tuple[float, float]] = {
     "claude-opus-4-1": (15.0, 75.0), "claude-opus-4-0": (15.0, 75.0), "claude-sonnet-4-0": (3.0, 15.0),
 }
 _DATE_SUFFIX = re.compile(r"-\d{8}$")
-_RECOMMENDERS = ("recommend_ratio", "recommended_ratio", "recommend")
-AUTO: Any = object()  # ABRunner(recommender=AUTO): look for advisor.profiles' recommendation function
 
 
 @dataclass(frozen=True)
@@ -213,36 +212,13 @@ def prices_for(model: str) -> Prices | None:
     return Prices(*found, source=f"list price of {base}") if found else None
 
 
-def find_recommender() -> Callable[[Conversation], Any] | None:
-    """The domain profiles' ratio recommendation for a conversation, when ``layerzero_viz.advisor.profiles`` has one.
-
-    Its own recommendation function (``recommend_ratio`` …) when it offers one; else, from its parts, the
-    binding limit (ceiling or fired rule) of the detected domain's profile; None without the module.
-    """
-    try:
-        from ..advisor import profiles  # type: ignore[attr-defined]
-    except ModuleNotFoundError as exc:
-        if exc.name and exc.name.startswith("layerzero_viz.advisor"):
-            return None
-        raise
-    for name in _RECOMMENDERS:
-        fn = getattr(profiles, name, None)
-        if callable(fn):
-            return fn
-    if all(hasattr(profiles, n) for n in ("load_profiles", "detect_domain", "limit_for", "conversation_text")):
-        return _domain_limit
-    return None
-
-
-def _domain_limit(conv: Conversation) -> float | None:
+def domain_limit(conv: Conversation) -> float | None:
     """The ratio the detected domain's profile allows (its ceiling, or a fired rule's cap); None: no domain."""
-    from ..advisor import profiles  # type: ignore[attr-defined]
-
-    catalogue = profiles.load_profiles()
-    guess = profiles.detect_domain(conv, catalogue)
+    catalogue = load_profiles()
+    guess = detect_domain(conv, catalogue)
     if guess is None:
         return None
-    return profiles.limit_for(catalogue[guess.name], profiles.conversation_text(conv))[0]
+    return limit_for(catalogue[guess.name], conversation_text(conv))[0]
 
 
 def _as_ratio(value: Any) -> float | None:
@@ -291,7 +267,7 @@ class ABRunner:
     def __init__(self, client: Any, *, model: str, ratio: float = DEFAULT_RATIO, judge_model: str | None = None,
                  store: Store | None = None, concurrency: int = 4, max_tokens: int = 1024,
                  prices: Prices | None = None, structured_judge: bool = True,
-                 recommender: Any = AUTO, low_information: bool = True) -> None:
+                 recommender: Callable[[Conversation], Any] | None = domain_limit, low_information: bool = True) -> None:
         if concurrency < 1:
             raise ValueError(f"concurrency must be at least 1, not {concurrency}")
         self.client = client
@@ -303,20 +279,19 @@ class ABRunner:
         self.max_tokens = max_tokens
         self.prices = prices if prices is not None else prices_for(model)
         self.structured_judge = structured_judge
-        self.recommender = find_recommender() if recommender is AUTO else recommender
+        self.recommender = recommender
         self.low_information = low_information
         self._counters = _Counters()
 
     @property
     def c_note(self) -> str:
-        if self.recommender is _domain_limit:
-            return ("C uses the detected domain profile's limit (advisor.profiles: ceiling or fired rule) where a "
+        if self.recommender is domain_limit:
+            return ("C uses the detected domain profile's limit (ceiling or fired rule) where a "
                     "domain is detected, else the row's ratio, else the global ratio")
         if self.recommender is not None:
             name = getattr(self.recommender, "__qualname__", repr(self.recommender))
             return f"C uses the profile recommendation ({name}) where it gives one, else the row's ratio, else the global ratio"
-        return ("C uses each row's \"ratio\" field, else the global ratio "
-                "(layerzero_viz.advisor.profiles offers no recommendation function)")
+        return "C uses each row's \"ratio\" field, else the global ratio"
 
     def run(self, rows: Iterable[Row], *, on_outcome: Callable[[Row, list[Outcome]], None] | None = None) -> ABReport:
         """Run every row; a row that fails is reported with its error, the others go on.

@@ -7,7 +7,7 @@ import json
 import re
 from typing import Iterator
 
-from ...directives import LAYER_ZERO_RE, MAX_RATIO, _compile_pattern, _parse_layer_zero_tag
+from ...directives import LAYER_ZERO_RE, MAX_RATIO, compile_pattern, parse_layer_zero_tag
 from ...errors import LayerZeroError
 from ..edits import Fix
 from ..findings import Finding, LIST_TAG_RE, LintDoc, line_span
@@ -64,7 +64,7 @@ def check_directives(doc: LintDoc) -> Iterator[Finding]:
                         and m.start() == len(first_line) - len(first_line.lstrip()))
             seen_any = True
             try:
-                _parse_layer_zero_tag(tag)
+                parse_layer_zero_tag(tag)
                 ok = True
             except LayerZeroError as exc:
                 ok, problem = False, str(exc)
@@ -142,7 +142,7 @@ def check_list_tags(doc: LintDoc) -> Iterator[Finding]:
                 bad = []
                 for p in values:
                     try:
-                        _compile_pattern(p, "pattern")
+                        compile_pattern(p, "pattern")
                     except LayerZeroError:
                         bad.append(p)
                 if bad:

@@ -6,7 +6,7 @@ from typing import Iterator
 from ...directives import LAYER_ZERO_RE
 from ..edits import Fix
 from ..findings import Finding, LintDoc
-from ..profiles import limit_for
+from ...profile import limit_for
 from .directives import canonical_directive
 
 __all__ = ["check_ratio"]

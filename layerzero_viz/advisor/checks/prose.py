@@ -9,7 +9,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterator
 
-from ...lexicon import _jieba
+from ...lexicon import load_jieba
 from ...structure import elements, scan_tags
 from ..edits import Fix
 from ..findings import CJK, Finding, LintDoc
@@ -104,7 +104,7 @@ def _label_before(seg: str, pos: int) -> tuple[int, str] | None:
         return None
     run = m.group(1)
     if CJK.search(run):  # the last jieba word of the run: "最后一行写结论" → "结论"
-        run = _jieba().lcut(run, HMM=False)[-1]
+        run = load_jieba().lcut(run, HMM=False)[-1]
     return m.end(1) - len(run), run
 
 
