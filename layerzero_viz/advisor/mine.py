@@ -37,8 +37,11 @@ from typing import IO, Any, Iterable, Iterator
 import numpy as np
 
 from ..errors import InputError
-from ..lexicon import _jieba, entries, scan
+from ..formats import messages_from_json
+from ..lexicon import entries, load_jieba, scan
 from ..tokens import encoding
+
+_jieba = load_jieba  # bench/mine.py warms jieba up under this name
 
 __all__ = ["Phrase", "MiningResult", "mine", "iter_history", "redundant_phrases_block", "HISTORY_FORMATS"]
 
@@ -151,16 +154,22 @@ def _sniff_format(name: str, head: bytes) -> str:
 
 
 def _texts_of(obj: Any) -> list[str] | None:
-    """The user messages in one JSONL record, or None when it has none we can find."""
+    """The user messages in one JSONL record, or None when it has none we can find.
+
+    A whole conversation (``messages``, ``conversations`` or a bare list of messages) is read by
+    :func:`layerzero_viz.formats.messages_from_json`, so its shapes are the ones every command reads;
+    InputError when it is malformed.
+    """
     if isinstance(obj, str):
         return [obj]
     if isinstance(obj, list):  # a bare list of chat messages
-        return _user_texts(obj)
+        return _user_texts(obj, "openai")
     if not isinstance(obj, dict):
         return None
-    for key in ("messages", "conversations"):
-        if isinstance(obj.get(key), list):
-            return _user_texts(obj[key])
+    if isinstance(obj.get("messages"), list):
+        return _user_texts(obj, "auto")  # Anthropic or OpenAI, told apart as formats does
+    if isinstance(obj.get("conversations"), list):
+        return _user_texts(obj, "sharegpt")
     role = obj.get("role") or obj.get("from")
     if role is not None and str(role).lower() not in ("user", "human"):
         return []  # another role's message: not user traffic, not an error
@@ -169,27 +178,21 @@ def _texts_of(obj: Any) -> list[str] | None:
         if isinstance(value, str):
             return [value]
         if isinstance(value, list):
-            parts = _content_text(value)
-            if parts is not None:
-                return [parts]
+            parts = [b.get("text") for b in value if isinstance(b, dict) and isinstance(b.get("text"), str)]
+            if parts:
+                return ["\n".join(parts)]
     return None
 
 
-def _content_text(content: list) -> str | None:
-    parts = [b.get("text") for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)]
-    return "\n".join(parts) if parts else None
-
-
-def _user_texts(messages: list) -> list[str]:
+def _user_texts(doc: Any, fmt: str) -> list[str]:
+    """The user turns of a conversation, each its own text blocks joined by newlines (tool results left out)."""
     out = []
-    for m in messages:
-        if not isinstance(m, dict) or str(m.get("role") or m.get("from") or "").lower() not in ("user", "human"):
+    for m in messages_from_json(doc, fmt, name=""):
+        if m.role != "user":
             continue
-        content = m.get("content", m.get("value"))
-        if isinstance(content, str):
-            out.append(content)
-        elif isinstance(content, list) and (text := _content_text(content)) is not None:
-            out.append(text)
+        parts = [b.text for b in m.blocks if b.kind == "text" and b.type == "text"]
+        if parts:
+            out.append("\n".join(parts))
     return out
 
 
@@ -266,7 +269,12 @@ class _Reader:
             except RecursionError:
                 self._bad(number, "JSON nested too deeply")
                 continue
-            texts = _texts_of(obj)
+            try:
+                texts = _texts_of(obj)
+            except InputError as exc:
+                where = exc.location.removeprefix(": ")
+                self._bad(number, f"not a readable conversation ({where}: {exc.message})")
+                continue
             if texts is None:
                 self._bad(number, f"no user message found (expected a string, an object with one of "
                                   f"{', '.join(TEXT_FIELDS[:5])}…, or a conversation with \"messages\")")
@@ -389,7 +397,7 @@ def _ascii_words(clause: str) -> Iterator[tuple[str, str]]:
 
 
 def _mixed_words(clause: str) -> Iterator[tuple[str, str]]:
-    for w in _jieba().cut(clause, HMM=False):
+    for w in load_jieba().cut(clause, HMM=False):
         if _CJK.search(w):
             yield w, "zh" if all(_CJK.match(ch) for ch in w) else ""
         elif w.isascii() and w.replace("'", "").isalpha():
@@ -522,10 +530,8 @@ def _content_words(phrase: str) -> bool:
         words = phrase.lower().split()
         # without a tagger, an English phrase qualifies only when every word frames a request
         return len(words) < 2 or not all(w in _frame_words_en() for w in words)
-    from ..lexicon import _jieba
-
     tags = _word_tags()
-    words = [w for w in _jieba().cut(phrase, HMM=False) if w.strip()]
+    words = [w for w in load_jieba().cut(phrase, HMM=False) if w.strip()]
     # a lone word (推荐), a question word (是多少, 在哪), a noun, or a verb that is the request (推荐) itself
     return (len(words) < 2 or any(q in phrase for q in _QUESTION_WORDS_ZH)
             or any(tags.get(w, "").startswith(_CONTENT_TAGS) for w in words)
