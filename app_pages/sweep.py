@@ -33,7 +33,7 @@ picked = st.multiselect("Floors to compare", FLOOR_CHOICES, key=FLOORS, format_f
                         help="Draw the curves of several effectiveness floors at once to see what each would cost "
                              "before choosing one in the sidebar.")
 floors = [f for f in FLOOR_CHOICES if f in set(picked) | {floor}]
-sweeps = {f: cache.sweep(cur.source, low, f) for f in floors}
+sweeps = {f: cache.sweep(cur.source, low, f, profile=session.profile_key()) for f in floors}
 frame = pd.DataFrame([row for f in floors for row in sweeps[f]])
 frontier = cur.annotated.safe_frontier
 slider = float(cur.result.ratio)

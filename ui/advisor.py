@@ -1,9 +1,8 @@
 """Streamlit bindings of the advisor: the sidebar's profile picker, cached lint and mining, applying a fix.
 
-The profile chosen in the sidebar (``PROFILE``: None for off, ``"auto"`` or a profile name) flows into
-``Config(profile=...)`` through ``ui.cache``'s key, so the heatmap, the sweep and every page show the
-profile's capped ratio and protected patterns.  This module imports ``ui.session`` only inside the
-callbacks that need it, because ``ui.session`` imports ``ui.cache``, which imports this module.
+The profile chosen in the sidebar is session state (``ui.session.PROFILE``, ``active_profile``,
+``profile_key``); it flows into ``Config(profile=...)`` through ``ui.cache``'s key, so the heatmap, the sweep
+and every page show the profile's capped ratio and protected patterns.  This module draws the picker.
 """
 from __future__ import annotations
 
@@ -24,29 +23,11 @@ from layerzero_viz.appstate import Source, md_escape
 from layerzero_viz.formats import dump_conversation, dump_text
 from layerzero_viz.model import Conversation
 
-PROFILE = "profile"
+from . import session
+from .session import OFF, PROFILE, active_profile, profile_names
+
 FIX_MESSAGE = "advisor_fix_message"
 FIX_ERROR = "advisor_fix_error"
-OFF = "off"
-
-
-def profile_names() -> list[str]:
-    """The profiles a user can pick (shipped ones, replaced or extended by ``$LAYERZERO_PROFILES``)."""
-    try:
-        return sorted(load_profiles())
-    except LayerZeroError:
-        return sorted(load_profiles(env={}))  # a broken user file: the picker still offers the shipped ones
-
-
-def active_profile() -> str | None:
-    """The profile the engine applies: None (off), ``"auto"`` or a profile name."""
-    value = st.session_state.get(PROFILE, OFF)
-    return None if value in (None, OFF) else str(value)
-
-
-def profile_key() -> tuple[str | None, str | None]:
-    """What a cached annotation depends on besides the text: the chosen profile and the profile file in use."""
-    return active_profile(), os.environ.get(ENV_PROFILES)
 
 
 def profile_picker(cur: Any) -> None:
@@ -89,8 +70,6 @@ def findings(source: Source, conv: Conversation, ratio: float | None) -> list[Fi
 
 
 def _replace_source(conv: Conversation, message: str) -> None:
-    from . import session  # session imports cache, which imports this module: import when called
-
     source = st.session_state.get(session.SOURCE)
     text = dump_text(conv, dump_conversation(conv))
     if session.load(Source(text, conv.format, name=source.name if source else "pasted"), goto=None):

@@ -2,8 +2,9 @@
 
 ``st.cache_resource`` shares the objects between reruns and sessions.  Every cache is keyed on the same
 tuple — the conversation's sha256, its format and JSONL line, the low-information switch, the
-layer-zero environment variables and the sidebar's domain profile (``ui.advisor``) — and the heavy
-objects are passed as underscore arguments, which Streamlit does not hash.
+layer-zero environment variables and the sidebar's domain profile (``profile``: ``ui.session.profile_key()``,
+passed in so that this module imports nothing of ``ui``) — and the heavy objects are passed as underscore
+arguments, which Streamlit does not hash.
 """
 from __future__ import annotations
 
@@ -16,17 +17,16 @@ from layerzero_viz import Annotated, Config, annotate
 from layerzero_viz.appstate import ResultView, Source
 from layerzero_viz.directives import ENV_ENABLED, ENV_RATIO
 
-from . import advisor
-
 # How many times detection really ran in this process: tests read it to prove the slider never re-detects.
 ANNOTATE_CALLS = {"count": 0}
 
 Key = tuple[Any, ...]
+ProfileKey = tuple[Any, ...]  # (the profile the engine applies: None, "auto" or a name; $LAYERZERO_PROFILES)
 
 
-def _key(source: Source, low_information: bool) -> Key:
+def _key(source: Source, low_information: bool, profile: ProfileKey) -> Key:
     env = tuple(os.environ.get(name) for name in (ENV_ENABLED, ENV_RATIO))  # the settings read them too
-    return (source.digest, source.format, source.line, bool(low_information), env, advisor.profile_key())
+    return (source.digest, source.format, source.line, bool(low_information), env, tuple(profile))
 
 
 @st.cache_resource(max_entries=8, show_spinner="Scoring every token…")
@@ -45,19 +45,20 @@ def _sweep(key: Key, floor: float, _annotated: Annotated) -> list[dict[str, floa
     return _annotated.sweep(min_effectiveness=floor)
 
 
-def annotation(source: Source, low_information: bool) -> Annotated:
+def annotation(source: Source, low_information: bool, *, profile: ProfileKey) -> Annotated:
     """The annotated conversation (raises the library's errors when the source cannot be read)."""
-    return _annotation(_key(source, low_information), source)
+    return _annotation(_key(source, low_information, profile), source)
 
 
-def result_view(source: Source, low_information: bool, ratio: float | None, floor: float = 1.0) -> ResultView:
+def result_view(source: Source, low_information: bool, ratio: float | None, floor: float = 1.0, *,
+                profile: ProfileKey) -> ResultView:
     """Decisions at ``ratio`` (None: the conversation's own effective ratio) under the effectiveness ``floor``
     (1.0: lossless) over the cached annotation."""
-    key = _key(source, low_information)
+    key = _key(source, low_information, profile)
     return _result_view(key, ratio, float(floor), _annotation(key, source))
 
 
-def sweep(source: Source, low_information: bool, floor: float = 1.0) -> list[dict[str, Any]]:
+def sweep(source: Source, low_information: bool, floor: float = 1.0, *, profile: ProfileKey) -> list[dict[str, Any]]:
     """Pruned fraction and effectiveness estimate for r = 0.00 … 0.95 under ``floor``, over the cached annotation."""
-    key = _key(source, low_information)
+    key = _key(source, low_information, profile)
     return _sweep(key, float(floor), _annotation(key, source))

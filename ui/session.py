@@ -4,6 +4,10 @@ Session keys are named here once.  The rule that matters: ``SOURCE`` is replaced
 has been read *and* annotated without error, so a bad paste, upload or link never loses what was loaded.
 Loading happens in widget callbacks (they run before the script, so they may set widget values such as
 the slider); the page switch they ask for is done by ``app.py`` through ``GOTO``.
+
+The domain profile chosen in the sidebar (``PROFILE``: ``OFF``, ``"auto"`` or a profile name) is session
+state too: it is part of every cached annotation's key (``profile_key``), so the heatmap, the sweep and every
+page show the profile's capped ratio and protected patterns.  ``ui.advisor`` draws its picker.
 """
 from __future__ import annotations
 
@@ -11,9 +15,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Mapping
 
+import os
+
 import streamlit as st
 
 from layerzero_viz import Annotated, LayerZeroError, share
+from layerzero_viz.profile import AUTO, ENV_PROFILES, load_profiles
 from layerzero_viz.appstate import (
     COLOR_BY, DEFAULT_PAGE, HEATMAP_VIEWS, LOSSLESS, ResultView, Source, ViewState, clean_floor, link_state,
     md_escape, message_position, text_of_upload, view_from_link,
@@ -45,6 +52,9 @@ JSONL_LINE = "jsonl_line"
 LOAD_FORMAT = "load_format"
 PASTE = "paste_text"
 UPLOAD = "upload"
+# The domain profile (the sidebar's picker, ui.advisor).
+PROFILE = "profile"
+OFF = "off"
 
 PAGE_VIEW_KEYS: Mapping[str, tuple[str, ...]] = {
     "heatmap": (HEATMAP_VIEW, TOKEN_PAGE, COLOR),
@@ -84,11 +94,33 @@ def _friendly(exc: BaseException, what: str) -> str:
             "If the input looks right, please report this together with it.")
 
 
+# ---------------------------------------------------------------------------------------------- the profile
+
+
+def profile_names() -> list[str]:
+    """The profiles a user can pick (shipped ones, replaced or extended by ``$LAYERZERO_PROFILES``)."""
+    try:
+        return sorted(load_profiles())
+    except LayerZeroError:
+        return sorted(load_profiles(env={}))  # a broken user file: the picker still offers the shipped ones
+
+
+def active_profile() -> str | None:
+    """The profile the engine applies: None (off), ``"auto"`` or a profile name."""
+    value = st.session_state.get(PROFILE, OFF)
+    return None if value in (None, OFF) else str(value)
+
+
+def profile_key() -> cache.ProfileKey:
+    """What a cached annotation depends on besides the text: the chosen profile and the profile file in use."""
+    return active_profile(), os.environ.get(ENV_PROFILES)
+
+
 def try_load(source: Source, *, low_information: bool | None = None) -> tuple[Source, Annotated] | str:
     """Read and annotate ``source``: the (normalised) source and its annotation, or the error message."""
     low = st.session_state.get(LOW_INFORMATION, True) if low_information is None else low_information
     try:
-        annotated = cache.annotation(source, low)
+        annotated = cache.annotation(source, low, profile=profile_key())
     except Exception as exc:  # noqa: BLE001 - any failure is shown to the user, never as a traceback
         return _friendly(exc, f"Reading {source.name}")
     line = annotated.conversation.jsonl_line
@@ -208,10 +240,8 @@ def restore_from_link(params: Mapping[str, Any]) -> None:
     except Exception as exc:  # noqa: BLE001
         ss[LINK_ERROR] = _friendly(exc, "Opening the debug link")
         return
-    from . import advisor  # late: advisor imports this module inside its callbacks
-
     # the profile is part of the annotation's cache key: set it before loading, as the link saw it
-    ss[advisor.PROFILE] = view.profile if view.profile in (*advisor.profile_names(), advisor.AUTO) else advisor.OFF
+    ss[PROFILE] = view.profile if view.profile in (*profile_names(), AUTO) else OFF
     loaded = try_load(view.source, low_information=view.low_information)
     if isinstance(loaded, str):
         ss[LINK_ERROR] = f"The conversation in this debug link cannot be read: {loaded}"
@@ -240,15 +270,9 @@ def current_view(page: str) -> ViewState:
         show_whitespace=bool(ss[SHOW_WHITESPACE]),
         message=None if ss.get(MESSAGE) == ALL_MESSAGES else ss.get(MESSAGE),
         view={k: ss[k] for k in PAGE_VIEW_KEYS.get(page, ()) if k in ss},
-        profile=_active_profile(),
+        profile=active_profile(),
         min_effectiveness=floor(),
     )
-
-
-def _active_profile() -> str | None:
-    from . import advisor  # late: advisor imports this module inside its callbacks
-
-    return advisor.active_profile()
 
 
 def make_debug_link(page: str, base_url: str, url_path: str) -> str:
@@ -307,8 +331,8 @@ def current() -> Current | None:
         return None
     low = bool(ss[LOW_INFORMATION])
     try:
-        annotated = cache.annotation(source, low)
-        view = cache.result_view(source, low, ratio(), floor())
+        annotated = cache.annotation(source, low, profile=profile_key())
+        view = cache.result_view(source, low, ratio(), floor(), profile=profile_key())
     except Exception as exc:  # noqa: BLE001
         st.error(md_escape(_friendly(exc, "Pruning")))
         return None
