@@ -9,9 +9,12 @@
 ``create`` returns the SDK's own ``Message`` and raises the SDK's own errors.  Settings follow the engine's
 precedence: the ``ratio`` argument > ``ANTHROPIC_LAYER_ZERO_PRUNE_RATIO`` / ``ANTHROPIC_EXPERIMENTAL_LAYER_ZERO``
 > an ``X-Anthropic-Layer-Zero`` entry in ``extra_headers`` (consumed, not forwarded) > a ``<layer-zero/>``
-directive > the default.  Every call writes one audit record (see :mod:`layerzero_viz.claude.audit`), also when
-the API fails, and updates the Prometheus metrics (:mod:`layerzero_viz.claude.metrics`).  An optional
-:class:`~layerzero_viz.claude.guard.RollbackGuard` lowers the ratio by 0.03 when effectiveness stays below 0.975.
+directive > the default.  Every call writes an audit request record *before* the request is sent (if it cannot
+be written, :class:`~layerzero_viz.claude.audit.AuditLogError` and nothing is sent) and an outcome record after it
+— when a stream completes or fails, for ``create(stream=True)`` and ``stream`` — that never raises (a warning and
+``layer_zero_audit_failures_total`` instead; see :mod:`layerzero_viz.claude.audit`), and updates the Prometheus
+metrics (:mod:`layerzero_viz.claude.metrics`).  An optional :class:`~layerzero_viz.claude.guard.RollbackGuard`
+lowers the ratio by 0.03 when effectiveness stays below 0.975.
 
 If pruning itself fails (a malformed directive, an odd request shape) the original request is sent unchanged
 and the audit record says why (``fail_open=False`` raises instead).  ``count_tokens`` and every other attribute
@@ -23,13 +26,15 @@ import asyncio
 import json
 import logging
 import os
+import threading
 import time
 import uuid
+import weakref
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any, Mapping
 
-from .claude.audit import AuditLog
+from .claude.audit import AuditLog, AuditLogError
 from .claude.guard import RollbackGuard
 from .claude.metrics import Metrics, metrics_for, serve_metrics
 from .claude.request import sendable
@@ -40,7 +45,7 @@ from .formats import conversation_from_json
 
 __all__ = ["LayerZeroClient", "AsyncLayerZeroClient", "RollbackGuard", "serve_metrics", "AUDIT_VERSION"]
 
-AUDIT_VERSION = 1
+AUDIT_VERSION = 2  # 2: a "request" record written ahead and an "outcome" record after (1: one "call" record)
 log = logging.getLogger(__name__)
 # Keyword arguments of messages.create that are SDK options, not part of the request body.
 _OPTIONS = ("extra_headers", "extra_query", "extra_body", "timeout")
@@ -90,12 +95,12 @@ class _Core:
         header = _take_header(options)
         original = _json_copy(body)
         record: dict[str, Any] = {
-            "version": AUDIT_VERSION, "event": "call", "call_id": uuid.uuid4().hex, "method": method,
-            "time": datetime.now(timezone.utc).isoformat(timespec="milliseconds"), "model": original.get("model"),
+            "version": AUDIT_VERSION, "event": "request", "call_id": uuid.uuid4().hex, "method": method,
+            "time": _now(), "model": original.get("model"), "stream": bool(original.get("stream")) or
+            method.endswith(".stream"),
             "original_request": original, "pruned_request": original, "layer_zero_header": header,
             "ratio": None, "ratio_source": None, "enabled": False, "enabled_source": None,
-            "tokens": {}, "effectiveness_estimate": None, "timings_ms": {}, "warnings": [],
-            "response_id": None, "stop_reason": None, "error": None, "pruning_error": None,
+            "tokens": {}, "effectiveness_estimate": None, "timings_ms": {}, "warnings": [], "pruning_error": None,
         }
         send = body
         if "messages" in body:
@@ -106,10 +111,12 @@ class _Core:
                 log.warning("layer-zero pruning failed, sending the request unpruned: %s", exc)
                 if not self.fail_open:
                     record["timings_ms"]["prune_total"] = _ms(t0)
-                    self._write(record)
+                    self._write_after(record, "request")
+                    self._write_after(self._outcome(record, "not_sent", error=_error_of(exc)), "outcome")
                     raise
         record["timings_ms"]["prune_total"] = _ms(t0)
         call = _Call(method, {**send, **options}, record, t0)
+        self._write_ahead(record)  # on disk before anything is sent, or the call fails here
         call.t_sent = time.perf_counter()
         return call
 
@@ -143,26 +150,55 @@ class _Core:
         return send
 
     # ---- after the call ------------------------------------------------------------------------------
-    def succeeded(self, call: _Call, response: Any) -> None:
-        record = call.record
-        record["timings_ms"]["api"] = _ms(call.t_sent)
-        record["response_id"] = getattr(response, "id", None)
-        record["stop_reason"] = getattr(response, "stop_reason", None)
+    def succeeded(self, call: _Call, response: Any) -> Any:
+        """Write the outcome of a ``Message``, or watch a ``Stream`` and write it when it ends; ``response``."""
+        if _is_stream(response):
+            return self.watch_stream(call, response)
         usage = getattr(response, "usage", None)
-        if usage is not None:
-            record["tokens"]["input_tokens"] = getattr(usage, "input_tokens", None)
-            record["tokens"]["output_tokens"] = getattr(usage, "output_tokens", None)
-        if response is None or not hasattr(response, "id"):
-            record["streamed"] = True  # the id arrives with the stream, after this record
-        self._write(record)
+        self._write_after(self._outcome(
+            call.record, "ok", response_id=getattr(response, "id", None),
+            request_id=getattr(response, "_request_id", None), stop_reason=getattr(response, "stop_reason", None),
+            tokens=_usage(usage), timings_ms={"api": _ms(call.t_sent)}), "outcome")
+        return response
 
-    def failed(self, call: _Call, exc: BaseException) -> None:
-        record = call.record
-        record["timings_ms"]["api"] = _ms(call.t_sent)
-        record["error"] = {"type": type(exc).__name__, "message": str(exc)[:2000],
-                           "status_code": getattr(exc, "status_code", None),
-                           "request_id": getattr(exc, "request_id", None)}
-        self._write(record)
+    def failed(self, call: _Call, exc: BaseException, **extra: Any) -> None:
+        self._write_after(self._outcome(call.record, "error", error=_error_of(exc),
+                                        request_id=getattr(exc, "request_id", None),
+                                        timings_ms={"api": _ms(call.t_sent)}, **extra), "outcome")
+
+    def watch_stream(self, call: _Call, stream: Any) -> Any:
+        """Make ``stream`` (an SDK ``Stream``/``AsyncStream``, type kept) write the outcome when it ends."""
+        headers = getattr(getattr(stream, "response", None), "headers", None) or {}
+        tracker = _StreamTracker(self, call, headers.get("request-id"))
+        try:
+            inner = stream._iterator
+            is_async = hasattr(inner, "__anext__")
+            gen = _aiterate(inner, tracker) if is_async else _iterate(inner, tracker)
+            stream.__dict__["_iterator"] = gen
+            ref, cls_close = weakref.ref(stream), type(stream).close
+            if is_async:
+                async def close() -> None:
+                    await gen.aclose()
+                    tracker.finish("closed")
+                    s = ref()
+                    if s is not None:
+                        await cls_close(s)
+            else:
+                def close() -> None:  # type: ignore[misc]
+                    gen.close()
+                    tracker.finish("closed")
+                    s = ref()
+                    if s is not None:
+                        cls_close(s)
+            stream.close = close
+            weakref.finalize(stream, tracker.finish, "abandoned")
+        except Exception as exc:  # an SDK whose streams look different: say so rather than fail the call
+            tracker.finish("unobserved", note=f"the stream could not be watched: {type(exc).__name__}: {exc}")
+        return stream
+
+    def _outcome(self, request: dict[str, Any], status: str, **fields: Any) -> dict[str, Any]:
+        return {"version": AUDIT_VERSION, "event": "outcome", "call_id": request["call_id"], "time": _now(),
+                "status": status, **fields}
 
     # ---- effectiveness and the guard -----------------------------------------------------------------
     def record_effectiveness(self, value: float, source: str) -> None:
@@ -179,13 +215,31 @@ class _Core:
         log.warning("layer-zero rollback: effectiveness %.4f < %.3f over %d values (%s); prune ratio %.2f → %.2f",
                     rollback.window_mean, rollback.threshold, rollback.window, source, rollback.ratio_before,
                     rollback.ratio_after)
-        self._write({"version": AUDIT_VERSION, "event": "rollback",
-                     "time": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
-                     "effectiveness_source": source, **rollback.__dict__})
+        self._write_after({"version": AUDIT_VERSION, "event": "rollback", "time": _now(),
+                           "effectiveness_source": source, **rollback.__dict__}, "rollback")
 
-    def _write(self, record: dict[str, Any]) -> None:
-        if self.audit is not None:
+    # ---- the audit log -------------------------------------------------------------------------------
+    def _write_ahead(self, record: dict[str, Any]) -> None:
+        """The request record, before sending: if it cannot be written the call fails (nothing was sent)."""
+        if self.audit is None:
+            return
+        try:
             self.audit.write(record)
+        except Exception as exc:
+            self.metrics.audit_failures.inc()
+            raise AuditLogError(self.audit.path, "the request record", exc, "the request was not sent") from exc
+
+    def _write_after(self, record: dict[str, Any], what: str) -> None:
+        """A record after the fact (outcome, rollback): a failure is logged and counted, never raised."""
+        if self.audit is None:
+            return
+        try:
+            self.audit.write(record)
+        except Exception as exc:
+            self.metrics.audit_failures.inc()
+            log.warning("layer-zero audit log %s: could not write the %s record of call %s (%s: %s); "
+                        "the response is returned all the same", self.audit.path, what,
+                        record.get("call_id", "-"), type(exc).__name__, exc)
 
 
 class _Messages:
@@ -210,8 +264,9 @@ class _Messages:
         except BaseException as exc:
             self._core.failed(call, exc)
             raise
-        self._core.succeeded(call, response if method == "create" else None)
-        return response
+        if method == "stream":  # a manager: the request goes out on entering it
+            return _watch_manager(self._core, call, response)
+        return self._core.succeeded(call, response)
 
     def count_tokens(self, **kwargs: Any) -> Any:
         """The SDK's ``messages.count_tokens``, unchanged."""
@@ -230,8 +285,7 @@ class _AsyncMessages(_Messages):
         except BaseException as exc:
             self._core.failed(call, exc)
             raise
-        self._core.succeeded(call, response)
-        return response
+        return self._core.succeeded(call, response)
 
     async def count_tokens(self, **kwargs: Any) -> Any:  # type: ignore[override]
         return await self._messages.count_tokens(**kwargs)
@@ -290,6 +344,146 @@ class AsyncLayerZeroClient(LayerZeroClient):
     """The same for ``anthropic.AsyncAnthropic``: ``await client.messages.create(**kwargs)``."""
 
     _messages_class = _AsyncMessages
+
+
+class _StreamTracker:
+    """What a stream said so far (message id, usage, stop reason); writes the outcome once, when it ends."""
+
+    def __init__(self, core: _Core, call: _Call, request_id: str | None) -> None:
+        self.core, self.call, self.request_id = core, call, request_id
+        self.response_id: str | None = None
+        self.stop_reason: str | None = None
+        self.tokens: dict[str, Any] = {}
+        self.events = 0
+        self.stopped = False
+        self.done = False
+        self._lock = threading.Lock()
+
+    def observe(self, event: Any) -> None:
+        self.events += 1
+        kind = getattr(event, "type", None)
+        if kind == "message_start":
+            message = getattr(event, "message", None)
+            self.response_id = getattr(message, "id", None)
+            self.tokens.update(_usage(getattr(message, "usage", None)))
+        elif kind == "message_delta":
+            self.stop_reason = getattr(getattr(event, "delta", None), "stop_reason", None) or self.stop_reason
+            self.tokens.update({k: v for k, v in _usage(getattr(event, "usage", None)).items() if v is not None})
+        elif kind == "message_stop":
+            self.stopped = True
+
+    def finish(self, end: str, error: BaseException | None = None, note: str | None = None) -> None:
+        with self._lock:
+            if self.done:
+                return
+            self.done = True
+        status = "error" if error is not None else "ok" if self.stopped else "incomplete"
+        if end == "unobserved":
+            status = "ok"
+        stream = {"end": end, "completed": self.stopped, "events": self.events}
+        if note:
+            stream["note"] = note
+        fields: dict[str, Any] = {"response_id": self.response_id, "request_id": self.request_id,
+                                  "stop_reason": self.stop_reason, "tokens": self.tokens,
+                                  "timings_ms": {"api": _ms(self.call.t_sent)}, "stream": stream}
+        if error is not None:
+            fields["error"] = _error_of(error)
+        self.core._write_after(self.core._outcome(self.call.record, status, **fields), "outcome")
+
+
+def _iterate(inner: Any, tracker: _StreamTracker) -> Any:
+    end, error = "abandoned", None
+    try:
+        for event in inner:
+            tracker.observe(event)
+            yield event
+        end = "completed" if tracker.stopped else "ended"
+    except GeneratorExit:
+        end = "closed"
+        raise
+    except BaseException as exc:
+        end, error = "failed", exc
+        raise
+    finally:
+        try:
+            inner.close()
+        except Exception:
+            pass
+        tracker.finish(end, error)
+
+
+async def _aiterate(inner: Any, tracker: _StreamTracker) -> Any:
+    end, error = "abandoned", None
+    try:
+        async for event in inner:
+            tracker.observe(event)
+            yield event
+        end = "completed" if tracker.stopped else "ended"
+    except GeneratorExit:
+        end = "closed"
+        raise
+    except BaseException as exc:
+        end, error = "failed", exc
+        raise
+    finally:
+        try:
+            await inner.aclose()
+        except Exception:
+            pass
+        tracker.finish(end, error)
+
+
+def _watch_manager(core: _Core, call: _Call, manager: Any) -> Any:
+    """``messages.stream``'s manager (type kept): a failed request or the stream's end writes the outcome."""
+    for name in ("_MessageStreamManager__api_request", "_AsyncMessageStreamManager__api_request"):
+        api_request = manager.__dict__.get(name)
+        if api_request is None:
+            continue
+        if callable(api_request):
+            def request() -> Any:
+                call.t_sent = time.perf_counter()
+                try:
+                    raw = api_request()
+                except BaseException as exc:
+                    core.failed(call, exc)
+                    raise
+                return core.watch_stream(call, raw)
+            manager.__dict__[name] = request
+        else:  # the async manager holds an awaitable
+            async def arequest() -> Any:
+                call.t_sent = time.perf_counter()
+                try:
+                    raw = await api_request
+                except BaseException as exc:
+                    core.failed(call, exc)
+                    raise
+                return core.watch_stream(call, raw)
+            manager.__dict__[name] = arequest()
+        return manager
+    core._write_after(core._outcome(call.record, "ok", stream={"end": "unobserved", "note": "unknown manager"}),
+                      "outcome")
+    return manager
+
+
+def _is_stream(response: Any) -> bool:
+    import anthropic
+    return isinstance(response, (anthropic.Stream, anthropic.AsyncStream))
+
+
+def _usage(usage: Any) -> dict[str, Any]:
+    if usage is None:
+        return {}
+    return {k: getattr(usage, k) for k in ("input_tokens", "output_tokens", "cache_creation_input_tokens",
+                                             "cache_read_input_tokens") if getattr(usage, k, None) is not None}
+
+
+def _error_of(exc: BaseException) -> dict[str, Any]:
+    return {"type": type(exc).__name__, "message": str(exc)[:2000], "status_code": getattr(exc, "status_code", None),
+            "request_id": getattr(exc, "request_id", None)}
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
 def _take_header(options: dict[str, Any]) -> str | None:

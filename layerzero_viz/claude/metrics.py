@@ -3,7 +3,9 @@
 - ``layer_zero_pruned_tokens_total`` (counter): tokens removed before ``messages.create``;
 - ``layer_zero_effectiveness_ratio{source}`` (gauge): the latest effectiveness, ``source="estimate"`` from
   the engine per call or ``source="ab"`` from an A/B run;
-- ``layer_zero_context_preservation_ms`` (histogram): time spent protecting ``<context>`` per call.
+- ``layer_zero_context_preservation_ms`` (histogram): time spent protecting ``<context>`` per call;
+- ``layer_zero_audit_failures_total`` (counter): audit records that could not be written (a request record:
+  the call failed before it was sent; an outcome record: the response was returned all the same).
 
 >>> from prometheus_client import CollectorRegistry
 >>> registry = CollectorRegistry()
@@ -31,11 +33,12 @@ _BY_REGISTRY: "weakref.WeakKeyDictionary[CollectorRegistry, Metrics]" = weakref.
 
 @dataclass(frozen=True)
 class Metrics:
-    """The three metrics, registered once per registry."""
+    """The metrics, registered once per registry."""
 
     pruned_tokens: Counter
     effectiveness: Gauge
     context_preservation: Histogram
+    audit_failures: Counter
 
     def observe_call(self, *, tokens_pruned: int, effectiveness: float, context_ms: float) -> None:
         """Record one pruned call."""
@@ -58,6 +61,9 @@ def metrics_for(registry: CollectorRegistry | None = None) -> Metrics:
                       ["source"], registry=registry),
                 Histogram("layer_zero_context_preservation_ms", "Milliseconds spent protecting <context> per call",
                           buckets=_BUCKETS_MS, registry=registry),
+                Counter("layer_zero_audit_failures_total",
+                        "Audit log records that could not be written (request: call refused; outcome: reported)",
+                        registry=registry),
             )
             _BY_REGISTRY[registry] = found
         return found

@@ -9,7 +9,10 @@ API it refuses a request without credentials (401), a missing model or max_token
 Failures are scripted per path: ``fail("/v1/messages", 429, 500, ("slow", 2.0))`` makes the next three
 requests to that path a rate limit (with ``retry-after-ms``), a server error, and a 2 s stall; ``down_after(n)``
 makes every ``/v1/messages`` request after the n-th successful one a 500 (a server that dies mid-run).
-Every request is recorded in ``hits`` as ``(path, status, body, headers)``.
+Every request is recorded in ``hits`` as ``(path, status, body, headers)``.  A request with ``"stream": true`` is
+answered with the Messages API's server-sent events (``message_start`` … ``message_stop``); ``break_stream = True``
+sends an ``error`` event after the first text delta instead of the rest.  ``on_request(path, body)``, when set, is
+called as a request arrives, before it is answered (to look at what the client did before sending it).
 """
 from __future__ import annotations
 
@@ -51,6 +54,8 @@ class FakeAnthropic:
         self._ok_messages = 0
         self._down_after: int | None = None
         self.judge_equivalent: bool | None = None  # force the judge's verdict (None: compare the replies)
+        self.break_stream = False
+        self.on_request = None
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="fake-anthropic", daemon=True)
@@ -111,9 +116,13 @@ class FakeAnthropic:
                     body = {}
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 path = self.path.split("?")[0]
+                if fake.on_request is not None:
+                    fake.on_request(path, body)
                 status, payload, extra = fake._respond(path, body, headers)
                 with fake._lock:
                     fake.hits.append((path, status, body, headers))
+                if status == 200 and path == MESSAGES and body.get("stream"):
+                    return self._stream(payload)
                 data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
                 try:
                     self.send_response(status)
@@ -126,6 +135,38 @@ class FakeAnthropic:
                     self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (a timeout test)
+
+            def _stream(self, message: dict[str, Any]) -> None:
+                text = message["content"][0]["text"]
+                start = {**message, "content": [], "stop_reason": None,
+                         "usage": {**message["usage"], "output_tokens": 1}}
+                events = [("message_start", {"type": "message_start", "message": start}),
+                          ("content_block_start", {"type": "content_block_start", "index": 0,
+                                                   "content_block": {"type": "text", "text": ""}}),
+                          ("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                                   "delta": {"type": "text_delta", "text": text}})]
+                if fake.break_stream:
+                    events.append(("error", {"type": "error", "error": {"type": "overloaded_error",
+                                                                        "message": "Overloaded"}}))
+                else:
+                    events += [("content_block_stop", {"type": "content_block_stop", "index": 0}),
+                               ("message_delta", {"type": "message_delta",
+                                                  "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                                                  "usage": {"output_tokens": message["usage"]["output_tokens"]}}),
+                               ("message_stop", {"type": "message_stop"})]
+                self.close_connection = True
+                try:
+                    self.send_response(200)
+                    self.send_header("content-type", "text/event-stream")
+                    self.send_header("request-id", f"req_fake_{len(fake.hits)}")
+                    self.send_header("connection", "close")
+                    self.end_headers()
+                    for name, data in events:
+                        self.wfile.write(f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+                                         .encode("utf-8"))
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
 
         return Handler
 

@@ -236,11 +236,20 @@ def test_the_async_client_prunes_audits_and_returns_the_message(server, registry
     assert API_KEY not in log.read_text(encoding="utf-8")
 
 
-def test_stream_is_pruned_too_and_audited_without_a_response_id(make_client, server, registry, tmp_path):
+def test_stream_is_pruned_too_and_its_outcome_is_written_when_it_completes(make_client, server, registry, tmp_path):
     log = tmp_path / "audit.jsonl"
     client = LayerZeroClient(make_client(), ratio=0.5, audit_log=log, registry=registry, env={})
     manager = client.messages.stream(**create_kwargs(FINANCE))
     assert type(manager).__name__ == "MessageStreamManager"
     [record] = read_audit(log)
-    assert record["method"] == "messages.stream" and record["streamed"] is True and record["response_id"] is None
+    assert record["method"] == "messages.stream" and record["stream"] is True and record["status"] == "pending"
     assert record["pruned_request"]["messages"] == expected_pruned(FINANCE, 0.5)["messages"]
+    with manager as stream:
+        assert read_audit(log)[0]["status"] == "pending"  # the outcome waits for the end of the stream
+        text = "".join(stream.text_stream)
+        final = stream.get_final_message()
+    assert text == "echo: " + expected_pruned(FINANCE, 0.5)["messages"][0]["content"]
+    [record] = read_audit(log)
+    assert record["status"] == "ok" and record["response_id"] == final.id and record["stop_reason"] == "end_turn"
+    assert record["stream"]["completed"] is True and record["request_id"].startswith("req_fake_")
+    assert record["tokens"]["output_tokens"] == final.usage.output_tokens
