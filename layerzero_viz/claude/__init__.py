@@ -15,7 +15,7 @@ given a client, and ``client_from_env`` gives one only when ``ANTHROPIC_API_KEY`
 """
 # This is the public API of layerzero_viz.claude.
 from .ab import GROUPS, ABReport, ABRunner, GroupSummary, Outcome, Prices, Row, read_rows, rows_of
-from .audit import AuditLog, read_audit
+from .audit import AuditLog, AuditLogError, read_audit
 from .counts import ESTIMATE_LABEL, EXACT_LABEL, TokenCounter, TokenCounts, client_from_env, has_api_key
 from .errors import ClaudeError, JudgeError, NoAPIKeyError
 from .guard import Rollback, RollbackGuard
@@ -24,7 +24,7 @@ from .request import pruned_request_of, request_of
 from .store import Store
 
 __all__ = [
-    "ABReport", "ABRunner", "AuditLog", "ClaudeError", "ESTIMATE_LABEL", "EXACT_LABEL", "GROUPS", "GroupSummary",
+    "ABReport", "ABRunner", "AuditLog", "AuditLogError", "ClaudeError", "ESTIMATE_LABEL", "EXACT_LABEL", "GROUPS", "GroupSummary",
     "JudgeError", "Metrics", "NoAPIKeyError", "Outcome", "Prices", "Rollback", "RollbackGuard", "Row", "Store",
     "TokenCounter", "TokenCounts", "client_from_env", "has_api_key", "metrics_for", "pruned_request_of",
     "read_audit", "read_rows", "request_of", "rows_of", "serve_metrics",
