@@ -168,7 +168,8 @@ def _install(source: Source, annotated: Annotated, view: ViewState) -> None:
 
 
 def load_fixture_once(path: str | None) -> None:
-    """On the first run of a session with nothing loaded, load ``path`` (from ``--fixture``)."""
+    """On the first run of a session with nothing loaded, load ``path`` (from ``--fixture``); without one, go to
+    the Load page."""
     ss = st.session_state
     if ss.get(FIXTURE_DONE):
         return
@@ -176,6 +177,8 @@ def load_fixture_once(path: str | None) -> None:
     if path and ss.get(SOURCE) is None:
         load_file(path)
         ss.pop(GOTO, None)  # the default page is the heatmap already
+    elif ss.get(SOURCE) is None and ss.get(LOAD_ERROR) is None:
+        ss[GOTO] = "load"  # the first minute: nothing loaded opens the sample gallery, not an empty heatmap
 
 
 def load_paste() -> None:

@@ -10,11 +10,18 @@ GOOD = json.dumps({"system": "你是税务顾问。", "messages": [{"role": "use
                   ensure_ascii=False)
 
 
-def test_first_run_without_a_conversation_points_to_the_load_page():
+def test_first_run_without_a_conversation_opens_the_load_page_with_the_gallery():
     at = new_app()
     assert no_exception(at)
-    assert "No conversation loaded" in at.info[0].value
+    assert at.button(key="open:finance_qa.zh.json")  # the sample gallery, not an empty heatmap
+    assert not [i for i in at.info if "No conversation loaded" in i.value]
     assert at.slider[0].disabled
+
+
+def test_another_page_without_a_conversation_points_to_the_load_page():
+    at = goto(new_app(), "timing")
+    assert no_exception(at)
+    assert any("No conversation loaded" in i.value for i in at.info)
 
 
 def test_gallery_lists_every_fixture_with_its_description():
