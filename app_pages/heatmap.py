@@ -40,7 +40,9 @@ if view == "tokens":
     if chunk.empty:
         st.info("This selection has no text tokens (images and tool blocks are passed through untouched).")
     else:
-        st.caption(f"Tokens {first + 1:,}–{last:,} of {len(shown):,} ({TOKENS_PER_PAGE:,} per page). "
+        directive = int((shown["reason"] == "directive").sum())
+        of = f"{len(shown) - directive:,} + {directive:,} directive" if directive else f"{len(shown):,}"
+        st.caption(f"Token chips {first + 1:,}–{last:,} of {of} ({TOKENS_PER_PAGE:,} per page). "
                    "Hover a token for its reason, detail, tier, estimated loss, token ids and score.")
         st.markdown(render.TOKEN_CSS, unsafe_allow_html=True)
         # counted like the sidebar: engine directives are outside tokens_total and tokens_pruned

@@ -38,5 +38,6 @@ st.subheader("Per message")
 rows = cur.annotated.message_timings()
 st.altair_chart(charts.message_timings_bar(rows), width="stretch")
 table = pd.DataFrame({"message": [message_label(r["message"], str(r["role"])) for r in rows],
-                      "tokens": [r["tokens"] for r in rows], "tokenize ms": [r["ms"] for r in rows]})
+                      "tokens": [r["tokens"] for r in rows], "directive tokens": [r["directive"] for r in rows],
+                      "tokenize ms": [r["ms"] for r in rows]})
 st.dataframe(table, hide_index=True, width="stretch")

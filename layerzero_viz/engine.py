@@ -346,13 +346,19 @@ class Annotated:
         return best
 
     def message_timings(self) -> list[dict[str, object]]:
-        """Per message: tokens and the time spent tokenising its text blocks (ms)."""
+        """Per message: its tokens (engine directives apart, counted as everywhere else: outside ``tokens_total``),
+        its directive tokens, and the time spent tokenising its text blocks (ms)."""
         rows: dict[int, dict[str, object]] = {}
-        counts = np.bincount(self.tok_block, minlength=len(self.view.blocks)) if len(self.tok_block) else []
+        n_blocks = len(self.view.blocks)
+        kept = ~self.tok_directive
+        counts = np.bincount(self.tok_block[kept], minlength=n_blocks) if len(self.tok_block) else np.zeros(n_blocks)
+        directive = np.bincount(self.tok_block[self.tok_directive], minlength=n_blocks) if len(self.tok_block) \
+            else np.zeros(n_blocks)
         for k, b in enumerate(self.view.blocks):
-            row = rows.setdefault(b.msg_pos, {"message": b.message, "role": b.role, "tokens": 0, "ms": 0.0,
-                                              "stage": "tokenize"})
-            row["tokens"] = int(row["tokens"]) + int(counts[k]) if len(counts) else 0
+            row = rows.setdefault(b.msg_pos, {"message": b.message, "role": b.role, "tokens": 0, "directive": 0,
+                                              "ms": 0.0, "stage": "tokenize"})
+            row["tokens"] = int(row["tokens"]) + int(counts[k])
+            row["directive"] = int(row["directive"]) + int(directive[k])
             row["ms"] = float(row["ms"]) + self.block_tokenize_ms[k]
         return list(rows.values())
 

@@ -85,7 +85,11 @@ def _bound(cur: Current) -> None:
 def _metrics(cur: Current) -> None:
     result = cur.result
     after = result.tokens_total - result.tokens_pruned
-    st.metric("Tokens before → after", f"{result.tokens_total:,} → {after:,}")
+    st.metric("Tokens before → after", f"{result.tokens_total:,} → {after:,}",
+              help="Engine directives are not counted here (nor anywhere a total is shown): they instruct the "
+                   "pruner and always leave the output, outside the budget.")
+    if result.tokens_directive:
+        st.caption(f"Engine directives: {result.tokens_directive:,} tokens, removed, outside the budget")
     st.metric("Pruned", f"{result.pruned_fraction:.1%}")
     st.metric("Pruned by tier (safe + lossy)", f"{result.tokens_safe:,} + {result.tokens_lossy:,}",
               help="Safe tier: the redundant tokens the rules found, taken first. Lossy tier: the least informative "

@@ -125,3 +125,19 @@ def test_heatmap_cards_count_tokens_like_the_sidebar():
     pruned = sum(1 for t in result.token_records()
                  if t["message"] == "system" and t["decision"] == "prune" and t["reason"] != "directive")
     assert f"tokens {system.tokens_before:,} · pruned {pruned:,}" in html_markdown(at)
+
+
+def test_directive_tokens_are_counted_one_way_on_every_page():
+    from layerzero_viz import annotate
+
+    at = open_sample(new_app(), "finance_qa.zh.json").run()
+    total = int(metrics(at)["Tokens before → after"].split("→")[0].replace(",", ""))
+    result = annotate(at.session_state["source"].load(), env={}).at_ratio()
+    assert total == result.tokens_total and result.tokens_directive > 0
+    assert any(f"Engine directives: {result.tokens_directive:,} tokens" in c.value for c in at.caption)
+    assert any(f"+ {result.tokens_directive:,} directive" in c.value for c in at.caption)
+    goto(at, "timing")
+    assert no_exception(at)
+    table = at.dataframe[0].value
+    assert int(table["tokens"].sum()) == total
+    assert int(table["directive tokens"].sum()) == result.tokens_directive
