@@ -35,7 +35,7 @@ if view == "tokens":
     first, last = bounds[page - 1], bounds[page]
     chunk = shown.iloc[first:last]
 
-    with st.expander("Legend: what the colours, borders and marks mean"):
+    with st.expander("Legend: what the colours, borders and marks mean", expanded=True):  # open on a first visit
         st.markdown(render.TOKEN_CSS + render.legend_html(), unsafe_allow_html=True)
     if chunk.empty:
         st.info("This selection has no text tokens (images and tool blocks are passed through untouched).")
