@@ -110,3 +110,17 @@ def test_numbers_money_dates_and_versions():
     out = prune(conv(None, text), 0.95).messages[0].pruned
     for value in ("¥1,000.50", "$139.99", "2024-10-01", "10:30", "v2.3.1", "三个工作日"):
         assert value in out
+
+
+def test_no_negation_exception_holds_a_negation_word():
+    """能不能, 是不是, 有没有 …: a check that no negation was lost reads 不能 in 能不能, so the word stays a negation."""
+    from layerzero_viz.lexicon import entries
+    words = [w for w in entries("negations.zh") if len(w) >= 2]
+    assert not [(e, w) for e in entries("negation_exceptions.zh") for w in words if w in e]
+
+
+def test_a_not_a_question_keeps_its_negation_and_its_frame():
+    from .helpers import conv, prune
+    r = prune(conv(None, "能不能帮我推荐一本书？你是不是机器人？"), 0.95)
+    out = r.messages[0].pruned
+    assert "能不能" in out and "是不是" in out
