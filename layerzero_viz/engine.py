@@ -197,9 +197,6 @@ class Annotated:
     g_span: np.ndarray
     g_veto: dict[int, str]
     spans: SpanTable
-    span_order: np.ndarray
-    span_costs_ordered: np.ndarray
-    span_suffix_min: np.ndarray
     span_cost: np.ndarray
     span_loss: np.ndarray
     info_total: float
@@ -491,7 +488,7 @@ def _annotate(source: Any, config: Config) -> Annotated:
     t0 = time.perf_counter()
     g_span, g_veto, spans, selection = _resolve(view, candidates, bulks, protection, g_start, g_end, g_tokens,
                                                 g_prot, g_prot_iv, g_directive, ids, group)
-    tok_directive, tokens_directive, info_total, span_loss, span_cost, order, costs_ordered, suffix_min = selection
+    tok_directive, tokens_directive, info_total, span_loss, span_cost = selection
     for s, e, why in repeated_rule.kept_notes(view):  # near-copies the repeat rule kept say why
         a, b = np.searchsorted(g_start, s, "left"), np.searchsorted(g_start, e, "left")
         for g in range(int(a), int(b)):
@@ -510,8 +507,8 @@ def _annotate(source: Any, config: Config) -> Annotated:
         conversation=conv, config=config, settings=settings, view=view,
         tok_ids=ids, tok_start=start, tok_end=end, tok_group=group, tok_block=block, tok_i=idx,
         tok_directive=tok_directive, g_start=g_start, g_end=g_end, g_prot=g_prot,
-        g_prot_iv=g_prot_iv, protection=protection, g_span=g_span, g_veto=g_veto, spans=spans, span_order=order,
-        span_costs_ordered=costs_ordered, span_suffix_min=suffix_min, span_cost=span_cost, span_loss=span_loss,
+        g_prot_iv=g_prot_iv, protection=protection, g_span=g_span, g_veto=g_veto, spans=spans,
+        span_cost=span_cost, span_loss=span_loss,
         info_total=info_total, tokens_total=int(len(ids)) - tokens_directive,
         tokens_directive=tokens_directive, timings_ms=timings, warnings=settings.warnings,
         block_tokenize_ms=tuple(block_ms),
@@ -519,18 +516,18 @@ def _annotate(source: Any, config: Config) -> Annotated:
 
 
 def _selection(found: tuple) -> tuple:
-    """The resolve kernel's (directive flags, information, losses, costs, order, ordered costs, suffix minima,
-    directive count) in :func:`_finish_python`'s order, the information summed here (numpy's pairwise sum, as
-    the twin does)."""
-    tok_directive, info, span_loss, span_cost, order, costs_ordered, suffix_min, tokens_directive = found
-    return tok_directive, tokens_directive, float(info.sum()), span_loss, span_cost, order, costs_ordered, suffix_min
+    """The resolve kernel's (directive flags, information, losses, costs, …, directive count) in
+    :func:`_finish_python`'s order, the information summed here (numpy's pairwise sum, as the twin does).  The
+    kernel still computes a global budget order, its costs and suffix minima, which prefix-stable selection
+    (``select.entry_points``) no longer reads: they are dropped here until the kernel is next rebuilt."""
+    tok_directive, info, span_loss, span_cost, _order, _costs_ordered, _suffix_min, tokens_directive = found
+    return tok_directive, tokens_directive, float(info.sum()), span_loss, span_cost
 
 
 def _finish_python(ids, group, g_span, g_directive, spans: "SpanTable"):
     """What selection needs, computed once: per token the directive flag; the directive token count; the
-    information total (tokens' self-information, 0 for directives); per span its information loss and cost;
-    the budget order (class, then score, higher first, then position) with costs in that order and their
-    suffix minima.  The definition the resolve kernel's selection tables are tested against."""
+    information total (tokens' self-information, 0 for directives); per span its information loss and cost.
+    The definition the resolve kernel's selection tables are tested against."""
     n_groups = len(g_span)
     tok_directive = g_directive[group] if n_groups else np.zeros(0, dtype=bool)
     info = token_information()[ids] if len(ids) else np.zeros(0)
@@ -541,14 +538,7 @@ def _finish_python(ids, group, g_span, g_directive, spans: "SpanTable"):
     span_loss = np.bincount(tok_span[in_span], weights=info[in_span], minlength=len(spans)) * residual \
         if len(spans) else np.zeros(0)
     span_cost = np.asarray(spans.tokens, dtype=np.int64)
-    # budget order: class, then score (higher first), then position; stable, like sorted() on those keys
-    order = np.lexsort((np.asarray(spans.starts, dtype=np.int64), -np.asarray(spans.scores, dtype=np.float64),
-                        np.asarray(spans.priorities, dtype=np.int64))).astype(np.int64) if len(spans) \
-        else np.zeros(0, dtype=np.int64)
-    costs_ordered = span_cost[order] if len(order) else np.zeros(0, dtype=np.int64)
-    suffix_min = np.minimum.accumulate(costs_ordered[::-1])[::-1] if len(order) else costs_ordered
-    return (tok_directive, int(tok_directive.sum()), float(info.sum()), span_loss, span_cost, order, costs_ordered,
-            suffix_min)
+    return tok_directive, int(tok_directive.sum()), float(info.sum()), span_loss, span_cost
 
 
 def _ms(t0: float) -> float:

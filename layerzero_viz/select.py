@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["budget_for", "select_spans", "PrefixTables", "prefix_tables", "entry_points", "grid_index", "GRID",
+__all__ = ["budget_for", "PrefixTables", "prefix_tables", "entry_points", "grid_index", "GRID",
            "NEVER", "safe_frontier"]
 
 
@@ -28,41 +28,16 @@ def budget_for(ratio: float, tokens_total: int) -> int:
     return int(math.floor(ratio * tokens_total + 1e-9))
 
 
-def select_spans(order: np.ndarray, costs: np.ndarray, suffix_min: np.ndarray, budget: int) -> np.ndarray:
-    """A boolean mask over spans: greedy in ``order``, skipping spans that no longer fit.
-
-    ``costs`` and ``suffix_min`` are indexed by position in ``order`` (``suffix_min[j]`` = min cost from j on).
-    """
-    n = len(order)
-    chosen = np.zeros(n, dtype=bool)
-    if budget <= 0 or n == 0:
-        return chosen
-    cumulative = np.cumsum(costs)
-    k = int(np.searchsorted(cumulative, budget, side="right"))
-    chosen[order[:k]] = True
-    remaining = budget - (int(cumulative[k - 1]) if k else 0)
-    j = k
-    while j < n and remaining > 0 and remaining >= suffix_min[j]:
-        c = int(costs[j])
-        if c <= remaining:
-            chosen[order[j]] = True
-            remaining -= c
-        j += 1
-    return chosen
-
-
 class PrefixTables(NamedTuple):
     """What prefix-stable selection needs, computed once per annotation.
 
-    Spans in block order, then (class, score higher first, position) within a block: ``order`` (span ids),
-    ``costs`` and ``suffix_min`` (the least cost from a position to the end of its block's run), and each
-    block's run ``[run_start[b], run_end[b])``; per block the non-directive tokens and the estimate's information
+    Spans in block order, then (class, score higher first, position) within a block: ``order`` (span ids) and
+    ``costs``, and each block's run ``[run_start[b], run_end[b])``; per block the non-directive tokens and the estimate's information
     of blocks 0..b (``cum_tokens``, ``cum_info``).
     """
 
     order: np.ndarray
     costs: np.ndarray
-    suffix_min: np.ndarray
     run_start: np.ndarray
     run_end: np.ndarray
     cum_tokens: np.ndarray
@@ -80,11 +55,7 @@ def prefix_tables(span_block: np.ndarray, priorities, scores, starts, costs: np.
     blocks_in_order = span_block[order] if len(order) else np.zeros(0, dtype=np.int64)
     run_start = np.searchsorted(blocks_in_order, np.arange(n_blocks), "left")
     run_end = np.searchsorted(blocks_in_order, np.arange(n_blocks), "right")
-    suffix_min = ordered_costs.copy()
-    for b in np.flatnonzero(run_end > run_start).tolist():
-        a, e = int(run_start[b]), int(run_end[b])
-        suffix_min[a:e] = np.minimum.accumulate(ordered_costs[a:e][::-1])[::-1]
-    return PrefixTables(order, ordered_costs, suffix_min, run_start, run_end, np.cumsum(block_tokens),
+    return PrefixTables(order, ordered_costs, run_start, run_end, np.cumsum(block_tokens),
                         np.cumsum(block_info))
 
 

@@ -338,14 +338,14 @@ def _pruned_in_child(source):
     return annotate(source, env={}).at_ratio(0.3).tokens_pruned
 
 
-_FINISHED = ("tok_directive", "span_loss", "span_cost", "span_order", "span_costs_ordered", "span_suffix_min")
+_FINISHED = ("tok_directive", "span_loss", "span_cost")
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(text_st, min_size=1, max_size=3), st.booleans())
 def test_finish_agrees_array_for_array(turns, directive):
-    # what selection reads (per-token directive flags, span losses and costs, the budget order and its suffix
-    # minima, the information total) is equal, bit for bit, with and without the kernel
+    # what selection reads (per-token directive flags, span losses and costs, the information total) is equal,
+    # bit for bit, with and without the kernel
     system = ('<layer-zero enabled="true" prune_ratio="0.4"/>\n' if directive else "") + \
         "你是一名税务顾问。回答不超过200字。Please be concise. 请问您好。"
     conv = json.dumps({"system": system, "messages": [
