@@ -61,17 +61,18 @@ class PruneResult:
     @cached_property
     def stopped_by(self) -> str:
         """What ended selection: ``ratio`` (the budget is spent), ``floor`` (the effectiveness floor kept the
-        lossy tier from taking more), or ``candidates`` (nothing left that either tier may take)."""
+        lossy tier from taking more; under the lossless default, whenever budget is left), or ``candidates``
+        (below a floor of 1: nothing left that either tier may take)."""
         a = self.annotated
         if not a.settings.enabled:
             return "candidates"
         if len(self.chosen) and not self.chosen.all():
             return "ratio"  # a safe-tier span does not fit the budget yet
         from .select import NEVER
-        lossy = a.lossy
         if self.min_effectiveness >= 1.0:
-            return "floor" if len(lossy) and self.budget > self.tokens_pruned else (
-                "ratio" if self.budget <= self.tokens_pruned else "candidates")
+            # lossless: budget left over is the floor's doing (the lossy tier is not built just to say so: it
+            # costs a segmentation of the whole conversation, and the default path never needs it)
+            return "ratio" if self.budget <= self.tokens_pruned else "floor"
         _, word_entry = a.entry_points(self.min_effectiveness)
         waiting = word_entry[~self.lossy_chosen] if len(self.lossy_chosen) else word_entry
         if not len(waiting):
