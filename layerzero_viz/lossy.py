@@ -22,6 +22,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .information import word_surprisal
+from .view import _segments
 
 __all__ = ["LossyTier", "lossy_tier", "NEARBY_WORDS"]
 
@@ -72,7 +73,7 @@ def lossy_tier(ann) -> LossyTier:
             continue  # the model's own words (and a final assistant turn, the prefill it continues): a turn
             # that is a prefill now is history later, and must then be sent as it was
         recent: list[str] = []
-        for cs, ce in _clauses(text, block.start, block.end):
+        for cs, ce in _segments(text, block.start, block.end, _CLAUSE_BREAK):
             line_start = text.rfind("\n", 0, cs) + 1
             if _PUNCT_LINE.match(text, line_start):
                 continue  # a line that opens with punctuation (";; comment", "> quote"): code-like, left alone
@@ -141,18 +142,6 @@ def _in_candidate(ann, s: int, e: int) -> bool:
     a = int(np.searchsorted(ann.g_end, s, side="right"))
     b = int(np.searchsorted(ann.g_start, e, side="left"))
     return bool((ann.g_span[a:b] >= 0).any())
-
-
-def _clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    out = []
-    pos = start
-    for m in _CLAUSE_BREAK.finditer(text, start, end):
-        if m.start() > pos:
-            out.append((pos, m.start()))
-        pos = m.end()
-    if pos < end:
-        out.append((pos, end))
-    return out
 
 
 def _words(text: str, start: int, end: int):
