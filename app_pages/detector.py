@@ -43,7 +43,10 @@ if fixable:
 
 st.dataframe(findings_frame(found), hide_index=True, width="stretch")
 
-index = st.selectbox("Finding", range(len(found)), format_func=lambda k: finding_label(found[k]), key="finding")
+if not 0 <= ss.get(session.FINDING, 0) < len(found):  # from a link, or before a fix removed findings
+    ss[session.FINDING] = 0
+index = st.selectbox("Finding", range(len(found)), format_func=lambda k: finding_label(found[k]),
+                     key=session.FINDING, persist_state="session")
 finding = found[index if index is not None and index < len(found) else 0]
 check = CHECKS[finding.code]
 

@@ -6,8 +6,8 @@ from layerzero_viz import charts
 from layerzero_viz.appstate import FLOOR_CHOICES, LOSSLESS, floor_label
 from ui import cache, session, widgets
 
-FLOORS = "sweep_floors"  # the floors drawn together
-FLOOR_SEEN = "sweep_floor_seen"  # the sidebar's floor when the choice was last brought up to date
+FLOORS = session.SWEEP_FLOORS  # the floors drawn together (in a debug link)
+FLOOR_SEEN = session.SWEEP_FLOOR_SEEN  # the sidebar's floor when the choice was last brought up to date
 
 ss = st.session_state
 cur = widgets.require_current()

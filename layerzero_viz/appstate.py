@@ -11,6 +11,7 @@ tested with plain pytest.  This module never imports streamlit.
 """
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import math
@@ -26,6 +27,7 @@ from .engine import FLOOR_CHOICES
 from .errors import InputError, ShareLinkError
 from .formats import load_conversation
 from .model import Conversation, MessageKey
+from .reasons import ALL_REASONS
 from .render import message_label
 
 __all__ = [
@@ -37,6 +39,10 @@ __all__ = [
     "TOKENS_PER_PAGE",
     "MESSAGES_PER_PAGE",
     "VIEW_FIELDS",
+    "ViewField",
+    "TIER_CHOICES",
+    "MAX_SEARCH_CHARS",
+    "view_values",
     "FLOOR_CHOICES",
     "LOSSLESS",
     "RECOMMENDED_FLOOR",
@@ -108,13 +114,59 @@ def _positive_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
 
-VIEW_FIELDS: Mapping[str, Any] = {
-    "heatmap_view": lambda v: v in HEATMAP_VIEWS,
-    "token_page": _positive_int,
-    "color_by": lambda v: v in COLOR_BY,
-    "messages_page": _positive_int,
+def _chip(value: Any) -> bool:
+    return value is None or (isinstance(value, int) and not isinstance(value, bool) and value >= 0)
+
+
+def _subset_of(choices: Sequence[Any]) -> Callable[[Any], bool]:
+    """A check for a list of distinct values, each one of ``choices`` (a multiselect's value)."""
+    def check(value: Any) -> bool:
+        return (isinstance(value, list) and len(set(map(repr, value))) == len(value)
+                and all(any(v == c and type(v) is type(c) for c in choices) for v in value))
+    return check
+
+
+def _search_text(value: Any) -> bool:
+    return isinstance(value, str) and len(value) <= MAX_SEARCH_CHARS
+
+
+TIER_CHOICES: tuple[str, ...] = ("safe", "lossy", "none")
+"""The heatmap's tier filter: a token pruned by the safe or the lossy tier, or by neither (kept, or a directive)."""
+MAX_SEARCH_CHARS = 200
+
+
+@dataclass(frozen=True)
+class ViewField:
+    """One page-level view value a debug link carries: its default and the check a value from a link must pass.
+
+    The name is the session-state key of the widget that shows it and the key in the link's ``view`` object, so
+    it must not look like a credential (``share`` drops names such as ``token`` or ``*_token``).
+    """
+
+    default: Any
+    check: Callable[[Any], bool]
+
+
+VIEW_FIELDS: Mapping[str, ViewField] = {
+    # Heatmap
+    "heatmap_view": ViewField(HEATMAP_VIEWS[0], lambda v: v in HEATMAP_VIEWS),
+    "heatmap_page": ViewField(1, _positive_int),
+    "color_by": ViewField(COLOR_BY[0], lambda v: v in COLOR_BY),
+    "heatmap_search": ViewField("", _search_text),
+    "heatmap_reasons": ViewField([], _subset_of(ALL_REASONS)),
+    "heatmap_tiers": ViewField([], _subset_of(TIER_CHOICES)),
+    "chip": ViewField(None, _chip),  # the selected chip (display group), whose details are open
+    # Side by side
+    "messages_page": ViewField(1, _positive_int),
+    # Ratio sweep
+    "sweep_floors": ViewField([LOSSLESS], _subset_of(FLOOR_CHOICES)),
+    # Detector
+    "finding": ViewField(0, lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0),
 }
-"""Page-specific view values a debug link may carry, each with the check it must pass."""
+"""Every page-level view value a debug link carries, whatever the page it was made on (so going back to
+another page after opening the link finds it as it was).  The app registers each one as a session key;
+``tests/app/test_app_links.py`` fails when a session key is neither here, a :class:`ViewState` field, nor
+declared not to be view state."""
 
 
 @dataclass(frozen=True)
@@ -255,10 +307,20 @@ def view_from_link(state: Mapping[str, Any]) -> ViewState:
 def clean_view(values: Mapping[str, Any]) -> dict[str, Any]:
     """Only the known page view values that pass their check.
 
-    >>> clean_view({"token_page": 3, "color_by": "bogus", "other": 1})
-    {'token_page': 3}
+    >>> clean_view({"heatmap_page": 3, "color_by": "bogus", "other": 1})
+    {'heatmap_page': 3}
     """
-    return {k: v for k, v in values.items() if k in VIEW_FIELDS and VIEW_FIELDS[k](v)}
+    return {k: v for k, v in values.items() if k in VIEW_FIELDS and VIEW_FIELDS[k].check(v)}
+
+
+def view_values(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Every view value: the valid ones of ``values``, the rest at their defaults (fresh copies of lists).
+
+    >>> view_values({"heatmap_page": 2})["heatmap_page"], view_values({})["heatmap_search"]
+    (2, '')
+    """
+    clean = clean_view(values)
+    return {k: clean[k] if k in clean else copy.copy(f.default) for k, f in VIEW_FIELDS.items()}
 
 
 def fixture_from_argv(argv: Sequence[str]) -> str | None:

@@ -119,7 +119,7 @@ def test_link_without_a_conversation_is_a_share_link_error():
 
 
 def test_clean_view_keeps_only_known_values_that_pass_their_check():
-    assert clean_view({"token_page": 0, "messages_page": True, "color_by": "score", "heatmap_view": "x",
+    assert clean_view({"heatmap_page": 0, "messages_page": True, "color_by": "score", "heatmap_view": "x",
                        "source_name": "a"}) == {"color_by": "score"}
 
 

@@ -22,8 +22,8 @@ import streamlit as st
 from layerzero_viz import Annotated, LayerZeroError, share
 from layerzero_viz.profile import AUTO, ENV_PROFILES, load_profiles
 from layerzero_viz.appstate import (
-    COLOR_BY, DEFAULT_PAGE, HEATMAP_VIEWS, LOSSLESS, ResultView, Source, ViewState, clean_floor, link_state,
-    md_escape, message_position, text_of_upload, view_from_link,
+    DEFAULT_PAGE, LOSSLESS, VIEW_FIELDS, ResultView, Source, ViewState, clean_floor, link_state, md_escape,
+    message_position, text_of_upload, view_from_link, view_values,
 )
 
 from . import cache
@@ -37,16 +37,24 @@ LOW_INFORMATION = "low_information"
 SHOW_WHITESPACE = "show_whitespace"
 MESSAGE = "message"
 ALL_MESSAGES = "__all__"  # the picker's "All messages": a real option, since Streamlit shows None as no choice
+# The view values a debug link carries (appstate.VIEW_FIELDS: defaults and checks), by the pages that show them.
 HEATMAP_VIEW = "heatmap_view"
-TOKEN_PAGE = "token_page"
+TOKEN_PAGE = "heatmap_page"
 COLOR = "color_by"
+SEARCH = "heatmap_search"
+REASONS = "heatmap_reasons"
+TIERS = "heatmap_tiers"
+CHIP = "chip"  # the selected chip (its display group), whose details are open on the heatmap
 MESSAGES_PAGE = "messages_page"
+SWEEP_FLOORS = "sweep_floors"
+FINDING = "finding"
 # Bookkeeping.
 LOAD_ERROR = "load_error"
 LINK_ERROR = "link_error"
 LINK_SEEN = "link_seen"
 GOTO = "goto"
 FIXTURE_DONE = "fixture_done"
+SWEEP_FLOOR_SEEN = "sweep_floor_seen"  # the sidebar's floor when the sweep's floors were last brought up to date
 # Widgets of the Load page.
 JSONL_LINE = "jsonl_line"
 LOAD_FORMAT = "load_format"
@@ -56,11 +64,40 @@ UPLOAD = "upload"
 PROFILE = "profile"
 OFF = "off"
 
-PAGE_VIEW_KEYS: Mapping[str, tuple[str, ...]] = {
-    "heatmap": (HEATMAP_VIEW, TOKEN_PAGE, COLOR),
-    "side-by-side": (MESSAGES_PAGE,),
+LINKED_CONTROLS: tuple[str, ...] = (RATIO, RATIO_TOUCHED, FLOOR, LOW_INFORMATION, SHOW_WHITESPACE, MESSAGE, PROFILE,
+                                    SOURCE)
+"""Session keys a debug link carries as :class:`ViewState` fields (the source, the sidebar's controls)."""
+
+NOT_VIEW_STATE: Mapping[str, str] = {
+    LOAD_ERROR: "a message about a failed load, shown once",
+    LINK_ERROR: "a message about a broken link, shown once",
+    LINK_SEEN: "which link was restored already",
+    GOTO: "a page switch asked for by a callback",
+    FIXTURE_DONE: "whether --fixture was handled",
+    SWEEP_FLOOR_SEEN: "bookkeeping of sweep_floors (the link restores it as the link's floor)",
+    JSONL_LINE: "input: the link carries the line in its source",
+    LOAD_FORMAT: "input: the link carries the format in its source",
+    PASTE: "input: the link carries the loaded text itself",
+    UPLOAD: "input: the link carries the loaded text itself",
+    "debug_link": "an action (button)",
+    "allow_lossy": "an action (button)",
+    "load_paste": "an action (button)",
+    "open:": "actions (the gallery's buttons), by prefix",
+    "use_floor:": "actions (the sweep's buttons), by prefix",
+    "use_knee": "an action (button)",
+    "heatmap_prev": "an action (button)",
+    "heatmap_next": "an action (button)",
+    "chip_close": "an action (button)",
+    "copy_link_js": "the clipboard writer of the debug link button",
+    "token_chips": "the heatmap's chips (a component): a click sets the chip",
+    "apply_all": "an action (button)",
+    "apply_fix": "an action (button)",
+    "ab_": "the A/B page works on its own rows and runs, not on the loaded conversation (by prefix)",
+    "history_": "history mining works on its own uploaded file, not on the loaded conversation (by prefix)",
+    "advisor_": "the advisor's bookkeeping (by prefix)",
+    "claude_": "the exact-count client's bookkeeping (by prefix)",
 }
-"""The page-specific values a debug link of each page carries (in ``state["view"]``)."""
+"""Session keys that are deliberately not in a debug link, and why; a name ending in ``:`` or ``_`` is a prefix."""
 
 _DEFAULTS: Mapping[str, Any] = {
     RATIO: 0.3,
@@ -69,17 +106,14 @@ _DEFAULTS: Mapping[str, Any] = {
     LOW_INFORMATION: True,
     SHOW_WHITESPACE: False,
     MESSAGE: ALL_MESSAGES,
-    HEATMAP_VIEW: HEATMAP_VIEWS[0],
-    TOKEN_PAGE: 1,
-    COLOR: COLOR_BY[0],
-    MESSAGES_PAGE: 1,
+    SWEEP_FLOOR_SEEN: LOSSLESS,
     LOAD_FORMAT: "auto",
 }
 
 
 def init() -> None:
     """Give every shared key its default once per session."""
-    for key, value in _DEFAULTS.items():
+    for key, value in {**_DEFAULTS, **view_values({})}.items():
         st.session_state.setdefault(key, value)
 
 
@@ -160,10 +194,9 @@ def _install(source: Source, annotated: Annotated, view: ViewState) -> None:
     ss[SHOW_WHITESPACE] = view.show_whitespace
     known = message_position(annotated.conversation, view.message) is not None
     ss[MESSAGE] = view.message if known and view.message is not None else ALL_MESSAGES
-    ss[HEATMAP_VIEW] = view.view.get(HEATMAP_VIEW, HEATMAP_VIEWS[0])
-    ss[TOKEN_PAGE] = view.view.get(TOKEN_PAGE, 1)
-    ss[COLOR] = view.view.get(COLOR, COLOR_BY[0])
-    ss[MESSAGES_PAGE] = view.view.get(MESSAGES_PAGE, 1)
+    for key, value in view_values(view.view).items():  # a new conversation starts every view afresh
+        ss[key] = value
+    ss[SWEEP_FLOOR_SEEN] = ss[FLOOR]
     ss[JSONL_LINE] = annotated.conversation.jsonl_line or 1
 
 
@@ -272,7 +305,7 @@ def current_view(page: str) -> ViewState:
         low_information=bool(ss[LOW_INFORMATION]),
         show_whitespace=bool(ss[SHOW_WHITESPACE]),
         message=None if ss.get(MESSAGE) == ALL_MESSAGES else ss.get(MESSAGE),
-        view={k: ss[k] for k in PAGE_VIEW_KEYS.get(page, ()) if k in ss},
+        view={k: ss[k] for k in VIEW_FIELDS if k in ss},
         profile=active_profile(),
         min_effectiveness=floor(),
     )

@@ -9,7 +9,7 @@ from layerzero_viz.appstate import (
     FLOOR_CHOICES, app_base_url, bound_message, floor_label, md_escape, page_url_path,
 )
 
-from . import advisor, claude, session
+from . import advisor, claude, clipboard, session
 from .session import Current
 
 _SOURCE_LABELS = {
@@ -107,7 +107,8 @@ def _metrics(cur: Current) -> None:
 
 def _debug_link(page: str) -> None:
     if st.button("Copy debug link", key="debug_link", icon=":material/link:", width="stretch",
-                 help="A URL that reopens exactly this view: conversation, ratio, toggles and page."):
+                 help="Copies a URL that reopens exactly this view: conversation, ratio, floor, profile, toggles, "
+                      "page, token page, search, filters and the selected token."):
         url_path = page_url_path(page)
         base = app_base_url(st.context.url, url_path)
         try:
@@ -115,5 +116,7 @@ def _debug_link(page: str) -> None:
         except LayerZeroError as exc:
             st.error(md_escape(str(exc)))
             return
+        clipboard.copy(link, key="copy_link_js", copied="Debug link copied to the clipboard",
+                       failed="The browser did not allow copying: copy the link below the button by hand.")
         st.code(link, language=None, wrap_lines=True)
-        st.caption("Copy it with the icon at the top right. Secrets (API keys, auth headers) are redacted.")
+        st.caption("Secrets (API keys, auth headers) are redacted from the link.")

@@ -133,3 +133,107 @@ def test_a_debug_link_carries_the_domain_profile():
     assert state["profile"] == "finance"
     again = new_app(s=share.encode_state(state))
     assert again.session_state["profile"] == "finance"
+
+
+# ---------------------------------------------------------------------------------------------- exact links
+
+from layerzero_viz.appstate import VIEW_FIELDS  # noqa: E402
+from ui import session  # noqa: E402
+
+# A valid value, other than the default, for every view field (a new field needs one here: the test says so).
+NON_DEFAULT = {
+    "heatmap_view": "overview",
+    "heatmap_page": 2,
+    "color_by": "score",
+    "heatmap_search": "VIP",
+    "heatmap_reasons": ["filler", "protected_user_fact"],
+    "heatmap_tiers": ["safe"],
+    "chip": 7,
+    "messages_page": 2,
+    "sweep_floors": [1.0, 0.95],
+    "finding": 1,
+}
+EVERY_PAGE = ("load", "heatmap", "side-by-side", "timing", "sweep", "ab", "detector", "history")
+
+
+def _declared_not_view_state(key: str) -> bool:
+    return any(key == name or (name.endswith((":", "_")) and key.startswith(name))
+               for name in session.NOT_VIEW_STATE)
+
+
+def test_every_session_key_of_every_page_is_in_the_link_or_declared_not_to_be():
+    """A widget or session value added to any page must either travel in debug links or say why it does not."""
+    at = open_sample(new_app(), "vip_multiturn.zh.json").run()
+    seen: set[str] = set()
+    for page in EVERY_PAGE:
+        at.switch_page(f"app_pages/{page.replace('-', '_')}.py").run()
+        assert no_exception(at), page
+        seen |= set(at.session_state.keys())
+    at.switch_page("app_pages/heatmap.py").run()
+    at.segmented_control(key="heatmap_view").set_value("overview").run()
+    seen |= set(at.session_state.keys())
+    unclassified = {k for k in seen if not k.startswith("$$")  # Streamlit's own
+                    and k not in VIEW_FIELDS and k not in session.LINKED_CONTROLS
+                    and not _declared_not_view_state(k)}
+    assert not unclassified, ("session keys neither carried by debug links (appstate.VIEW_FIELDS) nor declared "
+                              f"in ui.session.NOT_VIEW_STATE: {sorted(unclassified)}")
+
+
+def _long_conversation() -> str:
+    text = (ROOT / "fixtures" / "vip_multiturn.zh.json").read_text(encoding="utf-8")
+    return text.replace("我是VIP客户", "我是VIP客户" + "".join(f"（备注{n}）" for n in range(900)), 1)
+
+
+def test_every_view_field_round_trips_through_a_copied_link():
+    """Set every registered view value away from its default, copy the link, open it fresh: all come back."""
+    assert set(NON_DEFAULT) == set(VIEW_FIELDS), "give every view field a non-default value in NON_DEFAULT"
+    for key, value in NON_DEFAULT.items():
+        assert value != VIEW_FIELDS[key].default and VIEW_FIELDS[key].check(value), key
+    at = paste(new_app(), _long_conversation())
+    at.slider[0].set_value(0.4).run()
+    at.sidebar.segmented_control(key="min_effectiveness").set_value(0.98).run()
+    at.sidebar.toggle(key="low_information").set_value(False).run()
+    at.sidebar.selectbox(key="profile").set_value("finance").run()
+    at.toggle(key="show_whitespace").set_value(True).run()
+    at.selectbox(key="message").set_value(0).run()  # the long user turn: its tokens fill two pages
+    goto(at, "timing")  # a page without the heatmap's widgets, whose last values would overwrite these
+    for key, value in NON_DEFAULT.items():
+        at.session_state[key] = value
+    link = copy_debug_link(at.run())
+    query = parse_qs(urlparse(link).query)
+
+    again = new_app(**{k: v[0] for k, v in query.items()})
+    assert no_exception(again)
+    assert again.title[0].value == "Timing"
+    for key, value in NON_DEFAULT.items():
+        assert again.session_state[key] == value, key
+    for key in ("ratio", "ratio_touched", "min_effectiveness", "low_information", "profile", "show_whitespace",
+                "message"):
+        assert again.session_state[key] == at.session_state[key], key
+    assert again.session_state["source"].text == at.session_state["source"].text
+    # and the pages show them: the heatmap opens on the token page and view the link was made with
+    again.switch_page("app_pages/heatmap.py").run()
+    assert again.segmented_control(key="heatmap_view").value == "overview"
+    again.segmented_control(key="heatmap_view").set_value("tokens").run()
+    assert again.number_input(key="heatmap_page").value == 2
+
+
+def test_the_heatmap_link_reopens_its_token_page():
+    """The bug of issue 16: a link made on token page 2 of a long conversation reopened page 1."""
+    at = paste(new_app(), _long_conversation())
+    at.number_input(key="heatmap_page").set_value(2).run()
+    link = copy_debug_link(at)
+    again = new_app(**{k: v[0] for k, v in parse_qs(urlparse(link).query).items()})
+    assert again.title[0].value == "Heatmap"
+    assert again.number_input(key="heatmap_page").value == 2
+    assert "Token chips 2,001–" in " ".join(c.value for c in again.caption)
+
+
+def test_a_view_value_from_a_hand_edited_link_falls_back_to_its_default():
+    text = (ROOT / "fixtures" / "finance_qa.zh.json").read_text(encoding="utf-8")
+    state = link_state(ViewState(source=Source(text), view={"heatmap_page": 3}))
+    state["view"].update(heatmap_page=-4, heatmap_reasons=["not_a_reason"], sweep_floors=[0.5], chip="x")
+    at = new_app(s=share.encode_state(state))
+    assert no_exception(at)
+    assert at.session_state["heatmap_page"] == 1 and at.session_state["heatmap_reasons"] == []
+    assert at.session_state["sweep_floors"] == [1.0] and at.session_state["chip"] is None

@@ -45,7 +45,7 @@ def test_heatmap_paginates_a_long_conversation():
              for k in range(24)]
     at = paste(new_app(), json.dumps({"messages": turns}, ensure_ascii=False))
     at.switch_page("app_pages/heatmap.py")
-    pager = at.number_input(key="token_page")
+    pager = at.number_input(key="heatmap_page")
     assert pager.max >= 2
     first = html_markdown(at).count('class="lz-tok ')
     assert first <= TOKENS_PER_PAGE
@@ -111,7 +111,7 @@ def test_a_50k_token_conversation_renders_one_page_of_chips_at_a_time():
     assert 0 < chips <= TOKENS_PER_PAGE
     at.slider[0].set_value(0.2).run()
     assert no_exception(at)
-    at.number_input(key="token_page").set_value(at.number_input(key="token_page").max).run()
+    at.number_input(key="heatmap_page").set_value(at.number_input(key="heatmap_page").max).run()
     assert no_exception(at) and 0 < html_markdown(at).count('class="lz-tok ') <= TOKENS_PER_PAGE
 
 
