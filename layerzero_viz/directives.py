@@ -1,7 +1,8 @@
 """Where the settings come from: argument > environment > header > directive > default.
 
 * ``<layer-zero enabled="true" prune_ratio="0.35"/>`` alone on the first line of the system prompt;
-  anywhere else it is not honoured (a warning says so) but is still removed as an engine directive.
+  anywhere else it is not honoured (a warning says so); elsewhere in the system prompt it is still removed as
+  an engine directive, in a user or assistant turn it is that turn's text (quoted, say) and stays.
 * ``ANTHROPIC_EXPERIMENTAL_LAYER_ZERO=true|false`` and ``ANTHROPIC_LAYER_ZERO_PRUNE_RATIO=0.32``.
 * ``X-Anthropic-Layer-Zero: enabled;prune_ratio=0.32`` on a raw HTTP capture.
 * ``<protected_tokens>[…regexes…]</protected_tokens>`` and ``<redundant_phrases>[…literals…]</redundant_phrases>``
@@ -191,8 +192,9 @@ def resolve_settings(
                         f"{m.group(0)} in {where_block} is not honoured: the directive must stand alone on the "
                         "first line of the system prompt"
                     )
-                spans.append(DirectiveSpan(msg.key, block.index, m.start(), _eat_line_end(block.text, m.end()),
-                                           "layer-zero", honoured))
+                if is_system:  # in a user or assistant turn the tag is text someone wrote (quoted), kept as it is
+                    spans.append(DirectiveSpan(msg.key, block.index, m.start(), _eat_line_end(block.text, m.end()),
+                                               "layer-zero", honoured))
             if not is_system:
                 continue
             for m in _LIST_TAG_RE.finditer(block.text):

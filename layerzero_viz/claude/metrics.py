@@ -5,7 +5,16 @@
   the engine per call or ``source="ab"`` from an A/B run;
 - ``layer_zero_context_preservation_ms`` (histogram): time spent protecting ``<context>`` per call;
 - ``layer_zero_audit_failures_total`` (counter): audit records that could not be written (a request record:
-  the call failed before it was sent; an outcome record: the response was returned all the same).
+  the call failed before it was sent; an outcome record: the response was returned all the same);
+- ``layer_zero_requests_total{endpoint}`` (counter): Messages requests the middleware saw (``endpoint`` =
+  ``messages`` or ``count_tokens``; a retry is the same request);
+- ``layer_zero_requests_pruned_total{endpoint}`` (counter): those sent with text pruned;
+- ``layer_zero_requests_skipped_total{endpoint, reason}`` (counter): those sent without text pruned
+  (``reason`` = ``disabled``: nothing switched pruning on; ``unchanged``: on, but nothing to take);
+- ``layer_zero_requests_failed_total{kind}`` (counter): failures by kind — ``pruning`` (the engine refused the
+  request: sent minus directives, or raised with ``fail_open=False``), ``audit`` (the request record could not
+  be written: not sent), ``api_status`` (an attempt answered 4xx/5xx), ``connection`` (an attempt that got no
+  response), ``stream`` (a stream that failed midway).
 
 >>> from prometheus_client import CollectorRegistry
 >>> registry = CollectorRegistry()
@@ -39,6 +48,10 @@ class Metrics:
     effectiveness: Gauge
     context_preservation: Histogram
     audit_failures: Counter
+    requests: Counter
+    requests_pruned: Counter
+    requests_skipped: Counter
+    requests_failed: Counter
 
     def observe_call(self, *, tokens_pruned: int, effectiveness: float, context_ms: float) -> None:
         """Record one pruned call."""
@@ -64,6 +77,16 @@ def metrics_for(registry: CollectorRegistry | None = None) -> Metrics:
                 Counter("layer_zero_audit_failures_total",
                         "Audit log records that could not be written (request: call refused; outcome: reported)",
                         registry=registry),
+                Counter("layer_zero_requests_total", "Messages requests seen by the layer-zero middleware",
+                        ["endpoint"], registry=registry),
+                Counter("layer_zero_requests_pruned_total", "Messages requests sent with text pruned",
+                        ["endpoint"], registry=registry),
+                Counter("layer_zero_requests_skipped_total",
+                        "Messages requests sent without text pruned (disabled, or nothing to take)",
+                        ["endpoint", "reason"], registry=registry),
+                Counter("layer_zero_requests_failed_total",
+                        "Failures by kind: pruning, audit, api_status, connection, stream",
+                        ["kind"], registry=registry),
             )
             _BY_REGISTRY[registry] = found
         return found

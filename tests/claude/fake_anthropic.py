@@ -13,9 +13,20 @@ Every request is recorded in ``hits`` as ``(path, status, body, headers)``.  A r
 answered with the Messages API's server-sent events (``message_start`` … ``message_stop``); ``break_stream = True``
 sends an ``error`` event after the first text delta instead of the rest.  ``on_request(path, body)``, when set, is
 called as a request arrives, before it is answered (to look at what the client did before sending it).
+
+Like the API it refuses (400) empty text blocks anywhere (system, turns, inside a ``tool_result``) and unpaired
+tool blocks (a ``tool_use`` not answered by a ``tool_result`` in the next user turn, a ``tool_result`` whose
+``tool_use_id`` is not a ``tool_use`` of the assistant turn just before).  It keeps a **prompt cache** per model:
+the request is a sequence of blocks (tools, system blocks, then each turn's content blocks, role included,
+``cache_control`` left out of the key); a block carrying ``cache_control`` is a breakpoint, and the prefix up to
+it is written to the cache; a request reads the longest cached prefix that ends at a block boundary at most 20
+blocks before one of its breakpoints.  ``usage`` then says ``cache_read_input_tokens`` (the prefix's tokens),
+``cache_creation_input_tokens`` (what the longest breakpoint adds beyond it) and ``input_tokens`` (the rest), the
+three summing to :func:`fake_token_count` of the request; a request without breakpoints reads nothing.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import threading
@@ -33,6 +44,63 @@ def fake_token_count(body: dict[str, Any]) -> int:
     """A deterministic stand-in for Claude's tokenizer: one token per 4 bytes of system + messages + tools."""
     part = {k: body[k] for k in ("system", "messages", "tools") if k in body}
     return 3 + len(json.dumps(part, ensure_ascii=False, sort_keys=True).encode("utf-8")) // 4
+
+
+LOOKBACK = 20  # block boundaries checked before each breakpoint, as the API does
+
+
+def _units(body: dict[str, Any]) -> list[tuple[bytes, bool]]:
+    """The request as cacheable blocks in order: (canonical bytes without cache_control, is a breakpoint)."""
+    units: list[tuple[bytes, bool]] = []
+
+    def add(where: str, block: Any) -> None:
+        mark = isinstance(block, dict) and block.get("cache_control") is not None
+        plain = {k: v for k, v in block.items() if k != "cache_control"} if isinstance(block, dict) else block
+        units.append((json.dumps([where, plain], ensure_ascii=False, sort_keys=True).encode("utf-8"), mark))
+
+    for tool in body.get("tools") or []:
+        add("tool", tool)
+    system = body.get("system")
+    for block in ([system] if isinstance(system, str) else system or []):
+        add("system", block)
+    for m in body.get("messages") or []:
+        content = m.get("content")
+        for block in ([content] if isinstance(content, str) else content or []):
+            add(m.get("role", ""), block)
+    return units
+
+
+class PromptCache:
+    """Prefix hashes of block sequences → their token count; see the module docstring."""
+
+    def __init__(self) -> None:
+        self._entries: dict[bytes, int] = {}
+        self._lock = threading.Lock()
+
+    def use(self, body: dict[str, Any]) -> tuple[int, int]:
+        """(tokens read from the cache, tokens written to it) for ``body``; writes its breakpoints' prefixes."""
+        units = _units(body)
+        digests, tokens = [], []
+        h = hashlib.sha256(str(body.get("model")).encode())
+        total = 0
+        for data, _ in units:
+            h.update(len(data).to_bytes(8, "big") + data)
+            digests.append(h.copy().digest())
+            total += len(data) // 4
+            tokens.append(total)
+        marks = [i for i, (_, mark) in enumerate(units) if mark]
+        if not marks:
+            return 0, 0
+        with self._lock:
+            read = 0
+            for i in marks:
+                for j in range(i, max(-1, i - LOOKBACK - 1), -1):
+                    if digests[j] in self._entries:
+                        read = max(read, self._entries[digests[j]])
+                        break
+            for i in marks:
+                self._entries[digests[i]] = tokens[i]
+        return read, max(0, tokens[marks[-1]] - read)
 
 
 def _text(content: Any) -> str:
@@ -56,6 +124,7 @@ class FakeAnthropic:
         self.judge_equivalent: bool | None = None  # force the judge's verdict (None: compare the replies)
         self.break_stream = False
         self.on_request = None
+        self.cache = PromptCache()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="fake-anthropic", daemon=True)
@@ -196,10 +265,15 @@ class FakeAnthropic:
         with self._lock:
             self._ok_messages += 1
             n = self._ok_messages
+        read, written = self.cache.use(body)
+        total = fake_token_count(body)
+        usage = {"input_tokens": total - read - written, "output_tokens": max(1, len(text) // 4)}
+        if read or written:
+            usage.update(cache_read_input_tokens=read, cache_creation_input_tokens=written)
         return 200, {
             "id": f"msg_fake_{n:04d}", "type": "message", "role": "assistant", "model": body["model"],
             "content": [{"type": "text", "text": text}], "stop_reason": "end_turn", "stop_sequence": None,
-            "usage": {"input_tokens": fake_token_count(body), "output_tokens": max(1, len(text) // 4)},
+            "usage": usage,
         }, {}
 
     def _judge(self, body: dict[str, Any]) -> str | None:
@@ -219,14 +293,52 @@ def _invalid(body: dict[str, Any], *, count: bool) -> str | None:
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
         return "messages: at least one message is required"
+    system = body.get("system")
+    if isinstance(system, list):
+        for j, block in enumerate(system):
+            if block.get("type") == "text" and not block.get("text"):
+                return f"system.{j}.text: text content blocks must be non-empty"
     for i, m in enumerate(messages):
         content = m.get("content")
         if isinstance(content, str) and not content:
             return f"messages.{i}.content: text content blocks must be non-empty"
         if isinstance(content, list):
+            if not content:
+                return f"messages.{i}.content: at least one content block is required"
             for j, block in enumerate(content):
                 if block.get("type") == "text" and not block.get("text"):
                     return f"messages.{i}.content.{j}.text: text content blocks must be non-empty"
+                inner = block.get("content") if block.get("type") == "tool_result" else None
+                for k, part in enumerate(inner if isinstance(inner, list) else []):
+                    if part.get("type") == "text" and not part.get("text"):
+                        return f"messages.{i}.content.{j}.content.{k}.text: text content blocks must be non-empty"
+    return _unpaired(messages)
+
+
+def _blocks(m: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    content = m.get("content")
+    return [b for b in content if isinstance(b, dict) and b.get("type") == kind] if isinstance(content, list) else []
+
+
+def _unpaired(messages: list[dict[str, Any]]) -> str | None:
+    """The API's rule: every tool_use is answered in the next turn, every tool_result answers the turn before."""
+    for i, m in enumerate(messages):
+        if m.get("role") == "assistant":
+            asked = {b.get("id") for b in _blocks(m, "tool_use")}
+            nxt = messages[i + 1] if i + 1 < len(messages) else None
+            answered = {b.get("tool_use_id") for b in _blocks(nxt, "tool_result")} if nxt else set()
+            if asked and nxt is not None and not asked <= answered:
+                return (f"messages.{i + 1}: `tool_use` ids were found without `tool_result` blocks immediately "
+                        f"after: {', '.join(sorted(map(str, asked - answered)))}")
+        else:
+            before = messages[i - 1] if i else None
+            asked = {b.get("id") for b in _blocks(before, "tool_use")} if before and \
+                before.get("role") == "assistant" else set()
+            for j, b in enumerate(_blocks(m, "tool_result")):
+                if b.get("tool_use_id") not in asked:
+                    return (f"messages.{i}.content.{j}: unexpected `tool_use_id` found in `tool_result` blocks: "
+                            f"{b.get('tool_use_id')}. Each `tool_result` block must have a corresponding "
+                            "`tool_use` block in the previous message.")
     return None
 
 

@@ -1,4 +1,5 @@
-"""LayerZeroClient through the real SDK against the fake server: pruning, audit log, metrics, retries, guard."""
+"""LayerZeroClient (a real Anthropic client with the layer-zero middleware) through the real SDK against the fake
+server: pruning, audit log, metrics, retries, guard."""
 from __future__ import annotations
 
 import asyncio
@@ -12,7 +13,7 @@ import anthropic
 import pytest
 
 from layerzero_viz import Config, DirectiveError, annotate, load_conversation
-from layerzero_viz.anthropic import AsyncLayerZeroClient, LayerZeroClient, RollbackGuard, serve_metrics
+from layerzero_viz.anthropic import AsyncLayerZeroClient, LayerZeroClient, RollbackGuard, layer_zero_of, serve_metrics
 from layerzero_viz.claude import read_audit
 
 from .conftest import API_KEY
@@ -138,7 +139,7 @@ def test_metrics_are_read_back_from_the_registry(make_client, registry, tmp_path
     assert registry.get_sample_value("layer_zero_effectiveness_ratio", {"source": "estimate"}) == \
         pytest.approx(records[-1]["effectiveness_estimate"])
     assert registry.get_sample_value("layer_zero_context_preservation_ms_count") == 2
-    client.record_effectiveness(0.98)
+    layer_zero_of(client).record_effectiveness(0.98)
     assert registry.get_sample_value("layer_zero_effectiveness_ratio", {"source": "ab"}) == 0.98
 
 
@@ -170,11 +171,14 @@ def test_settings_follow_argument_env_header_directive(make_client, server, regi
     assert "<layer-zero" not in json.dumps(body["system"])  # a directive instructs the engine, not Claude
 
 
-def test_count_tokens_passes_through_unpruned(make_client, server, registry):
+def test_count_tokens_counts_what_create_would_send(make_client, server, registry):
     client = LayerZeroClient(make_client(), ratio=0.9, registry=registry, env={})
     counted = client.messages.count_tokens(model=MODEL, **FINANCE)
     path, _, body, _ = server.hits[-1]
-    assert path == COUNT and body["messages"] == FINANCE["messages"] and counted.input_tokens > 0
+    want = expected_pruned(FINANCE, 0.9)
+    assert path == COUNT and body["messages"] == want["messages"] != FINANCE["messages"]
+    client.messages.create(**create_kwargs(FINANCE))
+    assert sent_bodies(server)[-1]["messages"] == body["messages"] and counted.input_tokens > 0
 
 
 def test_a_pruning_failure_sends_the_request_unpruned_and_says_why(make_client, server, registry, tmp_path):
@@ -182,8 +186,9 @@ def test_a_pruning_failure_sends_the_request_unpruned_and_says_why(make_client, 
     doc = copy.deepcopy(FINANCE)
     doc["system"] = '<layer-zero prune_ratio="2"/>\n' + doc["system"]
     LayerZeroClient(make_client(), audit_log=log, registry=registry, env={}).messages.create(**create_kwargs(doc))
-    assert sent_bodies(server)[-1]["system"] == doc["system"]
+    assert sent_bodies(server)[-1]["system"] == FINANCE["system"]  # unpruned, minus the directive
     assert "DirectiveError" in read_audit(log)[0]["pruning_error"]
+    assert registry.get_sample_value("layer_zero_requests_failed_total", {"kind": "pruning"}) == 1
     strict = LayerZeroClient(make_client(), audit_log=log, registry=registry, env={}, fail_open=False)
     with pytest.raises(DirectiveError, match="outside"):
         strict.messages.create(**create_kwargs(doc))
@@ -194,11 +199,12 @@ def test_the_guard_lowers_the_ratio_when_effectiveness_stays_low(make_client, re
     log = tmp_path / "audit.jsonl"
     client = LayerZeroClient(make_client(), ratio=0.3, audit_log=log, registry=registry, env={},
                              guard=RollbackGuard(window=2))
-    client.record_effectiveness(0.95)
-    assert client.ratio == 0.3
+    layer_zero = layer_zero_of(client)
+    layer_zero.record_effectiveness(0.95)
+    assert layer_zero.ratio == 0.3
     with caplog.at_level(logging.WARNING, logger="layerzero_viz.anthropic"):
-        client.record_effectiveness(0.96)
-    assert client.ratio == pytest.approx(0.27)
+        layer_zero.record_effectiveness(0.96)
+    assert layer_zero.ratio == pytest.approx(0.27)
     assert "rollback" in caplog.text
     [rollback] = read_audit(log)
     assert rollback["event"] == "rollback" and rollback["ratio_after"] == pytest.approx(0.27)
@@ -241,11 +247,12 @@ def test_stream_is_pruned_too_and_its_outcome_is_written_when_it_completes(make_
     client = LayerZeroClient(make_client(), ratio=0.5, audit_log=log, registry=registry, env={})
     manager = client.messages.stream(**create_kwargs(FINANCE))
     assert type(manager).__name__ == "MessageStreamManager"
-    [record] = read_audit(log)
-    assert record["method"] == "messages.stream" and record["stream"] is True and record["status"] == "pending"
-    assert record["pruned_request"]["messages"] == expected_pruned(FINANCE, 0.5)["messages"]
+    assert not log.exists()  # the request goes out when the manager is entered, and is recorded then
     with manager as stream:
-        assert read_audit(log)[0]["status"] == "pending"  # the outcome waits for the end of the stream
+        [record] = read_audit(log)
+        assert record["method"] == "messages.stream" and record["stream"] is True
+        assert record["status"] == "pending"  # the outcome waits for the end of the stream
+        assert record["pruned_request"]["messages"] == expected_pruned(FINANCE, 0.5)["messages"]
         text = "".join(stream.text_stream)
         final = stream.get_final_message()
     assert text == "echo: " + expected_pruned(FINANCE, 0.5)["messages"][0]["content"]
