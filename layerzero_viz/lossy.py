@@ -1,16 +1,22 @@
 """The lossy tier: what a higher ``prune_ratio`` may take beyond the safe rules, cheapest information first.
 
-Every whole word (latin words; Chinese words by jieba segmentation) that no protection covers, that is no
-safe-tier candidate and that sits in a user or system turn gets an estimated loss: its surprisal from word
+Every whole word (words of alphabetic scripts — Latin, Cyrillic, Greek …; Chinese words by jieba segmentation)
+that no protection covers and that is no safe-tier candidate gets an estimated loss: its surprisal from word
 frequencies (:func:`information.word_surprisal`), halved when the same word occurred among the 40 words before
 it (it is partly predictable from there).  ``Annotated.at_ratio(r, min_effectiveness=F)`` spends the safe tier
 first, then these words in increasing loss per token while the effectiveness estimate stays ≥ F.
 
 Never taken, at any floor: the most informative word of each clause and the only word of a one-word clause (so
 no cut leaves punctuation alone, a list marker without its item, an empty emphasis or an empty turn), a word
-that may carry a negation (未来, 不错, "not"), a word that shares a token with its neighbours, an assistant turn
-(the model's own words; the final one is the prefill it continues), a line that opens with punctuation,
-protected or directive text.
+that may carry a negation (未来, 不错, "not"), a word that shares a token with its neighbours, the final turn
+when it is the assistant's (the prefill the model continues), a line that opens with punctuation other than a
+list marker, a heading mark or emphasis (";; comment", "> quote", "| cell"), a line that reads as code or a
+formula (an assignment, a call, braces), a capitalised word but "I" (a name or a term), the first word of a
+sentence, protected or directive text.
+
+Assistant turns of the history are words like any others here: the lossy tier is what a caller asks for
+beyond the safe rules (the default floor never takes it), and a history of long answers is where a chat's
+tokens are.  The safe rules still never take an assistant's words as a repeat or as a function word.
 
 Built on first use (the default floor, 1.0, never needs it), once per annotation.
 """
@@ -27,15 +33,28 @@ from .view import _segments
 __all__ = ["LossyTier", "lossy_tier", "NEARBY_WORDS"]
 
 NEARBY_WORDS = 40
-_WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)*|[\u3400-\u9fff\uf900-\ufaff]+")
+_CJK_CLASS = "\u3400-\u9fff\uf900-\ufaff"
+# a Chinese run (cut into words by jieba), or a word of an alphabetic script (letters, inner apostrophes)
+_WORD = re.compile(rf"[{_CJK_CLASS}]+|[^\W\d_{_CJK_CLASS}]+(?:['’][^\W\d_{_CJK_CLASS}]+)*")
 # what ends a clause for this purpose: punctuation, line breaks, markup and quote marks
 _OPENING_MARKS = frozenset("*_~`([{<\"'“‘「『《-/")
 _CLOSING_MARKS = frozenset("*_~`)]}>\"'”’」』》-/")
 _NEGATION_CHARS = re.compile(r"[不没未无非别勿莫否]")
 _EN_NEGATIONS = frozenset({"not", "no", "never", "nor", "neither", "without", "cannot", "don't", "doesn't", "didn't",
                            "won't", "can't", "isn't", "aren't", "wasn't", "shouldn't", "mustn't", "nothing", "none"})
-_PUNCT_LINE = re.compile(r"[ \t]*[^\w\s\u3400-\u9fff]")
-_CLAUSE_BREAK = re.compile(r"[\n.,;:!?。，、；：！？…()（）\[\]{}<>《》「」『』“”\"'*_`~#|/\\-]")
+# a line opening with punctuation is left alone — but for a list marker, a heading mark or emphasis before prose
+_PUNCT_LINE = re.compile(r"[ \t]*(?!(?:[-*+•]|\d{1,3}[.)、]|#{1,6})[ \t]|\*\*?\w|__?\w)[^\w\s\u3400-\u9fff]")
+_CJK_RUN = re.compile(f"[{_CJK_CLASS}]")
+# what ends a clause for this purpose: any mark that is not a letter, digit or space — punctuation, line
+# breaks, markup, quote marks, arrows and operators ("核心→叠加态 + 并行": each part keeps a word)
+_CLAUSE_BREAK = re.compile(r"[^\w\s]|[\n_]")
+# a line that reads as code or a formula (an ASCII call or index, an assignment, "**2", a line that opens a
+# block with "{" or ends a statement with ";", or closes one with "}"): left alone, even
+# when no code finder took it as material ("print([x**2 for x in range(10)])" keeps its "x in")
+_CODE_LIKE = re.compile(r"[A-Za-z0-9_][(\[]|[(\[]\\?[\[(]|\w\\?\*\\?\*\w|[{;][ \t]*$|^[ \t]*\}|[A-Za-z_]\w*[ \t]*=[^=]",
+                        re.MULTILINE)
+# "I" and its contractions are capitalised without being names
+_PRONOUN_I = frozenset({"I", "I'm", "I'll", "I've", "I'd", "I’m", "I’ll", "I’ve", "I’d"})
 
 
 class LossyTier(NamedTuple):
@@ -68,14 +87,16 @@ def lossy_tier(ann) -> LossyTier:
         free &= ~directive_groups
     g_tokens = np.bincount(ann.tok_group, minlength=len(g_start)) if len(ann.tok_group) else np.zeros(0, dtype=np.int64)
     rows: list[tuple[int, int, str, int, int, int, float, int]] = []
+    last = len(view.blocks) - 1
     for bi, block in enumerate(view.blocks):
-        if block.role == "assistant" or block.end <= block.start:
-            continue  # the model's own words (and a final assistant turn, the prefill it continues): a turn
-            # that is a prefill now is history later, and must then be sent as it was
+        if block.end <= block.start or (block.role == "assistant" and block.msg_pos == view.blocks[last].msg_pos):
+            continue  # a final assistant turn is the prefill the model continues (material: protected anyway)
         recent: list[str] = []
         for cs, ce in _segments(text, block.start, block.end, _CLAUSE_BREAK):
             line_start = text.rfind("\n", 0, cs) + 1
-            if _PUNCT_LINE.match(text, line_start):
+            line_end = text.find("\n", ce)
+            if _PUNCT_LINE.match(text, line_start) or _CODE_LIKE.search(text, line_start,
+                                                                        len(text) if line_end < 0 else line_end):
                 continue  # a line that opens with punctuation (";; comment", "> quote"): code-like, left alone
             # the words the safe tier may take do not count: they may go too
             words = [(m.start(), m.end()) for m in _words(text, cs, ce) if not _in_candidate(ann, m.start(), m.end())]
@@ -88,16 +109,17 @@ def lossy_tier(ann) -> LossyTier:
                 if len(recent) > NEARBY_WORDS:
                     recent.pop(0)
                 before, after = text[ws - 1:ws], text[we:we + 1]
-                if (word[0].isascii() and (before.isalnum() or after.isalnum())) or (before.isdigit() and after.isdigit()):
+                alphabetic = not _CJK_RUN.match(word)
+                if (alphabetic and (before.isalnum() or after.isalnum())) or (before.isdigit() and after.isdigit()):
                     continue  # part of a longer token ("9x9", "v2beta"): no whole word
                 if text[max(0, ws - 2):ws].strip()[-1:].isdigit() or text[we:we + 2].strip()[:1].isdigit():
                     continue  # next to a number: a unit or a measure word ("4 cm", 第5页) goes with its number
                 if before in _OPENING_MARKS or after in _CLOSING_MARKS:
                     continue  # next to an emphasis, bracket, quote mark or hyphen: "**Cost …**" keeps "Cost",
                     # "in-depth" keeps "in"
-                if word[0].isascii() and (word[0].isupper() or _opens_sentence(text, ws)):
-                    continue  # a capitalised word is a name or a term ("Directional Light"), and the first word of an
-                    # English sentence stays so that no sentence starts in lower case
+                if alphabetic and ((word[0].isupper() and word not in _PRONOUN_I) or _opens_sentence(text, ws)):
+                    continue  # a capitalised word is a name or a term ("Directional Light"), and the first word of a
+                    # sentence stays so that no sentence starts in lower case
                 if _NEGATION_CHARS.search(word) or key in _EN_NEGATIONS:
                     continue  # 未来, 不错, "not": a word that may carry a negation is never weighed away
                 a = int(np.searchsorted(g_end, ws, side="right"))
@@ -147,7 +169,7 @@ def _in_candidate(ann, s: int, e: int) -> bool:
 def _words(text: str, start: int, end: int):
     """Word matches in [start, end): latin words as they are, Chinese runs cut into words by jieba."""
     for m in _WORD.finditer(text, start, end):
-        if m.group(0)[0].isascii():
+        if not _CJK_RUN.match(m.group(0)):
             yield m
             continue
         pos = m.start()

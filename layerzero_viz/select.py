@@ -104,15 +104,56 @@ def entry_points(tables: PrefixTables, span_loss: np.ndarray, *, lossy=None, los
                 bits += float(span_loss[tables.order[j]])
         if le > la:
             allowance = (1.0 - min_effectiveness) * float(tables.cum_info[b])
-            for w in range(la, le):
-                if bits + float(lossy.loss[w]) > allowance * (1 + 1e-12):
-                    break  # the floor: this word and the costlier ones after it never go
-                at = _entry(cap - committed, int(lossy.cost[w]))
-                if at < n_grid:
-                    word_entry[w] = at
-                    committed[at:] += lossy.cost[w]
-                    bits += float(lossy.loss[w])
+            # the floor: words in increasing loss per token while the estimate allows; the first word past
+            # it and every costlier one after it never go
+            losses = lossy.loss[la:le]
+            allowed = int(np.searchsorted(np.cumsum(losses), allowance * (1 + 1e-12) - bits, side="right"))
+            if allowed:
+                entered = _fill_ascending(cap - committed, lossy.cost[la:la + allowed])
+                for k in np.flatnonzero(entered < n_grid).tolist():
+                    at = int(entered[k])
+                    word_entry[la + k] = at
+                    committed[at:] += lossy.cost[la + k]
+                    bits += float(losses[k])
     return span_entry, word_entry
+
+
+def _fill_ascending(available: np.ndarray, costs: np.ndarray) -> np.ndarray:
+    """Grid entry points for atomic words in priority order (cheapest information first), filling each ratio
+    from the lowest up: at every ratio, the best-placed waiting word that still fits goes.
+
+    Taking words strictly in priority order wastes low ratios: a first word of five tokens cannot go below the
+    ratio that allows five, and it then holds those five at every higher ratio, so a one-token word after it
+    could not go at a lower one either — a 26-token prompt lost nothing at r = 0.1.  Ascending, the one-token
+    word goes first, and the five-token word from where the budget has room for both.  A word that enters
+    stays at every higher ratio (nested), and none enters where it does not fit at every ratio above.
+    """
+    n_grid = len(available)
+    entry = np.full(len(costs), n_grid, dtype=np.int64)
+    if not len(costs):
+        return entry
+    from_here = np.minimum.accumulate(available[::-1])[::-1]  # non-decreasing: what fits from each point on
+    waiting: dict[int, list[int]] = {}  # cost -> word indices in priority order (reversed, popped from the end)
+    for k in range(len(costs) - 1, -1, -1):
+        waiting.setdefault(int(costs[k]), []).append(k)
+    used = 0
+    g = 0
+    while waiting and g < n_grid:
+        slack = int(from_here[g]) - used
+        best = -1
+        for cost, queue in waiting.items():
+            if cost <= slack and (best < 0 or queue[-1] < best):
+                best = queue[-1]
+        if best < 0:  # nothing fits here: on to the first point with room for the cheapest waiting word
+            g = int(np.searchsorted(from_here, used + min(waiting), side="left"))
+            continue
+        cost = int(costs[best])
+        waiting[cost].pop()
+        if not waiting[cost]:
+            del waiting[cost]
+        entry[best] = g
+        used += cost
+    return entry
 
 
 def _entry(available: np.ndarray, cost: int) -> int:

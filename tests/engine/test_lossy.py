@@ -126,3 +126,74 @@ def test_the_estimate_comes_from_word_frequencies():
     rare = enc.encode_ordinary(" Hague")[0]
     assert shipped[the] < shipped[rare]
     assert json.dumps(float(shipped[the]))
+
+
+def _lossy_words_of(ann, message: int) -> list[str]:
+    view = ann.view
+    blocks = {i: b for i, b in enumerate(view.blocks)}
+    return [w for w, blk in zip(ann.lossy.words, ann.lossy.block.tolist()) if blocks[blk].msg_pos == message]
+
+
+def test_assistant_history_is_lossy_but_the_final_assistant_turn_is_not():
+    ann = _ann(conv(None, "Plan a quiet weekend near the coast for my family, with short drives between places.",
+                    "You could spend a slow morning walking along the harbour and then drive inland for lunch.",
+                    "And where should we sleep on the second night of the trip?",
+                    "A small guest house near the harbour would keep the drives short"))
+    assert _lossy_words_of(ann, 1)  # an earlier answer is history like any other turn
+    assert not _lossy_words_of(ann, 3)  # the prefill the model continues is never edited
+    result = ann.at_ratio(0.5, min_effectiveness=0.0)
+    assert result.messages[3].pruned == result.messages[3].original
+
+
+def test_words_of_other_alphabets_are_lossy_words_too():
+    ann = _ann(conv(None, "Задача: провести патентный и информационный поиск и написать подробный отчет с таблицей "
+                          "результатов поиска, рекомендациями и выводами для нашей небольшой компании."))
+    assert {"информационный", "подробный"} & set(ann.lossy.words)
+    result = ann.at_ratio(0.3, min_effectiveness=0.0)
+    assert result.tokens_lossy > 0 and result.tokens_pruned <= math.floor(0.3 * result.tokens_total)
+
+
+def test_list_items_are_prose_but_code_lines_are_left_alone():
+    ann = _ann(conv(None, "Follow these rules when you answer the students:\n"
+                          "- Use clear, concise and friendly language for every explanation\n"
+                          "## Worked example for the students\n"
+                          "result = compute_total(prices, discount_rate)\n"
+                          "print([x**2 for x in range(10)])"))
+    words = set(ann.lossy.words)
+    assert {"clear", "friendly", "language"} & words  # the list item's words
+    assert {"example", "students"} & words  # the heading's words
+    text = ann.view.text
+    code_from = text.index("result = compute_total")
+    assert not [w for w, s in zip(ann.lossy.words, ann.lossy.starts.tolist()) if s >= code_from]  # code: whole
+    pruned = ann.at_ratio(0.95, min_effectiveness=0.0).messages[0].pruned
+    assert "result = compute_total(prices, discount_rate)" in pruned
+    assert "print([x**2 for x in range(10)])" in pruned
+
+
+def test_a_short_prompt_prunes_at_a_low_ratio_when_a_small_word_fits():
+    # a first word of several tokens cannot go at 0.1 of a short prompt; a one-token word can, and does,
+    # and a higher ratio never prunes less (what goes at 0.1 stays gone at every higher ratio)
+    ann = _ann(conv(None, "请你充当一名翻译，把下面的中文翻译成优美高雅的英文，只需要给出翻译结果。"))
+    low = ann.at_ratio(0.1, min_effectiveness=0.0)
+    assert low.tokens_lossy > 0
+    previous = low
+    for r in (0.15, 0.2, 0.3, 0.5, 0.9):
+        now = ann.at_ratio(r, min_effectiveness=0.0)
+        assert now.tokens_pruned >= previous.tokens_pruned
+        gone_before = {(t["block"], t["i"]) for t in previous.token_records() if t["decision"] == "prune"}
+        gone_now = {(t["block"], t["i"]) for t in now.token_records() if t["decision"] == "prune"}
+        assert gone_before <= gone_now, r
+        previous = now
+
+
+def test_ascending_fill_puts_small_words_first_and_keeps_each_ratio_within_its_budget():
+    import numpy as np
+    from layerzero_viz.select import GRID, _fill_ascending
+    tokens = 26
+    available = np.floor(GRID * tokens + 1e-9).astype(np.int64)
+    costs = np.array([5, 1, 2, 1], dtype=np.int64)  # in priority order: the five-token word first
+    entry = _fill_ascending(available, costs)
+    assert entry[1] < entry[0] and entry[3] < entry[0]  # the one-token words go at lower ratios
+    for g in range(len(GRID)):
+        assert costs[entry <= g].sum() <= available[g]
+    assert (entry < len(GRID)).all()
