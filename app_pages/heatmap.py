@@ -2,8 +2,12 @@
 import streamlit as st
 
 from layerzero_viz import charts, render
-from layerzero_viz.appstate import COLOR_BY, HEATMAP_VIEWS, TOKENS_PER_PAGE, floor_label, md_escape, page_bounds
-from ui import session, widgets
+from layerzero_viz.appstate import (
+    COLOR_BY, HEATMAP_VIEWS, MAX_SEARCH_CHARS, TIER_CHOICES, TOKENS_PER_PAGE, floor_label, md_escape, page_bounds,
+)
+from layerzero_viz.find import chip_details, filters_active, groups_of, match_rows
+from layerzero_viz.reasons import ALL_REASONS, reason_style
+from ui import chips, heatmap, session, widgets
 
 ss = st.session_state
 cur = widgets.require_current()
@@ -30,33 +34,69 @@ if view == "tokens":
                   help="Spaces as ·, tabs as →, newlines as ↵")
     shown = tokens if position is None else tokens[tokens["m"] == position]
     bounds = cur.view.memo(("bounds", position), lambda: page_bounds(shown["group"].to_numpy(), TOKENS_PER_PAGE))
+
+    # Find: search and filters mark chips (the rest is dimmed, not hidden: context matters); ◀ ▶ jump among them.
+    search, reasons, tiers, back, forth = st.columns([5, 5, 4, 2.2, 2.2], vertical_alignment="bottom")
+    search.text_input("Search tokens", key=session.SEARCH, max_chars=MAX_SEARCH_CHARS, persist_state="session",
+                      placeholder="text in the tokens", help="Case-insensitive; a word split over tokens is found whole.")
+    present = set(tokens["reason"])
+    reasons.multiselect("Reason", [r for r in ALL_REASONS if r in present or r in ss[session.REASONS]],
+                        key=session.REASONS, format_func=lambda r: reason_style(r).label, persist_state="session",
+                        placeholder="any reason")
+    tiers.multiselect("Tier", TIER_CHOICES, key=session.TIERS, persist_state="session", placeholder="any tier",
+                      format_func={"safe": "safe", "lossy": "lossy ≈", "none": "neither (kept)"}.get,
+                      help="Which tier pruned the token: safe (redundant by a rule), lossy (beyond the safe rules), "
+                           "or neither (kept, or an engine directive)")
+    active = filters_active(ss[session.SEARCH], ss[session.REASONS], ss[session.TIERS])
+    found = (match_rows(shown, search=ss[session.SEARCH], reasons=ss[session.REASONS], tiers=ss[session.TIERS])
+             if active else (shown["decision"] == "prune").to_numpy())
+    targets = groups_of(shown, found)
+    what = "match" if active else "pruned token"
+    args = (targets, shown["group"].to_numpy(), bounds)
+    back.button("Previous", key="heatmap_prev", icon=":material/arrow_back:", on_click=heatmap.jump,
+                args=(*args, False), disabled=not targets, width="stretch", help=f"Previous {what}")
+    forth.button("Next", key="heatmap_next", icon=":material/arrow_forward:", on_click=heatmap.jump,
+                 args=(*args, True), disabled=not targets, width="stretch", help=f"Next {what}")
     with paging:
         page = widgets.page_number(session.TOKEN_PAGE, len(bounds) - 1)
     first, last = bounds[page - 1], bounds[page]
     chunk = shown.iloc[first:last]
+    chip = ss.get(session.CHIP)
+    if active:
+        st.caption(f"{len(targets):,} chips match ({int(found.sum()):,} tokens); the rest is dimmed.")
 
     with st.expander("Legend: what the colours, borders and marks mean", expanded=True):  # open on a first visit
         st.markdown(render.TOKEN_CSS + render.legend_html(), unsafe_allow_html=True)
+    with st.popover("Download", icon=":material/download:"):
+        widgets.downloads(cur, key="heatmap_downloads", result_json=False)
+    details = chip_details(tokens, chip) if chip is not None else None
+    if details is not None:
+        heatmap.details_panel(details)
     if chunk.empty:
         st.info("This selection has no text tokens (images and tool blocks are passed through untouched).")
     else:
         directive = int((shown["reason"] == "directive").sum())
         of = f"{len(shown) - directive:,} + {directive:,} directive" if directive else f"{len(shown):,}"
         st.caption(f"Token chips {first + 1:,}–{last:,} of {of} ({TOKENS_PER_PAGE:,} per page). "
-                   "Hover a token for its reason, detail, tier, estimated loss, token ids and score.")
+                   "Click or tap a token (or Tab to it and press Enter) for its details.")
         st.markdown(render.TOKEN_CSS, unsafe_allow_html=True)
         # counted like the sidebar: engine directives are outside tokens_total and tokens_pruned
         totals = cur.view.memo("per_message", lambda: tokens[tokens["reason"] != "directive"]
                                .assign(pruned=lambda t: t["decision"] == "prune")
                                .groupby("m").agg(tokens=("pruned", "size"), pruned=("pruned", "sum"))
                                .reindex(sorted(tokens["m"].unique()), fill_value=0))
+        marks = set(targets) if active else None
+        cards = []
         for m, part in chunk.groupby("m", sort=True):
             message = conv.messages[int(m)]
             counts = {"tokens": int(totals.at[m, "tokens"]), "pruned": int(totals.at[m, "pruned"])}
             if len(part) < counts["tokens"]:
                 counts["on this page"] = len(part)
-            chips = render.token_html(part, show_whitespace=ss[session.SHOW_WHITESPACE])
-            st.markdown(render.message_card_html(message.role, message.key, chips, counts), unsafe_allow_html=True)
+            html = render.token_html(part, show_whitespace=ss[session.SHOW_WHITESPACE], marks=marks, selected=chip,
+                                     interactive=True)
+            cards.append(render.message_card_html(message.role, message.key, html, counts))
+        scroll = ss.get(heatmap.SCROLL)
+        chips.chips("".join(cards), on_pick=heatmap.pick, scroll=None if scroll is None else str(scroll))
 else:
     labels = {"pruned_share": "Pruned share", "score": "Mean score"}
     color_by = st.segmented_control("Colour by", COLOR_BY, key=session.COLOR, format_func=labels.get,

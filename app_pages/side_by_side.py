@@ -2,7 +2,7 @@
 import streamlit as st
 
 from layerzero_viz import render
-from layerzero_viz.appstate import MESSAGES_PER_PAGE, TOKENS_PER_PAGE, download_names, md_escape, page_count
+from layerzero_viz.appstate import MESSAGES_PER_PAGE, TOKENS_PER_PAGE, md_escape, page_count
 from ui import session, widgets
 
 ss = st.session_state
@@ -42,12 +42,4 @@ st.dataframe(deleted.drop(columns=["m"]), hide_index=True, width="stretch",
                             "detail": st.column_config.TextColumn("detail", width="large")})
 
 st.subheader("Downloads")
-names = download_names(cur.source.name, conv)
-mime = "text/plain" if conv.format in ("text", "http") else "application/json"
-one, two, three = st.columns(3)
-one.download_button("Pruned conversation", data=result.dump, file_name=names["pruned"], mime=mime,
-                    on_click="ignore", icon=":material/download:", help="Same format as the input")
-two.download_button("Token annotations (CSV)", data=cur.view.tokens_csv, file_name=names["tokens"],
-                    mime="text/csv", on_click="ignore", icon=":material/table:")
-three.download_button("JSON result (as the CLI)", data=cur.view.result_json, file_name=names["result"],
-                      mime="application/json", on_click="ignore", icon=":material/data_object:")
+widgets.downloads(cur, key="side_downloads")

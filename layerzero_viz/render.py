@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Any, Iterable, Mapping
+from typing import Any, Collection, Iterable, Mapping
 
 import pandas as pd
 
@@ -72,6 +72,11 @@ def _build_css() -> str:
         "display: inline-block; }",
         ".lz-tok:hover { outline: 1px solid currentColor; }",
         ".lz-ws { opacity: 0.45; }",
+        ".lz-tok[role=button] { cursor: pointer; }",
+        ".lz-tok[role=button]:focus-visible { outline: 2px solid currentColor; outline-offset: 1px; }",
+        ".lz-dim { opacity: 0.35; }",
+        ".lz-hit { outline: 2px solid rgba(0, 114, 178, 0.9); outline-offset: 0; }",
+        ".lz-selected { outline: 3px solid #D55E00; outline-offset: 1px; }",
         ".lz-more { opacity: 0.7; font-style: italic; }",
         ".lz-legend { display: flex; flex-wrap: wrap; gap: 4px 10px; font-size: 0.85em; margin: 4px 0 8px; }",
         ".lz-legend .lz-legend-title { flex-basis: 100%; margin: 4px 0 0; font-size: 0.85em; font-weight: 600; opacity: 0.8; }",
@@ -105,7 +110,16 @@ def _visible_text(text: str, show_whitespace: bool) -> str:
     return out
 
 
-def _chip(rows: list[dict[str, Any]], show_whitespace: bool) -> str:
+def _spoken(text: str) -> str:
+    """How a chip's text is read out: whitespace named, long text cut."""
+    if not text.strip():
+        return {"\n": "line break", "\t": "tab"}.get(text[:1], "space")
+    text = " ".join(text.split())
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def _chip(rows: list[dict[str, Any]], show_whitespace: bool, *, mark: str = "", selected: bool = False,
+          interactive: bool = False) -> str:
     """One ``<span>`` for the tokens of one display group (a character split over tokens shows once)."""
     first = rows[0]
     style = reason_style(str(first["reason"]))
@@ -124,18 +138,27 @@ def _chip(rows: list[dict[str, Any]], show_whitespace: bool) -> str:
         title_lines.append(f"{' + '.join(tiers)} tier · estimated loss {loss:.2f} bits")
     title_lines.append(f"{'tokens' if len(rows) > 1 else 'token'} {ids} · score {score:.2f}")
     title = html.escape("\n".join(title_lines), quote=True)
+    extra = ""
+    if interactive:
+        said = f"{_spoken(text)}: {title_lines[0]}, {'pruned' if decision == 'prune' else 'kept'}"
+        extra = (f' data-group="{int(first["group"])}" tabindex="0" role="button" '
+                 f'aria-label="{html.escape(said, quote=True)}"' + (' aria-pressed="true"' if selected else ""))
+    classes = " ".join(c for c in (mark, "lz-selected" if selected else "") if c)
+    return _span(style, decision=decision, title=title, score=score, inner=_visible_text(text, show_whitespace),
+                 classes=classes, extra=extra)
 
-    return _span(style, decision=decision, title=title, score=score, inner=_visible_text(text, show_whitespace))
 
-
-def _span(style: ReasonStyle, *, decision: str, title: str, score: float, inner: str) -> str:
-    """A chip: ``title`` and ``inner`` must already be escaped markup; the tint follows ``score``."""
+def _span(style: ReasonStyle, *, decision: str, title: str, score: float, inner: str, classes: str = "",
+          extra: str = "") -> str:
+    """A chip: ``title``, ``inner`` and ``extra`` (attributes) must already be escaped markup; the tint follows
+    ``score``."""
     tint = _MAX_TINT[style.kind] * tint_alpha(score)
     style_attr = f' style="background-color: {style.rgba(tint)}"' if tint > 0 else ""
     icon = f'<sup class="lz-icon" aria-hidden="true">{html.escape(style.glyph)}</sup>' if style.glyph else ""
+    more = f" {classes}" if classes else ""
     return (
-        f'<span class="lz-tok {_css_class(style.code)}" data-decision="{html.escape(decision, quote=True)}" '
-        f'data-icon="{html.escape(style.glyph, quote=True)}" title="{title}"{style_attr}>{inner}{icon}</span>'
+        f'<span class="lz-tok {_css_class(style.code)}{more}" data-decision="{html.escape(decision, quote=True)}" '
+        f'data-icon="{html.escape(style.glyph, quote=True)}" title="{title}"{extra}{style_attr}>{inner}{icon}</span>'
     )
 
 
@@ -143,7 +166,8 @@ def _unique(items: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(items))
 
 
-def token_html(df: pd.DataFrame, *, show_whitespace: bool = False, max_tokens: int | None = None) -> str:
+def token_html(df: pd.DataFrame, *, show_whitespace: bool = False, max_tokens: int | None = None,
+               marks: Collection[int] | None = None, selected: int | None = None, interactive: bool = False) -> str:
     """HTML chips for the tokens in ``df`` (one message or block, in order), wrapped in ``<div class="lz-tokens">``.
 
     Consecutive tokens sharing ``group`` merge into one chip whose title lists every token id. Each chip has
@@ -152,6 +176,11 @@ def token_html(df: pd.DataFrame, *, show_whitespace: bool = False, max_tokens: i
     the score, and the reason's glyph as ``data-icon`` and a ``<sup>``.  ``show_whitespace`` shows spaces as
     ``·``, tabs as ``→`` and newlines as ``↵`` (then a line break).  ``max_tokens`` stops after that many
     tokens (never inside a group) and says how many were left out.
+
+    ``marks`` (display groups) are what the heatmap's search and filters found: those chips get ``lz-hit``, the
+    others ``lz-dim``; None marks nothing.  ``selected`` gets ``lz-selected``.  ``interactive`` makes every chip
+    a focusable button (``tabindex``, ``role``, an ``aria-label`` saying its text, reason and decision, and
+    ``data-group``) for the heatmap's details panel.
     """
     needed = ("id", "text", "reason", "detail", "score", "group")
     missing = [c for c in needed if c not in df.columns]
@@ -171,7 +200,10 @@ def token_html(df: pd.DataFrame, *, show_whitespace: bool = False, max_tokens: i
             j += 1
         if shown >= limit:
             break
-        parts.append(_chip(rows[i:j], show_whitespace))
+        group = rows[i]["group"]
+        mark = "" if marks is None else "lz-hit" if group in marks else "lz-dim"
+        parts.append(_chip(rows[i:j], show_whitespace, mark=mark, selected=selected is not None and group == selected,
+                           interactive=interactive))
         shown += j - i
         i = j
     if shown < len(rows):

@@ -1,9 +1,9 @@
-"""Small widgets the pages share: the "nothing loaded" guard, the message picker and page numbers."""
+"""Small widgets the pages share: the "nothing loaded" guard, the message picker, page numbers and downloads."""
 from __future__ import annotations
 
 import streamlit as st
 
-from layerzero_viz.appstate import md_escape, message_position
+from layerzero_viz.appstate import download_names, md_escape, message_position
 from layerzero_viz.model import Conversation
 from layerzero_viz.render import message_label
 
@@ -49,3 +49,21 @@ def page_number(key: str, n_pages: int, label: str = "Page") -> int:
         ss[key] = min(max(1, value if isinstance(value, int) else 1), n_pages)
     return int(st.number_input(f"{label} (of {n_pages:,})", min_value=1, max_value=n_pages, step=1, key=key,
                                persist_state="session", disabled=n_pages == 1))
+
+
+def downloads(cur: Current, *, key: str, result_json: bool = True) -> None:
+    """Download buttons in a row: the pruned conversation (the input's format), the token table as CSV and, with
+    ``result_json``, the CLI's JSON result.  ``key`` tells the rows of different pages apart."""
+    conv, result = cur.annotated.conversation, cur.result
+    names = download_names(cur.source.name, conv)
+    mime = "text/plain" if conv.format in ("text", "http") else "application/json"
+    columns = st.columns(3 if result_json else 2)
+    columns[0].download_button("Pruned conversation", data=result.dump, file_name=names["pruned"], mime=mime,
+                               on_click="ignore", icon=":material/download:", help="Same format as the input",
+                               key=f"{key}:pruned")
+    columns[1].download_button("Token annotations (CSV)", data=cur.view.tokens_csv, file_name=names["tokens"],
+                               mime="text/csv", on_click="ignore", icon=":material/table:", key=f"{key}:tokens")
+    if result_json:
+        columns[2].download_button("JSON result (as the CLI)", data=cur.view.result_json, file_name=names["result"],
+                                   mime="application/json", on_click="ignore", icon=":material/data_object:",
+                                   key=f"{key}:result")

@@ -1,6 +1,7 @@
 """AppTest helpers: a fresh app per test, and the user's moves (open a sample, paste, switch page)."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -55,9 +56,17 @@ def metrics(at: AppTest) -> dict[str, str]:
     return {m.label: m.value for m in at.sidebar.metric}
 
 
+def chips_html(at: AppTest) -> str:
+    """The heatmap's chips: the markup handed to its component (``ui.chips``), or "" when it is not drawn."""
+    for element in at.get("bidi_component"):
+        if element.proto.component_name == "layerzero_viz_chips":
+            return json.loads(element.proto.json)["html"]
+    return ""
+
+
 def html_markdown(at: AppTest) -> str:
-    """Everything written with st.markdown on the main page, joined."""
-    return "\n".join(m.value for m in at.main.markdown)
+    """Everything written with st.markdown on the main page, and the heatmap's chips, joined."""
+    return "\n".join([*(m.value for m in at.main.markdown), chips_html(at)])
 
 
 def no_exception(at: AppTest) -> bool:

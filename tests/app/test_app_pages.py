@@ -141,3 +141,107 @@ def test_directive_tokens_are_counted_one_way_on_every_page():
     table = at.dataframe[0].value
     assert int(table["tokens"].sum()) == total
     assert int(table["directive tokens"].sum()) == result.tokens_directive
+
+
+# ---------------------------------------------------------------------------------------------- find on the heatmap
+
+from apptools import chips_html  # noqa: E402
+
+
+def _chip_texts(html: str, cls: str) -> list[str]:
+    """The text of every chip with class ``cls`` (its glyph left out)."""
+    import re
+    return [re.sub(r"<sup.*?</sup>", "", inner) for inner in
+            re.findall(rf'<span class="lz-tok [^"]*\b{cls}\b[^"]*"[^>]*>(.*?)</span>', html)]
+
+
+def _selected(at) -> str:
+    """The markup of the selected chip (there is one at most)."""
+    import re
+    found = re.findall(r'<span class="lz-tok [^"]*lz-selected[^"]*"[^>]*>.*?</span>', chips_html(at))
+    assert len(found) <= 1
+    return found[0] if found else ""
+
+
+def test_search_marks_the_matching_chips_and_dims_the_rest():
+    at = open_sample(new_app(), "vip_multiturn.zh.json").run()
+    at.text_input(key="heatmap_search").input("vip").run()  # case-insensitive
+    html = chips_html(at)
+    assert "lz-hit" in html and "lz-dim" in html
+    hits = "".join(_chip_texts(html, "lz-hit"))
+    assert "VIP" in hits and "vip" not in hits.replace("VIP", "")
+    assert "VIP" not in "".join(_chip_texts(html, "lz-dim"))
+    assert "chips match" in " ".join(c.value for c in at.caption)
+
+
+def test_filters_by_reason_and_tier_mark_only_those_tokens():
+    at = open_sample(new_app(), "vip_multiturn.zh.json").run()
+    at.multiselect(key="heatmap_reasons").set_value(["filler"]).run()
+    import re
+    marked = re.findall(r'class="lz-tok (lz-[a-z_]+) lz-hit', chips_html(at))
+    assert marked and set(marked) == {"lz-filler"}
+    at.multiselect(key="heatmap_reasons").set_value([]).run()
+    at.multiselect(key="heatmap_tiers").set_value(["none"]).run()
+    kept = re.findall(r'class="lz-tok (lz-[a-z_]+) lz-hit[^"]*" data-decision="([a-z]+)"', chips_html(at))
+    assert kept and all(reason == "lz-directive" for reason, decision in kept if decision == "prune")
+    assert any(decision == "keep" for _, decision in kept)
+
+
+def test_next_and_previous_walk_the_pruned_tokens_and_open_their_details():
+    at = open_sample(new_app(), "finance_qa.zh.json").run()
+    at.button(key="heatmap_next").click().run()
+    first = _selected(at)
+    assert 'data-decision="prune"' in first
+    assert at.button(key="chip_close")  # the details panel is open
+    assert "Token ids:" in " ".join(m.value for m in at.main.markdown)
+    at.button(key="heatmap_next").click().run()
+    second = _selected(at)
+    assert second != first and 'data-decision="prune"' in second
+    at.button(key="heatmap_prev").click().run()
+    assert _selected(at) == first
+    at.button(key="chip_close").click().run()
+    assert _selected(at) == ""
+    assert not [b for b in at.button if b.key == "chip_close"]
+
+
+def test_next_match_opens_the_token_page_that_holds_it():
+    text = "\n".join(f"Line {n}: the quarterly report covers region {n}." for n in range(300)) + "\nneedle here."
+    at = paste(new_app(), text)
+    assert at.number_input(key="heatmap_page").value == 1
+    at.text_input(key="heatmap_search").input("needle").run()
+    at.button(key="heatmap_next").click().run()
+    assert at.number_input(key="heatmap_page").value == at.number_input(key="heatmap_page").max > 1
+    assert "needle" in _selected(at)
+
+
+def test_details_panel_shows_a_protection_and_escapes_user_text():
+    at = open_sample(new_app(), "xss_payload.en.json").run()
+    at.text_input(key="heatmap_search").input("<script").run()
+    at.button(key="heatmap_next").click().run()
+    panel = [m.value for m in at.main.markdown if "Token ids" in m.value or m.value.startswith(("**Kept**", "**Pruned**"))]
+    assert len(panel) == 2 and all("<" not in m.replace("\\<", "") for m in panel)
+    code = [c.value for c in at.main.code]
+    assert any("<" in c for c in code)  # st.code shows the chip's text verbatim, as text
+
+
+def test_a_kept_number_says_which_protection_kept_it():
+    at = open_sample(new_app(), "finance_qa.zh.json").run()
+    at.multiselect(key="heatmap_reasons").set_value(["protected_number"]).run()
+    at.button(key="heatmap_next").click().run()
+    text = " ".join(m.value for m in at.main.markdown)
+    assert "**Kept by:** Number" in text and "**Kept**" in text
+
+
+def test_heatmap_offers_the_pruned_conversation_and_the_token_table():
+    at = open_sample(new_app(), "capture.http").run()
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert labels == ["Pruned conversation", "Token annotations (CSV)"]
+
+
+def test_chips_are_buttons_with_accessible_labels():
+    import re
+    at = open_sample(new_app(), "finance_qa.zh.json").run()
+    html = chips_html(at)
+    chips = re.findall(r'<span class="lz-tok [^>]*>', html)
+    assert chips and all('tabindex="0"' in c and 'role="button"' in c and 'aria-label="' in c for c in chips)
+    assert re.search(r'aria-label="[^"]+: Filler, pruned"', html)
