@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import re
 import subprocess
 import sys
 import time
@@ -65,6 +67,17 @@ def run_invariants() -> int | None:
     return proc.returncode
 
 
+def _unprotected_word_tokens(ann) -> int:
+    """Tokens that hold a letter (any script) and that no protection and no directive covers."""
+    text = ann.view.text
+    free = (ann.g_prot[ann.tok_group] == 0) & ~ann.tok_directive
+    return sum(1 for ok, s, e in zip(free.tolist(), ann.tok_start.tolist(), ann.tok_end.tolist())
+               if ok and _LETTER.search(text, s, e))
+
+
+_LETTER = re.compile(r"[^\W\d_]")
+
+
 def run_lossy() -> bool | None:
     """With the floor off: the mean pruned fraction at r = 0.1, 0.3, 0.5 on ../shared/corpus (target ≥ 0.9·r)
     and the invariants at each ratio; None when the corpus is absent, else whether every target held."""
@@ -77,6 +90,9 @@ def run_lossy() -> bool | None:
 
     ratios = (0.1, 0.3, 0.5)
     fractions: dict[float, list[float]] = {r: [] for r in ratios}
+    # what any selection could reach with every protection absolute (contract point 5): per conversation
+    # min(⌊r·N⌋, tokens that hold a letter and no protection covers) / N — no whole words, no readability
+    ceiling: dict[float, list[float]] = {r: [] for r in ratios}
     for path in sorted((shared / "corpus").glob("*.jsonl")):
         for line in path.open(encoding="utf-8"):  # (not splitlines: U+2028 may sit inside a JSON string)
             record = json.loads(line) if line.strip() else {}
@@ -84,14 +100,18 @@ def run_lossy() -> bool | None:
                 continue
             body = {"messages": record["messages"], **({"system": record["system"]} if record.get("system") else {})}
             ann = annotate(load_conversation(json.dumps(body, ensure_ascii=False).encode()), env={})
+            free = _unprotected_word_tokens(ann)
             for r in ratios:
                 fractions[r].append(ann.at_ratio(r, min_effectiveness=0.0).pruned_fraction)
+                if ann.tokens_total:
+                    ceiling[r].append(min(math.floor(r * ann.tokens_total), free) / ann.tokens_total)
     ok = True
     for r in ratios:
         mean = sum(fractions[r]) / len(fractions[r])
         ok &= mean >= 0.9 * r
-        print(f"lossy tier, no floor, r = {r:.1f}: mean pruned fraction {mean:.3f} (target >= {0.9 * r:.2f}) "
-              f"over {len(fractions[r])} conversations")
+        top = sum(ceiling[r]) / max(len(ceiling[r]), 1)
+        print(f"lossy tier, no floor, r = {r:.1f}: mean pruned fraction {mean:.3f} (target >= {0.9 * r:.2f}; "
+              f"ceiling under the protections {top:.3f}) over {len(fractions[r])} conversations")
     proc = subprocess.run([sys.executable, str(tool), "--show", "0", "--ratios", *map(str, ratios),
                            "--min-effectiveness", "0"], cwd=ROOT, capture_output=True, text=True)
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("invariants:")]
