@@ -1,4 +1,4 @@
-# Included by _native.pyx: candidates → atomic spans (the twin of engine._resolve_python).
+# Included by _native.pyx: candidates → atomic spans (the twin of resolve.resolve_python).
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_SIMPLE
@@ -106,7 +106,7 @@ def resolve(str text, list cand, list cand_priority, list bulks, list bulk_mask,
             const unsigned char[::1] g_directive, const long long[::1] g_tokens, long long structural_mask,
             veto_reason, long long[::1] span_of, list candidates, const long long[::1] ids,
             const long long[::1] group, const double[::1] info_table):
-    """Candidates → spans, as ``engine._resolve_python`` does.
+    """Candidates → spans, as ``resolve.resolve_python`` does.
 
     ``cand``: the listed candidates as tuples (start, end, sentence_level, override_mask, has_anchor,
     lock_start, lock_end) (lock_start < 0: none), sorted by (class, start, −end), with ``cand_priority`` their
@@ -121,11 +121,10 @@ def resolve(str text, list cand, list cand_priority, list bulks, list bulk_mask,
     message; the span table's columns in resolution order as tuples (reasons, priorities, scores, starts, ends,
     tokens, residuals, details — None for a bulk's hit, built when asked —, the bulks used, each span's bulk
     number among them or −1, its hit or −1), ``candidates`` being the listed ``Candidate`` objects in ``cand``'s
-    order; and what selection needs, as ``engine._finish_python`` computes it from ``ids``, ``group`` and
-    ``info_table``: per token the directive flag and information (0 for directive tokens), per span its
-    information loss (its tokens' information summed in token order, as ``np.bincount`` does, × residual) and
-    cost, the budget order (class, then score descending, then start; stable), the costs in that order and
-    their suffix minima, and the directive token count.
+    order; and what selection needs, exactly the tuple ``resolve.finish_python`` returns, from ``ids``,
+    ``group`` and ``info_table``: per token the directive flag, the directive token count, the information
+    total (numpy's sum of the tokens' information, 0 for directive tokens), per span its information loss
+    (its tokens' information summed in token order, as ``np.bincount`` does, × residual) and its cost.
     """
     cdef vector[_Cand] order
     cdef _Cand c
@@ -232,8 +231,7 @@ cdef tuple _span_columns(vector[_Cand]& order, vector[Py_ssize_t]& found_q, vect
                tuple([starts[k] for k in range(m)]), tuple([order[found_q[k]].end for k in range(m)]),
                tuple([costs[k] for k in range(m)]), tuple([residuals[k] for k in range(m)]), details_l, tuple(used),
                tuple(bulk_of), tuple(hit_of))
-    return columns, _finish_core(ids, group, g_span_of, g_directive, info_table, prio, scores, starts, costs,
-                                 residuals)
+    return columns, _finish_core(ids, group, g_span_of, g_directive, info_table, costs, residuals)
 
 
 cdef void _push_listed(vector[_Cand]& order, list cand, Py_ssize_t a, Py_ssize_t b) except *:
@@ -348,7 +346,7 @@ cdef dict _resolve_order(str text, vector[_Cand]& order, const long long[::1] g_
 
 def apply_protections(tuple starts, tuple ends, tuple codes, const long long[::1] g_start,
                       const long long[::1] g_end, signed char[::1] g_prot, long long[::1] g_iv):
-    """``engine._apply_protections_python``: each group gets the strongest protection covering it.
+    """``resolve.apply_protections`` without the kernel: each group gets the strongest protection covering it.
 
     Ranges are applied weakest code first, in list order within a code, so a later range of the same
     code and any stronger range overwrite; ``g_prot`` gets code + 1, ``g_iv`` the range index (0 and −1 where
@@ -602,41 +600,24 @@ def reconstruct(str text, list removed, list protected):
 
 
 # ---------------------------------------------------------------------------------------- finish
-cdef struct _SpanKey:
-    long long priority
-    double score
-    long long start
-    long long k
-
-
-cdef bint _span_before(const _SpanKey& x, const _SpanKey& y) noexcept nogil:
-    if x.priority != y.priority:
-        return x.priority < y.priority
-    if x.score != y.score:
-        return x.score > y.score
-    if x.start != y.start:
-        return x.start < y.start
-    return x.k < y.k
-
-
 cdef tuple _finish_core(const long long[::1] ids, const long long[::1] group, const long long[::1] g_span,
                         const unsigned char[::1] g_directive, const double[::1] info_table,
-                        vector[long long]& prio, vector[double]& scores, vector[long long]& starts,
                         vector[long long]& costs, vector[double]& residuals):
+    """``resolve.finish_python``'s tuple: (per-token directive flags, directive token count, information total,
+    per-span loss, per-span cost)."""
     cdef Py_ssize_t n = ids.shape[0], m = costs.size(), i, k
     cdef long long g, sp, tokens_directive = 0
     cdef double v
-    cdef vector[_SpanKey] keys
     tok_directive_a = _np.empty(n, dtype=_np.bool_)
     info_a = _np.empty(n, dtype=_np.float64)
     loss_a = _np.empty(m, dtype=_np.float64)
-    ints = _np.empty((4, m), dtype=_np.int64)
+    cost_a = _np.empty(m, dtype=_np.int64)
     cdef unsigned char[::1] tok_directive = tok_directive_a.view(_np.uint8)
     cdef double[::1] info = info_a, span_loss = loss_a
-    cdef long long[:, ::1] iv = ints
+    cdef long long[::1] cost = cost_a
     for k in range(m):
         span_loss[k] = 0.0
-        iv[0, k] = costs[k]
+        cost[k] = costs[k]
     for i in range(n):
         g = group[i]
         if g_directive[g]:
@@ -650,19 +631,7 @@ cdef tuple _finish_core(const long long[::1] ids, const long long[::1] group, co
         sp = g_span[g]
         if sp >= 0:
             span_loss[sp] += v
-    if m:
-        keys.resize(m)
-        for k in range(m):
-            span_loss[k] = span_loss[k] * residuals[k]
-            keys[k].priority = prio[k]
-            keys[k].score = scores[k]
-            keys[k].start = starts[k]
-            keys[k].k = k
-        sort(keys.begin(), keys.end(), _span_before)
-        for k in range(m):
-            iv[1, k] = keys[k].k
-            iv[2, k] = costs[keys[k].k]
-        iv[3, m - 1] = iv[2, m - 1]
-        for k in range(m - 2, -1, -1):
-            iv[3, k] = iv[2, k] if iv[2, k] < iv[3, k + 1] else iv[3, k + 1]
-    return tok_directive_a, info_a, loss_a, ints[0], ints[1], ints[2], ints[3], tokens_directive
+    for k in range(m):
+        span_loss[k] = span_loss[k] * residuals[k]
+    # the total as numpy sums it (pairwise), so that it is bit for bit the twin's
+    return tok_directive_a, tokens_directive, float(info_a.sum()), loss_a, cost_a

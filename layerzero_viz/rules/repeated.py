@@ -93,7 +93,7 @@ def find_bulk(view: TextView, ctx) -> Bulk:
 
 def _bulk(view: TextView, repeats: list[tuple]) -> Bulk:
     """The repeats as one Bulk.  A repeat's anchor — the text that must carry every protected value it removes
-    (``engine._veto_why``) — is its first copy; a judged repeat (6-tuple) may name its own anchor."""
+    (``resolve.veto_reason``) — is its first copy; a judged repeat (6-tuple) may name its own anchor."""
     text = view.text
     # a first copy is often repeated many times: its text is taken once
     anchors_of: dict[tuple[int, int], str] = {}
