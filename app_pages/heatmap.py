@@ -5,7 +5,7 @@ from layerzero_viz import charts, render
 from layerzero_viz.appstate import (
     COLOR_BY, HEATMAP_VIEWS, MAX_SEARCH_CHARS, TIER_CHOICES, TOKENS_PER_PAGE, floor_label, md_escape, page_bounds,
 )
-from layerzero_viz.find import chip_details, filters_active, groups_of, match_rows
+from layerzero_viz.find import chip_details, filters_active, groups_of, match_rows, run_starts
 from layerzero_viz.reasons import ALL_REASONS, reason_style
 from ui import chips, heatmap, session, widgets
 
@@ -50,8 +50,8 @@ if view == "tokens":
     active = filters_active(ss[session.SEARCH], ss[session.REASONS], ss[session.TIERS])
     found = (match_rows(shown, search=ss[session.SEARCH], reasons=ss[session.REASONS], tiers=ss[session.TIERS])
              if active else (shown["decision"] == "prune").to_numpy())
-    targets = groups_of(shown, found)
-    what = "match" if active else "pruned token"
+    targets = run_starts(shown, found)  # one step per match or pruned run, not per chip
+    what = "match" if active else "pruned run of tokens"
     args = (targets, shown["group"].to_numpy(), bounds)
     back.button("Previous", key="heatmap_prev", icon=":material/arrow_back:", on_click=heatmap.jump,
                 args=(*args, False), disabled=not targets, width="stretch", help=f"Previous {what}")
@@ -63,7 +63,7 @@ if view == "tokens":
     chunk = shown.iloc[first:last]
     chip = ss.get(session.CHIP)
     if active:
-        st.caption(f"{len(targets):,} chips match ({int(found.sum()):,} tokens); the rest is dimmed.")
+        st.caption(f"{len(targets):,} matches ({int(found.sum()):,} tokens); the rest is dimmed.")
 
     with st.expander("Legend: what the colours, borders and marks mean", expanded=True):  # open on a first visit
         st.markdown(render.TOKEN_CSS + render.legend_html(), unsafe_allow_html=True)
@@ -85,7 +85,7 @@ if view == "tokens":
                                .assign(pruned=lambda t: t["decision"] == "prune")
                                .groupby("m").agg(tokens=("pruned", "size"), pruned=("pruned", "sum"))
                                .reindex(sorted(tokens["m"].unique()), fill_value=0))
-        marks = set(targets) if active else None
+        marks = set(groups_of(shown, found)) if active else None
         cards = []
         for m, part in chunk.groupby("m", sort=True):
             message = conv.messages[int(m)]

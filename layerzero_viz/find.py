@@ -23,7 +23,7 @@ import pandas as pd
 
 from .reasons import PROTECTED_REASONS, reason_style
 
-__all__ = ["TIER_OF", "filters_active", "match_rows", "groups_of", "step", "ChipDetails", "chip_details"]
+__all__ = ["TIER_OF", "filters_active", "match_rows", "groups_of", "run_starts", "step", "ChipDetails", "chip_details"]
 
 TIER_OF = {"safe": "safe", "lossy": "lossy"}
 """The tier column's values a filter names; any other value (kept tokens, directives) is the filter's ``none``."""
@@ -90,6 +90,23 @@ def match_rows(tokens: pd.DataFrame, *, search: str = "", reasons: Sequence[str]
 def groups_of(tokens: pd.DataFrame, rows: np.ndarray) -> list[int]:
     """The chips (display groups, in order) that hold at least one of ``rows``."""
     return list(dict.fromkeys(int(g) for g in tokens["group"].to_numpy()[rows]))
+
+
+def run_starts(tokens: pd.DataFrame, rows: np.ndarray) -> list[int]:
+    """The first chip of each run of consecutive ``rows`` within a block: where next/previous stop, so a match or
+    a pruned span of several chips is one step.
+
+    >>> t = pd.DataFrame({"m": [0, 0, 0, 0, 1], "block": [0] * 5, "group": [0, 1, 2, 3, 4]})
+    >>> run_starts(t, np.array([True, True, False, True, True]))
+    [0, 3, 4]
+    """
+    rows = np.asarray(rows, dtype=bool)
+    if not len(rows):
+        return []
+    same_block = np.r_[False, (np.diff(tokens["m"].to_numpy()) == 0) & (np.diff(tokens["block"].to_numpy()) == 0)]
+    previous = np.r_[False, rows[:-1]]
+    starts = rows & ~(previous & same_block)
+    return groups_of(tokens, starts)
 
 
 def step(groups: Sequence[int], current: int | None, *, forward: bool) -> int | None:

@@ -164,6 +164,7 @@ def _selected(at) -> str:
 
 
 def test_search_marks_the_matching_chips_and_dims_the_rest():
+    import re
     at = open_sample(new_app(), "vip_multiturn.zh.json").run()
     at.text_input(key="heatmap_search").input("vip").run()  # case-insensitive
     html = chips_html(at)
@@ -171,7 +172,7 @@ def test_search_marks_the_matching_chips_and_dims_the_rest():
     hits = "".join(_chip_texts(html, "lz-hit"))
     assert "VIP" in hits and "vip" not in hits.replace("VIP", "")
     assert "VIP" not in "".join(_chip_texts(html, "lz-dim"))
-    assert "chips match" in " ".join(c.value for c in at.caption)
+    assert re.search(r"\d+ matches \(\d+ tokens\)", " ".join(c.value for c in at.caption))
 
 
 def test_filters_by_reason_and_tier_mark_only_those_tokens():
@@ -245,3 +246,13 @@ def test_chips_are_buttons_with_accessible_labels():
     chips = re.findall(r'<span class="lz-tok [^>]*>', html)
     assert chips and all('tabindex="0"' in c and 'role="button"' in c and 'aria-label="' in c for c in chips)
     assert re.search(r'aria-label="[^"]+: Filler, pruned"', html)
+
+
+def test_next_steps_over_a_whole_match_not_chip_by_chip():
+    at = open_sample(new_app(), "finance_qa.zh.json").run()
+    at.text_input(key="heatmap_search").input("收益").run()  # two chips per match
+    starts = []
+    for _ in range(3):
+        at.button(key="heatmap_next").click().run()
+        starts.append(_chip_texts(_selected(at), "lz-selected")[0].strip())
+    assert starts == ["收", "收", "收"]
