@@ -110,7 +110,7 @@ def resolve(str text, list cand, list cand_priority, list bulks, list bulk_mask,
 
     ``cand``: the listed candidates as tuples (start, end, sentence_level, override_mask, has_anchor,
     lock_start, lock_end) (lock_start < 0: none), sorted by (class, start, −end), with ``cand_priority`` their
-    classes; ``bulks``: ``view.Bulk`` objects sorted by class, with ``bulk_mask`` and ``bulk_priority`` their
+    classes; ``bulks``: ``view.Hits`` objects sorted by class, with ``bulk_mask`` and ``bulk_priority`` their
     override masks and classes.  A bulk's hits go in (start, −end) order (stable), class by class: within a
     class the listed candidates first, then that class's bulk.
 
@@ -187,7 +187,7 @@ cdef tuple _span_columns(vector[_Cand]& order, vector[Py_ssize_t]& found_q, vect
     cdef dict rounded = {}                        # score -> rounded to 4 places (a handful of distinct values)
     used_as.assign(len(bulks), -1)
     reasons_l, details_l, used, bulk_of, hit_of = [], [], [], [], []
-    # per bulk: reason, score column, residual column (``Bulk.residuals_of`` decides one value or one per hit)
+    # per bulk: reason, score column, residual column (``Hits.residuals_of`` decides one value or one per hit)
     b_reason = [bulk.reason for bulk in bulks]
     b_scores = [bulk.scores for bulk in bulks]
     b_residuals = [bulk.residuals_of(range(len(bulk.starts))) for bulk in bulks]

@@ -23,12 +23,12 @@ from .model import Conversation
 from .profile import Profile, apply_profile  # caps the ratio, adds pattern packs; says which rule fired
 from .protect import USER_ROLES, Protection, add_material, find_protections, identifier_guards, xml_protections
 from .resolve import SpanTable, apply_protections, resolve
-from .rules import BULK, RULES, RuleContext
+from .rules import RULES, RuleContext
 from .rules import repeated as repeated_rule
 from .lexicon import _SLOTS as _LEXICON_SLOTS, _native_lexicons, warm_up
 from .information import token_information
 from .tokens import char_spans, encoding, token_byte_lengths, token_byte_lengths_u8
-from .view import Bulk, Candidate, TextView
+from .view import Candidate, Hits, TextView
 
 _LEXICON_SLOT_OF = {name: k for k, name in enumerate(_LEXICON_SLOTS)}
 
@@ -369,16 +369,18 @@ def _annotate(source: Any, config: Config) -> Annotated:
     t0 = time.perf_counter()
     ctx = RuleContext(settings=settings, protection=protection, low_information=config.low_information,
                       directive_ranges=directive_ranges, prescan=prescan)
+    # each rule's hits: resolved as columns, or one candidate at a time when its hits differ in what they may
+    # override or lack an anchor or lock some have (derivable context's kinds)
     candidates: list[Candidate] = []
-    bulks: list[Bulk] = []
+    columns: list[Hits] = []
     for _, rule in RULES:
-        bulk = BULK.get(rule)
-        if bulk is not None:
-            bulks.append(bulk(view, ctx))
+        hits = rule(view, ctx)
+        if hits.columnar:
+            columns.append(hits)
         else:
-            candidates.extend(rule(view, ctx))
-    candidates, bulks = close_candidates(view, candidates, bulks)
-    candidates, bulks, kept_whole = guard_blocks(view, candidates, bulks, directive_ranges)
+            candidates.extend(hits.candidates())
+    candidates, columns = close_candidates(view, candidates, columns)
+    candidates, columns, kept_whole = guard_blocks(view, candidates, columns, directive_ranges)
     timings["detect"] = _ms(t0) + (prescan["repeats_ms"] if prescan is not None else 0.0)
 
     # directive groups: those that start inside a directive span
@@ -391,7 +393,7 @@ def _annotate(source: Any, config: Config) -> Annotated:
     protect_ms += _ms(t0)
 
     t0 = time.perf_counter()
-    g_span, g_veto, spans, selection = resolve(view, candidates, bulks, protection, g_start, g_end, g_tokens,
+    g_span, g_veto, spans, selection = resolve(view, candidates, columns, protection, g_start, g_end, g_tokens,
                                                g_prot, g_prot_iv, g_directive, ids, group)
     tok_directive, tokens_directive, info_total, span_loss, span_cost = selection
     for s, e, why in repeated_rule.kept_notes(view):  # near-copies the repeat rule kept say why

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple, Sequence
 
-from .view import Bulk, Candidate, TextView
+from .view import Candidate, Hits, TextView
 
 __all__ = ["EMPTY_BLOCK", "BlockGuard", "close_candidates", "guard_blocks"]
 
@@ -33,11 +33,11 @@ class BlockGuard(NamedTuple):
     """The candidates left after the guard, and the blocks it kept whole (global (start, end) each)."""
 
     candidates: list[Candidate]
-    bulks: list[Bulk]
+    bulks: list[Hits]
     kept_whole: tuple[tuple[int, int], ...]
 
 
-def guard_blocks(view: TextView, candidates: Sequence[Candidate], bulks: Sequence[Bulk],
+def guard_blocks(view: TextView, candidates: Sequence[Candidate], bulks: Sequence[Hits],
                  directive_ranges: Sequence[tuple[int, int]] = ()) -> BlockGuard:
     """Drop every candidate of a text block whose candidates (and engine directives) cover all its content.
 
@@ -84,8 +84,8 @@ def guard_blocks(view: TextView, candidates: Sequence[Candidate], bulks: Sequenc
     return BlockGuard(kept_candidates, kept_bulks, tuple(whole))
 
 
-def close_candidates(view: TextView, candidates: Sequence[Candidate], bulks: Sequence[Bulk]
-                     ) -> tuple[list[Candidate], list[Bulk]]:
+def close_candidates(view: TextView, candidates: Sequence[Candidate], bulks: Sequence[Hits]
+                     ) -> tuple[list[Candidate], list[Hits]]:
     """Candidates widened to take an emphasis or a list marker they would otherwise leave empty.
 
     >>> from layerzero_viz import load_conversation
@@ -102,7 +102,7 @@ def _replace(c: Candidate, start: int, end: int) -> Candidate:
     return Candidate(start, end, c.reason, c.score, c.detail, c.residual, c.may_override, c.anchor, c.lock)
 
 
-def _widen_bulk(text: str, bulk: Bulk) -> Bulk:
+def _widen_bulk(text: str, bulk: Hits) -> Hits:
     starts, ends = list(bulk.starts), list(bulk.ends)
     changed = False
     for k, (s, e) in enumerate(zip(starts, ends)):
@@ -137,7 +137,7 @@ def _trim_end(text: str, e: int) -> int:
     return e
 
 
-def _without(bulk: Bulk, drop) -> Bulk:
+def _without(bulk: Hits, drop) -> Hits:
     """``bulk`` without the hits whose start ``drop`` names (the detail function re-indexed)."""
     keep = [k for k, s in enumerate(bulk.starts) if not drop(s)]
     if len(keep) == len(bulk.starts):
@@ -147,6 +147,8 @@ def _without(bulk: Bulk, drop) -> Bulk:
     return bulk._replace(
         starts=[bulk.starts[k] for k in keep], ends=[bulk.ends[k] for k in keep],
         scores=[bulk.scores[k] for k in keep], residual=residual,
+        may_override=bulk.may_override if isinstance(bulk.may_override, frozenset)
+        else [bulk.may_override[k] for k in keep],
         detail=lambda i: detail(keep[i]),
         anchors=[bulk.anchors[k] for k in keep] if bulk.anchors is not None else None,
         locks=[bulk.locks[k] for k in keep] if bulk.locks is not None else None)

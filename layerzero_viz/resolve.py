@@ -1,6 +1,6 @@
 """Resolution: rules' candidates become atomic spans, protections veto, higher classes claim first.
 
-``resolve`` turns the candidates (and the rules' column hits, ``view.Bulk``) into the span table, the
+``resolve`` turns the candidates (and the rules' column hits, ``view.Hits``) into the span table, the
 group → span map and the vetoes, with what selection needs (``finish_python``); the compiled kernel
 (``_native.resolve``) does it in one call when built, :func:`resolve_python` is the definition it is tested
 against.  ``apply_protections`` marks each display group with its strongest protection first.
@@ -18,7 +18,7 @@ from . import native as _native
 from .information import token_information
 from .protect import PRECEDENCE, STRUCTURAL, Protection
 from .rules import PRIORITY
-from .view import Bulk, normalize
+from .view import Hits, normalize
 
 __all__ = ["Span", "SpanTable", "apply_protections", "resolve", "resolve_python", "finish_python", "veto_reason"]
 
@@ -62,7 +62,7 @@ class SpanTable(Sequence):
         self.tokens: list[int] = []
         self.residuals: list[float] = []
         self._details: list[str | None] = []  # None: a bulk span whose detail is not built yet
-        self._bulks: list[Bulk] = []
+        self._bulks: list[Hits] = []
         self._bulk_of: list[int] = []         # per span: its bulk's number (-1 for a listed candidate)
         self._hit_of: list[int] = []
 
@@ -162,7 +162,7 @@ def resolve(view, candidates, bulks, protection, g_start, g_end, g_tokens, g_pro
     """Turn candidates into atomic spans: protections veto, higher classes claim first.
 
     The compiled kernel (``_native.resolve``) when built, else :func:`resolve_python` — the definition.
-    ``bulks`` are rules' hits as columns (``view.Bulk``); all are resolved by class, then position.  Returns
+    ``bulks`` are rules' hits as columns (``view.Hits``); all are resolved by class, then position.  Returns
     the group → span and veto maps, the span table, and what selection needs (:func:`finish_python`; the
     kernel computes the same tuple in the same call).
     """

@@ -15,7 +15,7 @@ from typing import Callable, NamedTuple, Sequence
 from . import native as _native
 from .model import Conversation, MessageKey
 
-__all__ = ["SEPARATOR", "BlockRef", "Interval", "Candidate", "Bulk", "TextView", "sentences", "clauses", "normalize", "units", "fold"]
+__all__ = ["SEPARATOR", "BlockRef", "Interval", "Candidate", "Hits", "TextView", "sentences", "clauses", "normalize", "units", "fold"]
 
 SEPARATOR = "\n\x00\n"
 
@@ -71,12 +71,13 @@ class Candidate:
     lock: tuple[int, int] | None = None  # a range that must not be pruned if this goes (the kept first copy)
 
 
-class Bulk(NamedTuple):
-    """Many candidates of one rule as columns (the lexicon rules' hits, the repeats).
+class Hits(NamedTuple):
+    """What one rule found, as columns: hit ``k`` is [``starts[k]``, ``ends[k]``) with its score, residual,
+    anchor and lock; ``detail(k)`` builds its detail when asked (most are never shown).  Every rule's ``find``
+    returns one (``rules.RULES``).  Hits are resolved by (start, −end) within their class.
 
-    Column ``k`` is hit ``k`` in the rule's own order; ``detail(k)`` builds its detail when asked (most
-    are never shown).  Hits are resolved by (start, −end), as listed candidates are (the resolve kernel
-    sorts them).
+    ``residual`` and ``may_override`` are one value for every hit or one per hit (:meth:`of` keeps them per hit
+    when candidates differ); ``anchors``/``locks`` are None when no hit has one.
     """
 
     reason: str
@@ -84,11 +85,31 @@ class Bulk(NamedTuple):
     ends: list[int]
     scores: list[float]
     residual: float | list[float]        # one value for all hits, or one per hit
-    may_override: frozenset[str]
+    may_override: frozenset[str] | list[frozenset[str]]  # one set for all hits, or one per hit
     detail: Callable[[int], str]
     anchors: list[str] | None = None     # per hit (see Candidate.anchor)
     locks: list[tuple[int, int]] | None = None  # per hit (see Candidate.lock)
     sentence_level: bool = False         # a lock taken by an earlier candidate stops these
+
+    @classmethod
+    def of(cls, reason: str, found: Sequence[Candidate], sentence_level: bool = False) -> "Hits":
+        """The hits of ``found`` (candidates of one rule, all with this ``reason``), in their order."""
+        overrides = [c.may_override for c in found]
+        anchors = [c.anchor for c in found]
+        locks = [c.lock for c in found]
+        details = [c.detail for c in found]
+        return cls(reason, [c.start for c in found], [c.end for c in found], [c.score for c in found],
+                   [c.residual for c in found],
+                   overrides[0] if len(set(overrides)) == 1 else overrides if overrides else frozenset(),
+                   details.__getitem__, anchors if any(a is not None for a in anchors) else None,
+                   locks if any(lk is not None for lk in locks) else None, sentence_level)
+
+    @property
+    def columnar(self) -> bool:
+        """Whether every hit shares one override set and, where anchors or locks are given, each hit has one —
+        what the resolver's column path takes; other hits are resolved one candidate at a time."""
+        return isinstance(self.may_override, frozenset) and (self.anchors is None or None not in self.anchors) \
+            and (self.locks is None or None not in self.locks)
 
     def residuals_of(self, hits: list[int]) -> list[float]:
         """The residual of each of ``hits``."""
@@ -96,10 +117,13 @@ class Bulk(NamedTuple):
             return [self.residual] * len(hits)
         return [self.residual[k] for k in hits]
 
+    def override_of(self, k: int) -> frozenset[str]:
+        return self.may_override if isinstance(self.may_override, frozenset) else self.may_override[k]
+
     def candidate(self, k: int, with_detail: bool = True) -> Candidate:
         return Candidate(self.starts[k], self.ends[k], self.reason, self.scores[k],
                          self.detail(k) if with_detail else "",
-                         self.residuals_of([k])[0], self.may_override,
+                         self.residuals_of([k])[0], self.override_of(k),
                          anchor=self.anchors[k] if self.anchors is not None else None,
                          lock=self.locks[k] if self.locks is not None else None)
 

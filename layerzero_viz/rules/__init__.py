@@ -1,4 +1,4 @@
-"""Candidate rules: each module offers ``find(view, ctx) -> list[Candidate]``.
+"""Candidate rules: each module offers one ``find(view, ctx) -> view.Hits``, what the rule found.
 
 ``RULES`` lists them in priority order — the order a budget is spent in.
 """
@@ -10,7 +10,7 @@ from ..directives import Settings
 from ..protect import Protection
 from . import declared, derivable, filler, low_information, repeated
 
-__all__ = ["RuleContext", "RULES", "PRIORITY", "BULK"]
+__all__ = ["RuleContext", "RULES", "PRIORITY"]
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,3 @@ RULES = (
     ("low_information", low_information.find),
 )
 PRIORITY = {name: rank for rank, (name, _) in enumerate(RULES)}
-# the lexicon rules' hits as columns (view.Bulk): the engine resolves them without a Candidate each
-# (keyed by the listing function, so a caller that swaps RULES gets exactly what it listed)
-BULK = {filler.find: filler.find_bulk, low_information.find: low_information.find_bulk, repeated.find: repeated.find_bulk}

@@ -9,13 +9,18 @@ from __future__ import annotations
 import re
 
 from ..lexicon import _jieba, phrase_regex, zh_word_aligned
-from ..view import Candidate, TextView
+from ..view import Candidate, Hits, TextView
 
 # the author declared the phrase redundant: it may take a negation or connective word with it
 _OVERRIDE = frozenset({"protected_negation", "protected_connective"})
 
 
-def find(view: TextView, ctx) -> list[Candidate]:
+def find(view: TextView, ctx) -> Hits:
+    """``<redundant_phrases>`` entries as whole words anywhere in the text (the author's list)."""
+    return Hits.of("declared_redundant", _found(view, ctx))
+
+
+def _found(view: TextView, ctx) -> list[Candidate]:
     phrases = ctx.settings.redundant_phrases
     if not phrases:
         return []

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from .. import native as _native
-from ..view import Candidate, TextView, clauses, sentences, units
+from ..view import Candidate, Hits, TextView, clauses, sentences, units
 
 _ROLE_ZH = re.compile(r"你(?:现在)?是(?:一名|一位|一个|一款|个|名|位)?([\u4e00-\u9fffA-Za-z]{2,12}?)(?=[，。,.！!；;、\n]|$)")
 # Case-insensitive throughout, except that each pattern opens with its first letters as a case-sensitive class
@@ -41,7 +41,13 @@ def _lang(name: str) -> str:
     return _LANG_CANON.get(name, name)
 
 
-def find(view: TextView, ctx) -> list[Candidate]:
+def find(view: TextView, ctx) -> Hits:
+    """Restatements of what the model already has: the system prompt's role and reply language restated in a
+    later turn, a ``<context>`` fact restated outside it."""
+    return Hits.of("derivable_context", _found(view, ctx), sentence_level=True)
+
+
+def _found(view: TextView, ctx) -> list[Candidate]:
     text = view.text
     out: list[Candidate] = []
     system_blocks = view.blocks_of_roles(("system", "developer"))

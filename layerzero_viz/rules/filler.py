@@ -24,7 +24,7 @@ import bisect
 import re
 from functools import lru_cache, partial
 
-from ..view import Bulk, Candidate, TextView, clauses, sentences
+from ..view import Hits, TextView, clauses, sentences
 
 # a curated filler phrase may contain a negation or connective word ("if you don't mind", "如果可以的话");
 # a whole filler clause may take a stray "but"/"and" (a connective) along
@@ -109,15 +109,11 @@ def _is_cjk(ch: str) -> bool:
     return "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff"
 
 
-def find(view: TextView, ctx) -> list[Candidate]:
-    return find_bulk(view, ctx).candidates()
-
-
-def find_bulk(view: TextView, ctx) -> Bulk:
-    """Filler candidates as one :class:`Bulk`: whole sentences, whole clauses and frames (see the module doc)."""
+def find(view: TextView, ctx) -> Hits:
+    """Filler: whole sentences, whole clauses and frames (see the module doc)."""
     text = view.text
     if not any(view.lexicon_of(name) for name in _LEXICON_NAMES):
-        return Bulk("filler", [], [], [], 0.05, _OVERRIDE, partial(_detail, text, [], [], [], []))  # most views
+        return Hits("filler", [], [], [], 0.05, _OVERRIDE, partial(_detail, text, [], [], [], []))  # most views
     h_starts, h_ends, h_sources = view.lexicon_columns(_LEXICON_NAMES)
     hits = sorted((s, e, src) for s, e, src in zip(h_starts, h_ends, h_sources) if not (
         text[s] in "aA" and _LEXICONS[src][3] == "en" and text[s:s + 3].lower() == "as "
@@ -161,7 +157,7 @@ def find_bulk(view: TextView, ctx) -> Bulk:
             phrases.append(f"{_LEXICONS[src][2]} ({_LEXICONS[src][0]}.{_LEXICONS[src][3]})")
     # the detail function is a partial, not a closure: a kept annotation holds it, and a closure's cells are
     # objects the cyclic garbage collector visits
-    return Bulk("filler", starts, ends, scores, 0.05, _OVERRIDE, partial(_detail, text, starts, ends, kinds, phrases))
+    return Hits("filler", starts, ends, scores, 0.05, _OVERRIDE, partial(_detail, text, starts, ends, kinds, phrases))
 
 
 def _detail(text: str, starts: list[int], ends: list[int], kinds: list[str], phrases: list[str], k: int) -> str:

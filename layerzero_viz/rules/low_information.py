@@ -28,7 +28,7 @@ import re
 from functools import lru_cache, partial
 from typing import Callable, Optional
 
-from ..view import Bulk, Candidate, TextView
+from ..view import Hits, TextView
 
 _ARTICLES = frozenset({"a", "an", "the"})
 _NAMES = ("low_information.zh", "low_information.en")
@@ -78,12 +78,8 @@ _PLAIN_LINE = re.compile(r"(?!\s*[，。、；：,;:!?！？)）])[^*_`[\"“「
 Span = Optional[tuple[int, int]]  # what a hit proposes to remove, or None: the word stays
 
 
-def find(view: TextView, ctx) -> list[Candidate]:
-    return find_bulk(view, ctx).candidates()
-
-
-def find_bulk(view: TextView, ctx) -> Bulk:
-    """Every hit a context rule lets go, as one :class:`Bulk` (the engine's path; :func:`find` lists them).
+def find(view: TextView, ctx) -> Hits:
+    """Every hit a context rule lets go.
 
     The zh lexicon's hits, then the en lexicon's (the order of ``view.lexicon_columns(_NAMES)``); a hit its
     context rule lets go is then dropped when it lies inside markup on its line (:func:`_line_markup`)."""
@@ -118,7 +114,7 @@ def find_bulk(view: TextView, ctx) -> Bulk:
             sources.append(src)
             # shorter, more frequent words carry less: prune them first
             scores.append(0.5 if e - s <= 1 or word.lower() in _ARTICLES else 0.4)
-    return Bulk("low_information", starts, ends, scores, 0.35, frozenset(),
+    return Hits("low_information", starts, ends, scores, 0.35, frozenset(),
                 partial(_detail, text, starts, ends, sources))
 
 
@@ -137,7 +133,7 @@ def _en(text: str, s: int, e: int, word: str) -> Span:
 
 
 def _detail(text: str, starts: list[int], ends: list[int], sources: list[int], k: int) -> str:
-    """A hit's detail (a partial of this, not a closure: see ``filler.find_bulk``)."""
+    """A hit's detail (a partial of this, not a closure: see ``filler.find``)."""
     return f"function word {text[starts[k]:ends[k]].strip(' ,，')!r} that carries nothing here (lexicon {_NAMES[sources[k]]})"
 
 

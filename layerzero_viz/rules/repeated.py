@@ -32,7 +32,7 @@ from operator import sub
 
 from .. import native as _native
 from ..lexicon import entries
-from ..view import Bulk, Candidate, TextView, clauses, flat_pairs, fold, sentences
+from ..view import Hits, TextView, clauses, flat_pairs, fold, sentences
 
 CONTAINMENT = 0.9
 MIN_UNITS = 4
@@ -59,8 +59,9 @@ def _bigrams(us: list[str]) -> frozenset[tuple[str, str]]:
     return frozenset(zip(us, us[1:]))
 
 
-def find(view: TextView, ctx) -> list[Candidate]:
-    return _bulk(view, judge(view, ctx, _repeats(view, ctx))).candidates()
+def find(view: TextView, ctx) -> Hits:
+    """Every repeated constraint the judgment lets go (see :func:`judge`), with its first copy as anchor."""
+    return _hits(view, judge(view, ctx, _repeats(view, ctx)))
 
 
 def skipped_ranges(context_ranges, directive_ranges) -> list[tuple[int, int]]:
@@ -86,13 +87,8 @@ def _repeats(view: TextView, ctx) -> list[tuple[int, int, int, int, float]]:
     return repeats
 
 
-def find_bulk(view: TextView, ctx) -> Bulk:
-    """Every repeat as one :class:`Bulk` (the engine's path; :func:`find` lists them)."""
-    return _bulk(view, judge(view, ctx, _repeats(view, ctx)))
-
-
-def _bulk(view: TextView, repeats: list[tuple]) -> Bulk:
-    """The repeats as one Bulk.  A repeat's anchor — the text that must carry every protected value it removes
+def _hits(view: TextView, repeats: list[tuple]) -> Hits:
+    """The repeats as :class:`Hits`.  A repeat's anchor — the text that must carry every protected value it removes
     (``resolve.veto_reason``) — is its first copy; a judged repeat (6-tuple) may name its own anchor."""
     text = view.text
     # a first copy is often repeated many times: its text is taken once
@@ -108,9 +104,9 @@ def _bulk(view: TextView, repeats: list[tuple]) -> Bulk:
             anchor = anchors_of[(fs, fe)] = text[fs:fe]
         anchors.append(anchor)
     shares = [r[4] for r in repeats]
-    return Bulk("repeated_constraint", [r[0] for r in repeats], [r[1] for r in repeats],
+    return Hits("repeated_constraint", [r[0] for r in repeats], [r[1] for r in repeats],
                 [0.5 + 0.5 * sh for sh in shares], [1.0 - sh for sh in shares], _VALUE_PROTECTIONS,
-                partial(_detail, view, repeats),  # a partial, not a closure: see filler.find_bulk
+                partial(_detail, view, repeats),  # a partial, not a closure: see filler.find
                 anchors=anchors, locks=[_lock(view, r) for r in repeats], sentence_level=True)
 
 

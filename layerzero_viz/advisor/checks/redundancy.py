@@ -71,7 +71,7 @@ def check_duplicates(doc: LintDoc) -> Iterator[Finding]:
     text = doc.view.text
     fillers = doc.view.lexicon_hits["filler.zh"] + doc.view.lexicon_hits["filler.en"]
     runs: list[list] = []  # adjacent clause copies of one first statement are one finding
-    for c in sorted(repeated.find(doc.view, ctx), key=lambda c: c.start):
+    for c in sorted(repeated.find(doc.view, ctx).candidates(), key=lambda c: c.start):
         if c.lock is None or doc.view.block_at(c.start).role not in _AUTHORED \
                 or doc.view.block_at(c.lock[0]).role not in _AUTHORED:
             continue
@@ -111,7 +111,7 @@ def check_fillers(doc: LintDoc) -> Iterator[Finding]:
     declared = {p.lower() for p in ctx.settings.redundant_phrases}
     phrases: dict[str, int] = {}
     first = None
-    for c in filler.find(doc.view, ctx):
+    for c in filler.find(doc.view, ctx).candidates():
         if "politeness" not in c.detail:
             continue
         # a filler candidate may be a whole clause or sentence with its punctuation: name the words
