@@ -296,7 +296,7 @@ _OPINION_FRAME = re.compile(r"理解|看法|观点|意见|感觉|印象|猜测")
 _OPINION_LEAD = re.compile(r"(?:根据|按照|依|据|在)\Z")
 
 
-USER_ROLES = ("user", "human")
+USER_ROLES = ("user",)  # formats.py maps every source's user role (sharegpt's "human") to "user"
 
 
 def _scan(view: TextView) -> dict[str, list]:

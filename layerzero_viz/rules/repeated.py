@@ -214,7 +214,7 @@ def _inside(ranges: list[tuple[int, int]], s: int, e: int) -> bool:
 
 # --- the judgment: what the raw scan proposes, and what it cannot see (clause order, restatement words) ---
 
-INSTRUCTION_ROLES = frozenset({"system", "developer", "user", "human"})
+INSTRUCTION_ROLES = frozenset({"system", "developer", "user"})
 # protections whose ranges are material: a first copy is never taken from inside them, a repeat never cut there
 _MATERIAL = ("protected_quote", "protected_code", "protected_context", "protected_schema", "protected_material")
 # ... except <output_format>: an instruction stated there and again outside it is a repeat of the declared one

@@ -36,7 +36,7 @@ def check_values(doc: LintDoc) -> Iterator[Finding]:
         return
     found = []
     for b in doc.view.blocks:
-        if b.role not in ("user", "human"):
+        if b.role != "user":
             continue
         for m in _VALUE.finditer(doc.text(b)):
             s, e = b.start + m.start(), b.start + m.end()
@@ -114,14 +114,14 @@ def _context_text(doc: LintDoc) -> str:
 
 
 def check_user_facts(doc: LintDoc) -> Iterator[Finding]:
-    users = [m for m in doc.conv.messages if m.role in ("user", "human")]
+    users = [m for m in doc.conv.messages if m.role == "user"]
     if len(users) < LONG_CHAT_USER_TURNS:
         return
     last_user = users[-1].key
     context = _context_text(doc)
     seen = set()
     for b in doc.view.blocks:
-        if b.role not in ("user", "human") or b.message == last_user:
+        if b.role != "user" or b.message == last_user:
             continue
         seg = doc.text(b)
         for rx in (_STATUS_ZH, _STATUS_EN):

@@ -61,7 +61,7 @@ _CONSTRAINT = re.compile(
     r"不要|不得|不能|禁止|必须|务必|一律|只能|只用|请用|控制在|保留|使用|回答|回复|输出|注明|保持|避免|别"
     r"|(?i:\b(?:must|never|always|do\s+not|don['’]t|keep|use|answer|reply|respond|avoid|only|should|round|write"
     r"|include|limit|stay)\b)")
-_AUTHORED = ("system", "developer", "user", "human")
+_AUTHORED = ("system", "developer", "user")
 
 
 def check_duplicates(doc: LintDoc) -> Iterator[Finding]:
