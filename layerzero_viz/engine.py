@@ -21,16 +21,15 @@ from .directives import Settings, resolve_settings
 from .guards import EMPTY_BLOCK, close_candidates, guard_blocks
 from .model import Conversation
 from .profile import Profile, apply_profile  # caps the ratio, adds pattern packs; says which rule fired
-from .protect import USER_ROLES, Protection, add_material, find_protections, identifier_guards, xml_protections
+from .protect import Protection, add_material, find_protections, xml_protections
 from .resolve import SpanTable, apply_protections, resolve
 from .rules import RULES, RuleContext
+from .scans import Scanner, Scans
 from .rules import repeated as repeated_rule
-from .lexicon import _SLOTS as _LEXICON_SLOTS, _native_lexicons, warm_up
+from .lexicon import warm_up
 from .information import token_information
 from .tokens import char_spans, encoding, token_byte_lengths, token_byte_lengths_u8
 from .view import Candidate, Hits, TextView
-
-_LEXICON_SLOT_OF = {name: k for k, name in enumerate(_LEXICON_SLOTS)}
 
 __all__ = ["Config", "Annotated", "annotate", "gc_paused", "check_min_effectiveness", "FLOOR_CHOICES",
            "EFFECTIVENESS_TARGET"]
@@ -323,31 +322,19 @@ def _annotate(source: Any, config: Config) -> Annotated:
         directive_ranges = tuple((block_pos[(d.message, d.block)] + d.start, block_pos[(d.message, d.block)] + d.end)
                                  for d in settings.directive_spans)
 
-    # The compiled scan job needs nothing tokenising or the material produce and runs without the GIL: for a
-    # long text it runs on the scan thread (``_ScanThread``) while this one tokenises (tiktoken releases the
-    # GIL too) and finds the material; the rules then wait for it.
+    # The scans need nothing tokenising or the material produce, and the compiled job runs without the GIL:
+    # for a long text it runs on the scan thread (``_ScanThread``) while this one tokenises (tiktoken releases
+    # the GIL too) and finds the material; the rules then wait for it.
     t0 = time.perf_counter()
     structure = xml_protections(view, conv, material=False)  # <context>: ranges the repeat scan must skip
     protect_ms = _ms(t0)
-    job = None
-    kernel = _native.native
-    if kernel is not None:
-        text = view.text
-        repeats = kernel.RepeatScan(view.bounds,
-                                    repeated_rule.skipped_ranges(structure.context_ranges, directive_ranges),
-                                    repeated_rule.function_words(), repeated_rule.MIN_UNITS,
-                                    repeated_rule.CONTAINMENT)
-        if structure.context_facts:  # and the sentences restating a <context> fact (rules.derivable)
-            repeats.with_context([value for _, _, value in structure.context_facts], structure.context_ranges)
-        job = kernel.ScanJob(text, _native_lexicons(), identifier_guards(text),
-                             [(b.start, b.end) for b in view.blocks_of_roles(USER_ROLES)], repeats)
-    scan = _ScanThread(view, job)
+    scan = _ScanThread(view, Scanner(view, structure, directive_ranges))
     t0 = time.perf_counter()
     try:
         ids, start, end, group, block, idx, block_ms, (g_start, g_end, g_tokens) = _tokenize_view(
             view, _TOKEN_CACHE if config.token_cache else None)
     except BaseException:
-        scan.done()  # never leave the job running on a view the caller has given up
+        scan.done()  # never leave the scan running on a view the caller has given up
         raise
     timings["tokenize"] = _ms(t0)
     n_groups = len(g_start)
@@ -357,18 +344,14 @@ def _annotate(source: Any, config: Config) -> Annotated:
     protect_ms += _ms(t0)
 
     t0 = time.perf_counter()
-    prescan = None
-    if job is not None:
-        scan.done()
-        prescan = job.results()
-        view.set_lexicon_packed(_LEXICON_SLOT_OF, *prescan["lexicons"])
-    protection = find_protections(view, settings.compiled_patterns, settings.protected_patterns, prescan, structure)
-    # the scan job's own time counts in protect (scanners) and detect (the repeat scan), wherever it ran
-    protect_ms += _ms(t0) + (prescan["ms"] if prescan is not None else 0.0)
+    scans = scan.done()
+    protection = find_protections(view, scans, structure, settings.compiled_patterns, settings.protected_patterns)
+    # the scans' own time counts in protect (scanners) and detect (the repeat scan), wherever they ran
+    protect_ms += _ms(t0) + scans.scan_ms
 
     t0 = time.perf_counter()
-    ctx = RuleContext(settings=settings, protection=protection, low_information=config.low_information,
-                      directive_ranges=directive_ranges, prescan=prescan)
+    ctx = RuleContext(settings=settings, protection=protection, scans=scans, low_information=config.low_information,
+                      directive_ranges=directive_ranges)
     # each rule's hits: resolved as columns, or one candidate at a time when its hits differ in what they may
     # override or lack an anchor or lock some have (derivable context's kinds)
     candidates: list[Candidate] = []
@@ -381,7 +364,7 @@ def _annotate(source: Any, config: Config) -> Annotated:
             candidates.extend(hits.candidates())
     candidates, columns = close_candidates(view, candidates, columns)
     candidates, columns, kept_whole = guard_blocks(view, candidates, columns, directive_ranges)
-    timings["detect"] = _ms(t0) + (prescan["repeats_ms"] if prescan is not None else 0.0)
+    timings["detect"] = _ms(t0) + scans.repeats_ms
 
     # directive groups: those that start inside a directive span
     g_directive = np.zeros(n_groups, dtype=bool)
@@ -445,20 +428,20 @@ core scans inline whatever this says."""
 
 
 class _ScanThread:
-    """The scan job's ``run`` (it releases the GIL throughout) on the scan thread when the text is long enough
-    to pay for the hand-off (≈ 70 µs through a Python thread) and no other annotation holds that thread; else
-    here, on :meth:`done`.  Measured on the bench corpus it saves the scan's ≈ 0.3 s per 5.9 MB pass; a text
-    under ``MIN_CHARS`` is scanned inline."""
+    """The scanner's ``run`` (the compiled job releases the GIL throughout) on the scan thread when the text is
+    long enough to pay for the hand-off (≈ 70 µs through a Python thread) and no other annotation holds that
+    thread; else here, in :meth:`done`.  Measured on the bench corpus it saves ≈ 5 % of a 5.9 MB pass; a text
+    under ``MIN_CHARS``, or scanned by the twins (no kernel), is scanned inline."""
 
     MIN_CHARS = 2000
     _pool = None
     _busy = threading.Lock()
 
-    def __init__(self, view: TextView, job) -> None:
-        self.job = job
+    def __init__(self, view: TextView, scanner: Scanner) -> None:
+        self.scanner = scanner
         self._future = None
         self._ran = False
-        if job is not None and PARALLEL_SCAN and len(view.text) >= self.MIN_CHARS and _cores() > 1 \
+        if scanner.job is not None and PARALLEL_SCAN and len(view.text) >= self.MIN_CHARS and _cores() > 1 \
                 and self._busy.acquire(blocking=False):
             try:
                 if _ScanThread._pool is None:
@@ -471,18 +454,19 @@ class _ScanThread:
 
     def _run_and_release(self) -> None:
         try:
-            self.job.run()
+            self.scanner.run()
         finally:
             self._busy.release()
 
-    def done(self) -> None:
-        """Wait for the scan (run it here when it was not handed over); idempotent."""
+    def done(self) -> Scans:
+        """Wait for the scan (run it here when it was not handed over), then its result."""
         if self._future is not None:
             self._future.result()
             self._future = None
-        elif self.job is not None and not self._ran:
-            self.job.run()
+        elif not self._ran:
+            self.scanner.run()
         self._ran = True
+        return self.scanner.result()
 
 
 def _forget_pool() -> None:  # a forked child has no scan thread: it makes its own on first use

@@ -16,7 +16,6 @@ from __future__ import annotations
 import re
 import time
 
-from . import native as _native
 from .material import Material, find_material
 from .structure import context_facts, elements, scan_tags
 from .view import Interval, TextView, clauses
@@ -249,22 +248,17 @@ def _block_types(conversation) -> tuple[dict, str | None]:
     return types, last_role
 
 
-def find_protections(view: TextView, patterns: tuple = (), pattern_sources: tuple[str, ...] = (),
-                     prescan: dict | None = None, structure: Protection | None = None,
-                     conversation=None) -> Protection:
-    """Every protected range of the conversation (global offsets), with the ``<context>`` timing.
-
-    ``prescan``: the compiled scanners' results for this text (``_native.ScanJob.results``), when the engine
-    ran them already (on the scan thread, while it tokenised); ``structure``: what :func:`xml_protections`
-    gave, when already known; ``conversation``: passed on to :func:`xml_protections` when it runs here.
-    """
+def find_protections(view: TextView, scans, structure: Protection, patterns: tuple = (),
+                     pattern_sources: tuple[str, ...] = ()) -> Protection:
+    """Every protected range of the conversation (global offsets), with the ``<context>`` timing: added to
+    ``structure`` (what :func:`xml_protections` gave) from ``scans`` (``scans.Scans`` of this view) and the
+    ``<protected_tokens>`` ``patterns``."""
     text = view.text
-    out = structure if structure is not None else xml_protections(view, conversation)
-    scans = prescan if prescan is not None else _scan(view)
-    out.extend(scans["code"], "protected_code", "code is kept verbatim: ")
-    out.extend(scans["quotes"], "protected_quote", "quoted text is kept verbatim: ")
-    out.extend(scans["numbers"], "protected_number", "number, amount, date or measure: ")
-    for flat in scans["identifiers"]:
+    out = structure
+    out.extend(scans.code, "protected_code", "code is kept verbatim: ")
+    out.extend(scans.quotes, "protected_quote", "quoted text is kept verbatim: ")
+    out.extend(scans.numbers, "protected_number", "number, amount, date or measure: ")
+    for flat in scans.identifiers:
         if flat:
             out.extend(flat, "protected_identifier", "identifier kept whole: ")
 
@@ -279,7 +273,7 @@ def find_protections(view: TextView, patterns: tuple = (), pattern_sources: tupl
         if flat:
             out.extend(flat, reason, prefix, suffix, limit=0)
 
-    found = scans["user_facts"]
+    found = scans.user_facts
     for k in range(0, len(found), 2):
         s = found[k]
         if _OPINION_FRAME.match(text, found[k + 1]) or _OPINION_LEAD.search(text, max(0, s - 2), s):
@@ -297,23 +291,6 @@ _OPINION_LEAD = re.compile(r"(?:根据|按照|依|据|在)\Z")
 
 
 USER_ROLES = ("user",)  # formats.py maps every source's user role (sharegpt's "human") to "user"
-
-
-def _scan(view: TextView) -> dict[str, list]:
-    """The scans ``_native.ScanJob.results`` would give for the protections, from the kernels or the regexes
-    (when the engine has not run the job: callers such as the advisor)."""
-    text = view.text
-    kernel = _native.native
-    wanted = identifier_guards(text)
-    users = view.blocks_of_roles(USER_ROLES)
-    if kernel is not None:
-        return {"quotes": kernel.scan_quotes(text), "code": kernel.scan_code(text),
-                "numbers": kernel.scan_numbers(text), "identifiers": kernel.scan_identifiers(text, wanted),
-                "user_facts": [x for b in users for x in kernel.scan_user_facts(text, b.start, b.end)]}
-    return {"quotes": _flat(_QUOTE, text), "code": _flat(_CODE, text) if "`" in text else [],
-            "numbers": _flat(_NUMBER, text),
-            "identifiers": [_flat(rx, text) if want else None for (_, rx), want in zip(_IDENTIFIERS, wanted)],
-            "user_facts": [x for b in users for x in user_facts_python(text, b.start, b.end)]}
 
 
 def _flat(rx: re.Pattern[str], text: str) -> list[int]:

@@ -180,6 +180,12 @@ class TextView:
         self._flat_hits = None
         self._hits = None
 
+    def set_sentences(self, per_block: Sequence[tuple[int, ...]]) -> None:
+        """Take each block's sentences as already segmented (the scan job's, flat start, end, …), so that
+        :func:`sentences` does not segment them again."""
+        for block, flat in zip(self.blocks, per_block):
+            self._sentences[block.start] = flat
+
     @property
     def lexicon_hits(self) -> dict[str, list[tuple[int, int]]]:
         """:attr:`lexicon_flat` as (start, end) pairs."""

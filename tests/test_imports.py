@@ -53,6 +53,18 @@ def _resolve(name: str, modules: dict[str, Path]) -> str | None:
     return None
 
 
+def _without_type_checking(tree: ast.Module) -> ast.Module:
+    """``tree`` less its ``if TYPE_CHECKING:`` blocks: imports for annotations only never run, so they make no
+    cycle at import time (a type checker resolves them lazily)."""
+    for node in ast.walk(tree):
+        for field in ("body", "orelse"):
+            body = getattr(node, field, None)
+            if isinstance(body, list):
+                setattr(node, field, [n for n in body if not (
+                    isinstance(n, ast.If) and isinstance(n.test, ast.Name) and n.test.id == "TYPE_CHECKING")])
+    return tree
+
+
 def import_graph() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     """(edges between project modules, every top-level name each module imports)."""
     modules = _modules()
@@ -63,7 +75,7 @@ def import_graph() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
             continue  # a compiled extension imports nothing of ours
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         is_package = path.name == "__init__.py"
-        for node in ast.walk(tree):
+        for node in ast.walk(_without_type_checking(tree)):
             for name in _imported(node, module, is_package, modules):
                 if not name:
                     continue

@@ -5,10 +5,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..directives import Settings
 from ..protect import Protection
 from . import declared, derivable, filler, low_information, repeated
+
+if TYPE_CHECKING:  # the scanner's twins live in the rule modules: scans imports them at run time
+    from ..scans import Scans
 
 __all__ = ["RuleContext", "RULES", "PRIORITY"]
 
@@ -17,9 +21,9 @@ __all__ = ["RuleContext", "RULES", "PRIORITY"]
 class RuleContext:
     settings: Settings
     protection: Protection
+    scans: Scans  # what the scanners found (raw repeat pairs, <context> restatements …)
     low_information: bool = True
     directive_ranges: tuple[tuple[int, int], ...] = ()  # global ranges of engine directives: not content
-    prescan: dict | None = None  # the compiled scanners' results when the engine ran them (_native.ScanJob)
 
 
 RULES = (

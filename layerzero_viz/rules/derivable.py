@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 
-from .. import native as _native
 from ..view import Candidate, Hits, TextView, clauses, sentences, units
 
 _ROLE_ZH = re.compile(r"你(?:现在)?是(?:一名|一位|一个|一款|个|名|位)?([\u4e00-\u9fffA-Za-z]{2,12}?)(?=[，。,.！!；;、\n]|$)")
@@ -96,16 +95,8 @@ def _context_restatements(view: TextView, ctx) -> list[Candidate]:
     facts = ctx.protection.context_facts
     if not facts:
         return []
-    found = ctx.prescan.get("context") if ctx.prescan else None  # the engine's repeat scan looked already
-    if found is None:
-        kernel = _native.native
-        if kernel is None:
-            return _context_restatements_python(view, ctx)
-        listed = [(cs, ce) for b in view.blocks for cs, ce in sentences(view, b)]
-        found = [(*listed[k], f) for k, f in kernel.context_restatements(
-            view.text, listed, ctx.protection.context_ranges, [v for _, _, v in facts])]
     out = []
-    for cs, ce, f in found:
+    for cs, ce, f in ctx.scans.context:  # the compiled repeat scan's, or context_restatements_python's
         cstart, tag, value = facts[f]
         out.append(Candidate(cs, ce, "derivable_context", 0.8,
                              f"already in <context><{tag}> at {view.where(cstart)}: {value[:60]!r}",
@@ -113,17 +104,17 @@ def _context_restatements(view: TextView, ctx) -> list[Candidate]:
     return out
 
 
-def _context_restatements_python(view: TextView, ctx) -> list[Candidate]:
-    """The definition ``_native.context_restatements`` is tested against."""
-    facts = ctx.protection.context_facts
+def context_restatements_python(view: TextView, facts, ranges) -> list[tuple[int, int, int]]:
+    """(sentence start, end, fact index) of every sentence outside the ``<context>`` ``ranges`` that restates
+    one of its ``facts`` (start, tag, value): the definition the compiled repeat scan's context matches and
+    ``_native.context_restatements`` are tested against."""
     text = view.text
     fact_grams = []
-    for cstart, tag, value in facts:
+    for f, (_, _, value) in enumerate(facts):
         us = units(value)
         if len(us) >= 2:
-            fact_grams.append((cstart, tag, value, frozenset(zip(us, us[1:])) | frozenset(us)))
-    out = []
-    ranges = ctx.protection.context_ranges
+            fact_grams.append((f, frozenset(zip(us, us[1:])) | frozenset(us)))
+    out: list[tuple[int, int, int]] = []
     for b in view.blocks:
         # whole sentences only: a clause ("…, up to $600") qualifies the sentence it sits in
         for cs, ce in sentences(view, b):
@@ -133,11 +124,9 @@ def _context_restatements_python(view: TextView, ctx) -> list[Candidate]:
             if len(us) < 4:
                 continue
             grams = frozenset(zip(us, us[1:]))
-            for cstart, tag, value, fg in fact_grams:
+            for f, fg in fact_grams:
                 if len(grams & fg) / len(grams) >= 0.9:
-                    out.append(Candidate(cs, ce, "derivable_context", 0.8,
-                                         f"already in <context><{tag}> at {view.where(cstart)}: {value[:60]!r}",
-                                         0.05, _VALUE_PROTECTIONS, anchor=value))
+                    out.append((cs, ce, f))
                     break
     return out
 

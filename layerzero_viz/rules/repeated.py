@@ -30,9 +30,8 @@ from functools import lru_cache, partial
 from itertools import compress, islice
 from operator import sub
 
-from .. import native as _native
 from ..lexicon import entries
-from ..view import Hits, TextView, clauses, flat_pairs, fold, sentences
+from ..view import Hits, TextView, clauses, fold, sentences
 
 CONTAINMENT = 0.9
 MIN_UNITS = 4
@@ -70,21 +69,9 @@ def skipped_ranges(context_ranges, directive_ranges) -> list[tuple[int, int]]:
 
 
 def _repeats(view: TextView, ctx) -> list[tuple[int, int, int, int, float]]:
-    """(start, end, first start, first end, share) of every repeat, from the kernel or the Python twin."""
-    done = ctx.prescan.get("repeats") if ctx.prescan else None
-    if done is not None:  # the engine's scan job ran it already (same blocks, same skipped ranges)
-        found, repeats = done
-        for b, flat in zip(view.blocks, found):
-            view._sentences[b.start] = flat
-        return repeats
-    skipped = skipped_ranges(ctx.protection.context_ranges, ctx.directive_ranges)
-    kernel = _native.native
-    if kernel is None:
-        return scan_python(view, skipped)
-    found, repeats = kernel.find_repeats(view.text, view.bounds, skipped, function_words(), MIN_UNITS, CONTAINMENT)
-    for b, sents in zip(view.blocks, found):
-        view._sentences[b.start] = flat_pairs(sents)
-    return repeats
+    """(start, end, first start, first end, share) of every raw repeat pair (``ctx.scans``: the compiled repeat
+    scan or :func:`scan_python`)."""
+    return ctx.scans.repeats
 
 
 def _hits(view: TextView, repeats: list[tuple]) -> Hits:

@@ -222,24 +222,21 @@ def test_context_restatements_agree(turn):
         {"role": "user", "content": turn or "hi"}]}, ensure_ascii=False)
     with_kernels, without = _annotated_both_ways(source)
     assert with_kernels == without
-    # the three ways to find them: the twin, the kernel on listed sentences (callers without the engine's
-    # scan job), and the repeat scan on its own sentences (the engine)
-    from types import SimpleNamespace
+    # the three ways to find them: the twin, the kernel on listed sentences, and the repeat scan on its own
+    # sentences (what the engine's scans hold)
     from layerzero_viz import load_conversation
-    from layerzero_viz.lexicon import _native_lexicons
     from layerzero_viz.protect import xml_protections
     from layerzero_viz.rules import derivable
+    from layerzero_viz.scans import scan
+    from layerzero_viz.view import sentences
     view = TextView.of(load_conversation(source))
     structure = xml_protections(view)
-    bare = SimpleNamespace(protection=structure, prescan=None)
-    twin = derivable._context_restatements_python(view, bare)
-    assert derivable._context_restatements(view, bare) == twin
-    repeats = K.RepeatScan(view.bounds, [], repeated.function_words(), repeated.MIN_UNITS, repeated.CONTAINMENT)
-    repeats.with_context([v for _, _, v in structure.context_facts], structure.context_ranges)
-    job = K.ScanJob(view.text, _native_lexicons(), protect.identifier_guards(view.text), [], repeats)
-    job.run()
-    scanned = SimpleNamespace(protection=structure, prescan=job.results())
-    assert derivable._context_restatements(view, scanned) == twin
+    facts, ranges = structure.context_facts, structure.context_ranges
+    twin = derivable.context_restatements_python(view, facts, ranges)
+    listed = [(cs, ce) for b in view.blocks for cs, ce in sentences(view, b)]
+    assert [(*listed[k], f) for k, f in K.context_restatements(view.text, listed, ranges, [v for _, _, v in facts])] \
+        == twin
+    assert scan(TextView.of(load_conversation(source)), structure).context == twin
 
 
 def _scan_job(text):

@@ -7,9 +7,10 @@ from functools import lru_cache
 from typing import Iterator
 
 from ...lexicon import entries
-from ...protect import find_protections
+from ...protect import find_protections, xml_protections
 from ...result import reconstruct
 from ...rules import RuleContext, filler, repeated
+from ...scans import scan
 from ..edits import Fix, Replace
 from ..findings import Finding, LintDoc
 
@@ -54,7 +55,10 @@ def _rule_context(doc: LintDoc) -> RuleContext | None:
     if doc.settings is None:
         return None
     s = doc.settings
-    return RuleContext(settings=s, protection=find_protections(doc.view, s.compiled_patterns, s.protected_patterns))
+    structure = xml_protections(doc.view)
+    scans = scan(doc.view, structure)
+    return RuleContext(settings=s, scans=scans,
+                       protection=find_protections(doc.view, scans, structure, s.compiled_patterns, s.protected_patterns))
 
 
 _CONSTRAINT = re.compile(

@@ -1,0 +1,124 @@
+"""Scans: what the per-character scanners find in a conversation's text, once per annotation.
+
+One typed result, :class:`Scans`, made by one class, :class:`Scanner`, with two implementations:
+
+* the compiled scan job (``_native.ScanJob``): every scanner and the repeat scan in one pass that releases the
+  GIL, so the engine may run it on its scan thread while it tokenises;
+* the readable twins that define it (``protect``'s regexes, ``repeated.scan_python``,
+  ``derivable.context_restatements_python``; lexicon hits and sentences are then left to the view, which
+  segments and scans on first use with ``lexicon.scan_python`` and ``view._segments``).
+
+Protections (``protect.find_protections``) and rules (``ctx.scans``) read the result and never choose between a
+kernel and its twin themselves.  ``tests/engine/test_native.py`` holds the two implementations equal.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from . import native as _native
+from .lexicon import _SLOTS as _LEXICON_SLOTS, _native_lexicons
+from .protect import (_CODE, _IDENTIFIERS, _NUMBER, _QUOTE, USER_ROLES, Protection, _flat, identifier_guards,
+                      user_facts_python)
+from .view import TextView
+
+__all__ = ["Scans", "Scanner", "scan"]
+
+_LEXICON_SLOT_OF = {name: k for k, name in enumerate(_LEXICON_SLOTS)}
+
+
+@dataclass(frozen=True)
+class Scans:
+    """Every scanner's finds over ``view.text`` (global offsets; spans as flat [start, end, …] sequences).
+
+    ``identifiers``: one per ``protect._IDENTIFIERS`` pattern, None where its guard substring is absent;
+    ``repeats``: (start, end, first start, first end, share) of every raw repeat pair the repeat scan
+    proposes (``rules.repeated`` judges them); ``context``: (sentence start, end, fact index) of the sentences
+    restating a ``<context>`` fact (``rules.derivable``); ``scan_ms``/``repeats_ms``: what the scanners and the
+    repeat scan took, wherever they ran.
+    """
+
+    numbers: Sequence[int]
+    quotes: Sequence[int]
+    code: Sequence[int]
+    identifiers: tuple[Sequence[int] | None, ...]
+    user_facts: Sequence[int]
+    repeats: list[tuple[int, int, int, int, float]]
+    context: list[tuple[int, int, int]]
+    scan_ms: float = 0.0
+    repeats_ms: float = 0.0
+
+
+class Scanner:
+    """The scans of one view.  :meth:`run` (on any thread: the kernel releases the GIL throughout), then
+    :meth:`result` on the thread that owns the view.
+
+    ``structure``: the view's XML protections (``protect.xml_protections``), whose ``<context>`` ranges the
+    repeat scan skips and whose facts it looks for; ``directive_ranges``: engine directives, never compared.
+    """
+
+    def __init__(self, view: TextView, structure: Protection,
+                 directive_ranges: Sequence[tuple[int, int]] = ()) -> None:
+        from .rules import repeated
+
+        self.view = view
+        self.structure = structure
+        self.skipped = repeated.skipped_ranges(structure.context_ranges, directive_ranges)
+        self.job = None
+        kernel = _native.native
+        if kernel is not None:
+            text = view.text
+            repeats = kernel.RepeatScan(view.bounds, self.skipped, repeated.function_words(), repeated.MIN_UNITS,
+                                        repeated.CONTAINMENT)
+            if structure.context_facts:  # and the sentences restating a <context> fact
+                repeats.with_context([value for _, _, value in structure.context_facts], structure.context_ranges)
+            self.job = kernel.ScanJob(text, _native_lexicons(), identifier_guards(text),
+                                      [(b.start, b.end) for b in view.blocks_of_roles(USER_ROLES)], repeats)
+
+    def run(self) -> None:
+        """Run the compiled job (once); the twins run in :meth:`result`."""
+        if self.job is not None:
+            self.job.run()
+
+    def result(self) -> Scans:
+        """The scans; with the kernel, the job's results (its lexicon hits and sentences handed to the view)."""
+        view = self.view
+        if self.job is None:
+            return _reference(view, self.structure, self.skipped)
+        found = self.job.results()
+        view.set_lexicon_packed(_LEXICON_SLOT_OF, *found["lexicons"])
+        sentences, repeats = found["repeats"]
+        view.set_sentences(sentences)
+        return Scans(found["numbers"], found["quotes"], found["code"], tuple(found["identifiers"]),
+                     found["user_facts"], repeats, found["context"] or [], found["ms"], found["repeats_ms"])
+
+
+def scan(view: TextView, structure: Protection, directive_ranges: Sequence[tuple[int, int]] = ()) -> Scans:
+    """The scans of ``view`` at once (callers without the engine's scan thread: the advisor, tests)."""
+    scanner = Scanner(view, structure, directive_ranges)
+    scanner.run()
+    return scanner.result()
+
+
+def _reference(view: TextView, structure: Protection, skipped: list[tuple[int, int]]) -> Scans:
+    """The twins' scans: what the compiled job is tested against."""
+    import time
+
+    from .rules.derivable import context_restatements_python
+    from .rules.repeated import scan_python
+
+    t0 = time.perf_counter()
+    text = view.text
+    wanted = identifier_guards(text)
+    users = view.blocks_of_roles(USER_ROLES)
+    numbers, quotes = _flat(_NUMBER, text), _flat(_QUOTE, text)
+    code = _flat(_CODE, text) if "`" in text else []
+    identifiers = tuple(_flat(rx, text) if want else None for (_, rx), want in zip(_IDENTIFIERS, wanted))
+    user_facts = [x for b in users for x in user_facts_python(text, b.start, b.end)]
+    t1 = time.perf_counter()
+    repeats = scan_python(view, skipped)
+    context = context_restatements_python(view, structure.context_facts, structure.context_ranges) \
+        if structure.context_facts else []
+    t2 = time.perf_counter()
+    return Scans(numbers, quotes, code, identifiers, user_facts, repeats, context, (t1 - t0) * 1000.0,
+                 (t2 - t1) * 1000.0)
