@@ -11,13 +11,13 @@ docs/CLI.md lists them per command.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
-import json
 import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import Sequence
+from typing import IO, Iterator, Sequence
 
 from .commands import (EXIT_ENVIRONMENT, EXIT_INTERRUPTED, EXIT_TERMINATED, EnvironmentFailure, Terminated,
                        add_floor_argument, add_input_arguments, check_output, command_line_message, engine_config,
@@ -26,7 +26,7 @@ from .engine import annotate
 from .errors import InputError, LayerZeroError
 from .risk import CHECKS, run_checks
 
-__all__ = ["main", "build_parser", "write_atomic", "version", "COMMANDS", "EXIT_OK", "EXIT_GATE", "EXIT_INPUT"]
+__all__ = ["main", "build_parser", "write_atomic", "open_atomic", "version", "COMMANDS", "EXIT_OK", "EXIT_GATE", "EXIT_INPUT"]
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT = 0, 1, 2
 
@@ -150,12 +150,11 @@ def _prune(args: argparse.Namespace) -> int:
         sys.stdout.flush()
     elif output:
         write_atomic(Path(output), result.dump())
-    if result_to:  # with -o - and no --result the JSON result is not built at all
-        payload = json.dumps(result.to_dict(tokens=not args.no_tokens), ensure_ascii=False) + "\n"
-        if result_to == "-":
-            sys.stdout.write(payload)
-        else:
-            write_atomic(Path(result_to), payload)
+    if result_to == "-":  # with -o - and no --result the JSON result is not built at all
+        _write_result(result, sys.stdout, tokens=not args.no_tokens)
+    elif result_to:
+        with open_atomic(Path(result_to)) as fh:
+            _write_result(result, fh, tokens=not args.no_tokens)
     if not args.fail_on:
         return EXIT_OK
     findings = run_checks(result, args.fail_on, max_ratio=args.max_ratio)
@@ -167,6 +166,12 @@ def _prune(args: argparse.Namespace) -> int:
         print(f"layerzero-viz: {len(findings)} finding(s) ({counts}): failing", file=sys.stderr)
         return EXIT_GATE
     return EXIT_OK
+
+
+def _write_result(result, fh: IO[str], *, tokens: bool) -> None:
+    """The JSON result and a newline, streamed (``PruneResult.write_json``: the token list is never held whole)."""
+    result.write_json(fh, tokens=tokens)
+    fh.write("\n")
 
 
 def _check_list(text: str) -> tuple[str, ...]:
@@ -185,6 +190,16 @@ def write_atomic(path: Path, text: str, *, mode: int | None = None) -> None:
     The file gets ``mode`` when given; else an existing file's mode is kept, and a new file gets what ``open``
     would give it (0666 less the umask), not the 0600 of a temporary file.
     """
+    with open_atomic(path, mode=mode) as fh:
+        fh.write(text)
+
+
+@contextlib.contextmanager
+def open_atomic(path: Path, *, mode: int | None = None) -> Iterator[IO[str]]:
+    """A UTF-8 text file to write ``path`` through: a temporary file in its folder, renamed over ``path`` when
+    the block ends without an exception and removed when it raises (any exception, Ctrl-C included), so
+    ``path`` is never half-written.  ``mode`` as in :func:`write_atomic`; ``with open_atomic(path) as fh:``.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     if mode is None:
         try:
@@ -195,7 +210,7 @@ def write_atomic(path: Path, text: str, *, mode: int | None = None) -> None:
     try:
         os.fchmod(fd, mode)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+            yield fh
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

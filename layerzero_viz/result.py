@@ -1,19 +1,51 @@
 """``PruneResult``: the decisions at one ratio, the pruned conversation, metrics and the JSON contract."""
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from json.encoder import encode_basestring
+from typing import IO, Any, Iterator
 
 import numpy as np
 
 __all__ = ["PruneResult", "MessageResult", "RESULT_VERSION", "reconstruct"]
 
 RESULT_VERSION = 1
+#: the keys of a record of the ``tokens`` list, in the contract's order
+TOKEN_KEYS = ("message", "block", "i", "id", "text", "start", "end", "decision", "reason", "detail", "score", "tier",
+              "loss")
 _CLAUSE_PUNCT = "，,、；;：:"
 _END_PUNCT = "。.!！?？"
 _OPENERS = "（(“\"「『《"
+
+
+def _objects(values) -> np.ndarray:
+    """``values`` as a 1-d numpy array of Python objects (a table to gather from by index)."""
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
+
+
+_TIERS = _objects([None, "safe", "lossy"])  # PruneResult._tier_and_loss's codes
+# JSON text the token records share: a decision by ``PruneResult.token_prune``, a tier by its code, the keys
+# between a token's text and its offsets
+_DECISIONS = ('"keep"', '"prune"')
+_TIERS_JSON = ("null", '"safe"', '"lossy"')
+_START, _END = [', "start": '], [', "end": ']
+
+
+@dataclass(frozen=True)
+class _TokenLabels:
+    """Per token, indices into tables: ``reasons[reason[t]]``, ``details[detail[t]]``; and ``score``, ``span``."""
+
+    reason: np.ndarray
+    detail: np.ndarray
+    reasons: np.ndarray
+    details: np.ndarray
+    score: np.ndarray
+    span: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -110,53 +142,85 @@ class PruneResult:
         return self._lossy_word_of_group >= 0
 
     @cached_property
-    def _token_columns(self) -> tuple[list[str], list[str], list[float], list[int]]:
-        """(reason, detail, score, span) per token, vectorised per group and span."""
+    def _labels(self) -> _TokenLabels:
+        """Per token: its reason and detail as indices into tables, its score and span.
+
+        Built per group and span, then gathered per token: a detail is one string shared by every token of its
+        span or protection, formatted once (a long prompt has hundreds of thousands of tokens and far fewer
+        details).
+        """
         from .protect import PRECEDENCE
 
         a = self.annotated
-        n = len(a.tok_ids)
-        if not n:
-            return [], [], [], []
-        n_groups = len(a.g_start)
-        # per group: protection / veto first, spans override them, then directive and disabled
-        g_reason = np.array(("content",) + PRECEDENCE, dtype=object)[a.g_prot]
-        g_detail = np.full(n_groups, "ordinary content", dtype=object)
-        for g, text in a.g_prot_detail.items():
-            g_detail[g] = text
+        reasons: list[str] = ["content", *PRECEDENCE]  # a group's protection code indexes this directly
+        details: list[str] = ["ordinary content"]
+        reason_code = {r: k for k, r in enumerate(reasons)}
+        detail_code: dict[str, int] = {}
+
+        def code_of(table: list[str], codes: dict[str, int], text: str) -> int:
+            k = codes.get(text)
+            if k is None:
+                k = codes[text] = len(table)
+                table.append(text)
+            return k
+
+        # per group: protection / veto first, spans override them, then the lossy tier
+        g_reason = a.g_prot.astype(np.int64)
+        g_detail = np.zeros(len(a.g_start), dtype=np.int64)
+        protected = np.flatnonzero(a.g_prot)
+        if len(protected):
+            used, which = np.unique(a.g_prot_iv[protected], return_inverse=True)
+            g_detail[protected] = len(details) + which
+            details += [a.protection.detail(int(k)) for k in used.tolist()]
         for g, text in a.g_veto.items():
             if not a.g_prot[g]:
-                g_detail[g] = text
-        g_score = np.zeros(n_groups)
+                g_detail[g] = code_of(details, detail_code, text)
+        g_score = np.zeros(len(a.g_start))
         in_span = a.g_span >= 0
         if in_span.any():
-            sid = a.g_span[in_span]
             spans = a.spans
+            sid = a.g_span[in_span]
             over = f" but the budget of {self.budget} tokens was spent"
-            s_reason = np.array([s.reason if c else "over_budget" for s, c in zip(spans, self.chosen)], dtype=object)
-            s_detail = np.array([s.detail if c else f"would be {s.reason} ({s.detail}){over}"
-                                 for s, c in zip(spans, self.chosen)], dtype=object)
+            over_budget = code_of(reasons, reason_code, "over_budget")
+            s_reason = np.array([code_of(reasons, reason_code, r) for r in spans.reasons], dtype=np.int64)
+            s_reason[~self.chosen] = over_budget
+            s_detail = np.arange(len(details), len(details) + len(spans), dtype=np.int64)
+            details += [spans.detail(k) if c else f"would be {spans.reasons[k]} ({spans.detail(k)}){over}"
+                        for k, c in enumerate(self.chosen.tolist())]
             g_reason[in_span] = s_reason[sid]
             g_detail[in_span] = s_detail[sid]
-            g_score[in_span] = np.array([s.score for s in spans])[sid]
+            g_score[in_span] = np.asarray(spans.scores, dtype=np.float64)[sid]
         if self.tokens_lossy:
             lossy = a.lossy
             word_of = self._lossy_word_of_group
-            for g in np.flatnonzero(word_of >= 0).tolist():
-                k = int(word_of[g])
-                g_reason[g] = "lossy"
-                g_detail[g] = (f"lossy tier: {lossy.words[k]!r} ≈ {lossy.loss[k]:.1f} bits of estimated information "
-                               f"(word frequencies), taken while the estimate stays ≥ {self.min_effectiveness:g}")
+            in_word = word_of >= 0
+            chosen = np.flatnonzero(self.lossy_chosen)
+            first = len(details)
+            details += [f"lossy tier: {lossy.words[k]!r} ≈ {lossy.loss[k]:.1f} bits of estimated information "
+                        f"(word frequencies), taken while the estimate stays ≥ {self.min_effectiveness:g}"
+                        for k in chosen.tolist()]
+            g_reason[in_word] = code_of(reasons, reason_code, "lossy")
+            g_detail[in_word] = first + np.searchsorted(chosen, word_of[in_word])
+        # per token
         reason = g_reason[a.tok_group]
         detail = g_detail[a.tok_group]
         if not a.settings.enabled:
-            reason[:] = "disabled"
-            detail[:] = f"layer-zero disabled by {a.settings.enabled_source}"
-        reason[a.tok_directive] = "directive"
-        detail[a.tok_directive] = "engine directive: instructs the pruner, not the model"
+            reason[:] = code_of(reasons, reason_code, "disabled")
+            detail[:] = code_of(details, detail_code, f"layer-zero disabled by {a.settings.enabled_source}")
+        reason[a.tok_directive] = code_of(reasons, reason_code, "directive")
+        detail[a.tok_directive] = code_of(details, detail_code, "engine directive: instructs the pruner, not the model")
         score = np.where(a.tok_directive, 0.0, g_score[a.tok_group])
-        span_ids = np.where(a.tok_directive, -1, a.g_span[a.tok_group])
-        return reason.tolist(), detail.tolist(), score.tolist(), span_ids.tolist()
+        span = np.where(a.tok_directive, -1, a.g_span[a.tok_group])
+        return _TokenLabels(reason, detail, _objects(reasons), _objects(details), score, span)
+
+    @cached_property
+    def _token_columns(self) -> tuple[list[str], list[str], list[float], list[int]]:
+        """(reason, detail, score, span) per token."""
+        if not len(self.annotated.tok_ids):
+            return [], [], [], []
+        lab = self._labels
+        return (lab.reasons[lab.reason].tolist(), lab.details[lab.detail].tolist(), lab.score.tolist(),
+                lab.span.tolist())
 
     def token_reasons(self) -> tuple[list[str], list[str], list[float], list[int]]:
         """(reason, detail, score, span) per token."""
@@ -200,8 +264,9 @@ class PruneResult:
         by_msg: dict[int, list[int]] = {}
         for k, b in enumerate(a.view.blocks):
             by_msg.setdefault(b.msg_pos, []).append(k)
-        counts_before = np.bincount(a.tok_block[~a.tok_directive], minlength=len(a.view.blocks)) if len(a.tok_block) else []
-        counts_after = np.bincount(a.tok_block[~self.token_prune], minlength=len(a.view.blocks)) if len(a.tok_block) else []
+        # (a conversation of empty texts has blocks but no tokens)
+        counts_before = np.bincount(a.tok_block[~a.tok_directive].astype(np.int64), minlength=len(a.view.blocks))
+        counts_after = np.bincount(a.tok_block[~self.token_prune].astype(np.int64), minlength=len(a.view.blocks))
         out = []
         for pos, msg in enumerate(a.conversation.messages):
             ks = by_msg.get(pos, [])
@@ -279,17 +344,18 @@ class PruneResult:
         ]
 
     @cached_property
-    def _tiers_and_losses(self) -> tuple[list[str | None], list[float]]:
-        """Per token: the tier that prunes it (``safe``, ``lossy`` or None) and the estimated information its
-        pruning loses, in bits (the token's share of its span's or its word's loss; 0 when it is kept)."""
+    def _tier_and_loss(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per token: the tier that prunes it (a code: 0 none, 1 ``safe``, 2 ``lossy``; see ``_TIERS``) and the
+        estimated information its pruning loses, in bits rounded to 3 places (the token's share of its span's or
+        its word's loss; 0 when it is kept)."""
         from .information import token_information
 
         a = self.annotated
         n = len(a.tok_ids)
-        tier = np.full(n, None, dtype=object)
+        tier = np.zeros(n, dtype=np.int8)
         loss = np.zeros(n)
         if not n:
-            return [], []
+            return tier, loss
         tok_span = a.g_span[a.tok_group]
         safe = tok_span >= 0
         safe[safe] = self.chosen[tok_span[safe]]
@@ -297,14 +363,21 @@ class PruneResult:
         if safe.any():
             residual = np.asarray(a.spans.residuals, dtype=np.float64)
             loss[safe] = token_information()[a.tok_ids[safe]] * residual[tok_span[safe]]
-            tier[safe] = "safe"
+            tier[safe] = 1
         if self.tokens_lossy:
             word = self._lossy_word_of_group[a.tok_group]
             lossy = word >= 0
             lossy_words = a.lossy
             loss[lossy] = lossy_words.loss[word[lossy]] / np.maximum(lossy_words.cost[word[lossy]], 1)
-            tier[lossy] = "lossy"
-        return tier.tolist(), np.round(loss, 3).tolist()
+            tier[lossy] = 2
+        return tier, np.round(loss, 3)
+
+    @cached_property
+    def _tiers_and_losses(self) -> tuple[list[str | None], list[float]]:
+        """Per token: the tier that prunes it (``safe``, ``lossy`` or None) and the estimated information its
+        pruning loses, in bits (the token's share of its span's or its word's loss; 0 when it is kept)."""
+        tier, loss = self._tier_and_loss
+        return _TIERS[tier].tolist(), loss.tolist()
 
     def token_records(self) -> list[dict[str, Any]]:
         """One dict per token, as in the CLI's ``tokens`` list (plus ``role``, ``span``, ``group``)."""
@@ -330,16 +403,15 @@ class PruneResult:
                 out.append({k: r[k] for k in ("message", "role", "block", "start", "end", "text", "reason", "detail")})
         return out
 
-    def to_dict(self, *, tokens: bool = True) -> dict[str, Any]:
-        """The CLI's JSON object (version 1)."""
-        token_keys = ("message", "block", "i", "id", "text", "start", "end", "decision", "reason", "detail", "score",
-                      "tier", "loss")
-        return {
+    def _contract(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The JSON object's members before ``tokens`` and after it, in the contract's order."""
+        a = self.annotated
+        before = {
             "version": RESULT_VERSION,
             "ratio": self.ratio,
             "ratio_source": self.ratio_source,
-            "enabled": self.annotated.settings.enabled,
-            "enabled_source": self.annotated.settings.enabled_source,
+            "enabled": a.settings.enabled,
+            "enabled_source": a.settings.enabled_source,
             "tokens_total": self.tokens_total,
             "tokens_pruned": self.tokens_pruned,
             "tokens_directive": self.tokens_directive,
@@ -348,16 +420,122 @@ class PruneResult:
             "tokens_lossy": self.tokens_lossy,
             "safe_frontier": self.safe_frontier,
             "stopped_by": self.stopped_by,
-            "warnings": list(self.annotated.warnings),
-            "profile": self.annotated.settings.profile,
-            "profile_rule": self.annotated.settings.profile_rule,
+            "warnings": list(a.warnings),
+            "profile": a.settings.profile,
+            "profile_rule": a.settings.profile_rule,
             "output": self.output,
             "messages": [{"message": m.message, "role": m.role, "original": m.original, "pruned": m.pruned}
                          for m in self.messages],
-            "tokens": [{k: r[k] for k in token_keys} for r in self._records] if tokens else [],
-            "timings_ms": self.timings_ms,
-            "metrics": self.metrics,
         }
+        return before, {"timings_ms": self.timings_ms, "metrics": self.metrics}
+
+    def to_dict(self, *, tokens: bool = True) -> dict[str, Any]:
+        """The CLI's JSON object (version 1); ``tokens=False`` leaves the per-token list empty."""
+        before, after = self._contract()
+        records = [{k: r[k] for k in TOKEN_KEYS} for r in self._records] if tokens else []
+        return {**before, "tokens": records, **after}
+
+    def write_json(self, fh: IO[str], *, tokens: bool = True, chunk: int = 8192) -> None:
+        """Write ``json.dumps(self.to_dict(tokens=tokens), ensure_ascii=False)`` to the text stream ``fh``, the
+        same text, without building it: the token list goes out ``chunk`` records at a time, and no record is
+        ever a dict (a 1 MB message has ≈ 260,000 tokens; as dicts and one string they held ≈ 1 GB).
+
+        Everything that can fail is computed before the first write.
+        """
+        before, after = self._contract()
+        records = self._token_json(chunk) if tokens else iter(())
+        fh.write(_dumps(before)[:-1] + ', "tokens": [')
+        for part in records:
+            fh.write(part)
+        fh.write("], " + _dumps(after)[1:])
+
+    def _token_json(self, chunk: int) -> Iterator[str]:
+        """The records of ``to_dict()["tokens"]`` as JSON text, separated by ", " without the list's brackets,
+        ``chunk`` records per piece; the tables are built now, the pieces when iterated.
+
+        A record is seven pieces joined once per chunk: its message and block (a string per block), ``i``, its
+        id (a string per distinct id), its text, its offsets, what is shared by its span or protection —
+        decision, reason, detail, score, tier — (a string per distinct combination), and its loss (a string
+        per distinct value).
+        """
+        a = self.annotated
+        n = len(a.tok_ids)
+        if not n:
+            return iter(())
+        blocks = a.view.blocks
+        heads = _objects([f'{{"message": {_dumps(b.message)}, "block": {_dumps(b.block)}, "i": ' for b in blocks])
+        block_start = np.array([b.start for b in blocks], dtype=np.int64)
+        ids, id_of = np.unique(a.tok_ids, return_inverse=True)
+        id_parts = _objects([f', "id": {k}, "text": ' for k in ids.tolist()])
+        tails, tail_of = self._shared_json()
+        _, loss = self._tier_and_loss
+        losses, loss_of = np.unique(loss, return_inverse=True)
+        loss_parts = _objects([f"{x!r}}}, " for x in losses.tolist()])  # json writes a float as its repr
+        last_loss = repr(float(loss[-1])) + "}"
+        return self._token_json_pieces(chunk, heads, block_start, id_parts, id_of, tails, tail_of, loss_parts,
+                                       loss_of, last_loss)
+
+    def _token_json_pieces(self, chunk, heads, block_start, id_parts, id_of, tails, tail_of, loss_parts, loss_of,
+                           last_loss) -> Iterator[str]:
+        a = self.annotated
+        text = a.view.text
+        n = len(a.tok_ids)
+        width = 10
+        for c0 in range(0, n, chunk):
+            c1 = min(n, c0 + chunk)
+            block = a.tok_block[c0:c1]
+            start, end = a.tok_start[c0:c1], a.tok_end[c0:c1]
+            base = block_start[block]
+            starts = list(map(str, (start - base).tolist()))
+            # tokens partition a block's text: a token ends where the next one starts, so its end is written
+            # with the next token's start string, except at the last token and where a block ends
+            ends = starts[1:]
+            ends.append(str(int(end[-1] - base[-1])))
+            for k in np.flatnonzero(end[:-1] != start[1:]).tolist():
+                ends[k] = str(int(end[k] - base[k]))
+            pieces: list[Any] = [None] * ((c1 - c0) * width)
+            pieces[0::width] = heads[block].tolist()
+            pieces[1::width] = map(str, a.tok_i[c0:c1].tolist())
+            pieces[2::width] = id_parts[id_of[c0:c1]].tolist()
+            pieces[3::width] = [encode_basestring(text[s:e]) for s, e in zip(start.tolist(), end.tolist())]
+            pieces[4::width] = _START * (c1 - c0)
+            pieces[5::width] = starts
+            pieces[6::width] = _END * (c1 - c0)
+            pieces[7::width] = ends
+            pieces[8::width] = tails[tail_of[c0:c1]].tolist()
+            pieces[9::width] = loss_parts[loss_of[c0:c1]].tolist()
+            if c1 == n:
+                pieces[-1] = last_loss
+            yield "".join(pieces)
+
+    def _shared_json(self) -> tuple[np.ndarray, np.ndarray]:
+        """(texts, index per token): the part of each token's record from ``decision`` to ``"loss": `` — the
+        same for every token of a span, protection or veto, so written once per distinct combination."""
+        a = self.annotated
+        lab = self._labels
+        tier, _ = self._tier_and_loss
+        decision = self.token_prune
+        n_details, n_spans = len(lab.details), len(a.spans) + 1
+        # one integer per combination (mixed radix; < 2**63 for any input the size limit allows)
+        key = (((lab.reason * n_details + lab.detail) * 2 + decision) * 3 + tier) * n_spans + (lab.span + 1)
+        keys, tail_of = np.unique(key, return_inverse=True)
+        span, rest = np.divmod(keys, n_spans)[::-1]
+        tier_k, rest = np.divmod(rest, 3)[::-1]
+        decision_k, rest = np.divmod(rest, 2)[::-1]
+        reason_k, detail_k = np.divmod(rest, n_details)
+        scores = np.asarray(a.spans.scores, dtype=np.float64)
+        reasons = [encode_basestring(r) for r in lab.reasons]
+        details = lab.details
+        tails = [f', "decision": {_DECISIONS[d]}, "reason": {reasons[r]}, "detail": {encode_basestring(details[k])}, '
+                 f'"score": {float(scores[s - 1]) if s else 0.0!r}, "tier": {_TIERS_JSON[t]}, "loss": '
+                 for r, k, d, t, s in zip(reason_k.tolist(), detail_k.tolist(), decision_k.tolist(), tier_k.tolist(),
+                                          span.tolist())]
+        return _objects(tails), tail_of
+
+
+def _dumps(value: Any) -> str:
+    """``value`` as the JSON result writes it (``ensure_ascii=False``, default separators)."""
+    return json.dumps(value, ensure_ascii=False)
 
 
 def _trimmed(text: str, s: int, e: int, base: int) -> tuple[int, int]:

@@ -1,0 +1,163 @@
+"""The JSON result streamed (issue 15): ``PruneResult.write_json`` and ``prune`` write exactly ``to_dict()``."""
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from layerzero_viz import Config, annotate, load_conversation
+from layerzero_viz.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "fixtures"
+
+# Mixed zh/en with what JSON must escape (quotes, backslashes, control characters), characters outside the BMP
+# (a chunk of UCS-4 text), a directive, content blocks and a system prompt (message keys "system", 0, 1 …).
+MIXED = {
+    "system": [{"type": "text", "text": '<layer-zero enabled="true" prune_ratio="0.4"/>\n你是一名客服助理。'
+                                        "You are a support agent. Please answer politely."},
+               {"type": "text", "text": "请用中文回答。Always answer in Chinese.\n请用中文回答。"}],
+    "messages": [
+        {"role": "user", "content": '您好！Hello, could you please check order #12345? 路径是 C:\\data\\"x".txt\t'
+                                    "谢谢您 \u0007 🙂🚀 非常感谢！Thanks a lot!"},
+        {"role": "assistant", "content": "当然可以。Sure — I'd be happy to help. 订单 #12345 已发货。"},
+        {"role": "user", "content": [{"type": "text", "text": "麻烦您再确认一下地址，谢谢。Please double-check."},
+                                     {"type": "text", "text": "我是VIP客户，请尽快处理。I am a VIP customer."}]},
+    ],
+}
+
+
+def mixed_file(tmp_path: Path) -> Path:
+    path = tmp_path / "mixed.json"
+    path.write_text(json.dumps(MIXED, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def streamed(result, *, tokens: bool = True, chunk: int = 8192) -> str:
+    buf = io.StringIO()
+    result.write_json(buf, tokens=tokens, chunk=chunk)
+    return buf.getvalue()
+
+
+def sources(tmp_path: Path) -> dict[str, Path]:
+    return {"zh": FIXTURES / "finance_qa.zh.json", "en": FIXTURES / "support_chat.en.json",
+            "mixed": mixed_file(tmp_path)}
+
+
+@pytest.mark.parametrize("lang", ["zh", "en", "mixed"])
+@pytest.mark.parametrize("floor", [1.0, 0.0])
+@pytest.mark.parametrize("tokens", [True, False])
+def test_the_streamed_json_is_the_document_to_dict_gives(tmp_path, lang, floor, tokens):
+    result = annotate(load_conversation(sources(tmp_path)[lang]), env={}).at_ratio(0.3, min_effectiveness=floor)
+    text = streamed(result, tokens=tokens)
+    expected = json.dumps(result.to_dict(tokens=tokens), ensure_ascii=False)
+    assert json.loads(text) == json.loads(expected)
+    assert text == expected  # the same text, key order and number spelling included
+    if floor < 1.0 and tokens:
+        assert result.tokens_lossy > 0 and '"tier": "lossy"' in text  # the lossy tier's records are covered
+    assert ('"tokens": []' in text) == (not tokens)
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 7, 1000])
+def test_chunk_boundaries_do_not_change_the_json(tmp_path, chunk):
+    result = annotate(load_conversation(mixed_file(tmp_path)), env={}).at_ratio(0.5, min_effectiveness=0.9)
+    assert streamed(result, chunk=chunk) == json.dumps(result.to_dict(), ensure_ascii=False)
+
+
+@pytest.mark.parametrize("how", ["disabled", "keep_directives", "over_budget"])
+def test_every_kind_of_record_is_written_as_to_dict_writes_it(tmp_path, how):
+    conv = load_conversation(mixed_file(tmp_path))
+    if how == "disabled":
+        result = annotate(conv, env={"ANTHROPIC_EXPERIMENTAL_LAYER_ZERO": "0"}).at_ratio(0.3)
+        reasons = {"disabled", "directive"}
+    elif how == "keep_directives":
+        result = annotate(conv, Config(keep_directives=True, env={})).at_ratio(0.3)
+        reasons = {"directive"}
+    else:
+        result = annotate(conv, env={}).at_ratio(0.02)
+        reasons = {"over_budget"}
+    text = streamed(result)
+    assert reasons <= {t["reason"] for t in json.loads(text)["tokens"]}
+    assert text == json.dumps(result.to_dict(), ensure_ascii=False)
+
+
+def test_a_conversation_without_tokens_streams_an_empty_list():
+    result = annotate(load_conversation(b'{"messages": [{"role": "user", "content": ""}]}'), env={}).at_ratio(0.3)
+    assert result.tokens_total == 0
+    assert streamed(result) == json.dumps(result.to_dict(), ensure_ascii=False)
+
+
+def test_the_token_columns_are_the_records_columns(tmp_path):
+    result = annotate(load_conversation(mixed_file(tmp_path)), env={}).at_ratio(0.4, min_effectiveness=0.9)
+    reasons, details, scores, spans = result.token_reasons()
+    records = result.token_records()
+    assert reasons == [t["reason"] for t in records] and details == [t["detail"] for t in records]
+    assert scores == [t["score"] for t in records] and spans == [t["span"] for t in records]
+    assert {t["tier"] for t in records} == {None, "safe", "lossy"}
+
+
+# ---- the CLI ---------------------------------------------------------------------------------------------------
+
+def test_prune_writes_the_same_json_to_a_result_file_as_to_stdout(tmp_path, capsys):
+    src = mixed_file(tmp_path)
+    assert main(["prune", str(src), "--ratio", "0.3", "--min-effectiveness", "0.9",
+                 "--result", str(tmp_path / "r.json")]) == 0
+    assert main(["prune", str(src), "--ratio", "0.3", "--min-effectiveness", "0.9"]) == 0
+    out = capsys.readouterr().out
+    in_file = (tmp_path / "r.json").read_text(encoding="utf-8")
+    assert in_file.endswith("}\n") and in_file.count("\n") == 1
+    drop = lambda d: {k: v for k, v in d.items() if k != "timings_ms"}  # noqa: E731
+    assert drop(json.loads(out)) == drop(json.loads(in_file))
+    lib = annotate(load_conversation(src), env={}).at_ratio(0.3, min_effectiveness=0.9).to_dict()
+    assert drop(json.loads(json.dumps(lib, ensure_ascii=False))) == drop(json.loads(out))
+
+
+def test_a_failure_while_streaming_leaves_no_result_file(tmp_path, monkeypatch, capsys):
+    from layerzero_viz.result import PruneResult
+
+    target = tmp_path / "r.json"
+    target.write_text("previous result\n", encoding="utf-8")
+    pieces = PruneResult._token_json
+
+    def failing(self, chunk):
+        yield next(iter(pieces(self, 4)))
+        raise OSError(28, "No space left on device", str(target))
+
+    monkeypatch.setattr(PruneResult, "_token_json", failing)
+    assert main(["prune", str(mixed_file(tmp_path)), "--result", str(target)]) == 2
+    assert capsys.readouterr().err.strip() == f"error: {target}: No space left on device"
+    assert target.read_text(encoding="utf-8") == "previous result\n"  # untouched, not half-written
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mixed.json", "r.json"]  # no temporary file left
+
+
+# Children start from a small launcher: Linux keeps a process's memory high-water mark across exec, so a child
+# forked straight from this (large) test process would report at least this process's RSS.
+_PEAK_RSS = """
+import os, subprocess, sys
+proc = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)
+_, status, usage = os.wait4(proc.pid, 0)
+print(os.waitstatus_to_exitcode(status), usage.ru_maxrss // 1024)
+"""
+
+
+def test_prune_of_a_1_mb_message_with_its_token_list_peaks_under_400_mb(tmp_path):
+    texts = [json.loads(line)["messages"][0]["content"]
+             for line in (FIXTURES / "corpus" / "sample.jsonl").read_text(encoding="utf-8").splitlines()]
+    message, size = [], 0
+    while size < 1_000_000:
+        message.append(texts[len(message) % len(texts)])
+        size += len(message[-1].encode("utf-8")) + 2
+    src = tmp_path / "big.json"
+    src.write_text(json.dumps({"messages": [{"role": "user", "content": "\n\n".join(message)}]}, ensure_ascii=False),
+                   encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    proc = subprocess.run([sys.executable, "-c", _PEAK_RSS, sys.executable, "-m", "layerzero_viz", "prune", str(src),
+                           "--result", str(tmp_path / "r.json")], cwd=ROOT, env=env, capture_output=True, timeout=240)
+    code, peak_mb = map(int, proc.stdout.split())
+    assert code == 0, proc.stderr.decode()
+    written = (tmp_path / "r.json").read_bytes()
+    assert written.endswith(b"}\n") and written.count(b', "decision": ') > 200_000  # every token's record
+    assert peak_mb <= 400, f"peak RSS {peak_mb} MB"
