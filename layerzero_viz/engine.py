@@ -12,7 +12,7 @@ import os
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
@@ -30,6 +30,13 @@ from .lexicon import warm_up
 from .information import token_information
 from .tokens import char_spans, encoding, token_byte_lengths, token_byte_lengths_u8
 from .view import Candidate, Hits, TextView
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+    from .lossy import LossyTier
+    from .result import PruneResult
+    from .select import PrefixTables
 
 __all__ = ["Config", "Annotated", "annotate", "gc_paused", "check_min_effectiveness", "FLOOR_CHOICES",
            "EFFECTIVENESS_TARGET"]
@@ -108,8 +115,8 @@ class Annotated:
     tokens_directive: int
     timings_ms: dict[str, float]
     warnings: tuple[str, ...] = ()
-    block_tokenize_ms: list[float] = field(default_factory=list)
-    _cache: dict = field(default_factory=dict, repr=False)
+    block_tokenize_ms: Sequence[float] = field(default_factory=list)
+    _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     @property
     def g_prot_detail(self) -> dict[int, str]:
@@ -134,7 +141,7 @@ class Annotated:
     def ratio_source(self) -> str:
         return self.settings.ratio_source
 
-    def at_ratio(self, ratio: float | None = None, *, min_effectiveness: float = 1.0):
+    def at_ratio(self, ratio: float | None = None, *, min_effectiveness: float = 1.0) -> PruneResult:
         """Decisions at ``ratio`` (explicit, source "argument"); None uses the effective settings ratio.
 
         The safe tier (the rules' spans) is spent first.  ``min_effectiveness`` bounds the lossy tier
@@ -179,7 +186,7 @@ class Annotated:
         return found
 
     @property
-    def prefix_tables(self):
+    def prefix_tables(self) -> PrefixTables:
         """What prefix-stable selection needs (``select.prefix_tables``), built once."""
         found = self._cache.get("prefix")
         if found is None:
@@ -199,7 +206,7 @@ class Annotated:
         return found
 
     @property
-    def lossy(self):
+    def lossy(self) -> LossyTier:
         """The lossy tier's words in selection order (:func:`layerzero_viz.lossy.lossy_tier`), built once."""
         found = self._cache.get("lossy")
         if found is None:
@@ -213,7 +220,7 @@ class Annotated:
         from .select import safe_frontier
         return safe_frontier(self.entry_points(1.0)[0])
 
-    def sweep(self, ratios=None, *, min_effectiveness: float = 1.0) -> list[dict[str, float]]:
+    def sweep(self, ratios: Sequence[float] | None = None, *, min_effectiveness: float = 1.0) -> list[dict[str, Any]]:
         """Pruned fraction and effectiveness estimate at each ratio (default 0.00, 0.01 … 0.95), under one floor.
 
         >>> ann = annotate("Hello, could you please help me?", env={})
@@ -238,7 +245,7 @@ class Annotated:
         most tokens pruned in that stretch — once every candidate is gone, a higher r changes nothing.
         None when even r = 0 is below target.
         """
-        best, best_pruned = None, -1
+        best, best_pruned = None, -1.0
         for row in sorted(rows, key=lambda r: r["ratio"]):
             if row["effectiveness_estimate"] < target:
                 break
@@ -249,7 +256,7 @@ class Annotated:
     def message_timings(self) -> list[dict[str, object]]:
         """Per message: its tokens (engine directives apart, counted as everywhere else: outside ``tokens_total``),
         its directive tokens, and the time spent tokenising its text blocks (ms)."""
-        rows: dict[int, dict[str, object]] = {}
+        rows: dict[int, dict[str, Any]] = {}
         n_blocks = len(self.view.blocks)
         kept = ~self.tok_directive
         counts = np.bincount(self.tok_block[kept], minlength=n_blocks) if len(self.tok_block) else np.zeros(n_blocks)
@@ -294,7 +301,7 @@ class gc_paused:  # noqa: N801 - used as a context manager, like contextlib's lo
         self._collecting = gc.isenabled()
         gc.disable()
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         if self._collecting:
             gc.enable()
 
@@ -434,12 +441,12 @@ class _ScanThread:
     under ``MIN_CHARS``, or scanned by the twins (no kernel), is scanned inline."""
 
     MIN_CHARS = 2000
-    _pool = None
+    _pool: ThreadPoolExecutor | None = None
     _busy = threading.Lock()
 
     def __init__(self, view: TextView, scanner: Scanner) -> None:
         self.scanner = scanner
-        self._future = None
+        self._future: Future[None] | None = None
         self._ran = False
         if scanner.job is not None and PARALLEL_SCAN and len(view.text) >= self.MIN_CHARS and _cores() > 1 \
                 and self._busy.acquire(blocking=False):
@@ -447,7 +454,7 @@ class _ScanThread:
                 if _ScanThread._pool is None:
                     from concurrent.futures import ThreadPoolExecutor
                     _ScanThread._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="layerzero-scan")
-                self._future = self._pool.submit(self._run_and_release)
+                self._future = _ScanThread._pool.submit(self._run_and_release)
             except BaseException:
                 self._busy.release()
                 raise
@@ -521,7 +528,9 @@ class _TokenCache:
 _TOKEN_CACHE = _TokenCache()
 
 
-def _tokenize_view(view: TextView, cache: _TokenCache | None = None):
+def _tokenize_view(view: TextView, cache: _TokenCache | None = None) -> tuple[
+        np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[float],
+        tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Token arrays over all blocks: each block encoded on its own, offsets computed once over the view.
 
     Per block only the encoding runs (the per-block timings are that call, or the cache hit); byte →
@@ -532,6 +541,7 @@ def _tokenize_view(view: TextView, cache: _TokenCache | None = None):
     enc = encoding()
     text = view.text
     kernel = _native.native
+    block_ms: list[float]
     if kernel is not None:
         # the tokenizer's own buffer form (uint32 ids, the same as encode_ordinary: no special token is
         # allowed, so none is special) skips building a Python int per token
@@ -542,7 +552,7 @@ def _tokenize_view(view: TextView, cache: _TokenCache | None = None):
         return tok_ids, start, end, group, block, idx, block_ms, (cols[6][:n_groups], cols[7][:n_groups],
                                                                   cols[8][:n_groups])
     counts: list[int] = []
-    block_ms: list[float] = []
+    block_ms = []
     clock = time.perf_counter
     ids: list[int] = []
     for b in view.blocks:
@@ -575,7 +585,7 @@ def _tokenize_view(view: TextView, cache: _TokenCache | None = None):
     return tok_ids, start, end, group, block, idx, block_ms, _groups(start, end, group)
 
 
-def _groups(start, end, group):
+def _groups(start: np.ndarray, end: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per display group: first character, end character and token count."""
     n_groups = int(group[-1]) + 1
     g_first = np.searchsorted(group, np.arange(n_groups))

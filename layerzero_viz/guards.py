@@ -14,7 +14,7 @@ and symbols alone do not make a turn.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple, Sequence
+from typing import Callable, NamedTuple, Sequence
 
 from .view import Candidate, Hits, TextView
 
@@ -137,7 +137,7 @@ def _trim_end(text: str, e: int) -> int:
     return e
 
 
-def _without(bulk: Hits, drop) -> Hits:
+def _without(bulk: Hits, drop: Callable[[int], bool]) -> Hits:
     """``bulk`` without the hits whose start ``drop`` names (the detail function re-indexed)."""
     keep = [k for k, s in enumerate(bulk.starts) if not drop(s)]
     if len(keep) == len(bulk.starts):

@@ -71,7 +71,8 @@ def word_surprisal(word: str) -> float:
 def token_information() -> np.ndarray:
     """Bits per cl100k token id (the shipped table; built from wordfreq when it is missing)."""
     if _DATA.exists():
-        return np.load(_DATA).astype(np.float64)
+        table: np.ndarray = np.load(_DATA).astype(np.float64)
+        return table
     return build_token_information()
 
 

@@ -6,8 +6,13 @@ patterns never do (they go through RE2, see ``directives``).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import logging
 
 __all__ = ["LEXICON_DIR", "EN_LEXICONS", "ZH_LEXICONS", "entries", "phrase_regex", "word_regex", "scan", "scan_flat",
            "as_pairs", "load_jieba"]
@@ -38,14 +43,14 @@ def _trie_pattern(items: list[list[str]]) -> str:
     one character, which makes lexicons of hundreds of phrases ~50x faster.  Longer matches are tried
     first (greedy optional tails), so the result is leftmost-longest.
     """
-    trie: dict = {}
+    trie: dict[str, Any] = {}  # atom → subtree ("" marks an item's end)
     for atoms in items:
         node = trie
         for atom in atoms:
             node = node.setdefault(atom, {})
         node[""] = {}
 
-    def emit(node: dict) -> str:
+    def emit(node: dict[str, Any]) -> str:
         end = "" in node
         branches = [atom + emit(child) for atom, child in sorted(node.items(), key=lambda kv: kv[0]) if atom]
         if not branches:
@@ -103,7 +108,7 @@ def _norm_en(phrase: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def _en_scanner() -> tuple[re.Pattern[str], dict[str, tuple[str, ...]]]:
+def _en_scanner() -> tuple[re.Pattern[str] | None, dict[str, tuple[str, ...]]]:
     owners: dict[str, list[str]] = {}
     for name in EN_LEXICONS + ("number_words",):
         for item in entries(name):
@@ -130,7 +135,7 @@ _ZH_WORD_ALIGNED = frozenset({"filler.zh", "hedges.zh", "low_information.zh"})
 
 
 @lru_cache(maxsize=1)
-def load_jieba():
+def load_jieba() -> Any:
     """The jieba module, initialised once (its prefix-dictionary cache in the user's cache folder)."""
     import logging
 
@@ -171,7 +176,7 @@ def _cache_dir() -> Path | None:
     return None
 
 
-def _no_cache_dump_traceback(record) -> bool:
+def _no_cache_dump_traceback(record: logging.LogRecord) -> bool:
     """A cache that cannot be written is not worth a traceback: the dictionary was loaded all the same."""
     return not record.getMessage().startswith("Dump cache file failed")
 
@@ -206,7 +211,7 @@ _SLOTS = EN_LEXICONS + ZH_LEXICONS + ("negations.zh", "number_words")
 
 
 @lru_cache(maxsize=1)
-def _native_lexicons():
+def _native_lexicons() -> Any:
     """The same lexicons as tries in the compiled kernel (built once per process), or None."""
     from . import native
     if native._compiled is None:
@@ -232,12 +237,12 @@ def scan(text: str) -> dict[str, list[tuple[int, int]]]:
     return as_pairs(scan_flat(text))
 
 
-def as_pairs(flat_hits: dict[str, list[int]]) -> dict[str, list[tuple[int, int]]]:
+def as_pairs(flat_hits: Mapping[str, Sequence[int]]) -> dict[str, list[tuple[int, int]]]:
     """Flat [start, end, …] hit lists as (start, end) pairs, lexicon by lexicon."""
     return {name: list(zip(flat[0::2], flat[1::2])) for name, flat in flat_hits.items()}
 
 
-def scan_flat(text: str) -> dict[str, list[int]]:
+def scan_flat(text: str) -> dict[str, Sequence[int]]:
     """:func:`scan` with each lexicon's hits as one flat list [start0, end0, start1, end1, …]."""
     from . import native
     if native.native is not None:

@@ -23,11 +23,15 @@ Built on first use (the default floor, 1.0, never needs it), once per annotation
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from .information import word_surprisal
+
+if TYPE_CHECKING:
+    from .engine import Annotated
 from .view import _segments
 
 __all__ = ["LossyTier", "lossy_tier", "NEARBY_WORDS"]
@@ -75,7 +79,7 @@ class LossyTier(NamedTuple):
         return len(self.starts)
 
 
-def lossy_tier(ann) -> LossyTier:
+def lossy_tier(ann: Annotated) -> LossyTier:
     """The lossy words of an annotation (see the module docstring)."""
     view = ann.view
     text = view.text
@@ -100,7 +104,7 @@ def lossy_tier(ann) -> LossyTier:
                 continue  # a line that opens with punctuation (";; comment", "> quote"): code-like, left alone
             # the words the safe tier may take do not count: they may go too
             words = [(m.start(), m.end()) for m in _words(text, cs, ce) if not _in_candidate(ann, m.start(), m.end())]
-            clause_rows = []
+            clause_rows: list[tuple[int, int, str, int, int, int, float, int]] = []
             for ws, we in words:
                 word = text[ws:we]
                 key = word.lower()
@@ -140,16 +144,16 @@ def lossy_tier(ann) -> LossyTier:
     if not rows:
         z = np.zeros(0, dtype=np.int64)
         return LossyTier(z, z, (), z, z, z, np.zeros(0), z)
-    loss = np.array([r[6] for r in rows])
+    loss_a = np.array([r[6] for r in rows])
     cost = np.array([r[5] for r in rows], dtype=np.int64)
     starts = np.array([r[0] for r in rows], dtype=np.int64)
-    block = np.array([r[7] for r in rows], dtype=np.int64)
-    order = np.lexsort((starts, loss / np.maximum(cost, 1), block))
+    block_a = np.array([r[7] for r in rows], dtype=np.int64)
+    order = np.lexsort((starts, loss_a / np.maximum(cost, 1), block_a))
     return LossyTier(starts[order], np.array([r[1] for r in rows], dtype=np.int64)[order],
                      tuple(rows[i][2] for i in order),
                      np.array([r[3] for r in rows], dtype=np.int64)[order],
                      np.array([r[4] for r in rows], dtype=np.int64)[order],
-                     cost[order], loss[order], block[order])
+                     cost[order], loss_a[order], block_a[order])
 
 
 def _opens_sentence(text: str, ws: int) -> bool:
@@ -160,13 +164,13 @@ def _opens_sentence(text: str, ws: int) -> bool:
     return k == 0 or text[k - 1] in "\n.!?。！？:：" or text[k - 1] == "\x00"
 
 
-def _in_candidate(ann, s: int, e: int) -> bool:
+def _in_candidate(ann: Annotated, s: int, e: int) -> bool:
     a = int(np.searchsorted(ann.g_end, s, side="right"))
     b = int(np.searchsorted(ann.g_start, e, side="left"))
     return bool((ann.g_span[a:b] >= 0).any())
 
 
-def _words(text: str, start: int, end: int):
+def _words(text: str, start: int, end: int) -> Iterator[re.Match[str] | _Match]:
     """Word matches in [start, end): latin words as they are, Chinese runs cut into words by jieba."""
     for m in _WORD.finditer(text, start, end):
         if not _CJK_RUN.match(m.group(0)):
@@ -191,4 +195,5 @@ class _Match(NamedTuple):
 
 def _segment(run: str) -> list[str]:
     from .lexicon import _jieba
-    return _jieba().lcut(run, HMM=False)
+    words: list[str] = _jieba().lcut(run, HMM=False)
+    return words

@@ -6,14 +6,18 @@ suite fails if it is missing there rather than silently measuring the slow path.
 """
 from __future__ import annotations
 
+import importlib
 import os
+from types import ModuleType
 
+# the extension has no type information: its functions are typed Any at this one boundary
+_compiled: ModuleType | None
 try:
-    from . import _native as _compiled
+    _compiled = importlib.import_module("._native", __package__)
 except ImportError:  # a source checkout that was never installed: the Python twins still work
     _compiled = None
 
-native = None if os.environ.get("LZ_NATIVE", "1") == "0" else _compiled
+native: ModuleType | None = None if os.environ.get("LZ_NATIVE", "1") == "0" else _compiled
 AVAILABLE = _compiled is not None
 
 

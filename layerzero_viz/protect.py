@@ -15,10 +15,16 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, cast
 
 from .material import Material, find_material
 from .structure import context_facts, elements, scan_tags
 from .view import Interval, TextView, clauses
+
+if TYPE_CHECKING:
+    from .model import Conversation, MessageKey
+    from .scans import Scans
 
 __all__ = ["add_material", "PRECEDENCE", "STRUCTURAL", "VERBATIM_ELEMENTS", "Protection", "find_protections", "xml_protections"]
 
@@ -79,18 +85,28 @@ class Protection:
     __slots__ = ("text", "starts", "ends", "codes", "kinds", "_kinds", "_kind_ids", "context_ms", "context_facts",
                  "context_ranges", "material", "_intervals")
 
+    # the columns are lists while ranges are added and tuples once frozen (:meth:`freeze`): readers see sequences
+    starts: Sequence[int]
+    ends: Sequence[int]
+    codes: Sequence[int]
+    kinds: Sequence[int]
+    _kinds: Sequence[tuple[str, str, int]]
+    context_facts: Sequence[tuple[int, str, str]]
+    context_ranges: Sequence[tuple[int, int]]
+    material: Sequence[Material]
+
     def __init__(self, text: str) -> None:
         self.text = text
-        self.starts: list[int] = []
-        self.ends: list[int] = []
-        self.codes: list[int] = []
-        self.kinds: list[int] = []
-        self._kinds: list[tuple[str, str, int]] = []  # (prefix, suffix, value limit; -1: no value)
+        self.starts = []
+        self.ends = []
+        self.codes = []
+        self.kinds = []
+        self._kinds = []  # (prefix, suffix, value limit; -1: no value)
         self._kind_ids: dict[tuple[str, str, int], int] = {}
         self.context_ms = 0.0
-        self.context_facts: list[tuple[int, str, str]] = []  # (global start of the <context>, tag, text)
-        self.context_ranges: list[tuple[int, int]] = []
-        self.material: list = []  # material.Material ranges (start, end, kind, detail), largest first
+        self.context_facts = []  # (global start of the <context>, tag, text)
+        self.context_ranges = []
+        self.material = []  # material.Material ranges (start, end, kind, detail), largest first
         self._intervals: list[Interval] | None = None
 
     def _kind(self, prefix: str, suffix: str = "", limit: int = -1) -> int:
@@ -98,25 +114,25 @@ class Protection:
         k = self._kind_ids.get(key)
         if k is None:
             k = self._kind_ids[key] = len(self._kinds)
-            self._kinds.append(key)
+            cast("list[tuple[str, str, int]]", self._kinds).append(key)
         return k
 
     def add(self, start: int, end: int, reason: str, detail: str) -> None:
         """One range with a fixed detail."""
-        self.starts.append(start)
-        self.ends.append(end)
-        self.codes.append(_CODE_OF[reason])
-        self.kinds.append(self._kind(detail))
+        cast("list[int]", self.starts).append(start)
+        cast("list[int]", self.ends).append(end)
+        cast("list[int]", self.codes).append(_CODE_OF[reason])
+        cast("list[int]", self.kinds).append(self._kind(detail))
 
-    def extend(self, flat: list[int], reason: str, prefix: str, suffix: str = "", limit: int = 60) -> None:
+    def extend(self, flat: Sequence[int], reason: str, prefix: str, suffix: str = "", limit: int = 60) -> None:
         """Ranges from a flat [start, end, …] list; detail = prefix + repr(matched text[:limit]) + suffix."""
         if not flat:
             return
         m = len(flat) // 2
-        self.starts.extend(flat[0::2])
-        self.ends.extend(flat[1::2])
-        self.codes.extend([_CODE_OF[reason]] * m)
-        self.kinds.extend([self._kind(prefix, suffix, limit)] * m)
+        cast("list[int]", self.starts).extend(flat[0::2])
+        cast("list[int]", self.ends).extend(flat[1::2])
+        cast("list[int]", self.codes).extend([_CODE_OF[reason]] * m)
+        cast("list[int]", self.kinds).extend([self._kind(prefix, suffix, limit)] * m)
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -179,7 +195,7 @@ def identifier_guards(text: str) -> tuple[bool, ...]:
 _GUARDS = tuple(guard for guard, _ in _IDENTIFIERS)
 
 
-def xml_protections(view: TextView, conversation=None, *, material: bool = True) -> Protection:
+def xml_protections(view: TextView, conversation: Conversation | None = None, *, material: bool = True) -> Protection:
     """A :class:`Protection` holding the structural ranges only: XML markup, ``<output_format>``, material
     (``VERBATIM_ELEMENTS`` and what ``material.find_material`` finds) and ``<context>`` (with its facts and
     timing) — what the repeat scan must know beforehand.
@@ -192,7 +208,9 @@ def xml_protections(view: TextView, conversation=None, *, material: bool = True)
     text = view.text
     out = Protection(text)
     add = out.add
-    elements_material = out.material
+    elements_material = cast("list[Material]", out.material)
+    out_context_ranges = cast("list[tuple[int, int]]", out.context_ranges)
+    out_context_facts = cast("list[tuple[int, str, str]]", out.context_facts)
     for b in view.blocks:
         if text.find("<", b.start, b.end) < 0:
             continue  # no tag, no element: nothing to cut out
@@ -215,9 +233,9 @@ def xml_protections(view: TextView, conversation=None, *, material: bool = True)
             elif el.name == "context":
                 add(b.start + el.outer_start, b.start + el.outer_end, "protected_context",
                     "inside <context>: supplied facts are kept verbatim")
-                out.context_ranges.append((b.start + el.outer_start, b.start + el.outer_end))
+                out_context_ranges.append((b.start + el.outer_start, b.start + el.outer_end))
                 for tag, value in context_facts(seg[el.inner_start:el.inner_end]):
-                    out.context_facts.append((b.start + el.outer_start, tag, value))
+                    out_context_facts.append((b.start + el.outer_start, tag, value))
         if has_context:
             out.context_ms += (time.perf_counter() - t0) * 1000.0
     if material:
@@ -225,7 +243,7 @@ def xml_protections(view: TextView, conversation=None, *, material: bool = True)
     return out
 
 
-def add_material(out: Protection, view: TextView, conversation=None) -> None:
+def add_material(out: Protection, view: TextView, conversation: Conversation | None = None) -> None:
     """Add to ``out`` the material ranges ``material.find_material`` finds, with the material elements'
     contents already in ``out.material``."""
     block_types, last_role = _block_types(conversation)
@@ -238,7 +256,7 @@ def add_material(out: Protection, view: TextView, conversation=None) -> None:
         out.add(m.start, m.end, "protected_material", m.detail)
 
 
-def _block_types(conversation) -> tuple[dict, str | None]:
+def _block_types(conversation: Conversation | None) -> tuple[dict[tuple[MessageKey, int], str], str | None]:
     """(message key, block index) → block type of the non-plain text blocks, and the final message's role."""
     if conversation is None:
         return {}, None
@@ -248,7 +266,7 @@ def _block_types(conversation) -> tuple[dict, str | None]:
     return types, last_role
 
 
-def find_protections(view: TextView, scans, structure: Protection, patterns: tuple = (),
+def find_protections(view: TextView, scans: Scans, structure: Protection, patterns: Sequence[re.Pattern[str]] = (),
                      pattern_sources: tuple[str, ...] = ()) -> Protection:
     """Every protected range of the conversation (global offsets), with the ``<context>`` timing: added to
     ``structure`` (what :func:`xml_protections` gave) from ``scans`` (``scans.Scans`` of this view) and the
@@ -303,7 +321,7 @@ def user_facts_python(text: str, start: int, end: int) -> list[int]:
     return [x for rx in (_USER_FACT_ZH, _USER_FACT_EN) for mt in rx.finditer(text, start, end) for x in mt.span()]
 
 
-def python_scanners(text: str) -> dict[str, list]:
+def python_scanners(text: str) -> dict[str, list[int] | list[list[int]]]:
     """What each native scanner returns for ``text``, computed with the regexes (the definition)."""
     return {
         "numbers": _flat(_NUMBER, text),

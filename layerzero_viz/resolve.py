@@ -10,7 +10,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast, overload
 
 import numpy as np
 
@@ -18,9 +18,16 @@ from . import native as _native
 from .information import token_information
 from .protect import PRECEDENCE, STRUCTURAL, Protection
 from .rules import PRIORITY
-from .view import Hits, normalize
+from .view import Candidate, Hits, normalize
+
+if TYPE_CHECKING:
+    from .view import TextView
 
 __all__ = ["Span", "SpanTable", "apply_protections", "resolve", "resolve_python", "finish_python", "veto_reason"]
+
+# what selection needs (``finish_python``): per token the directive flag, the directive token count, the
+# information total, per span its information loss and token cost
+Selection = tuple[np.ndarray, int, float, np.ndarray, np.ndarray]
 
 _PROT_NAMES = ("",) + PRECEDENCE  # group codes: 0 = unprotected, k + 1 = PRECEDENCE[k]
 _STRUCTURAL_CODES = frozenset(PRECEDENCE.index(n) + 1 for n in STRUCTURAL)
@@ -43,7 +50,7 @@ class Span(NamedTuple):
     residual: float  # share of its information lost if pruned (0 for an exact repeat)
 
 
-class SpanTable(Sequence):
+class SpanTable(Sequence[Span]):
     """The resolved spans as columns; ``table[k]`` is a :class:`Span`, its detail built on first use.
 
     A long prompt resolves tens of thousands of spans, most from the lexicon rules; their details are only
@@ -53,33 +60,46 @@ class SpanTable(Sequence):
     __slots__ = ("reasons", "priorities", "scores", "starts", "ends", "tokens", "residuals", "_details", "_bulks",
                  "_bulk_of", "_hit_of")
 
+    # the columns are lists while spans are added and tuples once frozen (:meth:`freeze`): readers see sequences
+    reasons: Sequence[str]
+    priorities: Sequence[int]
+    scores: Sequence[float]
+    starts: Sequence[int]
+    ends: Sequence[int]
+    tokens: Sequence[int]
+    residuals: Sequence[float]
+    _details: list[str | None]
+    _bulks: Sequence[Hits]
+    _bulk_of: Sequence[int]
+    _hit_of: Sequence[int]
+
     def __init__(self) -> None:
-        self.reasons: list[str] = []
-        self.priorities: list[int] = []
-        self.scores: list[float] = []
-        self.starts: list[int] = []
-        self.ends: list[int] = []
-        self.tokens: list[int] = []
-        self.residuals: list[float] = []
-        self._details: list[str | None] = []  # None: a bulk span whose detail is not built yet
-        self._bulks: list[Hits] = []
-        self._bulk_of: list[int] = []         # per span: its bulk's number (-1 for a listed candidate)
-        self._hit_of: list[int] = []
+        self.reasons = []
+        self.priorities = []
+        self.scores = []
+        self.starts = []
+        self.ends = []
+        self.tokens = []
+        self.residuals = []
+        self._details = []  # None: a bulk span whose detail is not built yet
+        self._bulks = []
+        self._bulk_of = []         # per span: its bulk's number (-1 for a listed candidate)
+        self._hit_of = []
 
     def add(self, reason: str, score: float, detail: str, start: int, end: int, tokens: int, residual: float) -> None:
-        self.reasons.append(reason)
-        self.priorities.append(PRIORITY[reason])
-        self.scores.append(round(float(score), 4))
+        cast("list[str]", self.reasons).append(reason)
+        cast("list[int]", self.priorities).append(PRIORITY[reason])
+        cast("list[float]", self.scores).append(round(float(score), 4))
         self._details.append(detail)
-        self.starts.append(start)
-        self.ends.append(end)
-        self.tokens.append(tokens)
-        self.residuals.append(residual)
-        self._bulk_of.append(-1)
-        self._hit_of.append(-1)
+        cast("list[int]", self.starts).append(start)
+        cast("list[int]", self.ends).append(end)
+        cast("list[int]", self.tokens).append(tokens)
+        cast("list[float]", self.residuals).append(residual)
+        cast("list[int]", self._bulk_of).append(-1)
+        cast("list[int]", self._hit_of).append(-1)
 
     @classmethod
-    def of_columns(cls, columns: tuple) -> "SpanTable":
+    def of_columns(cls, columns: tuple[Any, ...]) -> "SpanTable":
         """A frozen table from its columns (what the resolve kernel builds): reasons, priorities, scores,
         starts, ends, tokens, residuals, details (None: not built yet), bulks, bulk of each span, hit of each."""
         table = cls.__new__(cls)
@@ -105,7 +125,13 @@ class SpanTable(Sequence):
     def __len__(self) -> int:
         return len(self.reasons)
 
-    def __getitem__(self, k):  # type: ignore[override]
+    @overload
+    def __getitem__(self, k: int) -> Span: ...
+
+    @overload
+    def __getitem__(self, k: slice) -> list[Span]: ...
+
+    def __getitem__(self, k: int | slice) -> Span | list[Span]:
         if isinstance(k, slice):
             return [self[i] for i in range(*k.indices(len(self)))]
         if k < 0:
@@ -116,7 +142,8 @@ class SpanTable(Sequence):
                     self.residuals[k])
 
 
-def apply_protections(protection: Protection, g_start, g_end, n_groups):
+def apply_protections(protection: Protection, g_start: np.ndarray, g_end: np.ndarray,
+                      n_groups: int) -> tuple[np.ndarray, np.ndarray]:
     """Per group: the code (+1) and index of the strongest protection range covering it."""
     kernel = _native.native
     if kernel is not None:  # it sets every group, covered or not
@@ -145,11 +172,11 @@ def apply_protections(protection: Protection, g_start, g_end, n_groups):
 _SENTENCE_LEVEL = ("repeated_constraint", "derivable_context")
 _CODE_BIT = {name: 1 << (k + 1) for k, name in enumerate(PRECEDENCE)}
 _STRUCTURAL_MASK = sum(_CODE_BIT[n] for n in STRUCTURAL)
-_override_masks: dict[frozenset, int] = {}
+_override_masks: dict[frozenset[str], int] = {}
 _NEVER_OVERRIDDEN = frozenset({"protected_pattern"})  # the author declared it: absolute, whatever a rule asks
 
 
-def _override_mask(names: frozenset) -> int:
+def _override_mask(names: frozenset[str]) -> int:
     """The protections a candidate may take, as bits; never a declared ``<protected_tokens>`` match."""
     mask = _override_masks.get(names)
     if mask is None:
@@ -157,8 +184,10 @@ def _override_mask(names: frozenset) -> int:
     return mask
 
 
-def resolve(view, candidates, bulks, protection, g_start, g_end, g_tokens, g_prot, g_prot_iv, g_directive, ids,
-            group):
+def resolve(view: TextView, candidates: list[Candidate], bulks: list[Hits], protection: Protection,
+            g_start: np.ndarray, g_end: np.ndarray, g_tokens: np.ndarray, g_prot: np.ndarray, g_prot_iv: np.ndarray,
+            g_directive: np.ndarray, ids: np.ndarray, group: np.ndarray
+            ) -> tuple[np.ndarray, dict[int, str], SpanTable, Selection]:
     """Turn candidates into atomic spans: protections veto, higher classes claim first.
 
     The compiled kernel (``_native.resolve``) when built, else :func:`resolve_python` — the definition.
@@ -190,7 +219,7 @@ def resolve(view, candidates, bulks, protection, g_start, g_end, g_tokens, g_pro
             reason, may_override, anchor, start, end = c.reason, c.may_override, c.anchor, c.start, c.end
         else:
             bulk = bulks[i]
-            reason, may_override, start, end = bulk.reason, bulk.may_override, bulk.starts[k], bulk.ends[k]
+            reason, may_override, start, end = bulk.reason, bulk.override_of(k), bulk.starts[k], bulk.ends[k]
             anchor = bulk.anchors[k] if bulk.anchors is not None else None
         why = veto_reason(may_override, anchor, start, end, g_prot[a:b].tolist(), g_prot_iv[a:b].tolist(),
                           protection, text)
@@ -203,13 +232,15 @@ def resolve(view, candidates, bulks, protection, g_start, g_end, g_tokens, g_pro
     # kernel also fills the span table's columns and computes what selection needs (``finish_python``)
     veto, columns, selection = kernel.resolve(
         text, rows, [PRIORITY[c.reason] for c in candidates], bulks,
-        [_override_mask(b.may_override) for b in bulks], [PRIORITY[b.reason] for b in bulks],
+        # bulks are columnar (one override set for all their hits: ``Hits.columnar``)
+        [_override_mask(cast("frozenset[str]", b.may_override)) for b in bulks], [PRIORITY[b.reason] for b in bulks],
         g_start, g_end, g_prot, g_directive.view(np.uint8), g_tokens, _STRUCTURAL_MASK, hit_veto_reason, span_of,
         candidates, ids, group, token_information())
     return span_of, veto, SpanTable.of_columns(columns), selection
 
 
-def finish_python(ids, group, g_span, g_directive, spans: SpanTable):
+def finish_python(ids: np.ndarray, group: np.ndarray, g_span: np.ndarray, g_directive: np.ndarray,
+                  spans: SpanTable) -> Selection:
     """What selection needs, computed once: per token the directive flag; the directive token count; the
     information total (tokens' self-information, 0 for directives); per span its information loss and cost.
     The definition the resolve kernel's selection tables are tested against (the kernel returns the same tuple)."""
@@ -226,7 +257,9 @@ def finish_python(ids, group, g_span, g_directive, spans: SpanTable):
     return tok_directive, int(tok_directive.sum()), float(info.sum()), span_loss, span_cost
 
 
-def resolve_python(view, candidates, protection, g_start, g_end, g_tokens, g_prot, g_prot_iv, g_directive):
+def resolve_python(view: TextView, candidates: list[Candidate], protection: Protection, g_start: np.ndarray,
+                   g_end: np.ndarray, g_tokens: np.ndarray, g_prot: np.ndarray, g_prot_iv: np.ndarray,
+                   g_directive: np.ndarray) -> tuple[np.ndarray, dict[int, str], list[Span]]:
     """Candidates → spans in Python (the definition the kernel is tested against).
 
     Plain lists and bisect here: candidates touch a handful of groups each, where numpy calls cost more
@@ -317,7 +350,7 @@ def _cut_visible(text: str, vs: int, ve: int, starts: list[int], ends: list[int]
     return a, b
 
 
-def veto_reason(may_override: frozenset, anchor: str | None, start: int, end: int, prot: list[int], ivs: list[int],
+def veto_reason(may_override: frozenset[str], anchor: str | None, start: int, end: int, prot: list[int], ivs: list[int],
                 protection: Protection, text: str) -> str:
     """Why protections stop a candidate covering [start, end) ("" when it may go whole): ``prot`` and ``ivs``
     are the code and protection range of each group it covers, ``may_override`` the protections its rule may

@@ -11,9 +11,13 @@ ratio from which it is pruned (:func:`entry_points`); ``at_ratio`` is then one c
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
+import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from .lossy import LossyTier
 
 __all__ = ["budget_for", "PrefixTables", "prefix_tables", "entry_points", "grid_index", "GRID",
            "NEVER", "safe_frontier"]
@@ -44,7 +48,8 @@ class PrefixTables(NamedTuple):
     cum_info: np.ndarray
 
 
-def prefix_tables(span_block: np.ndarray, priorities, scores, starts, costs: np.ndarray,
+def prefix_tables(span_block: np.ndarray, priorities: npt.ArrayLike, scores: npt.ArrayLike, starts: npt.ArrayLike,
+                  costs: np.ndarray,
                   block_tokens: np.ndarray, block_info: np.ndarray) -> PrefixTables:
     """:class:`PrefixTables` from the span columns and per-block token and information counts."""
     n_blocks = len(block_tokens)
@@ -70,7 +75,8 @@ def grid_index(ratio: float) -> int:
     return int(np.searchsorted(GRID, ratio + 1e-12, side="right")) - 1
 
 
-def entry_points(tables: PrefixTables, span_loss: np.ndarray, *, lossy=None, lossy_block=None,
+def entry_points(tables: PrefixTables, span_loss: np.ndarray, *, lossy: LossyTier | None = None,
+                 lossy_block: np.ndarray | None = None,
                  min_effectiveness: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     """For every span and lossy word, the grid point from which it is pruned (``NEVER``: at no ratio).
 
@@ -86,6 +92,7 @@ def entry_points(tables: PrefixTables, span_loss: np.ndarray, *, lossy=None, los
     word_entry = np.full(n_lossy, NEVER, dtype=np.int64)
     use_lossy = n_lossy and min_effectiveness < 1.0
     if use_lossy:
+        assert lossy_block is not None  # given with the tier (the words' blocks)
         lossy_start = np.searchsorted(lossy_block, np.arange(len(tables.cum_tokens)), "left")
         lossy_end = np.searchsorted(lossy_block, np.arange(len(tables.cum_tokens)), "right")
     committed = np.zeros(n_grid, dtype=np.int64)   # tokens entered at or below each grid point
@@ -102,7 +109,8 @@ def entry_points(tables: PrefixTables, span_loss: np.ndarray, *, lossy=None, los
                 span_entry[tables.order[j]] = at
                 committed[at:] += tables.costs[j]
                 bits += float(span_loss[tables.order[j]])
-        if le > la:
+        if le > la:  # (only with a lossy tier)
+            assert lossy is not None
             allowance = (1.0 - min_effectiveness) * float(tables.cum_info[b])
             # the floor: words in increasing loss per token while the estimate allows; the first word past
             # it and every costlier one after it never go

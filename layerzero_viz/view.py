@@ -10,7 +10,7 @@ import bisect
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Callable, NamedTuple, Sequence
+from typing import Callable, Iterable, NamedTuple, Sequence
 
 from . import native as _native
 from .model import Conversation, MessageKey
@@ -87,8 +87,8 @@ class Hits(NamedTuple):
     residual: float | list[float]        # one value for all hits, or one per hit
     may_override: frozenset[str] | list[frozenset[str]]  # one set for all hits, or one per hit
     detail: Callable[[int], str]
-    anchors: list[str] | None = None     # per hit (see Candidate.anchor)
-    locks: list[tuple[int, int]] | None = None  # per hit (see Candidate.lock)
+    anchors: Sequence[str | None] | None = None     # per hit (see Candidate.anchor)
+    locks: Sequence[tuple[int, int] | None] | None = None  # per hit (see Candidate.lock)
     sentence_level: bool = False         # a lock taken by an earlier candidate stops these
 
     @classmethod
@@ -139,10 +139,10 @@ class TextView:
     text: str
     blocks: Sequence[BlockRef]
     block_starts: Sequence[int] = ()
-    _hits: dict | None = field(default=None, repr=False)
-    _flat_hits: dict | None = field(default=None, repr=False)
-    _sentences: dict = field(default_factory=dict, repr=False)
-    _packed: tuple | None = field(default=None, repr=False)  # (slot of each name, all hits flat, offsets)
+    _hits: dict[str, list[tuple[int, int]]] | None = field(default=None, repr=False)
+    _flat_hits: dict[str, Sequence[int]] | None = field(default=None, repr=False)
+    _sentences: dict[int, tuple[int, ...]] = field(default_factory=dict, repr=False)  # block start → flat sentences
+    _packed: tuple[dict[str, int], tuple[int, ...], tuple[int, ...]] | None = field(default=None, repr=False)  # (slot of each name, all hits flat, offsets)
 
     @property
     def bounds(self) -> list[tuple[int, int]]:
@@ -154,7 +154,7 @@ class TextView:
         return units(self.text[start:end])
 
     @property
-    def lexicon_flat(self) -> dict[str, list[int]]:
+    def lexicon_flat(self) -> dict[str, Sequence[int]]:
         """Lexicon hits over the whole text, one flat [start, end, …] list per lexicon (one scan, shared)."""
         if self._flat_hits is None:
             if self._packed is not None:
@@ -194,7 +194,7 @@ class TextView:
             self._hits = as_pairs(self.lexicon_flat)
         return self._hits
 
-    def lexicon_columns(self, names: list[str]) -> tuple[list[int], list[int], list[int]]:
+    def lexicon_columns(self, names: Sequence[str]) -> tuple[list[int], list[int], list[int]]:
         """The hits of the lexicons ``names`` as columns: starts, ends, and each hit's source (its index in
         ``names``), lexicon by lexicon in that order."""
         starts: list[int] = []
@@ -278,7 +278,7 @@ def sentences(view: TextView, block: BlockRef) -> list[tuple[int, int]]:
     return list(zip(flat[0::2], flat[1::2]))
 
 
-def flat_pairs(pairs) -> tuple[int, ...]:
+def flat_pairs(pairs: Iterable[tuple[int, int]]) -> tuple[int, ...]:
     """[(start, end), …] as one flat tuple (start, end, start, end, …): how the view keeps sentences."""
     return tuple(x for pair in pairs for x in pair)
 
@@ -288,7 +288,8 @@ def clauses(view: TextView, start: int, end: int, first: bool = False) -> list[t
     With ``first``, only the first clause (the kernel stops scanning there)."""
     k = _native.native
     if k is not None:
-        return k.segments(view.text, start, end, True, first)
+        segmented: list[tuple[int, int]] = k.segments(view.text, start, end, True, first)
+        return segmented
     found = _segments(view.text, start, end, _CLAUSE_END)
     return found[:1] if first else found
 
@@ -298,7 +299,7 @@ def normalize(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower()
 
 
-class _Fold(dict):
+class _Fold(dict[int, str]):
     """Code point → its NFKC form in lower case, filled on first sight (a ``str.translate`` table)."""
 
     def __missing__(self, code: int) -> str:

@@ -7,24 +7,30 @@ word across either edge (请问 is not in 申请问题) and the phrase is not it
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from ..lexicon import _jieba, phrase_regex, zh_word_aligned
 from ..view import Candidate, Hits, TextView
+
+if TYPE_CHECKING:
+    from . import RuleContext
 
 # the author declared the phrase redundant: it may take a negation or connective word with it
 _OVERRIDE = frozenset({"protected_negation", "protected_connective"})
 
 
-def find(view: TextView, ctx) -> Hits:
+def find(view: TextView, ctx: RuleContext) -> Hits:
     """``<redundant_phrases>`` entries as whole words anywhere in the text (the author's list)."""
     return Hits.of("declared_redundant", _found(view, ctx))
 
 
-def _found(view: TextView, ctx) -> list[Candidate]:
+def _found(view: TextView, ctx: RuleContext) -> list[Candidate]:
     phrases = ctx.settings.redundant_phrases
     if not phrases:
         return []
     rx = phrase_regex([p for p in phrases if p.strip()])
+    if rx is None:  # only blank phrases (a Settings built by hand: parsed directives drop them)
+        return []
     ascii_words = {p.lower() for p in phrases if p.isascii()}
     out = []
     flags_rx = re.compile(rx.pattern, re.IGNORECASE) if ascii_words else rx

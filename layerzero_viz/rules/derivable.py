@@ -10,8 +10,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from ..view import Candidate, Hits, TextView, clauses, sentences, units
+from ..view import BlockRef, Candidate, Hits, TextView, clauses, sentences, units
+
+if TYPE_CHECKING:
+    from . import RuleContext
 
 _ROLE_ZH = re.compile(r"你(?:现在)?是(?:一名|一位|一个|一款|个|名|位)?([\u4e00-\u9fffA-Za-z]{2,12}?)(?=[，。,.！!；;、\n]|$)")
 # Case-insensitive throughout, except that each pattern opens with its first letters as a case-sensitive class
@@ -40,13 +45,13 @@ def _lang(name: str) -> str:
     return _LANG_CANON.get(name, name)
 
 
-def find(view: TextView, ctx) -> Hits:
+def find(view: TextView, ctx: RuleContext) -> Hits:
     """Restatements of what the model already has: the system prompt's role and reply language restated in a
     later turn, a ``<context>`` fact restated outside it."""
     return Hits.of("derivable_context", _found(view, ctx), sentence_level=True)
 
 
-def _found(view: TextView, ctx) -> list[Candidate]:
+def _found(view: TextView, ctx: RuleContext) -> list[Candidate]:
     text = view.text
     out: list[Candidate] = []
     system_blocks = view.blocks_of_roles(("system", "developer"))
@@ -80,7 +85,7 @@ def _found(view: TextView, ctx) -> list[Candidate]:
     return out
 
 
-def _clause_around(view: TextView, s: int, e: int, block) -> tuple[int, int]:
+def _clause_around(view: TextView, s: int, e: int, block: BlockRef) -> tuple[int, int]:
     for cs, ce in clauses(view, block.start, block.end):
         if cs <= s and e <= ce:
             # only the clause when nothing else of substance is in it
@@ -91,7 +96,7 @@ def _clause_around(view: TextView, s: int, e: int, block) -> tuple[int, int]:
     return s, e
 
 
-def _context_restatements(view: TextView, ctx) -> list[Candidate]:
+def _context_restatements(view: TextView, ctx: RuleContext) -> list[Candidate]:
     facts = ctx.protection.context_facts
     if not facts:
         return []
@@ -104,7 +109,8 @@ def _context_restatements(view: TextView, ctx) -> list[Candidate]:
     return out
 
 
-def context_restatements_python(view: TextView, facts, ranges) -> list[tuple[int, int, int]]:
+def context_restatements_python(view: TextView, facts: Sequence[tuple[int, str, str]],
+                                ranges: Sequence[tuple[int, int]]) -> list[tuple[int, int, int]]:
     """(sentence start, end, fact index) of every sentence outside the ``<context>`` ``ranges`` that restates
     one of its ``facts`` (start, tag, value): the definition the compiled repeat scan's context matches and
     ``_native.context_restatements`` are tested against."""
@@ -184,7 +190,8 @@ def _role_restatements(view: TextView, roles: list[tuple[str, int, int]]) -> lis
     out: list[Candidate] = []
     for rx in (_FRAME_ZH, _FRAME_EN):
         for m in rx.finditer(text, first_end):
-            phrase = m.group(1) if m.group(1) is not None else m.group(m.lastindex)
+            # (a match always has its role group: with none, lastindex is None and group 1 is None too)
+            phrase = m.group(1) if m.group(1) is not None else m.group(m.lastindex or 1)
             if phrase is None:
                 continue
             block = view.block_at(m.start())

@@ -23,8 +23,16 @@ from __future__ import annotations
 import bisect
 import re
 from functools import lru_cache, partial
+from typing import TYPE_CHECKING, Any
 
 from ..view import Hits, TextView, clauses, sentences
+
+if TYPE_CHECKING:
+    from . import RuleContext
+
+_Hit = tuple[int, int, int]  # a lexicon hit: (start, end, lexicon number)
+_Run = list[Any]  # hits separated only by spaces: [start, end, [hit, …]] (start and end widen as hits join)
+_Clause = tuple[int, int, int, int, list[_Run], bool]  # (start, end, body start, body end, its runs, all filler)
 
 # a curated filler phrase may contain a negation or connective word ("if you don't mind", "如果可以的话");
 # a whole filler clause may take a stray "but"/"and" (a connective) along
@@ -109,7 +117,7 @@ def _is_cjk(ch: str) -> bool:
     return "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff"
 
 
-def find(view: TextView, ctx) -> Hits:
+def find(view: TextView, ctx: RuleContext) -> Hits:
     """Filler: whole sentences, whole clauses and frames (see the module doc)."""
     text = view.text
     if not any(view.lexicon_of(name) for name in _LEXICON_NAMES):
@@ -139,12 +147,12 @@ def find(view: TextView, ctx) -> Hits:
             k += 1
             continue
         ss, se = sents[j]
-        group = []
+        group: list[_Hit] = []
         while k < len(hits) and hits[k][0] < se:
             if hits[k][1] <= se:
                 group.append(hits[k])
             k += 1
-        found = []
+        found: list[tuple[int, int, str, int]] = []
         for a, b in _quote_split(text, ss, se):
             part = [h for h in group if a <= h[0] and h[1] <= b]
             if part:
@@ -166,9 +174,9 @@ def _detail(text: str, starts: list[int], ends: list[int], kinds: list[str], phr
 
 # --- one sentence ----------------------------------------------------------------------------------------------
 
-def _runs(text: str, group: list[tuple[int, int, int]]) -> list[list]:
+def _runs(text: str, group: list[_Hit]) -> list[_Run]:
     """Hits merged into runs: neighbours separated only by spaces form one run [start, end, [hits]]."""
-    runs: list[list] = []
+    runs: list[_Run] = []
     for s, e, src in group:
         if runs and s >= runs[-1][1] and not text[runs[-1][1]:s].strip():
             runs[-1][1] = max(runs[-1][1], e)
@@ -217,7 +225,7 @@ def _body(text: str, cs: int, ce: int) -> tuple[int, int]:
     return cs, ce
 
 
-def _residue(text: str, bs: int, be: int, runs: list[list]) -> list[tuple[int, int]]:
+def _residue(text: str, bs: int, be: int, runs: list[_Run]) -> list[tuple[int, int]]:
     """The pieces of [bs, be) outside the runs, with visible text."""
     out = []
     pos = bs
@@ -257,7 +265,7 @@ def _is_complement(piece: str) -> bool:
     return not p or p.startswith(_ZH_COMPLEMENT_START) or len(p) <= 2
 
 
-def _clause_is_filler(text: str, bs: int, be: int, runs: list[list]) -> bool:
+def _clause_is_filler(text: str, bs: int, be: int, runs: list[_Run]) -> bool:
     """True when the clause body [bs, be) says nothing but its filler runs (and a short complement); a clause
     without filler is 'filler' here only when it is an acknowledgement ("Ok,", "好的，")."""
     if not runs:
@@ -280,7 +288,8 @@ def _clause_is_filler(text: str, bs: int, be: int, runs: list[list]) -> bool:
                                                        for r in runs[1:])
 
 
-def _sentence_candidates(view: TextView, text: str, ss: int, se: int, block_end: int, group, zh_neg):
+def _sentence_candidates(view: TextView, text: str, ss: int, se: int, block_end: int, group: list[_Hit],
+                         zh_neg: list[int]) -> list[tuple[int, int, str, int]]:
     """(start, end, kind, source) for the filler of one sentence [ss, se)."""
     runs = _runs(text, group)
     if not runs:
@@ -288,12 +297,12 @@ def _sentence_candidates(view: TextView, text: str, ss: int, se: int, block_end:
     # a numbered item's marker is content ("1." "a)"); a bullet may go with a whole item
     numbered = _NUMBERED.match(text, ss) is not None and not text[text.rfind("\n", 0, ss) + 1:ss].strip()
     cls = clauses(view, ss, se)
-    info = []
+    info: list[_Clause] = []
     for cs, ce in cls:
         bs, be = _body(text, cs, ce)
         inside = [r for r in runs if r[0] >= cs and r[1] <= ce]
         info.append((cs, ce, bs, be, inside, _clause_is_filler(text, bs, be, inside)))
-    out = []
+    out: list[tuple[int, int, str, int]] = []
     src0 = runs[0][2][0][2]
     sentence_only = any(_role(text, *h) == "only" for r in runs for h in r[2])
     if all(f for *_, f in info) and not numbered and not _negated(text, ss, se, zh_neg):
@@ -312,10 +321,11 @@ def _sentence_candidates(view: TextView, text: str, ss: int, se: int, block_end:
         while end < block_end and text[end] in _SPACE:
             end += 1
         start = ss
-        if _BULLET.match(text, ss) and not text[text.rfind("\n", 0, ss) + 1:ss].strip():
+        bullet = _BULLET.match(text, ss)
+        if bullet and not text[text.rfind("\n", 0, ss) + 1:ss].strip():
             line_end = text.find("\n", se)
             if text[se:line_end if line_end >= 0 else block_end].strip():
-                start = _BULLET.match(text, ss).end()  # more follows on the line: the bullet stays with it
+                start = bullet.end()  # more follows on the line: the bullet stays with it
         return [(start, end, "whole filler sentence", src0)]
     if sentence_only:
         return []
@@ -362,7 +372,8 @@ def _quote_open(text: str, s: int, e: int) -> bool:
     return text.count('"', s, e) % 2 == 1
 
 
-def _filler_clause(text: str, info, i: int, n: int, se: int, zh_neg):
+def _filler_clause(text: str, info: list[_Clause], i: int, n: int, se: int,
+                   zh_neg: list[int]) -> tuple[int, int] | None:
     """The range that removes filler clause ``i`` of a sentence whose other clauses are content, or None."""
     cs, ce, bs, be, inside, _ = info[i]
     if _negated(text, bs, be, zh_neg):
@@ -399,7 +410,8 @@ def _filler_clause(text: str, info, i: int, n: int, se: int, zh_neg):
 _SENTENCE_LEAD = " \t*_-•>#0123456789.)"  # what may stand before a sentence's first word: markup, a list marker
 
 
-def _frame(view: TextView, text: str, run, bs: int, be: int, ss: int, se: int, zh_neg):
+def _frame(view: TextView, text: str, run: _Run, bs: int, be: int, ss: int, se: int,
+           zh_neg: list[int]) -> tuple[int, int] | None:
     """The range of a frame inside a content clause, or None when taking it could leave debris."""
     rs, re_, hits = run
     roles = [_role(text, *h) for h in hits]

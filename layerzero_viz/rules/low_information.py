@@ -26,9 +26,12 @@ from __future__ import annotations
 import bisect
 import re
 from functools import lru_cache, partial
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from ..view import Hits, TextView
+
+if TYPE_CHECKING:
+    from . import RuleContext
 
 _ARTICLES = frozenset({"a", "an", "the"})
 _NAMES = ("low_information.zh", "low_information.en")
@@ -78,7 +81,7 @@ _PLAIN_LINE = re.compile(r"(?!\s*[，。、；：,;:!?！？)）])[^*_`[\"“「
 Span = Optional[tuple[int, int]]  # what a hit proposes to remove, or None: the word stays
 
 
-def find(view: TextView, ctx) -> Hits:
+def find(view: TextView, ctx: RuleContext) -> Hits:
     """Every hit a context rule lets go.
 
     The zh lexicon's hits, then the en lexicon's (the order of ``view.lexicon_columns(_NAMES)``); a hit its
@@ -89,6 +92,7 @@ def find(view: TextView, ctx) -> Hits:
     sources: list[int] = []
     scores: list[float] = []
     lines: dict[int, tuple[int, list[int]]] = {}  # line start → (line end or -1, markup ranges)
+    ranges: list[int]
     line_start, line_end, ranges = 1, 0, []  # the line of the previous hit ([1, 0]: none yet)
     assistant = [x for b in view.blocks if b.role == "assistant" for x in (b.start, b.end)]  # flat, in order
     for src, name in enumerate(_NAMES if ctx.low_information else ()):
@@ -439,7 +443,7 @@ def _tag_after(right: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def _tables():
+def _tables() -> tuple[dict[str, int], dict[str, str]]:
     """jieba's word frequencies and part-of-speech tags (loaded once, through ``lexicon._jieba``)."""
     from ..lexicon import _jieba
     jieba = _jieba()

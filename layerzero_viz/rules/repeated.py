@@ -27,11 +27,22 @@ import heapq
 import re
 import unicodedata
 from functools import lru_cache, partial
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import compress, islice
 from operator import sub
+from typing import TYPE_CHECKING, Any
 
 from ..lexicon import entries
-from ..view import Hits, TextView, clauses, fold, sentences
+from ..view import BlockRef, Hits, TextView, clauses, fold, sentences
+
+if TYPE_CHECKING:
+    from ..protect import Protection
+    from . import RuleContext
+
+# a raw repeat pair: (start, end, first start, first end, share); a judged one may name its own anchor (6th)
+Repeat = tuple[int, int, int, int, float]
+Judged = tuple[int, int, int, int, float] | tuple[int, int, int, int, float, str]
+_Keys = tuple[str, ...]  # a statement's units (see ``_analyse``)
 
 CONTAINMENT = 0.9
 MIN_UNITS = 4
@@ -58,23 +69,24 @@ def _bigrams(us: list[str]) -> frozenset[tuple[str, str]]:
     return frozenset(zip(us, us[1:]))
 
 
-def find(view: TextView, ctx) -> Hits:
+def find(view: TextView, ctx: RuleContext) -> Hits:
     """Every repeated constraint the judgment lets go (see :func:`judge`), with its first copy as anchor."""
     return _hits(view, judge(view, ctx, _repeats(view, ctx)))
 
 
-def skipped_ranges(context_ranges, directive_ranges) -> list[tuple[int, int]]:
+def skipped_ranges(context_ranges: Iterable[tuple[int, int]],
+                   directive_ranges: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
     """What the scan never compares: ``<context>`` contents and engine directives (global ranges)."""
     return list(context_ranges) + list(directive_ranges)
 
 
-def _repeats(view: TextView, ctx) -> list[tuple[int, int, int, int, float]]:
+def _repeats(view: TextView, ctx: RuleContext) -> list[Repeat]:
     """(start, end, first start, first end, share) of every raw repeat pair (``ctx.scans``: the compiled repeat
     scan or :func:`scan_python`)."""
     return ctx.scans.repeats
 
 
-def _hits(view: TextView, repeats: list[tuple]) -> Hits:
+def _hits(view: TextView, repeats: Sequence[Judged]) -> Hits:
     """The repeats as :class:`Hits`.  A repeat's anchor — the text that must carry every protected value it removes
     (``resolve.veto_reason``) — is its first copy; a judged repeat (6-tuple) may name its own anchor."""
     text = view.text
@@ -97,7 +109,7 @@ def _hits(view: TextView, repeats: list[tuple]) -> Hits:
                 anchors=anchors, locks=[_lock(view, r) for r in repeats], sentence_level=True)
 
 
-def _lock(view: TextView, repeat: tuple) -> tuple[int, int]:
+def _lock(view: TextView, repeat: Judged) -> tuple[int, int]:
     """What a repeat keeps from sentence-level pruning: its first copy when both are in one block.  A first copy
     in an earlier block is not locked by a later one — what an earlier block loses must not depend on later
     turns (selection is prefix-stable); and every sentence-level prune of that first copy rests on something
@@ -106,7 +118,7 @@ def _lock(view: TextView, repeat: tuple) -> tuple[int, int]:
     return (fs, fe) if view.block_index_at(fs) == view.block_index_at(s) else (fs, fs)
 
 
-def _detail(view: TextView, repeats: list[tuple], k: int) -> str:
+def _detail(view: TextView, repeats: Sequence[Judged], k: int) -> str:
     _, _, fs, fe, share = repeats[k][:5]
     head = f"repeats {view.where(fs)}: {view.text[fs:fe][:80]!r}"
     return head if share >= 1.0 else f"{head} ({share:.0%} of it is in that copy)"
@@ -117,12 +129,12 @@ def scan_python(view: TextView, structural: list[tuple[int, int]]) -> list[tuple
 
     Returns ``(start, end, first_start, first_end, share)`` for every repeat, in text order.
     """
-    kept: list[tuple[int, int, frozenset]] = []  # first copies: (start, end, bigrams)
+    kept: list[tuple[int, int, frozenset[tuple[str, str]]]] = []  # first copies: (start, end, bigrams)
     exact: dict[tuple[str, ...], int] = {}
     postings: dict[tuple[str, str], list[int]] = {}
     out: list[tuple[int, int, int, int, float]] = []
 
-    def first_copy(s: int, e: int) -> tuple[int | None, float, tuple[str, ...], frozenset]:
+    def first_copy(s: int, e: int) -> tuple[int | None, float, tuple[str, ...], frozenset[tuple[str, str]]]:
         us = _comparable(view, s, e)
         key = tuple(us)
         grams = _bigrams(us)
@@ -164,7 +176,8 @@ def scan_python(view: TextView, structural: list[tuple[int, int]]) -> list[tuple
     return out
 
 
-def _best_container(grams: frozenset, kept, postings) -> tuple[int | None, float]:
+def _best_container(grams: frozenset[tuple[str, str]], kept: list[tuple[int, int, frozenset[tuple[str, str]]]],
+                    postings: dict[tuple[str, str], list[int]]) -> tuple[int | None, float]:
     """The earliest kept sentence holding ≥ CONTAINMENT of ``grams``, by prefix filtering.
 
     A container must share at least one of any ⌊(1 − CONTAINMENT)·n⌋ + 1 of the n bigrams, so the
@@ -289,7 +302,7 @@ def _key_units(view: TextView, s: int, e: int) -> tuple[tuple[str, ...], tuple[s
 
 
 @lru_cache(maxsize=8192)  # a resent history or a repeated prompt compares the same sentences again
-def _analyse(text: str) -> tuple[tuple, tuple, tuple | None, tuple | None]:
+def _analyse(text: str) -> tuple[_Keys, _Keys, tuple[_Keys, ...] | None, tuple[_Keys, ...] | None]:
     """The keys a statement is compared by: ``(exact, family, clauses' exact, clauses' family)``.
 
     Units are ``view.units``' (CJK characters, latin words and numbers after NFKC and lower casing), without
@@ -302,8 +315,8 @@ def _analyse(text: str) -> tuple[tuple, tuple, tuple | None, tuple | None]:
     roles = _unit_roles()
     exact: list[str] = []
     family: list[str] = []
-    c_ex: list[tuple] = []
-    c_fam: list[tuple] = []
+    c_ex: list[_Keys] = []
+    c_fam: list[_Keys] = []
     mark_ex = mark_fam = 0
     i, n = 0, len(toks)
     while i < n:
@@ -359,7 +372,7 @@ def _material_codes(exclude: tuple[str, ...]) -> frozenset[int]:
     return frozenset(PRECEDENCE.index(n) for n in _MATERIAL if n in PRECEDENCE and n not in exclude)
 
 
-def _material_ranges(protection, exclude: tuple[str, ...] = ()) -> list[tuple[int, int]]:
+def _material_ranges(protection: Protection, exclude: tuple[str, ...] = ()) -> list[tuple[int, int]]:
     """Merged (start, end) ranges of material protections (see ``_MATERIAL``), sorted."""
     codes = _material_codes(exclude)
     if codes.isdisjoint(protection.codes):  # most conversations: no material at all
@@ -390,7 +403,8 @@ class _LazyMaterial:
     same protection's ranges without ``exclude``, shared when it has no range of the excluded kinds (the usual
     case: gathering them costs a pass over every protection)."""
 
-    def __init__(self, protection, exclude: tuple[str, ...] = (), like: "_LazyMaterial | None" = None) -> None:
+    def __init__(self, protection: Protection | None, exclude: tuple[str, ...] = (),
+                 like: "_LazyMaterial | None" = None) -> None:
         self.protection = protection
         self.exclude = exclude
         self.like = like
@@ -459,7 +473,7 @@ def _states_a_constraint(text: str) -> bool:
 
 
 @lru_cache(maxsize=8192)
-def _correction_in(text: str):
+def _correction_in(text: str) -> re.Match[str] | None:
     return _CORRECTION.search(text)
 
 
@@ -498,7 +512,7 @@ def _why_not_a_constraint_copy(view: TextView, s: int, e: int, sent: tuple[int, 
     return "", cut
 
 
-def _sentence_bounds(view: TextView, block) -> tuple[tuple[int, ...], tuple[int, ...]]:
+def _sentence_bounds(view: TextView, block: BlockRef) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """(starts, ends) of a block's sentences (:func:`sentences` without a tuple per sentence)."""
     flat = view._sentences.get(block.start)
     if flat is None:
@@ -507,7 +521,7 @@ def _sentence_bounds(view: TextView, block) -> tuple[tuple[int, ...], tuple[int,
     return flat[0::2], flat[1::2]
 
 
-def judge(view: TextView, ctx, raw: list[tuple[int, int, int, int, float]]) -> list[tuple]:
+def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judged]:
     """The repeats among the raw scan's candidates (and the sentences it cannot pair: clause order, restatement
     words), as ``(start, end, first start, first end, share, anchor)`` in text order (see :func:`_bulk`).
 
@@ -538,7 +552,7 @@ def judge(view: TextView, ctx, raw: list[tuple[int, int, int, int, float]]) -> l
         if k == instruction[0]:
             # the standing prompt's own short rules ("Do not explain."), which the raw scan does not pair
             # (fewer than MIN_UNITS units); bounded, as its first copies are compared with each
-            picked = islice(compress(zip(starts, ends), map(_SHORT_MAX.__ge__, map(sub, ends, starts))),
+            picked: Iterator[tuple[int, int]] = islice(compress(zip(starts, ends), map(_SHORT_MAX.__ge__, map(sub, ends, starts))),
                             _SHORT_LIMIT)
         else:
             picked = compress(zip(starts, ends), map(_LATER_MAX.__ge__, map(sub, ends, starts)))
@@ -590,9 +604,9 @@ def judge(view: TextView, ctx, raw: list[tuple[int, int, int, int, float]]) -> l
         return []
     order = sorted(spans, key=lambda p: (p[0], -p[1]))
     block_sents: dict[int, list[tuple[int, int]]] = {}
-    by_family: dict[tuple, list[_Entry]] = {}
-    by_clauses: dict[tuple, list[_Entry]] = {}
-    out: list[tuple[int, int, int, int, float]] = []
+    by_family: dict[_Keys, list[_Entry]] = {}
+    by_clauses: dict[tuple[_Keys, ...], list[_Entry]] = {}
+    out: list[Judged] = []
     notes: list[tuple[int, int, str]] = []
     for s, e in order:
         bi = view.block_index_at(s)
@@ -630,11 +644,11 @@ def judge(view: TextView, ctx, raw: list[tuple[int, int, int, int, float]]) -> l
                     out.append((cut, e, first.start, first.end, 1.0, f"{text[first.start:first.end]}\n{text[cut:e]}"))
                     continue  # a copy: the first stays the one later copies are compared with
                 notes.append((s, e, f"kept: looks like a copy of {view.where(first.start)} but is {why}"))
-            elif _only_numbers_differ(entry, conflict):
+            elif conflict is not None and _only_numbers_differ(entry, conflict):
                 # another number: proposed with the statement it changes as its anchor, so the number's
                 # protection keeps it and says which value the kept copy lacks
                 out.append((s, e, conflict.start, conflict.end, 1.0))
-            else:
+            elif conflict is not None:  # (always, when there is no first copy)
                 notes.append((s, e, f"kept: it changes what {view.where(conflict.start)} says "
                                     f"({text[conflict.start:conflict.end][:60]!r}): the newest word, not a copy"))
         by_family.setdefault(entry.family, []).append(entry)
@@ -644,10 +658,12 @@ def judge(view: TextView, ctx, raw: list[tuple[int, int, int, int, float]]) -> l
     return out
 
 
-def _first_copy(entry: _Entry, by_family, by_clauses) -> tuple[_Entry | None, _Entry | None]:
+def _first_copy(entry: _Entry, by_family: Mapping[tuple[Any, ...], list[_Entry]],
+                by_clauses: Mapping[tuple[Any, ...], list[_Entry]]) -> tuple[_Entry | None, _Entry | None]:
     """(first copy, None) when an earlier statement says exactly the same and nothing since has said otherwise;
     (None, the statement it changes) when the latest statement of its family says something else (a flipped
     negation, another number); (None, None) when it is new."""
+    exact_of: Callable[[_Entry], tuple[Any, ...] | None]
     for table, fam, ex, exact_of in ((by_family, entry.family, entry.exact, lambda x: x.exact),
                                      (by_clauses, entry.c_family, entry.c_exact, lambda x: x.c_exact)):
         if fam is None:
@@ -680,4 +696,5 @@ def _remember(view: TextView, notes: list[tuple[int, int, str]]) -> None:
 def kept_notes(view: TextView) -> list[tuple[int, int, str]]:
     """(start, end, why) of statements the judgment kept although they look like a repeat (a correction, a
     flipped negation, a list item, an assistant's echo …), from the last :func:`judge` on this view."""
-    return view.__dict__.get("_repeat_notes", [])
+    notes: list[tuple[int, int, str]] = view.__dict__.get("_repeat_notes", [])
+    return notes
