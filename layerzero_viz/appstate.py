@@ -25,7 +25,7 @@ import pandas as pd
 
 from .engine import FLOOR_CHOICES
 from .errors import InputError, ShareLinkError
-from .formats import load_conversation
+from .formats import dump_conversation, dump_text, load_conversation
 from .model import Conversation, MessageKey
 from .reasons import ALL_REASONS
 from .render import message_label
@@ -57,6 +57,8 @@ __all__ = [
     "page_url_path",
     "link_state",
     "view_from_link",
+    "MAX_LINK_TOKENS",
+    "held_to_size",
     "clean_view",
     "fixture_from_argv",
     "read_gallery",
@@ -209,6 +211,7 @@ class ViewState:
     view: Mapping[str, Any] = field(default_factory=dict)
     profile: str | None = None  # the domain profile picked in the sidebar (None: off)
     min_effectiveness: float = LOSSLESS  # the effectiveness floor of the lossy tier (1.0: lossless)
+    notice: str | None = None  # what opening the link changed (a conversation cut to MAX_LINK_TOKENS), shown above it
 
 
 @dataclass(frozen=True)
@@ -290,10 +293,12 @@ def view_from_link(state: Mapping[str, Any]) -> ViewState:
         line=state.get("line") or None,
         name=name if isinstance(name, str) and name else "debug link",
     )
+    source, notice = held_to_size(source)
     page = state.get("page")
     return ViewState(
         page=page if page in PAGES else DEFAULT_PAGE,
         source=source,
+        notice=notice,
         ratio=state.get("ratio"),
         low_information=state.get("low_information", True),
         show_whitespace=state.get("show_whitespace", False),
@@ -302,6 +307,86 @@ def view_from_link(state: Mapping[str, Any]) -> ViewState:
         profile=state.get("profile"),
         min_effectiveness=clean_floor(extras.get("min_effectiveness", state.get("min_effectiveness", LOSSLESS))),
     )
+
+
+MAX_LINK_TOKENS = 200_000
+"""The most tokens of a conversation opened from a debug link: annotated and drawn in about 2-3 s here (a view of
+100k tokens takes ≈ 1 s, 300k ≈ 2.5 s) and held in ≈ 0.4 GB of the server's caches.  A link (≤ 64 KB, unpacking
+to ≤ 25 MB) could otherwise carry millions of tokens: a 21 KB link unpacked to 6.2 MB took 36 s and 2.9 GB."""
+
+
+def _size(n_bytes: int) -> str:
+    return f"{n_bytes / 2**20:.1f} MB" if n_bytes >= 2**20 else f"{n_bytes / 1024:.0f} KB"
+
+
+def held_to_size(source: Source, max_tokens: int | None = None) -> tuple[Source, str | None]:
+    """``source`` cut to its leading messages within ``max_tokens`` (cl100k; default :data:`MAX_LINK_TOKENS`),
+    and a notice saying so (None: kept whole).
+
+    Whole messages are kept, in the input's own format; when even the first is too long its text is cut.  A JSONL
+    file keeps only its selected line.  A source that does not load is returned unchanged (loading it reports
+    the error as usual).
+
+    >>> turn = '{"role": "user", "content": "%s"}' % ("word " * 300)
+    >>> small, notice = held_to_size(Source('{"messages": [%s, %s]}' % (turn, turn)), max_tokens=400)
+    >>> len(small.load().messages), notice.split(": ")[1].split(".")[0]
+    (1, 'the app shows its first 1 of 2 messages')
+    """
+    max_tokens = MAX_LINK_TOKENS if max_tokens is None else max_tokens
+    n_bytes = len(source.text.encode("utf-8", "surrogatepass"))
+    if n_bytes <= max_tokens:  # every token holds at least one byte
+        return source, None
+    try:
+        conv = source.load()
+    except Exception:  # noqa: BLE001 - the app's loader reports it, with where and how to fix
+        return source, None
+    from .tokens import encoding  # only for big links: the tokenizer's tables load once
+
+    enc = encoding()
+    total, kept, cut_text = 0, len(conv.messages), None
+    for k, m in enumerate(conv.messages):
+        n = len(enc.encode_ordinary(m.text))
+        if total + n > max_tokens:
+            kept = k
+            if k == 0:  # the first message alone is too long: keep its head (a token holds ≥ 1 byte)
+                cut_text = max_tokens
+            break
+        total += n
+    whole = conv.jsonl_line is None or conv.jsonl_lines in (None, 1)
+    if kept == len(conv.messages) and whole:
+        return source, None
+    texts: dict[Any, str] = {}
+    if cut_text is not None:
+        kept = 1
+        budget = cut_text
+        for b in conv.messages[0].blocks:
+            if b.kind == "text":
+                head = b.text.encode("utf-8", "surrogatepass")[:max(budget, 0)].decode("utf-8", "ignore")
+                texts[b.path] = head
+                budget -= len(head.encode("utf-8", "surrogatepass"))
+    obj = dump_conversation(conv, texts)
+    if conv.format == "text":
+        obj = texts.get(conv.messages[0].blocks[0].path, obj) if cut_text is not None else obj
+    else:
+        cuts: dict[Any, int] = {}
+        for m in conv.messages[kept:]:
+            path = next((b.path for b in m.blocks if len(b.path) > 1 and isinstance(b.path[1], int)), None)
+            if path is not None:
+                cuts[path[0]] = min(cuts.get(path[0], path[1]), path[1])
+        for name, index in cuts.items():
+            if isinstance(obj, dict) and isinstance(obj.get(name), list):
+                obj[name] = obj[name][:index]
+    text = dump_text(conv, obj)
+    fmt = "auto" if conv.jsonl_line is not None else source.format
+    what = []
+    if kept < len(conv.messages) or cut_text is not None:
+        what.append(f"its first {kept} of {len(conv.messages)} messages" + (", cut short" if cut_text else ""))
+    if not whole:
+        what.append(f"only line {conv.jsonl_line} of the {conv.jsonl_lines}-line file")
+    notice = (f"This debug link carries {_size(n_bytes)} of conversation, more than the {max_tokens:,} tokens the "
+              f"app renders in a few seconds: the app shows {' and '.join(what)}. To see all of it, prune the "
+              f"file itself with the CLI (layerzero-viz prune / report).")
+    return Source(text, fmt, None, source.name), notice
 
 
 def clean_view(values: Mapping[str, Any]) -> dict[str, Any]:

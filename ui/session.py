@@ -287,6 +287,8 @@ def restore_from_link(params: Mapping[str, Any]) -> None:
         return
     source, annotated = loaded
     _install(source, annotated, replace(view, source=source))
+    if view.notice:  # the conversation was cut to what the app renders quickly: say so above it (app.py)
+        ss[LINK_ERROR] = view.notice
     ss[GOTO] = view.page
 
 
