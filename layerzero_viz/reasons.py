@@ -3,17 +3,20 @@
 Every token is kept or pruned *for a reason*; this module is the single list of those codes and their
 presentation (label, colour, glyph, CSS), so the heatmap, the legend, the charts and the CLI agree.
 
-Colours come from the colour-blind-safe palettes of Okabe & Ito and Paul Tol: warm hues for prune reasons,
-cool hues for protections.  Twenty categories cannot all be told apart by hue alone, so colour is never the
-only cue: each reason also has a glyph, and its *kind* has its own line style (prune = struck through on a
-tinted background, protected = solid border, over budget = dashed border, content = plain).
+Colours start from the colour-blind-safe palettes of Okabe & Ito and Paul Tol (warm hues for prune reasons,
+cool hues for protections), each moved to a mid luminance (0.19–0.23) so that the same colour, drawn as a line
+or an edge, has at least 3:1 contrast against both Streamlit themes' backgrounds (white and #171614; WCAG 1.4.11)
+while the chip's text stays the theme's own.  Twenty categories cannot all be told apart by hue alone, so colour
+is never the only cue: each reason also has a glyph (at the start of a run of chips), and its *kind* has its own
+line style (prune = struck through over a bar on a tinted background; protected = an inset edge, drawn only when
+protections are shown or the chip is hovered or selected; over budget = dashed underline; content = plain).
 
 >>> REASON_STYLES["filler"].label
 'Filler'
 >>> REASON_STYLES["filler"].decision
 'prune'
 >>> REASON_STYLES["protected_number"].rgba(0.5)
-'rgba(17, 119, 51, 0.5)'
+'rgba(48, 140, 67, 0.5)'
 """
 from __future__ import annotations
 
@@ -97,40 +100,43 @@ class ReasonStyle:
 
 
 # CSS per kind; the colour is substituted per reason.  Text keeps ``currentColor`` so the theme decides it.
+# Lines are box-shadows and text decorations, never borders: they take no room, so CJK text keeps its rhythm.
+# The score-dependent tint is a custom property (``--lz-tint``) set per chip; render.TOKEN_CSS decides when a
+# protected chip shows its edge and tint (protections are quiet unless asked for).
 _KIND_CSS: Mapping[str, str] = {
-    "prune": "text-decoration: line-through; text-decoration-color: {color}; text-decoration-thickness: 2px; "
-    "border-bottom: 2px solid {color};",
-    "protected": "border: 1px solid {color};",
-    "over_budget": "border: 1px dashed {color};",
+    "prune": "background-color: var(--lz-tint); text-decoration: line-through {color} 2px; "
+    "box-shadow: inset 0 -3px 0 {color};",
+    "protected": "background-color: var(--lz-tint); box-shadow: inset 0 0 0 1px {color};",
+    "over_budget": "text-decoration: underline dashed {color} 2px; text-underline-offset: 4px;",
     "plain": "",
 }
 
-# code: (label, colour, glyph, kind).  Okabe–Ito: #E69F00 #56B4E9 #009E73 #F0E442 #0072B2 #D55E00 #CC79A7;
-# Paul Tol muted: #332288 #88CCEE #44AA99 #117733 #999933 #DDCC77 #CC6677 #882255 #AA4499 #DDDDDD;
-# Paul Tol bright: #4477AA #66CCEE #228833 #BBBBBB.
+# code: (label, colour, glyph, kind).  From Okabe–Ito (#E69F00 #56B4E9 #009E73 #F0E442 #0072B2 #D55E00 #CC79A7)
+# and Paul Tol's muted/bright sets, each moved in HLS lightness to relative luminance 0.19–0.23 (hue and
+# saturation kept): filler's #F0E442 yellow became #9B8000, a line visible on white as on the dark theme.
 _TABLE: tuple[tuple[str, str, str, str, ReasonKind], ...] = (
     ("declared_redundant", "Declared redundant", "#D55E00", "✂", "prune"),
-    ("repeated_constraint", "Repeated constraint", "#E69F00", "↻", "prune"),
-    ("derivable_context", "Derivable from context", "#CC79A7", "∴", "prune"),
-    ("filler", "Filler", "#F0E442", "…", "prune"),
-    ("low_information", "Low information", "#999933", "∅", "prune"),
-    ("lossy", "Lossy tier (estimated loss)", "#CC6677", "≈", "prune"),
-    ("directive", "Engine directive", "#882255", "⚙", "prune"),
-    ("protected_xml", "XML markup", "#332288", "⟨", "protected"),
-    ("protected_schema", "Output schema", "#0072B2", "▦", "protected"),
-    ("protected_context", "Context block", "#88CCEE", "¶", "protected"),
-    ("protected_material", "Material (verbatim)", "#6699CC", "❞", "protected"),
-    ("protected_pattern", "Protected pattern", "#44AA99", "✱", "protected"),
-    ("protected_number", "Number", "#117733", "#", "protected"),
-    ("protected_identifier", "Identifier", "#56B4E9", "@", "protected"),
-    ("protected_negation", "Negation", "#AA4499", "¬", "protected"),
-    ("protected_connective", "Connective", "#009E73", "⇒", "protected"),
-    ("protected_code", "Code", "#4477AA", "λ", "protected"),
-    ("protected_quote", "Quotation", "#66CCEE", "❝", "protected"),
-    ("protected_user_fact", "User fact", "#228833", "★", "protected"),
-    ("over_budget", "Over budget (kept)", "#DDCC77", "⊘", "over_budget"),
-    ("content", "Content", "#DDDDDD", "", "plain"),
-    ("disabled", "Pruning disabled", "#BBBBBB", "○", "plain"),
+    ("repeated_constraint", "Repeated constraint", "#B7731A", "↻", "prune"),
+    ("derivable_context", "Derivable from context", "#C062A0", "∴", "prune"),
+    ("filler", "Filler", "#9B8000", "…", "prune"),
+    ("low_information", "Low information", "#7A8938", "∅", "prune"),
+    ("lossy", "Lossy tier (estimated loss)", "#D0506A", "≈", "prune"),
+    ("directive", "Engine directive", "#87817B", "⚙", "prune"),
+    ("protected_xml", "XML markup", "#7C6AD9", "⟨", "protected"),
+    ("protected_schema", "Output schema", "#0080C7", "▦", "protected"),
+    ("protected_context", "Context block", "#298BB8", "¶", "protected"),
+    ("protected_material", "Material (verbatim)", "#4A86C3", "❞", "protected"),
+    ("protected_pattern", "Protected pattern", "#3A9082", "✱", "protected"),
+    ("protected_number", "Number", "#308C43", "#", "protected"),
+    ("protected_identifier", "Identifier", "#1A89C8", "@", "protected"),
+    ("protected_negation", "Negation", "#BB53AA", "¬", "protected"),
+    ("protected_connective", "Connective", "#00946C", "⇒", "protected"),
+    ("protected_code", "Code", "#487EB3", "λ", "protected"),
+    ("protected_quote", "Quotation", "#148CB5", "❝", "protected"),
+    ("protected_user_fact", "User fact", "#5A8A1F", "★", "protected"),
+    ("over_budget", "Over budget (kept)", "#958226", "⊘", "over_budget"),
+    ("content", "Content", "#828282", "", "plain"),
+    ("disabled", "Pruning disabled", "#768492", "○", "plain"),
 )
 
 REASON_STYLES: Mapping[str, ReasonStyle] = MappingProxyType(
@@ -150,4 +156,4 @@ def reason_style(code: str) -> ReasonStyle:
     style = REASON_STYLES.get(code)
     if style is not None:
         return style
-    return ReasonStyle(code, code.replace("_", " ").capitalize(), "#BBBBBB", "?", "plain", "")
+    return ReasonStyle(code, code.replace("_", " ").capitalize(), "#828282", "?", "plain", "")

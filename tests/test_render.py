@@ -1,4 +1,5 @@
-"""Token heatmap HTML: escaping, merged display groups, whitespace, and one style per reason."""
+"""Token heatmap HTML: escaping, merged display groups, whitespace, one style per reason, and WCAG contrast of every
+chip in both Streamlit themes."""
 from __future__ import annotations
 
 import doctest
@@ -20,7 +21,10 @@ from layerzero_viz.reasons import (
     REASON_STYLES,
     reason_style,
 )
-from layerzero_viz.render import TOKEN_CSS, legend_html, message_card_html, tint_alpha, token_html
+from layerzero_viz.render import (
+    DIM_OPACITY, HIT_COLOR, THEMES, TOKEN_CSS, chip_colors, contrast_ratio, legend_html, message_card_html,
+    tint_alpha, token_html,
+)
 
 XSS = ['<img src=x onerror=alert(1)>', "<script>alert('x')</script>", '" onmouseover="alert(1)', "a'b&c"]
 
@@ -105,7 +109,7 @@ def test_tokens_of_one_group_merge_into_one_chip_listing_every_id():
     assert len(chips(markup)) == 2
     first = titles(markup)[0]
     assert "53901, 252" in first and first.count("politeness") == 1 and first.startswith("Filler")
-    assert ">你<sup" in markup
+    assert '</sup>你</span>' in markup  # the glyph leads the run, the text follows
 
 
 def test_group_title_shows_every_distinct_reason_and_the_highest_score():
@@ -166,7 +170,7 @@ def test_windows_newlines_become_one_line_break():
 def test_every_reason_renders_with_its_class_and_glyph(code):
     style = REASON_STYLES[code]
     markup = token_html(tokens({"text": "t", "reason": code, "score": 1.0}))
-    assert f'class="lz-tok lz-{code}"' in markup
+    assert f'class="lz-tok lz-{code} lz-k-{style.kind} lz-start lz-end"' in markup
     assert f'data-icon="{style.glyph}"' in markup
     assert f'data-decision="{style.decision}"' in markup
     assert titles(markup)[0].startswith(style.label)
@@ -175,33 +179,66 @@ def test_every_reason_renders_with_its_class_and_glyph(code):
 
 def test_unknown_reason_still_renders_plainly():
     markup = token_html(tokens({"text": "t", "reason": "brand_new<x>"}))
-    assert 'class="lz-tok lz-brand_new_x_"' in markup and "Brand new<x>" in titles(markup)[0]
+    assert 'class="lz-tok lz-brand_new_x_ lz-k-plain' in markup and "Brand new<x>" in titles(markup)[0]
 
 
 def test_tint_follows_the_score():
-    assert tint_alpha(0) == pytest.approx(0.35) and tint_alpha(1) == pytest.approx(1.0)
-    assert tint_alpha(0.5) == pytest.approx(0.675) and tint_alpha(float("nan")) == pytest.approx(0.35)
+    assert tint_alpha(0) == pytest.approx(0.6) and tint_alpha(1) == pytest.approx(1.0)
+    assert tint_alpha(0.5) == pytest.approx(0.8) and tint_alpha(float("nan")) == pytest.approx(0.6)
     assert tint_alpha(7) == pytest.approx(1.0)
 
     def alpha(score: float) -> float:
         markup = token_html(tokens({"text": "t", "reason": "filler", "score": score}))
-        return float(re.search(r"rgba\(\d+, \d+, \d+, ([0-9.]+)\)", markup).group(1))
+        return float(re.search(r"--lz-tint: rgba\(\d+, \d+, \d+, ([0-9.]+)\)", markup).group(1))
 
     assert alpha(0.0) < alpha(0.5) < alpha(1.0) <= 1
-    assert alpha(1.0) / alpha(0.0) == pytest.approx(1 / 0.35, rel=0.01)
+    assert alpha(1.0) / alpha(0.0) == pytest.approx(1 / 0.6, rel=0.01)
 
 
 def test_plain_content_has_no_tint():
-    assert "background-color" not in token_html(tokens({"text": "t", "reason": "content"}))
+    assert "--lz-tint" not in token_html(tokens({"text": "t", "reason": "content"}))
 
 
-def test_css_strikes_pruned_borders_protected_and_dashes_over_budget():
+def test_a_run_of_one_reason_gets_one_glyph_and_rounded_ends_only():
+    df = tokens(*({"text": ch, "reason": "filler"} for ch in "非常感谢"), {"text": "您", "reason": "content"},
+                {"text": "1", "reason": "protected_number"}, {"text": "2", "reason": "protected_number"})
+    markup = token_html(df)
+    found = chips(markup)
+    assert len(found) == 7
+    assert markup.count('<sup class="lz-icon" aria-hidden="true">…</sup>') == 1
+    assert markup.count('<sup class="lz-icon" aria-hidden="true">#</sup>') == 1
+    assert [("lz-start" in c, "lz-end" in c) for c in found] == [
+        (True, False), (False, False), (False, False), (False, True), (True, True), (True, False), (False, True)]
+
+
+def test_css_strikes_pruned_tokens_and_keeps_protections_quiet_until_shown():
     for code in PRUNE_REASONS:
-        assert re.search(rf"\.lz-{code} \{{[^}}]*line-through", TOKEN_CSS)
+        assert re.search(rf"(^|\n)\.lz-{code} \{{[^}}]*line-through", TOKEN_CSS)
     for code in PROTECTED_REASONS:
-        assert re.search(rf"\.lz-{code} \{{[^}}]*border: 1px solid", TOKEN_CSS)
+        # the edge and tint only inside .lz-show-protections (and the legend), or on hover/selection/focus
+        rule = re.search(rf"\n([^\n{{]*\.lz-{code}[^\n{{]*) \{{([^}}]*)\}}", TOKEN_CSS)
+        selector, body = rule.groups()
+        assert "box-shadow" in body and "background-color: var(--lz-tint)" in body
+        assert {s.strip() for s in re.split(r",(?![^(]*\))", selector)} == {
+            f":is(.lz-show-protections, .lz-legend) .lz-{code}", f".lz-{code}:hover", f".lz-{code}.lz-selected",
+            f".lz-{code}:focus-visible"}
+    assert ".lz-k-protected > sup.lz-icon { display: none; }" in TOKEN_CSS
     assert re.search(r"\.lz-over_budget \{[^}]*dashed", TOKEN_CSS)
     assert ".lz-content {" not in TOKEN_CSS
+
+
+def test_chips_take_no_room_beyond_their_text():
+    # Boxes and padding around each chip spread CJK text apart (issue 16): lines are shadows and decorations.
+    chip_rules = " ".join(re.findall(r"\.lz-[a-z_]+[^{\n]*\{([^}]*)\}", TOKEN_CSS.split(".lz-legend {")[0]))
+    assert not re.search(r"border(-top|-bottom|-left|-right)?(-width)?:", chip_rules)
+    assert "padding: 0 " not in chip_rules.replace("padding: 0;", "")
+    assert re.search(r"\.lz-tok \{[^}]*padding: 0;[^}]*margin: 0;", TOKEN_CSS)
+
+
+def test_protection_toggle_marks_the_wrapper():
+    df = tokens({"text": "42", "reason": "protected_number"})
+    assert token_html(df).startswith('<div class="lz-tokens">')
+    assert token_html(df, show_protections=True).startswith('<div class="lz-tokens lz-show-protections">')
 
 
 def test_css_suits_dark_themes_by_never_fixing_the_text_colour():
@@ -210,10 +247,68 @@ def test_css_suits_dark_themes_by_never_fixing_the_text_colour():
     assert not re.search(r"(?<![-\w])color:\s*(#000|#000000|black|#fff|white)", TOKEN_CSS, re.IGNORECASE)
 
 
+# ---------------------------------------------------------------- contrast (WCAG 2.1 AA)
+
+
+def test_contrast_ratio_matches_known_pairs():
+    assert contrast_ratio("#000000", "#FFFFFF") == pytest.approx(21.0)
+    assert contrast_ratio("#FFFFFF", "#FFFFFF") == pytest.approx(1.0)
+    assert contrast_ratio("#777777", "#FFFFFF") == pytest.approx(4.48, abs=0.01)  # the classic just-fails grey
+    assert contrast_ratio("#D55E00", "#FFFFFF") == contrast_ratio("#FFFFFF", "#D55E00")
+
+
+def contrast_table() -> list[tuple[str, str, float, bool, bool, float]]:
+    """(theme, reason, score, shown, dimmed, text contrast) for every way a chip can be drawn."""
+    rows = []
+    for theme in THEMES.values():
+        for code in ALL_REASONS:
+            for score in (0.0, 0.5, 1.0):
+                for shown in (False, True):
+                    for dimmed in (False, True):
+                        fg, bg = chip_colors(code, theme, score=score, shown=shown, dimmed=dimmed)
+                        rows.append((theme.name, code, score, shown, dimmed, contrast_ratio(fg, bg)))
+    return rows
+
+
+def test_every_chip_text_passes_wcag_aa_in_light_and_dark_themes():
+    table = contrast_table()
+    assert len(table) == 2 * 22 * 3 * 2 * 2
+    failing = [row for row in table if row[-1] < 4.5]
+    assert not failing, failing
+    worst = {name: min(r[-1] for r in table if r[0] == name) for name in THEMES}
+    assert all(value >= 4.5 for value in worst.values()), worst
+
+
+def test_a_chip_tint_is_really_there_for_pruned_tokens():
+    # The contrast check must not pass because nothing is drawn: pruned chips have a background of their own.
+    for theme in THEMES.values():
+        for code in PRUNE_REASONS:
+            _, bg = chip_colors(code, theme, score=0.0)
+            assert contrast_ratio(bg, theme.background) > 1.15, (theme.name, code)
+
+
+@pytest.mark.parametrize("theme", list(THEMES))
+def test_reason_lines_and_outlines_have_3_to_1_against_the_page(theme):
+    # WCAG 1.4.11 (non-text contrast): the strike, bar, edge and dashed line in the reason's colour, and the
+    # search hit outline, must be visible on both themes' backgrounds.
+    page = THEMES[theme].background
+    for code in ALL_REASONS:
+        assert contrast_ratio(REASON_STYLES[code].color, page) >= 3.0, code
+    assert contrast_ratio(HIT_COLOR, page) >= 3.0
+
+
+def test_filler_is_no_longer_yellow_on_yellow():
+    # Issue 16: the strike of a filler chip was #F0E442 on a #F0E442 tint; now the line stands out from its tint.
+    for theme in THEMES.values():
+        _, bg = chip_colors("filler", theme, score=1.0)
+        assert contrast_ratio(REASON_STYLES["filler"].color, bg) >= 1.5, theme.name
+    assert 0 < DIM_OPACITY < 1
+
+
 def test_legend_lists_every_reason_once_under_its_group():
     legend = legend_html()
     for code in ALL_REASONS:
-        assert legend.count(f'class="lz-tok lz-{code}"') == 1
+        assert legend.count(f'class="lz-tok lz-{code} ') == 1
         assert html.escape(REASON_STYLES[code].label) in legend
     assert legend.index("Pruned") < legend.index("Protected") < legend.index("Other kept")
 
@@ -247,8 +342,8 @@ def test_colours_are_distinct_within_prune_and_within_protected():
 
 
 def test_rgba_clamps_alpha():
-    assert reason_style("filler").rgba(2) == "rgba(240, 228, 66, 1.0)"
-    assert reason_style("filler").rgba(-1) == "rgba(240, 228, 66, 0.0)"
+    assert reason_style("filler").rgba(2) == "rgba(155, 128, 0, 1.0)"
+    assert reason_style("filler").rgba(-1) == "rgba(155, 128, 0, 0.0)"
 
 
 @pytest.mark.parametrize("module", [reasons, render])
