@@ -13,12 +13,12 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Iterator, Mapping, Protocol
 
 import re2
 
 from .errors import DirectiveError, PatternError
-from .model import Conversation, MessageKey
+from .model import Block, Conversation, Message, MessageKey
 
 __all__ = [
     "DEFAULT_RATIO", "MAX_RATIO", "DirectiveSpan", "Settings", "resolve_settings", "check_ratio",
@@ -35,6 +35,23 @@ LAYER_ZERO_RE = re.compile(r"<layer-zero\b[^<>]*?/?>(?:\s*</layer-zero>)?", re.I
 _ATTR_RE = re.compile(r"""\s*([A-Za-z_][\w\-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 _LIST_TAG_RE = re.compile(r"<(protected_tokens|redundant_phrases)>(.*?)</\1>", re.DOTALL)
 _MAX_PATTERN_LEN = 1000
+
+
+class PatternMatch(Protocol):
+    """A match of a :class:`CompiledPattern` (what the engine reads of it)."""
+
+    def start(self) -> int: ...
+
+    def end(self) -> int: ...
+
+    def span(self) -> tuple[int, int]: ...
+
+
+class CompiledPattern(Protocol):
+    """A ``<protected_tokens>`` pattern as RE2 compiles it (:func:`compile_pattern`; re2 ships no type
+    information): what the engine calls on it."""
+
+    def finditer(self, text: str) -> Iterator[PatternMatch]: ...
 
 
 @dataclass(frozen=True)
@@ -61,7 +78,7 @@ class Settings:
     redundant_phrases: tuple[str, ...] = ()
     directive_spans: tuple[DirectiveSpan, ...] = ()
     warnings: tuple[str, ...] = ()
-    compiled_patterns: tuple = field(default=(), compare=False, repr=False)
+    compiled_patterns: tuple[CompiledPattern, ...] = field(default=(), compare=False, repr=False)
     profile: str | None = None  # the domain profile applied (advisor.profiles), if any
     profile_rule: str | None = None  # which profile rule changed the settings, in words
     ratio_cap: float | None = None  # a profile's ceiling: every ratio above it, even an argument, is cut to it
@@ -124,7 +141,7 @@ def _parse_header(value: str) -> tuple[bool | None, float | None]:
     return enabled, ratio
 
 
-def compile_pattern(pattern: object, where: str):
+def compile_pattern(pattern: object, where: str) -> CompiledPattern:
     """``pattern`` compiled by RE2; PatternError naming ``where`` when it is empty, too long or unsupported."""
     if not isinstance(pattern, str) or not pattern:
         raise PatternError(f"{where}: pattern {pattern!r} must be a non-empty string")
@@ -133,7 +150,8 @@ def compile_pattern(pattern: object, where: str):
     options = re2.Options()
     options.log_errors = False
     try:
-        return re2.compile(pattern, options)
+        compiled: CompiledPattern = re2.compile(pattern, options)
+        return compiled
     except Exception as exc:  # re2 raises its own error type
         detail = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else str(exc)
         raise PatternError(
@@ -142,7 +160,7 @@ def compile_pattern(pattern: object, where: str):
         ) from None
 
 
-def _json_list(body: str, tag: str, where: str) -> list:
+def _json_list(body: str, tag: str, where: str) -> list[str]:
     try:
         value = json.loads(body)
     except json.JSONDecodeError as exc:
@@ -166,7 +184,7 @@ def resolve_settings(
     spans: list[DirectiveSpan] = []
     warnings: list[str] = []
     patterns: list[str] = []
-    compiled: list = []
+    compiled: list[CompiledPattern] = []
     phrases: list[str] = []
     directive: tuple[bool | None, float | None] = (None, None)
     system = conv.system
@@ -231,7 +249,7 @@ def spans_have_layer_zero(spans: list[DirectiveSpan]) -> bool:
     return any(s.kind == "layer-zero" for s in spans)
 
 
-def _first_text_block(msg):
+def _first_text_block(msg: Message) -> Block | None:
     return next((b for b in msg.blocks if b.kind == "text"), None)
 
 

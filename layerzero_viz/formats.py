@@ -265,7 +265,7 @@ def without_emptied_blocks(doc: Any, emptied: list[JsonPath]) -> Any:
     >>> without_emptied_blocks({"system": "", "messages": []}, [("system",)])
     {'messages': []}
     """
-    drops: dict[tuple, list] = {}
+    drops: dict[JsonPath, list[int]] = {}
     for path in emptied:
         path = tuple(path)
         if len(path) >= 2 and path[-1] == "text" and isinstance(path[-2], int):
@@ -303,7 +303,8 @@ def dump_text(conv: Conversation, obj: Any) -> str:
     }
     """
     if conv.format == "text":
-        return obj
+        text: str = obj  # dump_conversation gives a text conversation back as its text
+        return text
     if conv.jsonl_line is not None:
         return json.dumps(obj, ensure_ascii=False)
     body = json.dumps(obj, ensure_ascii=False, indent=2)
@@ -855,7 +856,8 @@ def _message_list(doc: Any, key: str, where: str) -> list[Any]:
         _fail(where, (key,), f'"{key}" is missing', _SHAPES_HINT)
     if not isinstance(doc[key], list):
         _fail(where, (key,), f'"{key}" must be a list, got {_json_type(doc[key])}', _SHAPES_HINT)
-    return doc[key]
+    found: list[Any] = doc[key]
+    return found
 
 
 def _role(item: Any, field: str, path: JsonPath, roles: Mapping[str, str], where: str) -> str:
@@ -908,7 +910,8 @@ def _json_type(value: Any) -> str:
         return "boolean"
     if isinstance(value, (int, float)):
         return "number"
-    return {str: "string", list: "array", dict: "object"}.get(type(value), type(value).__name__)
+    names: dict[type[Any], str] = {str: "string", list: "array", dict: "object"}
+    return names.get(type(value), type(value).__name__)
 
 
 # ------------------------------------------------------------------------------------------------ dumping

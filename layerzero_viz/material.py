@@ -37,7 +37,11 @@ from __future__ import annotations
 import json
 import re
 from functools import partial
-from typing import Iterable, NamedTuple
+from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple
+
+if TYPE_CHECKING:
+    from .model import MessageKey
+    from .view import TextView
 
 __all__ = ["Material", "KINDS", "find_material", "block_material"]
 
@@ -53,7 +57,7 @@ class Material(NamedTuple):
     detail: str
 
 
-def _line_matches(rx: re.Pattern[str], text: str, s: int, e: int) -> list[tuple[int, int, re.Match]]:
+def _line_matches(rx: re.Pattern[str], text: str, s: int, e: int) -> list[tuple[int, int, re.Match[str]]]:
     """(line start, end, match) of ``rx`` — a pattern that starts by matching a newline — at the lines of
     [s, e).  A literal first character lets the regex engine jump from newline to newline instead of trying
     every position (a ``^`` in MULTILINE mode is tried at every character).
@@ -385,10 +389,10 @@ def _without_trailing_task_sentences(text: str, a: int, b: int) -> int:
     return b
 
 
-def _introducers(text: str, s: int, e: int) -> list:
+def _introducers(text: str, s: int, e: int) -> list[re.Match[str]]:
     """Introducer matches in [s, e), in order.  Each colon is looked at on its own, with the clause before it
     on its line (at most 160 characters): a scan from the colons, not a regex tried at every position."""
-    found = []
+    found: list[re.Match[str]] = []
     for colon, colons in ((":", _COLON_AFTER_WORD), ("：", _FULL_COLON_AFTER_WORD)):
         for cm in colons.finditer(text, s, e):
             c = cm.start()
@@ -783,7 +787,7 @@ def _largest_first(m: Material) -> tuple[int, int]:
     return m[0] - m[1], m[0]
 
 
-def find_material(view, block_types: dict | None = None, last_role: str | None = None) -> list[Material]:
+def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], str] | None = None, last_role: str | None = None) -> list[Material]:
     """Every material range of ``view`` with its kind and detail, largest first (so that a smaller range
     inside a larger one — a quote inside a handed-over letter — shows its own detail).
 

@@ -23,6 +23,7 @@ from .structure import context_facts, elements, scan_tags
 from .view import Interval, TextView, clauses
 
 if TYPE_CHECKING:
+    from .directives import CompiledPattern
     from .model import Conversation, MessageKey
     from .scans import Scans
 
@@ -266,7 +267,7 @@ def _block_types(conversation: Conversation | None) -> tuple[dict[tuple[MessageK
     return types, last_role
 
 
-def find_protections(view: TextView, scans: Scans, structure: Protection, patterns: Sequence[re.Pattern[str]] = (),
+def find_protections(view: TextView, scans: Scans, structure: Protection, patterns: Sequence[CompiledPattern] = (),
                      pattern_sources: tuple[str, ...] = ()) -> Protection:
     """Every protected range of the conversation (global offsets), with the ``<context>`` timing: added to
     ``structure`` (what :func:`xml_protections` gave) from ``scans`` (``scans.Scans`` of this view) and the
