@@ -3,10 +3,29 @@ import streamlit as st
 
 from layerzero_viz import Config, render
 from layerzero_viz.advisor import CHECKS
+from layerzero_viz.advisor.diff import DIFF_CSS, conversation_diff, diff_html
+from layerzero_viz.advisor.lint import apply_fix
 from layerzero_viz.advisor.profiles import AUTO, detect_domain
 from layerzero_viz.advisor.views import FIND_CSS, finding_label, findings_frame, fixed_counts, highlight_html
 from layerzero_viz.appstate import md_escape, message_position
 from ui import advisor, session, widgets
+
+
+def show_diff(before, after) -> None:
+    """Original vs fixed, per changed message (escaped HTML: deletions struck, insertions marked)."""
+    changes = conversation_diff(before, after)
+    if not changes:
+        st.caption("The fix changes no message text.")
+        return
+    st.markdown(DIFF_CSS, unsafe_allow_html=True)
+    for change in changes:
+        st.markdown(f"**{md_escape(change.label)}**")
+        left, right = st.columns(2)
+        left.caption("Original")
+        left.markdown(diff_html(change, "before"), unsafe_allow_html=True)
+        right.caption("Fixed")
+        right.markdown(diff_html(change, "after"), unsafe_allow_html=True)
+
 
 ss = st.session_state
 cur = widgets.require_current()
@@ -20,6 +39,16 @@ guess = detect_domain(conv) if profile == AUTO else None
 domain = f"domain **{md_escape(guess.name)}** (detected)" if guess else (
     "no domain recognised" if profile == AUTO else f"profile **{md_escape(profile)}**")
 st.caption(f"{md_escape(cur.source.name)} · {len(found)} findings · {domain}. Codes are explained in docs/LINT.md.")
+
+edits = advisor.history(cur.source)
+if edits:
+    undo_col, original_col = st.columns([3, 1], vertical_alignment="center")
+    undo_col.info(f"**Modified** by {len(edits)} edit{'s' if len(edits) > 1 else ''}: "
+                  f"{md_escape('; '.join(e.label for e in edits))}.", icon=":material/edit_note:")
+    original_col.download_button("Download the original", edits[0].before.text, file_name=edits[0].before.name,
+                                 key="advisor_original", icon=":material/download:", width="stretch")
+    original_col.button("Undo the last fix", key="advisor_undo_page", icon=":material/undo:", width="stretch",
+                        on_click=advisor.undo)
 
 if message := ss.pop(advisor.FIX_MESSAGE, None):
     st.success(md_escape(message), icon=":material/check:")
@@ -37,9 +66,19 @@ b.metric("Warnings", counts["warning"])
 c.metric("Info", counts["info"])
 fixable = sum(1 for f in found if f.fix_available)
 d.metric("Fixable", fixable)
-if fixable:
-    st.button(f"Apply all {fixable} mechanical fixes", key="apply_all", icon=":material/auto_fix_high:",
-              on_click=advisor.apply_all, args=(conv, profile, ratio))
+if proposal := advisor.pending(cur.source):
+    with st.container(border=True):
+        st.markdown(f"**Review before applying** — {md_escape(proposal.label)}")
+        show_diff(conv, proposal.source.load())
+        apply_col, cancel_col, _ = st.columns([1, 1, 2])
+        apply_col.button("Apply these fixes", key="advisor_apply_pending", type="primary",
+                         icon=":material/check:", on_click=advisor.apply_pending, width="stretch")
+        cancel_col.button("Cancel", key="advisor_cancel_pending", icon=":material/close:",
+                          on_click=advisor.cancel_pending, width="stretch")
+elif fixable:
+    st.button(f"Review all {fixable} mechanical fixes", key="apply_all", icon=":material/auto_fix_high:",
+              on_click=advisor.propose_all, args=(cur.source, conv, profile, ratio),
+              help="Shows the original and the fixed conversation side by side before anything changes.")
 
 st.dataframe(findings_frame(found), hide_index=True, width="stretch")
 
@@ -69,7 +108,9 @@ with st.container(border=True):
                     delta_color="inverse")
         right.metric(f"Tokens sent after pruning (r = {after.ratio:.2f})", f"{before.sent:,} → {after.sent:,}",
                      delta=after.sent - before.sent, delta_color="inverse")
+        with st.expander("What the fix changes (original → fixed)", expanded=True):
+            show_diff(conv, apply_fix(conv, finding))
         st.button(finding.fix.label, key="apply_fix", type="primary", icon=":material/auto_fix_normal:",
-                  on_click=advisor.apply_fix, args=(conv, finding))
+                  on_click=advisor.apply_fix, args=(conv, finding), help="Undo puts the conversation back.")
     else:
         st.caption("No mechanical fix: rewrite it by hand as suggested.")

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+from dataclasses import dataclass
+from pathlib import PurePath
 from typing import Any
 
 import streamlit as st
@@ -31,7 +33,8 @@ FIX_ERROR = "advisor_fix_error"
 
 
 def profile_picker(cur: Any) -> None:
-    """The sidebar's domain-profile select box, and which rule of the profile is in force."""
+    """The sidebar's domain-profile select box, which rule of the profile is in force, and — when detector fixes
+    changed the loaded conversation — that it is modified, with the undo button (:func:`edit_status`)."""
     names = profile_names()
     options = [OFF, AUTO, *names]
     if st.session_state.get(PROFILE, OFF) not in options:
@@ -47,6 +50,8 @@ def profile_picker(cur: Any) -> None:
                       "(layerzero_viz/profiles/default.toml, or your file in $LAYERZERO_PROFILES).")
     if cur is None:
         return
+    # drawn here because every page's sidebar draws the picker: a fixed conversation says so wherever one looks
+    edit_status(cur)
     settings = cur.annotated.settings
     if settings.profile_rule:
         st.caption(f"Profile rule: {md_escape(settings.profile_rule)}")
@@ -69,13 +74,97 @@ def findings(source: Source, conv: Conversation, ratio: float | None) -> list[Fi
     return _lint(key, conv, profile, ratio)
 
 
+# ---------------------------------------------------------------------------------------------- edits
+# A fix replaces the loaded conversation; what it replaced is kept in the session so that it can be undone and
+# nothing the user gave is lost: the original always (the first entry), and the last MAX_UNDO - 1 steps after
+# it while their texts fit in MAX_UNDO_BYTES.
+
+HISTORY = "advisor_history"
+PENDING = "advisor_pending"
+MAX_UNDO = 5
+MAX_UNDO_BYTES = 16 * 2**20
+MODIFIED = " (modified)"
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One applied fix (or batch of fixes): the source it replaced, the digest of its result, what it did."""
+
+    before: Source
+    after: str
+    label: str
+
+
+@dataclass(frozen=True)
+class Pending:
+    """Fixes computed but not applied yet: the rewritten source, shown as a diff until applied or cancelled."""
+
+    base: str  # the digest of the source they were computed on
+    source: Source
+    label: str
+
+
+def modified_name(name: str) -> str:
+    """The loaded conversation's name once a fix changed it: ``chat (modified).json``.
+
+    >>> modified_name("chat.json"), modified_name("chat (modified).json"), modified_name("pasted")
+    ('chat (modified).json', 'chat (modified).json', 'pasted (modified)')
+    """
+    if MODIFIED in name:
+        return name
+    path = PurePath(name)
+    return f"{name[:len(name) - len(path.suffix)]}{MODIFIED}{path.suffix}" if path.suffix else name + MODIFIED
+
+
+def history(source: Source | None) -> list[Edit]:
+    """The fixes that made ``source`` (oldest first); empty when it is not a fixed conversation."""
+    edits = st.session_state.get(HISTORY) or []
+    if source is None or not edits or edits[-1].after != source.digest:
+        return []
+    return list(edits)
+
+
+def _bounded(edits: list[Edit]) -> list[Edit]:
+    """The original first, then as many of the latest steps as MAX_UNDO and MAX_UNDO_BYTES allow."""
+    if len(edits) <= 1:
+        return edits
+    kept, size = [], len(edits[0].before.text)
+    for edit in reversed(edits[1:]):
+        size += len(edit.before.text)
+        if len(kept) + 1 >= MAX_UNDO or size > MAX_UNDO_BYTES:
+            break
+        kept.append(edit)
+    return [edits[0], *reversed(kept)]
+
+
 def _replace_source(conv: Conversation, message: str) -> None:
-    source = st.session_state.get(session.SOURCE)
+    ss = st.session_state
+    source = ss.get(session.SOURCE)
     text = dump_text(conv, dump_conversation(conv))
-    if session.load(Source(text, conv.format, name=source.name if source else "pasted"), goto=None):
-        st.session_state[FIX_MESSAGE] = message
+    name = modified_name(source.name if source else "pasted")
+    new = Source(text, conv.format, name=name)
+    if session.load(new, goto=None):
+        previous = history(source)
+        ss[HISTORY] = _bounded([*previous, Edit(source, ss[session.SOURCE].digest, message)]) if source else []
+        ss[FIX_MESSAGE] = message + ". Undo restores the conversation as it was."
     else:  # the rewritten text does not load: keep the conversation, say why
-        st.session_state[FIX_ERROR] = st.session_state.get(session.LOAD_ERROR)
+        ss[FIX_ERROR] = ss.get(session.LOAD_ERROR)
+    ss.pop(PENDING, None)
+
+
+def undo() -> None:
+    """Button callback: put back the conversation the last fix replaced (its name and text exactly)."""
+    ss = st.session_state
+    edits = history(ss.get(session.SOURCE))
+    if not edits:
+        return
+    last = edits[-1]
+    if session.load(last.before, goto=None):
+        ss[HISTORY] = edits[:-1]
+        ss[FIX_MESSAGE] = f"Undone: {last.label}."
+    else:
+        ss[FIX_ERROR] = ss.get(session.LOAD_ERROR)
+    ss.pop(PENDING, None)
 
 
 def apply_fix(conv: Conversation, finding: Finding) -> None:
@@ -88,13 +177,45 @@ def apply_fix(conv: Conversation, finding: Finding) -> None:
     _replace_source(new, f"Applied {finding.code}: {finding.fix.label if finding.fix else ''}")
 
 
-def apply_all(conv: Conversation, profile: str, ratio: float | None) -> None:
-    """Button callback: apply every mechanical fix, linting again after each."""
+def propose_all(source: Source, conv: Conversation, profile: str, ratio: float | None) -> None:
+    """Button callback: compute every mechanical fix (linting again after each) and hold it for review."""
     new, applied = apply_all_fixes(conv, profile=profile, ratio=ratio, env=os.environ)
-    if applied:
-        _replace_source(new, f"Applied {len(applied)} fixes: {', '.join(f.code for f in applied)}")
-    else:
+    if not applied:
         st.session_state[FIX_MESSAGE] = "Nothing to apply."
+        return
+    text = dump_text(new, dump_conversation(new))
+    label = f"Applied {len(applied)} fixes: {', '.join(f.code for f in applied)}"
+    st.session_state[PENDING] = Pending(source.digest, Source(text, new.format, name=source.name), label)
+
+
+def pending(source: Source) -> Pending | None:
+    """The fixes waiting for review on ``source`` (None once applied, cancelled, or another conversation loaded)."""
+    found = st.session_state.get(PENDING)
+    return found if isinstance(found, Pending) and found.base == source.digest else None
+
+
+def apply_pending() -> None:
+    """Button callback: apply the reviewed fixes."""
+    found = st.session_state.get(PENDING)
+    if isinstance(found, Pending):
+        _replace_source(found.source.load(), found.label)
+
+
+def cancel_pending() -> None:
+    """Button callback: drop the reviewed fixes; the conversation stays as it is."""
+    st.session_state.pop(PENDING, None)
+
+
+def edit_status(cur: Any) -> None:
+    """In the sidebar, on every page: that the loaded conversation was changed by fixes, and the undo button."""
+    edits = history(cur.source if cur is not None else None)
+    if not edits:
+        return
+    st.warning(f"**Modified** by {len(edits)} detector edit{'s' if len(edits) > 1 else ''} "
+               f"(last: {md_escape(edits[-1].label)}).", icon=":material/edit_note:")
+    st.button("Undo the last fix", key="advisor_undo", icon=":material/undo:", on_click=undo, width="stretch",
+              help=f"Puts back the conversation as it was before the last fix; the original "
+                   f"({md_escape(edits[0].before.name)}) is always kept.")
 
 
 # ---------------------------------------------------------------------------------------------- mining

@@ -41,12 +41,69 @@ def test_detector_lists_findings_highlights_and_applies_a_fix():
     assert not any(o.startswith("LZ180") for o in at.selectbox(key="finding").options)
 
 
-def test_detector_apply_all_leaves_no_fixable_finding():
+def test_detector_apply_all_shows_the_diff_first_then_leaves_no_fixable_finding():
     at = open_sample("support_chat.en.json", "app_pages/detector.py")
+    original = at.session_state["source"]
     at.button(key="apply_all").click().run()
     assert not at.exception
+    assert at.session_state["source"] == original  # nothing changed yet: the fixes wait for review
+    diff = "\n".join(m.value for m in at.main.markdown if m.proto.allow_html)
+    assert "<del>" in diff or "<ins>" in diff
+    assert [c.value for c in at.main.caption].count("Original") >= 1
+    at.button(key="advisor_apply_pending").click().run()
+    assert not at.exception
+    assert at.session_state["source"].text != original.text
     assert "apply_all" not in [b.key for b in at.main.button]
     assert "apply_fix" not in [b.key for b in at.main.button]
+
+
+def test_detector_cancel_keeps_the_conversation():
+    at = open_sample("support_chat.en.json", "app_pages/detector.py")
+    original = at.session_state["source"]
+    at.button(key="apply_all").click().run()
+    at.button(key="advisor_cancel_pending").click().run()
+    assert not at.exception and at.session_state["source"] == original
+    assert "advisor_apply_pending" not in [b.key for b in at.main.button]
+    assert "apply_all" in [b.key for b in at.main.button]
+
+
+def test_a_fix_marks_the_conversation_modified_and_undo_restores_it_exactly():
+    at = open_sample("finance_qa.zh.json", "app_pages/detector.py")
+    original = at.session_state["source"]
+    assert not any("Modified" in w.value for w in at.sidebar.warning)
+    at.button(key="apply_fix").click().run()
+    fixed = at.session_state["source"]
+    assert fixed.name == "finance_qa.zh (modified).json" and fixed.text != original.text
+    assert any("Modified" in w.value and "LZ180" in w.value for w in at.sidebar.warning)
+    assert fixed.name.replace("_", "\\_") in " ".join(c.value for c in at.sidebar.caption)  # the sidebar's name
+    at.button(key="apply_all").click().run()
+    at.button(key="advisor_apply_pending").click().run()
+    assert not at.exception and "2 detector edits" in at.sidebar.warning[0].value
+    at.sidebar.button(key="advisor_undo").click().run()
+    assert at.session_state["source"] == fixed  # one level back
+    at.sidebar.button(key="advisor_undo").click().run()
+    assert not at.exception and at.session_state["source"] == original  # the user's text, byte for byte
+    assert not any("Modified" in w.value for w in at.sidebar.warning)
+    assert "advisor_undo" not in [b.key for b in at.sidebar.button]
+
+
+def test_the_modified_mark_follows_to_other_pages_and_goes_when_another_conversation_loads():
+    at = open_sample("finance_qa.zh.json", "app_pages/detector.py")
+    at.button(key="apply_fix").click().run()
+    at.switch_page("app_pages/heatmap.py").run()
+    assert any("Modified" in w.value for w in at.sidebar.warning) and "advisor_undo" in [b.key for b in at.sidebar.button]
+    at.switch_page("app_pages/load.py").run()
+    at.button(key="open:support_chat.en.json").click().run()
+    at.switch_page("app_pages/heatmap.py").run()
+    assert not any("Modified" in w.value for w in at.sidebar.warning)
+
+
+def test_a_single_fix_shows_what_it_changes_before_it_is_applied():
+    at = open_sample("finance_qa.zh.json", "app_pages/detector.py")
+    before = at.session_state["source"]
+    diff = "\n".join(m.value for m in at.main.markdown if m.proto.allow_html)
+    assert 'prune_ratio=&quot;0.35&quot;' in diff and "<del>" in diff and "<ins>" in diff
+    assert at.session_state["source"] == before
 
 
 def test_detector_escapes_user_text():
