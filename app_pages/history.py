@@ -2,6 +2,7 @@
 import streamlit as st
 
 from layerzero_viz import LayerZeroError
+from layerzero_viz.advisor.preselect import MIN_SHARE, verdicts
 from layerzero_viz.advisor.sample import sample_history
 from layerzero_viz.advisor.views import phrases_chart, phrases_frame
 from layerzero_viz.appstate import md_escape
@@ -58,12 +59,21 @@ if not result.phrases:
     st.info("No phrase occurs often enough to be worth declaring.")
     st.stop()
 
+judged = verdicts(result.phrases, messages=result.messages)
 st.altair_chart(phrases_chart(result), width="stretch")
-st.dataframe(phrases_frame(result), hide_index=True, width="stretch")
+st.caption(f"**Pre-selected** are only phrases in at least {MIN_SHARE:.0%} of the messages that are, by "
+           "segmentation, politeness frames (麻烦您帮我看一下, “could you please”) or runs of function words "
+           "framing clauses — never nouns, names, products or other content words. The *why* column says why "
+           "each phrase is or is not selected; add others by hand when you know they carry nothing.")
+st.dataframe(phrases_frame(result, judged), hide_index=True, width="stretch",
+             column_config={"selected": st.column_config.CheckboxColumn("pre-selected"),
+                            "why": st.column_config.TextColumn("why", width="large")})
 
 chosen = st.multiselect("Phrases in the block", [p.phrase for p in result.phrases],
-                        default=[p.phrase for p in result.phrases], key="history_chosen",
-                        help="Drop the ones that carry meaning in your domain before pasting the block.")
+                        default=[p.phrase for p, v in zip(result.phrases, judged) if v.selected],
+                        key="history_chosen",
+                        help="Pre-selected: politeness frames and clause-framing function words spread over the "
+                             "history. Add a phrase only when it carries no meaning in your domain.")
 block = result.block(chosen)
 st.markdown("**Paste into the system prompt** (copy with the icon at the top right):")
 st.code(block, language=None, wrap_lines=True)

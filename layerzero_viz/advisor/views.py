@@ -21,6 +21,7 @@ from ..model import Conversation
 from ..render import message_label
 from .lint import Finding, apply_fix
 from .mine import MiningResult
+from .preselect import Verdict
 
 __all__ = ["FIND_CSS", "TokenCounts", "findings_frame", "highlight_html", "token_counts", "fixed_counts",
            "phrases_frame", "phrases_chart", "finding_label"]
@@ -94,15 +95,21 @@ def fixed_counts(conv: Conversation, finding: Finding, config: Config,
     return token_counts(conv, config, ratio), token_counts(apply_fix(conv, finding), config, ratio)
 
 
-def phrases_frame(result: MiningResult) -> pd.DataFrame:
-    """The mined phrases as a table (rank, phrase, messages, tokens per use, tokens, saving, edge share, example)."""
+def phrases_frame(result: MiningResult, verdicts: Sequence[Verdict] | None = None) -> pd.DataFrame:
+    """The mined phrases as a table (rank, phrase, messages, tokens per use, tokens, saving, edge share, example),
+    with, given their :class:`~layerzero_viz.advisor.preselect.Verdict` s, whether each is pre-selected and why."""
     rows = [{
         "rank": k, "phrase": p.phrase, "messages": p.documents, "uses": p.occurrences, "tokens_per_use": p.tokens,
         "tokens": p.tokens_total, "saving": p.saving, "edge_share": p.edge_share, "lexicon": p.lexicon,
         "example": p.examples[0] if p.examples else "",
     } for k, p in enumerate(result.phrases, 1)]
-    return pd.DataFrame(rows, columns=["rank", "phrase", "messages", "uses", "tokens_per_use", "tokens", "saving",
-                                       "edge_share", "lexicon", "example"])
+    columns = ["rank", "phrase", "messages", "uses", "tokens_per_use", "tokens", "saving", "edge_share", "lexicon",
+               "example"]
+    if verdicts is not None:
+        for row, v in zip(rows, verdicts):
+            row.update(selected=v.selected, kind=v.kind, why=v.reason)
+        columns[2:2] = ["selected", "kind", "why"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def phrases_chart(result: MiningResult, top: int = 25) -> alt.Chart:

@@ -124,6 +124,12 @@ def test_history_page_mines_the_sample_and_offers_the_block():
     block = at.main.code[0].value
     assert block.startswith("<redundant_phrases>[") and "麻烦您帮我看一下" in block
     assert len(at.get("vega_lite_chart")) == 1 and len(at.main.dataframe) == 1
+    chosen = at.multiselect(key="history_chosen").value
+    assert "麻烦您帮我看一下" in chosen and not {"电动牙刷和", "我想把", "of my"} & set(chosen)
+    table = at.main.dataframe[0].value
+    why = dict(zip(table["phrase"], table["why"]))
+    assert why["of my"].startswith("not selected") and why["电动牙刷和"].startswith("not selected")
+    assert "of my" not in block and "电动牙刷和" not in block
     at.multiselect(key="history_chosen").set_value(["麻烦您帮我看一下"]).run()
     assert at.main.code[0].value == '<redundant_phrases>["麻烦您帮我看一下"]</redundant_phrases>'
 
