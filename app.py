@@ -15,6 +15,8 @@ from layerzero_viz.appstate import fixture_from_argv, md_escape
 from ui import nav, session, sidebar
 
 st.set_page_config(page_title="layerzero-viz", page_icon="✂️", layout="wide")
+# On a phone Streamlit keeps 6rem above the title: less, so a page's text starts within the first screen.
+st.html("<style>@media (max-width: 640px) { [data-testid=stMainBlockContainer] { padding-top: 3.5rem; } }</style>")
 
 session.init()
 params = st.query_params.to_dict()

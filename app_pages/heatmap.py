@@ -7,7 +7,18 @@ from layerzero_viz.appstate import (
 )
 from layerzero_viz.find import chip_details, filters_active, groups_of, match_rows, run_starts
 from layerzero_viz.reasons import ALL_REASONS, reason_style
-from ui import chips, heatmap, session, widgets
+from ui import chips, heatmap, session, sidebar, widgets
+
+# Page layout the widgets cannot say: the details panel sticks under the app's header while the text scrolls,
+# and on a phone (Streamlit stacks below 640 px) the legend moves below the text, so the text comes first.
+LAYOUT_CSS = """<style>
+[data-testid=stMain] [data-testid=stLayoutWrapper]:has(> .st-key-chip_details) { position: sticky; top: 3.75rem;
+  z-index: 5; background-color: var(--lz-page-bg, Canvas); max-height: 45vh; overflow-y: auto; }
+@media (max-width: 640px) {
+  [data-testid=stMain] [data-testid=stLayoutWrapper]:has(> .st-key-heatmap_legend) { order: 10; }
+  [data-testid=stMain] [data-testid=stLayoutWrapper]:has(> .st-key-chip_details) { max-height: 40vh; }
+}
+</style>"""
 
 ss = st.session_state
 cur = widgets.require_current()
@@ -26,52 +37,56 @@ view = st.segmented_control("View", HEATMAP_VIEWS, key=session.HEATMAP_VIEW, per
                             label_visibility="collapsed") or HEATMAP_VIEWS[0]
 
 if view == "tokens":
-    pick, whitespace, paging = st.columns([3, 2, 2], vertical_alignment="bottom")
-    with pick:
+    # The view controls live in the sidebar: on a phone it folds away and the text comes first.
+    with sidebar.page_controls():
+        st.markdown("**Tokens shown**")
         position = widgets.message_select(conv)
-    with whitespace:
+        shown = tokens if position is None else tokens[tokens["m"] == position]
+        bounds = cur.view.memo(("bounds", position), lambda: page_bounds(shown["group"].to_numpy(), TOKENS_PER_PAGE))
+        # Find: search and filters mark chips (the rest is dimmed, not hidden: context matters); ◀ ▶ jump among them.
+        st.text_input("Search tokens", key=session.SEARCH, max_chars=MAX_SEARCH_CHARS, persist_state="session",
+                      placeholder="text in the tokens", help="Case-insensitive; a word split over tokens is found whole.")
+        present = set(tokens["reason"])
+        st.multiselect("Reason", [r for r in ALL_REASONS if r in present or r in ss[session.REASONS]],
+                       key=session.REASONS, format_func=lambda r: reason_style(r).label, persist_state="session",
+                       placeholder="any reason")
+        st.multiselect("Tier", TIER_CHOICES, key=session.TIERS, persist_state="session", placeholder="any tier",
+                       format_func={"safe": "safe", "lossy": "lossy ≈", "none": "neither (kept)"}.get,
+                       help="Which tier pruned the token: safe (redundant by a rule), lossy (beyond the safe rules), "
+                            "or neither (kept, or an engine directive)")
+        st.toggle("Show protections", key=session.PROTECTIONS, persist_state="session",
+                  help="Mark every protected token (numbers, negations, quotes, your patterns …) with its colour and "
+                       "glyph. Off, protections stay quiet: a protected token shows its mark when hovered or selected.")
         st.toggle("Show whitespace", key=session.SHOW_WHITESPACE, persist_state="session",
                   help="Spaces as ·, tabs as →, newlines as ↵")
-    shown = tokens if position is None else tokens[tokens["m"] == position]
-    bounds = cur.view.memo(("bounds", position), lambda: page_bounds(shown["group"].to_numpy(), TOKENS_PER_PAGE))
-
-    # Find: search and filters mark chips (the rest is dimmed, not hidden: context matters); ◀ ▶ jump among them.
-    search, reasons, tiers, back, forth = st.columns([5, 5, 4, 2.2, 2.2], vertical_alignment="bottom")
-    search.text_input("Search tokens", key=session.SEARCH, max_chars=MAX_SEARCH_CHARS, persist_state="session",
-                      placeholder="text in the tokens", help="Case-insensitive; a word split over tokens is found whole.")
-    present = set(tokens["reason"])
-    reasons.multiselect("Reason", [r for r in ALL_REASONS if r in present or r in ss[session.REASONS]],
-                        key=session.REASONS, format_func=lambda r: reason_style(r).label, persist_state="session",
-                        placeholder="any reason")
-    tiers.multiselect("Tier", TIER_CHOICES, key=session.TIERS, persist_state="session", placeholder="any tier",
-                      format_func={"safe": "safe", "lossy": "lossy ≈", "none": "neither (kept)"}.get,
-                      help="Which tier pruned the token: safe (redundant by a rule), lossy (beyond the safe rules), "
-                           "or neither (kept, or an engine directive)")
+        page = widgets.page_number(session.TOKEN_PAGE, len(bounds) - 1)
     active = filters_active(ss[session.SEARCH], ss[session.REASONS], ss[session.TIERS])
     found = (match_rows(shown, search=ss[session.SEARCH], reasons=ss[session.REASONS], tiers=ss[session.TIERS])
              if active else (shown["decision"] == "prune").to_numpy())
     targets = run_starts(shown, found)  # one step per match or pruned run, not per chip
     what = "match" if active else "pruned run of tokens"
     args = (targets, shown["group"].to_numpy(), bounds)
-    back.button("Previous", key="heatmap_prev", icon=":material/arrow_back:", on_click=heatmap.jump,
-                args=(*args, False), disabled=not targets, width="stretch", help=f"Previous {what}")
-    forth.button("Next", key="heatmap_next", icon=":material/arrow_forward:", on_click=heatmap.jump,
-                 args=(*args, True), disabled=not targets, width="stretch", help=f"Next {what}")
-    with paging:
-        page = widgets.page_number(session.TOKEN_PAGE, len(bounds) - 1)
     first, last = bounds[page - 1], bounds[page]
     chunk = shown.iloc[first:last]
     chip = ss.get(session.CHIP)
+
+    st.html(LAYOUT_CSS)  # styles only: takes no room
+    with st.container(horizontal=True, key="heatmap_bar", vertical_alignment="center"):
+        st.button("Previous", key="heatmap_prev", icon=":material/arrow_back:", on_click=heatmap.jump,
+                  args=(*args, False), disabled=not targets, help=f"Previous {what}")
+        st.button("Next", key="heatmap_next", icon=":material/arrow_forward:", on_click=heatmap.jump,
+                  args=(*args, True), disabled=not targets, help=f"Next {what}")
+        with st.popover("Download", icon=":material/download:"):
+            widgets.downloads(cur, key="heatmap_downloads", result_json=False)
     if active:
         st.caption(f"{len(targets):,} matches ({int(found.sum()):,} tokens); the rest is dimmed.")
 
-    with st.expander("Legend: what the colours, borders and marks mean", expanded=True):  # open on a first visit
-        st.markdown(render.TOKEN_CSS + render.legend_html(), unsafe_allow_html=True)
-    with st.popover("Download", icon=":material/download:"):
-        widgets.downloads(cur, key="heatmap_downloads", result_json=False)
+    with st.container(key="heatmap_legend"):  # after the text on a phone (LAYOUT_CSS)
+        with st.expander("Legend: what the colours and marks mean", expanded=True):  # open on a first visit
+            st.markdown(render.TOKEN_CSS + render.legend_html(), unsafe_allow_html=True)
     details = chip_details(tokens, chip) if chip is not None else None
     if details is not None:
-        heatmap.details_panel(details)
+        heatmap.details_panel(details)  # sticky (LAYOUT_CSS): a tap far down the text still shows it
     if chunk.empty:
         st.info("This selection has no text tokens (images and tool blocks are passed through untouched).")
     else:
@@ -93,7 +108,7 @@ if view == "tokens":
             if len(part) < counts["tokens"]:
                 counts["on this page"] = len(part)
             html = render.token_html(part, show_whitespace=ss[session.SHOW_WHITESPACE], marks=marks, selected=chip,
-                                     interactive=True)
+                                     interactive=True, show_protections=ss[session.PROTECTIONS])
             cards.append(render.message_card_html(message.role, message.key, html, counts))
         scroll = ss.get(heatmap.SCROLL)
         chips.chips("".join(cards), on_pick=heatmap.pick, scroll=None if scroll is None else str(scroll))

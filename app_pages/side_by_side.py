@@ -3,18 +3,17 @@ import streamlit as st
 
 from layerzero_viz import render
 from layerzero_viz.appstate import MESSAGES_PER_PAGE, TOKENS_PER_PAGE, md_escape, page_count
-from ui import session, widgets
+from ui import session, sidebar, widgets
 
 ss = st.session_state
 cur = widgets.require_current()
 conv, result, tokens = cur.annotated.conversation, cur.result, cur.view.tokens
 
 st.title("Side by side")
-pick, paging = st.columns([3, 2], vertical_alignment="bottom")
-with pick:
+with sidebar.page_controls():  # in the sidebar: on a phone the text comes first
+    st.markdown("**Messages shown**")
     position = widgets.message_select(conv)
-positions = list(range(len(conv.messages))) if position is None else [position]
-with paging:
+    positions = list(range(len(conv.messages))) if position is None else [position]
     page = widgets.page_number(session.MESSAGES_PAGE, page_count(len(positions), MESSAGES_PER_PAGE),
                                label="Messages page")
 positions = positions[(page - 1) * MESSAGES_PER_PAGE: page * MESSAGES_PER_PAGE]

@@ -158,6 +158,7 @@ VIEW_FIELDS: Mapping[str, ViewField] = {
     "heatmap_reasons": ViewField([], _subset_of(ALL_REASONS)),
     "heatmap_tiers": ViewField([], _subset_of(TIER_CHOICES)),
     "chip": ViewField(None, _chip),  # the selected chip (display group), whose details are open
+    "heatmap_protections": ViewField(False, lambda v: isinstance(v, bool)),  # "Show protections"
     # Side by side
     "messages_page": ViewField(1, _positive_int),
     # Ratio sweep

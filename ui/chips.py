@@ -25,6 +25,10 @@ export default function (component) {
       root.__focus = chip ? chip.dataset.group : null;
     });
   }
+  // The page's background as a CSS variable: the sticky details panel paints it so text scrolling under it
+  // does not show through (Streamlit's theme sets it on .stApp only; the theme can follow the system).
+  const app = document.querySelector(".stApp");
+  if (app) document.documentElement.style.setProperty("--lz-page-bg", getComputedStyle(app).backgroundColor);
   const hadFocus = root.contains(document.activeElement) ? root.__focus : null;
   if (root.__html !== data.html) {
     root.innerHTML = data.html;  // escaped by render.token_html

@@ -45,6 +45,7 @@ SEARCH = "heatmap_search"
 REASONS = "heatmap_reasons"
 TIERS = "heatmap_tiers"
 CHIP = "chip"  # the selected chip (its display group), whose details are open on the heatmap
+PROTECTIONS = "heatmap_protections"  # "Show protections": protected chips marked (quiet otherwise)
 MESSAGES_PAGE = "messages_page"
 SWEEP_FLOORS = "sweep_floors"
 FINDING = "finding"

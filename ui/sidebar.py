@@ -1,8 +1,15 @@
 """The sidebar every page shares: the ratio and the effectiveness floor, what bounds pruning, the low-information
-switch, metrics and the debug link."""
+switch, the page's own controls (:func:`page_controls`), metrics and the debug link.
+
+Pages put their view controls (message picker, search, filters, toggles) in the sidebar rather than above their
+text: on a phone the sidebar folds away and the text comes first.
+"""
 from __future__ import annotations
 
+import threading
+
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from layerzero_viz import LayerZeroError
 from layerzero_viz.appstate import (
@@ -22,8 +29,19 @@ _SOURCE_LABELS = {
 }
 
 
+_run = threading.local()  # one script run per thread: the slot of this run's page controls
+
+
+def page_controls() -> DeltaGenerator:
+    """Where the current page draws its view controls: a slot in the sidebar under the shared controls and above
+    the metrics (the sidebar itself when :func:`render` did not run, as in a page's own tests)."""
+    slot = getattr(_run, "slot", None)
+    return slot if slot is not None else st.sidebar
+
+
 def render(page: str, cur: Current | None) -> None:
     """Draw the shared sidebar for ``page`` (``cur`` is None when nothing is loaded)."""
+    _run.slot = None
     with st.sidebar:
         st.slider(
             "prune_ratio", min_value=0.0, max_value=0.95, step=0.01, key=session.RATIO,
@@ -43,6 +61,7 @@ def render(page: str, cur: Current | None) -> None:
                   help="Prune frequent function words while budget is left (lowest priority). "
                        "Switching this re-runs detection once; the result is cached.")
         advisor.profile_picker(cur)
+        _run.slot = st.container(key="page_controls")
         if cur is None:
             st.caption("Load a conversation to see its metrics.")
             return

@@ -149,6 +149,7 @@ NON_DEFAULT = {
     "heatmap_reasons": ["filler", "protected_user_fact"],
     "heatmap_tiers": ["safe"],
     "chip": 7,
+    "heatmap_protections": True,
     "messages_page": 2,
     "sweep_floors": [1.0, 0.95],
     "finding": 1,

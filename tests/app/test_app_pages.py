@@ -179,11 +179,11 @@ def test_filters_by_reason_and_tier_mark_only_those_tokens():
     at = open_sample(new_app(), "vip_multiturn.zh.json").run()
     at.multiselect(key="heatmap_reasons").set_value(["filler"]).run()
     import re
-    marked = re.findall(r'class="lz-tok (lz-[a-z_]+) lz-hit', chips_html(at))
+    marked = re.findall(r'class="lz-tok (lz-[a-z_]+) [^"]*\blz-hit\b', chips_html(at))
     assert marked and set(marked) == {"lz-filler"}
     at.multiselect(key="heatmap_reasons").set_value([]).run()
     at.multiselect(key="heatmap_tiers").set_value(["none"]).run()
-    kept = re.findall(r'class="lz-tok (lz-[a-z_]+) lz-hit[^"]*" data-decision="([a-z]+)"', chips_html(at))
+    kept = re.findall(r'class="lz-tok (lz-[a-z_]+) [^"]*\blz-hit\b[^"]*" data-decision="([a-z]+)"', chips_html(at))
     assert kept and all(reason == "lz-directive" for reason, decision in kept if decision == "prune")
     assert any(decision == "keep" for _, decision in kept)
 
@@ -256,3 +256,27 @@ def test_next_steps_over_a_whole_match_not_chip_by_chip():
         at.button(key="heatmap_next").click().run()
         starts.append(_chip_texts(_selected(at), "lz-selected")[0].strip())
     assert starts == ["收", "收", "收"]
+
+
+# ---------------------------------------------------------------------------------------------- legible by default
+
+
+def test_protections_are_quiet_until_the_toggle_shows_them():
+    at = open_sample(new_app(), "finance_qa.zh.json").run()
+    html = chips_html(at)
+    assert "lz-protected_number" in html and "lz-show-protections" not in html
+    at.sidebar.toggle(key="heatmap_protections").set_value(True).run()
+    html = chips_html(at)
+    assert no_exception(at) and html.count('class="lz-tokens lz-show-protections"') == html.count('class="lz-tokens')
+
+
+def test_view_controls_live_in_the_sidebar_so_the_text_comes_first():
+    at = open_sample(new_app(), "finance_qa.zh.json").run()
+    for kind, key in (("selectbox", "message"), ("text_input", "heatmap_search"), ("multiselect", "heatmap_reasons"),
+                      ("multiselect", "heatmap_tiers"), ("toggle", "heatmap_protections"),
+                      ("toggle", "show_whitespace"), ("number_input", "heatmap_page")):
+        assert getattr(at.sidebar, kind)(key=key), key
+    assert not at.main.text_input and not at.main.multiselect and not at.main.toggle
+    goto(at, "side-by-side")
+    assert at.sidebar.selectbox(key="message") and at.sidebar.number_input(key="messages_page")
+    assert not at.main.selectbox
