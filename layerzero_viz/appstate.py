@@ -21,6 +21,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence, TypeVar
 
+import numpy as np
 import pandas as pd
 
 from .engine import FLOOR_CHOICES
@@ -568,8 +569,12 @@ class ResultView:
         df = self.result.token_table()
         if df.empty:
             return pd.DataFrame(columns=[*df.columns, "m", "label"])
-        df["m"] = self._positions(df["message"])
-        df["label"] = [message_label(k, r) for k, r in zip(df["message"], df["role"])]
+        # per message, not per token: a 20k-token table took 140 ms of dict lookups and labels row by row
+        codes, keys = pd.factorize(df["message"], sort=False)
+        first = np.unique(codes, return_index=True)[1]  # the first row of each message, in order of codes
+        roles = df["role"].to_numpy()[first]
+        df["m"] = np.asarray(self._positions(list(keys)), dtype=np.int64)[codes]
+        df["label"] = np.asarray([message_label(k, r) for k, r in zip(keys, roles)], dtype=object)[codes]
         return df
 
     @cached_property
