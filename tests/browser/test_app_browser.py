@@ -321,7 +321,6 @@ def test_message_picker_says_all_messages_when_none_is_chosen(page, app_url):
 
 def test_legend_group_titles_each_start_a_row(page, app_url):
     open_app(page, app_url)
-    page.get_by_text("Legend: what the colours, borders and marks mean").click()
     legend = page.locator(".lz-legend")
     legend.wait_for()
     offsets = legend.evaluate("""legend => [...legend.querySelectorAll('.lz-legend-title')].map(h =>
@@ -330,7 +329,7 @@ def test_legend_group_titles_each_start_a_row(page, app_url):
 
 
 def test_readme_heatmap_screenshot(page, app_url, artifacts):
-    page.set_viewport_size({"width": 1400, "height": 1000})
+    page.set_viewport_size({"width": 1440, "height": 900})
     open_app(page, app_url)
     page.locator(".lz-card .lz-tok").first.wait_for()
     settled(page)
