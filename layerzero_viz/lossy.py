@@ -8,7 +8,9 @@ first, then these words in increasing loss per token while the effectiveness est
 
 Never taken, at any floor: the most informative word of each clause and the only word of a one-word clause (so
 no cut leaves punctuation alone, a list marker without its item, an empty emphasis or an empty turn), a word
-that may carry a negation (未来, 不错, "not"), a word that shares a token with its neighbours, the final turn
+that may carry a negation (未来, 不错, "not"), a question word (如何, "why"), the word right after a negation (不解释,
+"not write") or after a subject pronoun (我希望, "I want"), a Chinese word right before 的/地/得 (a lone particle
+would be left), a word that shares a token with its neighbours, the final turn
 when it is the assistant's (the prefill the model continues), a line that opens with punctuation other than a
 list marker, a heading mark or emphasis (";; comment", "> quote", "| cell"), a line that reads as code or a
 formula (an assignment, a call, braces), a capitalised word but "I" (a name or a term), the first word of a
@@ -58,6 +60,15 @@ _CLAUSE_BREAK = re.compile(r"[^\w\s]|[\n_]")
 _CODE_LIKE = re.compile(r"[A-Za-z0-9_][(\[]|[(\[]\\?[\[(]|\w\\?\*\\?\*\w|[{;][ \t]*$|^[ \t]*\}|[A-Za-z_]\w*[ \t]*=[^=]",
                         re.MULTILINE)
 # "I" and its contractions are capitalised without being names
+# question words: a question without them asks something else (or nothing)
+_QUESTION_WORDS = frozenset({"如何", "怎么", "怎样", "怎么样", "什么", "为什么", "为何", "哪", "哪里", "哪儿", "哪个", "哪些",
+                             "谁", "几", "多少", "是否", "吗", "呢", "how", "what", "why", "which", "who", "whom",
+                             "whose", "when", "where", "whether"})
+# personal pronouns as subjects: the word after one is usually the clause's verb
+_SUBJECTS = frozenset({"我", "你", "您", "他", "她", "它", "我们", "你们", "您们", "他们", "她们", "它们", "咱们", "i",
+                       "we", "you", "he", "she", "they"})
+# structural particles that tie a word to what follows (的 a modifier, 地 a manner, 得 a degree)
+_PARTICLES_AFTER = frozenset("的地得")
 _PRONOUN_I = frozenset({"I", "I'm", "I'll", "I've", "I'd", "I’m", "I’ll", "I’ve", "I’d"})
 
 
@@ -105,9 +116,11 @@ def lossy_tier(ann: Annotated) -> LossyTier:
             # the words the safe tier may take do not count: they may go too
             words = [(m.start(), m.end()) for m in _words(text, cs, ce) if not _in_candidate(ann, m.start(), m.end())]
             clause_rows: list[tuple[int, int, str, int, int, int, float, int]] = []
+            prev_key = ""
             for ws, we in words:
                 word = text[ws:we]
                 key = word.lower()
+                after_key, prev_key = prev_key, key
                 seen = key in recent
                 recent.append(key)
                 if len(recent) > NEARBY_WORDS:
@@ -126,6 +139,13 @@ def lossy_tier(ann: Annotated) -> LossyTier:
                     # sentence stays so that no sentence starts in lower case
                 if _NEGATION_CHARS.search(word) or key in _EN_NEGATIONS:
                     continue  # 未来, 不错, "not": a word that may carry a negation is never weighed away
+                if key in _QUESTION_WORDS:
+                    continue  # 如何, 为什么, "how": what a question asks is its point
+                if after_key in _EN_NEGATIONS or _NEGATION_CHARS.search(after_key) or after_key in _SUBJECTS:
+                    continue  # what a negation negates ("do not write" / 不解释) and the verb after its subject
+                    # (我希望您 / "I want you"): without them the clause says something else or nothing
+                if not alphabetic and after in _PARTICLES_AFTER and text[we + 1:we + 2] != after:
+                    continue  # "经验丰富的 Java 架构师": without 经验丰富 a lone 的 would open the clause (的 itself may go)
                 a = int(np.searchsorted(g_end, ws, side="right"))
                 b = int(np.searchsorted(g_start, we, side="left"))
                 if b <= a or not free[a:b].all():

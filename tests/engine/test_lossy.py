@@ -197,3 +197,27 @@ def test_ascending_fill_puts_small_words_first_and_keeps_each_ratio_within_its_b
     for g in range(len(GRID)):
         assert costs[entry <= g].sum() <= available[g]
     assert (entry < len(GRID)).all()
+
+
+def test_question_words_and_modifiers_before_de_are_never_lossy():
+    ann = _ann(conv(None, "如何在Java Web项目中实现简单的全局异常处理？我需要一个经验丰富的架构师认真地检查代码。"
+                          "How do I find out why the nightly build keeps failing on the shared runner?"))
+    words = set(ann.lossy.words)
+    assert not {"如何", "How", "how", "why"} & words
+    assert not {"简单", "经验丰富", "认真"} & words  # each would leave its 的/地 opening the rest of the clause
+    result = ann.at_ratio(0.95, min_effectiveness=0.0)
+    pruned = result.messages[0].pruned
+    assert "如何" in pruned and "why" in pruned
+    for particle in "的地":
+        for k, ch in enumerate(pruned):
+            if ch == particle and k:
+                assert pruned[k - 1] not in "，。：、？ ", pruned  # no particle left opening a clause
+
+
+def test_what_a_negation_negates_and_the_verb_after_its_subject_stay():
+    ann = _ann(conv(None, "默认不解释原理，但提示可以追问细节。我希望您在单个代码块中回复。"
+                          "Do not write explanations unless I ask, and I want you to keep every answer short."))
+    words = set(ann.lossy.words)
+    assert not {"解释", "希望", "write", "want"} & words
+    pruned = ann.at_ratio(0.95, min_effectiveness=0.0).messages[0].pruned
+    assert "不解释" in pruned and "希望" in pruned and "not write" in pruned and "want" in pruned
