@@ -80,9 +80,9 @@ def timed(fn) -> float:
 
 
 def write_streamed(result, path: Path, tokens: bool) -> None:
-    with open(path, "wb") as fh:
+    with open(path, "w", encoding="utf-8") as fh:
         result.write_json(fh, tokens=tokens)
-        fh.write(b"\n")
+        fh.write("\n")
 
 
 def write_former(result, path: Path, tokens: bool) -> None:
