@@ -213,7 +213,6 @@ class ViewState:
     view: Mapping[str, Any] = field(default_factory=dict)
     profile: str | None = None  # the domain profile picked in the sidebar (None: off)
     min_effectiveness: float = LOSSLESS  # the effectiveness floor of the lossy tier (1.0: lossless)
-    notice: str | None = None  # what opening the link changed (a conversation cut to MAX_LINK_TOKENS), shown above it
 
 
 @dataclass(frozen=True)
@@ -295,12 +294,10 @@ def view_from_link(state: Mapping[str, Any]) -> ViewState:
         line=state.get("line") or None,
         name=name if isinstance(name, str) and name else "debug link",
     )
-    source, notice = held_to_size(source)
     page = state.get("page")
     return ViewState(
         page=page if page in PAGES else DEFAULT_PAGE,
         source=source,
-        notice=notice,
         ratio=state.get("ratio"),
         low_information=state.get("low_information", True),
         show_whitespace=state.get("show_whitespace", False),

@@ -22,8 +22,8 @@ import streamlit as st
 from layerzero_viz import Annotated, LayerZeroError, share
 from layerzero_viz.profile import AUTO, ENV_PROFILES, load_profiles
 from layerzero_viz.appstate import (
-    DEFAULT_PAGE, LOSSLESS, VIEW_FIELDS, ResultView, Source, ViewState, clean_floor, link_state, md_escape,
-    message_position, text_of_upload, view_from_link, view_values,
+    DEFAULT_PAGE, LOSSLESS, VIEW_FIELDS, ResultView, Source, ViewState, clean_floor, held_to_size, link_state,
+    md_escape, message_position, text_of_upload, view_from_link, view_values,
 )
 
 from . import cache
@@ -274,6 +274,9 @@ def restore_from_link(params: Mapping[str, Any]) -> None:
     try:
         state = share.resolve_query(params)
         view = view_from_link(state or {})
+        # held to what the app renders in a few seconds (appstate.MAX_LINK_TOKENS); the notice says so above it
+        held, notice = held_to_size(view.source)
+        view = replace(view, source=held)
     except LayerZeroError as exc:
         ss[LINK_ERROR] = str(exc)
         return
@@ -288,8 +291,8 @@ def restore_from_link(params: Mapping[str, Any]) -> None:
         return
     source, annotated = loaded
     _install(source, annotated, replace(view, source=source))
-    if view.notice:  # the conversation was cut to what the app renders quickly: say so above it (app.py)
-        ss[LINK_ERROR] = view.notice
+    if notice:  # shown above the page by app.py while the link is in the URL
+        ss[LINK_ERROR] = notice
     ss[GOTO] = view.page
 
 
