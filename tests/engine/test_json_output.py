@@ -161,3 +161,14 @@ def test_prune_of_a_1_mb_message_with_its_token_list_peaks_under_400_mb(tmp_path
     written = (tmp_path / "r.json").read_bytes()
     assert written.endswith(b"}\n") and written.count(b', "decision": ') > 200_000  # every token's record
     assert peak_mb <= 400, f"peak RSS {peak_mb} MB"
+
+
+@pytest.mark.parametrize("floor", [1.0, 0.0])
+def test_the_token_table_is_the_token_records_as_a_frame(floor):
+    # built column by column (the app redraws it on every slider move), it must be exactly the records' frame
+    import pandas as pd
+    fixtures = Path(__file__).resolve().parents[2] / "fixtures"
+    for name in ("finance_qa.zh.json", "support_chat.en.json", "vip_multiturn.zh.json", "sharegpt_travel.en.json",
+                 "constraints_repeated.en.openai.json", "plain_prompt.zh.txt"):
+        result = annotate(load_conversation(fixtures / name), env={}).at_ratio(0.5, min_effectiveness=floor)
+        pd.testing.assert_frame_equal(result.token_table(), pd.DataFrame.from_records(result.token_records()))
