@@ -6,9 +6,12 @@ import time
 from dataclasses import dataclass
 from functools import cached_property
 from json.encoder import encode_basestring
-from typing import IO, Any, Iterator
+from typing import IO, TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from .engine import Annotated
 
 __all__ = ["PruneResult", "MessageResult", "RESULT_VERSION", "reconstruct"]
 
@@ -21,7 +24,7 @@ _END_PUNCT = "。.!！?？"
 _OPENERS = "（(“\"「『《"
 
 
-def _objects(values) -> np.ndarray:
+def _objects(values: Sequence[Any]) -> np.ndarray:
     """``values`` as a 1-d numpy array of Python objects (a table to gather from by index)."""
     out = np.empty(len(values), dtype=object)
     out[:] = values
@@ -63,7 +66,7 @@ class MessageResult:
 class PruneResult:
     """Decisions for every token at ``ratio``; outputs are built lazily on first access."""
 
-    def __init__(self, annotated, ratio: float, ratio_source: str, chosen: np.ndarray, select_ms: float, *,
+    def __init__(self, annotated: Annotated, ratio: float, ratio_source: str, chosen: np.ndarray, select_ms: float, *,
                  min_effectiveness: float = 1.0, lossy_chosen: np.ndarray | None = None) -> None:
         self.annotated = annotated
         self.ratio = ratio
@@ -506,8 +509,9 @@ class PruneResult:
         return self._token_json_pieces(chunk, heads, block_start, id_parts, a.tok_ids, tails, tail_of, loss_parts,
                                        loss_of, last_loss)
 
-    def _token_json_pieces(self, chunk, heads, block_start, id_parts, id_of, tails, tail_of, loss_parts, loss_of,
-                           last_loss) -> Iterator[str]:
+    def _token_json_pieces(self, chunk: int, heads: np.ndarray, block_start: np.ndarray, id_parts: np.ndarray,
+                           id_of: np.ndarray, tails: np.ndarray, tail_of: np.ndarray, loss_parts: np.ndarray,
+                           loss_of: np.ndarray, last_loss: str) -> Iterator[str]:
         a = self.annotated
         text = a.view.text
         n = len(a.tok_ids)
@@ -564,7 +568,7 @@ class PruneResult:
         return _objects(tails), tail_of
 
 
-def _table(keys: np.ndarray, text_of) -> np.ndarray:
+def _table(keys: np.ndarray, text_of: Callable[[int, int], str]) -> np.ndarray:
     """A table to gather from by ``keys`` (non-negative integers): at each key ``k`` present, ``text_of(k, t)``
     where ``keys[t] == k``.  Indexed directly, no sort (keys are token ids, or losses in thousandths of a bit)."""
     table = np.empty(int(keys.max()) + 1 if len(keys) else 0, dtype=object)
@@ -590,7 +594,8 @@ def _trimmed(text: str, s: int, e: int, base: int) -> tuple[int, int]:
     return s - base, e - base
 
 
-def _ranges_by_block(mask, block, start, end, n_blocks: int) -> list[list[tuple[int, int]]]:
+def _ranges_by_block(mask: np.ndarray, block: np.ndarray, start: np.ndarray, end: np.ndarray,
+                     n_blocks: int) -> list[list[tuple[int, int]]]:
     """Per block, the (start, end) ranges of the selected items, adjacent ones merged (in order)."""
     out: list[list[tuple[int, int]]] = [[] for _ in range(n_blocks)]
     idx = np.flatnonzero(mask)
@@ -607,7 +612,7 @@ def _ranges_by_block(mask, block, start, end, n_blocks: int) -> list[list[tuple[
     return out
 
 
-def reconstruct(text: str, removed: list[tuple[int, int]], protected=()) -> str:
+def reconstruct(text: str, removed: list[tuple[int, int]], protected: Sequence[tuple[int, int]] = ()) -> str:
     """``text`` minus the ``removed`` ranges, tidying only whitespace and dangling punctuation at the cuts.
 
     Characters inside ``protected`` ranges are never touched.  The compiled kernel when built, else
@@ -626,6 +631,7 @@ def reconstruct(text: str, removed: list[tuple[int, int]], protected=()) -> str:
     """
     from . import native
     removed = _keeping_separators(text, removed)
+    out: str
     if native.native is not None:
         out = native.native.reconstruct(text, list(removed), list(protected))
     else:
@@ -657,7 +663,8 @@ def _keeping_separators(text: str, removed: list[tuple[int, int]]) -> list[tuple
     return out
 
 
-def reconstruct_python(text: str, removed: list[tuple[int, int]], protected=()) -> str:
+def reconstruct_python(text: str, removed: list[tuple[int, int]],
+                       protected: Sequence[tuple[int, int]] = ()) -> str:
     """:func:`reconstruct` in Python."""
     free = bytearray(b"\x01") * (len(text) + 1)
     for s, e in protected:
@@ -735,7 +742,7 @@ def _tail(text: str, out: list[list[int]], skip: str = "") -> str:
     return ""
 
 
-def _drop_trailing_clause_punct(text: str, out: list[list[int]], free) -> None:
+def _drop_trailing_clause_punct(text: str, out: list[list[int]], free: bytearray) -> None:
     last = out[-1]
     e = last[1]
     while e > last[0] and text[e - 1] in " \t" and free[e - 1]:
