@@ -71,6 +71,10 @@ class Candidate:
     lock: tuple[int, int] | None = None  # a range that must not be pruned if this goes (the kept first copy)
 
 
+def _NO_DETAIL(k: int) -> str:  # noqa: N802 - the detail function of hits that have none
+    raise IndexError(k)
+
+
 class Hits(NamedTuple):
     """What one rule found, as columns: hit ``k`` is [``starts[k]``, ``ends[k]``) with its score, residual,
     anchor and lock; ``detail(k)`` builds its detail when asked (most are never shown).  Every rule's ``find``
@@ -94,6 +98,8 @@ class Hits(NamedTuple):
     @classmethod
     def of(cls, reason: str, found: Sequence[Candidate], sentence_level: bool = False) -> "Hits":
         """The hits of ``found`` (candidates of one rule, all with this ``reason``), in their order."""
+        if not found:  # most conversations: one tuple, no columns to build
+            return cls(reason, [], [], [], 0.0, frozenset(), _NO_DETAIL, None, None, sentence_level)
         overrides = [c.may_override for c in found]
         anchors = [c.anchor for c in found]
         locks = [c.lock for c in found]
