@@ -44,7 +44,7 @@ def test_copy_debug_link_puts_the_link_on_the_clipboard_and_says_so(page: Page, 
 def test_clicking_a_chip_opens_its_details(page: Page, app_url: str):
     open_app(page, app_url)
     chip = page.locator(f"{CARD_CHIP}.lz-filler").first
-    text = chip.evaluate("e => e.firstChild.textContent")
+    text = chip.evaluate("e => [...e.childNodes].filter(n => n.nodeName !== 'SUP').map(n => n.textContent).join('')")
     chip.click()
     expect(details(page)).to_contain_text("Pruned · Filler")
     expect(details(page)).to_contain_text("Token ids:")
