@@ -10,11 +10,11 @@ cur = widgets.require_current()
 timings = cur.result.timings_ms
 
 st.title("Timing")
-once = sum(timings[k] for k in ("parse", "tokenize", "detect", "protect"))
+once = sum(timings[k] for k in ("parse", "tokenize", "detect", "protect", "resolve"))
 per_ratio = timings["select"] + timings["reconstruct"]
 a, b, c = st.columns(3)
 a.metric("Total", f"{once + per_ratio:,.1f} ms",
-         help="parse + tokenize + detect + protect + select + reconstruct. The scanners run on a second "
+         help="parse + tokenize + detect + protect + resolve + select + reconstruct. The scanners run on a second "
               "thread while the text is tokenised, so this sum of stage times can be a little more than the "
               "time that passed.")
 b.metric("Detection (once per conversation)", f"{once:,.1f} ms")

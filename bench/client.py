@@ -117,7 +117,7 @@ def main() -> None:
     print(f"added at p50, every block new (nothing cached): {added('middleware, all new', TARGET_MS)}")
     print(f"added at p50, a request seen before: {added('middleware, seen request', SEEN_TARGET_MS)}")
     records = [r for r in read_audit(audit) if r.get("event") == "call"][5:]
-    stages = ("parse", "tokenize", "protect", "detect", "select", "reconstruct", "prune_total")
+    stages = ("parse", "tokenize", "protect", "detect", "resolve", "select", "reconstruct", "prune_total")
     print("where the pruning time goes (median ms per call): " + ", ".join(
         f"{s} {statistics.median(r['timings_ms'][s] for r in records):.2f}" for s in stages))
     print(f"  prune_total = the whole middleware before the request is sent (JSON copy, load, annotate, select, "

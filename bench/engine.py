@@ -103,7 +103,7 @@ def main() -> None:
     n_tokens = 0
     for _ in range(args.rounds):
         bare = engine = 0.0
-        stage = {"parse": 0.0, "tokenize": 0.0, "protect": 0.0, "detect": 0.0}
+        stage = {"parse": 0.0, "tokenize": 0.0, "protect": 0.0, "detect": 0.0, "resolve": 0.0}
         n_tokens = 0
         for chunk in chunks:
             t0 = time.perf_counter()

@@ -1,7 +1,8 @@
 """The pipeline: ``annotate`` detects once, ``Annotated.at_ratio`` selects many times.
 
-Stages and their timings (ms): parse (settings, directives, structure), tokenize, protect (protections and
-resolving candidates against them), detect (candidate rules), then per ratio select and reconstruct.
+Stages and their timings (ms): parse (settings, directives, structure), tokenize, protect (the scanners, the
+material, protections and their marks on display groups), detect (candidate rules, the repeat scan), resolve
+(candidates → spans against the protections, the selection tables), then per ratio select and reconstruct.
 ``context_preservation`` is the part of protect spent finding and protecting ``<context>`` — exactly 0
 when there is none.
 """
@@ -397,7 +398,8 @@ def _annotate(source: Any, config: Config) -> Annotated:
         for g in range(int(a), int(b)):
             if not g_prot[g] and not g_directive[g]:
                 g_veto[g] = why
-    timings["protect"] = protect_ms + _ms(t0)
+    timings["protect"] = protect_ms
+    timings["resolve"] = _ms(t0)
     timings["context_preservation"] = protection.context_ms
 
     return Annotated(

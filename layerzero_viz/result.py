@@ -312,6 +312,7 @@ class PruneResult:
         t = self.annotated.timings_ms
         return {
             "parse": t["parse"], "tokenize": t["tokenize"], "detect": t["detect"], "protect": t["protect"],
+            "resolve": t["resolve"],
             "select": self._select_ms, "reconstruct": self._reconstruct_ms or 0.0,
             "context_preservation": t["context_preservation"],
         }

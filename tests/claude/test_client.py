@@ -78,7 +78,7 @@ def test_audit_record_is_complete_and_holds_no_secret(make_client, server, regis
     tokens = record["tokens"]
     assert tokens["pruned"] > 0 and tokens["pruned_estimate"] == tokens["original_estimate"] - tokens["pruned"]
     assert tokens["input_tokens"] == message.usage.input_tokens
-    assert {"parse", "tokenize", "detect", "protect", "select", "prune_total", "api"} <= record["timings_ms"].keys()
+    assert {"parse", "tokenize", "detect", "protect", "resolve", "select", "prune_total", "api"} <= record["timings_ms"].keys()
     text = log.read_text(encoding="utf-8")
     assert API_KEY not in text and "Bearer" not in text and "X-Trace" not in text
 
