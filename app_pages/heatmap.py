@@ -1,11 +1,13 @@
 """Heatmap: every token as a chip in its message card, or overview charts of the whole conversation."""
+import dataclasses
+
 import streamlit as st
 
 from layerzero_viz import charts, render
 from layerzero_viz.appstate import (
     COLOR_BY, HEATMAP_VIEWS, MAX_SEARCH_CHARS, TIER_CHOICES, TOKENS_PER_PAGE, floor_label, md_escape, page_bounds,
 )
-from layerzero_viz.find import chip_details, filters_active, groups_of, match_rows, run_starts
+from layerzero_viz.find import chip_details, filters_active, groups_of, match_rows, run_starts, sentence_of
 from layerzero_viz.reasons import ALL_REASONS, reason_style
 from ui import chips, heatmap, session, sidebar, widgets
 
@@ -85,6 +87,9 @@ if view == "tokens":
         with st.expander("Legend: what the colours and marks mean", expanded=True):  # open on a first visit
             st.markdown(render.TOKEN_CSS + render.legend_html(), unsafe_allow_html=True)
     details = chip_details(tokens, chip) if chip is not None else None
+    if details is not None and chip is not None and 0 <= chip < len(cur.annotated.g_start):
+        details = dataclasses.replace(details, sentence=sentence_of(cur.annotated.view,
+                                                                    int(cur.annotated.g_start[chip])))
     if details is not None:
         heatmap.details_panel(details)  # sticky (LAYOUT_CSS): a tap far down the text still shows it
     if chunk.empty:

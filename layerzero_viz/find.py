@@ -143,6 +143,30 @@ class ChipDetails:
     tier: str | None
     loss: float
     protection: str | None  # the protection that kept it (label), if a protection did
+    sentence: str | None = None  # the sentence the chip belongs to (:func:`sentence_of`), when known
+
+
+def sentence_of(view: Any, start: int) -> str | None:
+    """The sentence (as the rules segment it) holding global character ``start`` of ``view`` (a
+    ``view.TextView``), or None outside every text block.
+
+    >>> from layerzero_viz import load_conversation
+    >>> from layerzero_viz.view import TextView
+    >>> v = TextView.of(load_conversation("您好。请问七日年化收益率4.2%是什么意思？谢谢！"))
+    >>> sentence_of(v, v.text.index("4.2"))
+    '请问七日年化收益率4.2%是什么意思？'
+    """
+    from .view import sentences
+
+    if not view.blocks or not 0 <= start < len(view.text):
+        return None
+    block = view.block_at(start)
+    if not block.start <= start < block.end:
+        return None
+    for s, e in sentences(view, block):
+        if s <= start < e:
+            return str(view.text[s:e])
+    return None
 
 
 def chip_details(tokens: pd.DataFrame, group: int) -> ChipDetails | None:

@@ -59,3 +59,6 @@ def details_panel(details: ChipDetails) -> None:
         rows.append(("Token ids", ", ".join(map(str, details.token_ids))))
         rows.append(("Score", f"{details.score:.2f}"))
         st.markdown("  \n".join(f"**{md_escape(name)}:** {md_escape(value)}" for name, value in rows))
+        if details.sentence:
+            st.caption("In the sentence")
+            st.code(details.sentence, language=None, wrap_lines=True)

@@ -280,3 +280,13 @@ def test_view_controls_live_in_the_sidebar_so_the_text_comes_first():
     goto(at, "side-by-side")
     assert at.sidebar.selectbox(key="message") and at.sidebar.number_input(key="messages_page")
     assert not at.main.selectbox
+
+
+def test_the_details_panel_shows_the_sentence_a_token_belongs_to():
+    at = open_sample(new_app(), "finance_qa.zh.json").run()
+    at.multiselect(key="heatmap_reasons").set_value(["protected_number"]).run()
+    at.button(key="heatmap_next").click().run()
+    assert any(c.value == "In the sentence" for c in at.main.caption)
+    code = [c.value for c in at.main.code]
+    chip_text, sentence = code[0], code[-1]
+    assert chip_text.strip() and chip_text.strip() in sentence and len(sentence) > len(chip_text)
