@@ -299,11 +299,12 @@ def sweep_chart(sweep_df: pd.DataFrame, *, safe_frontier: float | None = None,
     floor_scale = alt.Scale(domain=[labels[f] for f in floors],
                             range=[_FLOOR_COLORS.get(f, _GREY) for f in floors])
     color = alt.Color("floor:N", title="effectiveness floor", scale=floor_scale,
-                      legend=alt.Legend(symbolType="stroke", symbolStrokeWidth=3, orient="bottom"))
+                      legend=alt.Legend(symbolType="stroke", symbolStrokeWidth=3, orient="bottom",
+                                        direction="vertical"))  # (vertical: two legends fit a phone's width)
     dash = alt.StrokeDash("series:N", title=None, scale=alt.Scale(domain=list(_SERIES.values()),
                                                                   range=[[1, 0], [6, 3]]),
                           legend=alt.Legend(symbolType="stroke", symbolStrokeWidth=2, symbolStrokeColor="#666666",
-                                            orient="bottom"))
+                                            orient="bottom", direction="vertical"))
     x = alt.X("ratio:Q", title="prune_ratio", scale=alt.Scale(domain=[0, 0.95], nice=False))
     top = float(df["pruned_fraction"].max()) if len(df) else 0.0
     pruned_max = max(0.05, math.ceil(top * 1.15 / 0.05) * 0.05)
@@ -388,7 +389,9 @@ def sweep_chart(sweep_df: pd.DataFrame, *, safe_frontier: float | None = None,
     return (
         alt.layer(alt.layer(*left), alt.layer(*right))
         .resolve_scale(y="independent")
-        .properties(title="Ratio sweep: pruned fraction (left axis, solid) and estimate (right axis, dashed)",
+        .properties(title=alt.TitleParams("Ratio sweep", anchor="start",  # short lines: a phone shows them whole
+                                          subtitle=["pruned fraction: left axis, solid lines",
+                                                    "effectiveness estimate: right axis, dashed"]),
                     height=_SWEEP_HEIGHT)
     )
 
