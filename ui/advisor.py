@@ -33,8 +33,7 @@ FIX_ERROR = "advisor_fix_error"
 
 
 def profile_picker(cur: Any) -> None:
-    """The sidebar's domain-profile select box, which rule of the profile is in force, and — when detector fixes
-    changed the loaded conversation — that it is modified, with the undo button (:func:`edit_status`)."""
+    """The sidebar's domain-profile select box and which rule of the profile is in force."""
     names = profile_names()
     options = [OFF, AUTO, *names]
     if st.session_state.get(PROFILE, OFF) not in options:
@@ -50,8 +49,6 @@ def profile_picker(cur: Any) -> None:
                       "(layerzero_viz/profiles/default.toml, or your file in $LAYERZERO_PROFILES).")
     if cur is None:
         return
-    # drawn here because every page's sidebar draws the picker: a fixed conversation says so wherever one looks
-    edit_status(cur)
     settings = cur.annotated.settings
     if settings.profile_rule:
         st.caption(f"Profile rule: {md_escape(settings.profile_rule)}")

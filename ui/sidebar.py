@@ -61,6 +61,7 @@ def render(page: str, cur: Current | None) -> None:
                   help="Prune frequent function words while budget is left (lowest priority). "
                        "Switching this re-runs detection once; the result is cached.")
         advisor.profile_picker(cur)
+        advisor.edit_status(cur)  # modified by detector fixes: says so, with the undo button, on every page
         _run.slot = st.container(key="page_controls")
         if cur is None:
             st.caption("Load a conversation to see its metrics.")
