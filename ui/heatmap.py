@@ -56,9 +56,9 @@ def details_panel(details: ChipDetails) -> None:
         rows += [("Why", d) for d in details.details]
         if details.tier:
             rows.append(("Tier", f"{details.tier} · estimated loss {details.loss:.2f} bits"))
+        if details.sentence:  # one line of the panel (it is sticky on a phone: it must stay short)
+            sentence = " ".join(details.sentence.split())
+            rows.append(("In the sentence", sentence if len(sentence) <= 160 else sentence[:159] + "…"))
         rows.append(("Token ids", ", ".join(map(str, details.token_ids))))
         rows.append(("Score", f"{details.score:.2f}"))
         st.markdown("  \n".join(f"**{md_escape(name)}:** {md_escape(value)}" for name, value in rows))
-        if details.sentence:
-            st.caption("In the sentence")
-            st.code(details.sentence, language=None, wrap_lines=True)
