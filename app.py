@@ -31,6 +31,8 @@ if goto in pages and pages[goto] is not page:
 
 if error := session.link_error(params):
     st.error(md_escape(error), icon=":material/link_off:")
+if notice := st.session_state.get(session.SIZE_NOTICE):
+    st.warning(md_escape(notice), icon=":material/content_cut:")
 
 current_id = nav.page_id(pages, page)
 sidebar.render(current_id, session.current())

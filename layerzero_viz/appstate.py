@@ -309,7 +309,7 @@ def view_from_link(state: Mapping[str, Any]) -> ViewState:
 
 
 MAX_LINK_TOKENS = 200_000
-"""The most tokens of a conversation opened from a debug link: annotated and drawn in about 2-3 s here (a view of
+"""The most tokens of a conversation the app opens, from a debug link, an upload or a paste: annotated and drawn in about 2-3 s here (a view of
 100k tokens takes ≈ 1 s, 300k ≈ 2.5 s) and held in ≈ 0.4 GB of the server's caches.  A link (≤ 64 KB, unpacking
 to ≤ 25 MB) could otherwise carry millions of tokens: a 21 KB link unpacked to 6.2 MB took 36 s and 2.9 GB."""
 
@@ -382,9 +382,9 @@ def held_to_size(source: Source, max_tokens: int | None = None) -> tuple[Source,
         what.append(f"its first {kept} of {len(conv.messages)} messages" + (", cut short" if cut_text else ""))
     if not whole:
         what.append(f"only line {conv.jsonl_line} of the {conv.jsonl_lines}-line file")
-    notice = (f"This debug link carries {_size(n_bytes)} of conversation, more than the {max_tokens:,} tokens the "
-              f"app renders in a few seconds: the app shows {' and '.join(what)}. To see all of it, prune the "
-              f"file itself with the CLI (layerzero-viz prune / report).")
+    notice = (f"This conversation ({_size(n_bytes)}) holds more than the {max_tokens:,} tokens the app renders in "
+              f"a few seconds: the app shows {' and '.join(what)}. To see all of it, prune the file itself with "
+              f"the CLI (layerzero-viz prune / report).")
     return Source(text, fmt, None, source.name), notice
 
 

@@ -53,6 +53,7 @@ FINDING = "finding"
 LOAD_ERROR = "load_error"
 LINK_ERROR = "link_error"
 LINK_SEEN = "link_seen"
+SIZE_NOTICE = "size_notice"  # the loaded conversation was cut to what the app renders (appstate.held_to_size)
 GOTO = "goto"
 FIXTURE_DONE = "fixture_done"
 SWEEP_FLOOR_SEEN = "sweep_floor_seen"  # the sidebar's floor when the sweep's floors were last brought up to date
@@ -73,6 +74,7 @@ NOT_VIEW_STATE: Mapping[str, str] = {
     LOAD_ERROR: "a message about a failed load, shown once",
     LINK_ERROR: "a message about a broken link, shown once",
     LINK_SEEN: "which link was restored already",
+    SIZE_NOTICE: "that the loaded conversation was cut to the app's size, shown while it is loaded",
     GOTO: "a page switch asked for by a callback",
     FIXTURE_DONE: "whether --fixture was handled",
     SWEEP_FLOOR_SEEN: "bookkeeping of sweep_floors (the link restores it as the link's floor)",
@@ -172,12 +174,16 @@ def load(source: Source, *, goto: str | None = DEFAULT_PAGE) -> bool:
 
     Call from a widget callback (or before the sidebar is drawn): it sets the slider's value.
     """
+    # held to what the app renders in a few seconds, like a link's (appstate.MAX_LINK_TOKENS): an upload or a
+    # paste of millions of tokens would otherwise hold gigabytes for one session; the CLI takes any size
+    source, notice = held_to_size(source)
     loaded = try_load(source)
     if isinstance(loaded, str):
         st.session_state[LOAD_ERROR] = loaded
         return False
     source, annotated = loaded
     ss = st.session_state
+    ss[SIZE_NOTICE] = notice
     # the floor is the user's choice, like the low-information switch: a new conversation keeps it
     _install(source, annotated, ViewState(source=source, low_information=ss[LOW_INFORMATION],
                                           show_whitespace=ss[SHOW_WHITESPACE], min_effectiveness=floor()))
@@ -291,8 +297,7 @@ def restore_from_link(params: Mapping[str, Any]) -> None:
         return
     source, annotated = loaded
     _install(source, annotated, replace(view, source=source))
-    if notice:  # shown above the page by app.py while the link is in the URL
-        ss[LINK_ERROR] = notice
+    ss[SIZE_NOTICE] = notice  # shown above every page by app.py while this conversation is loaded
     ss[GOTO] = view.page
 
 

@@ -138,5 +138,22 @@ def test_the_app_opens_a_too_big_link_cut_with_a_message_above_it(monkeypatch):
     assert no_exception(at)
     loaded = at.session_state["source"]
     assert _tokens(loaded) <= 3000 and len(loaded.load().messages) < 61
-    assert at.error and "first" in at.error[0].value and "3,000 tokens" in at.error[0].value
+    assert not at.error and at.warning and "first" in at.warning[0].value and "3,000 tokens" in at.warning[0].value
     assert "lz-tokens" in html_markdown(at) and "quarterly" in html_markdown(at)  # the kept part is drawn
+
+
+def test_a_paste_too_big_to_render_is_cut_with_a_notice_above_every_page(monkeypatch):
+    # one session cannot make the server hold gigabytes: an upload or a paste is held to the same size as a link
+    from layerzero_viz import appstate
+    monkeypatch.setattr(appstate, "MAX_LINK_TOKENS", 3000)
+    at = new_app()  # nothing loaded: the Load page
+    at.text_area(key="paste_text").input(_chat(60)).run()  # ≈ 18k tokens
+    at.button(key="load_paste").click().run()
+    assert no_exception(at)
+    loaded = at.session_state["source"]
+    assert _tokens(loaded) <= 3000 and len(loaded.load().messages) < 61
+    assert not at.error and at.warning and "first" in at.warning[0].value and "CLI" in at.warning[0].value
+    small = new_app()
+    small.text_area(key="paste_text").input(_chat(4)).run()
+    small.button(key="load_paste").click().run()
+    assert len(small.session_state["source"].load().messages) == 5 and not small.warning  # whole (system + 4): no notice
