@@ -38,7 +38,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--profiles", default=None, help="profile file (TOML); default $LAYERZERO_PROFILES or the shipped one")
     p.add_argument("--select", default=None, help="comma-separated codes to report, e.g. LZ101,LZ110")
     p.add_argument("-o", "--output", default=None,
-                   help="write the conversation with all mechanical fixes applied (never over INPUT unless --in-place)")
+                   help="write the conversation with all mechanical fixes applied (never over INPUT unless "
+                        "--in-place); '-' is standard output, and the findings then go to standard error")
     p.add_argument("--in-place", action="store_true", help="allow -o to name the input file")
     p.add_argument("--max-bytes", type=int, default=20 * 1024 * 1024, help="input size limit (default 20 MB)")
     p.set_defaults(run=run)
@@ -76,10 +77,16 @@ def run(args: argparse.Namespace) -> int:
                 fixed = apply_all(conv, **options)[0]
     summary = {s: sum(1 for f in findings if f["severity"] == s) for s in SEVERITIES}
     payload = {"version": LINT_VERSION, "profile": args.profile, "summary": summary, "findings": findings}
-    if args.output and fixed is not None:
+    report_to = sys.stdout
+    if args.output == "-":  # the fixed conversation is what a pipe wants; the findings go to stderr
+        if fixed is not None:
+            sys.stdout.write(dump_text(fixed, dump_conversation(fixed)))
+            sys.stdout.flush()
+        report_to = sys.stderr
+    elif args.output and fixed is not None:
         from ..cli import write_atomic
         write_atomic(Path(args.output), dump_text(fixed, dump_conversation(fixed)))
-    sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
+    report_to.write(json.dumps(payload, ensure_ascii=False) + "\n")
     return EXIT_GATE if summary["error"] else EXIT_OK
 
 

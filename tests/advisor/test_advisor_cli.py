@@ -79,6 +79,14 @@ def test_lint_output_writes_the_fixed_conversation(capsys, tmp_path):
     assert all(not f["fix_available"] for f in json.loads(out)["findings"])
 
 
+def test_lint_output_dash_is_standard_output_and_the_findings_go_to_standard_error(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "lint", FIXTURES / "finance_qa.zh.json", "-o", "-")
+    fixed = json.loads(out)  # the fixed conversation, alone on stdout: a pipe gets it whole
+    assert code == 0 and "<business_rule>" in fixed["system"]
+    assert json.loads(err)["findings"] and not (tmp_path / "-").exists()
+
+
 @pytest.fixture(scope="module")
 def history(tmp_path_factory):
     path = tmp_path_factory.mktemp("cli") / "history.jsonl"
