@@ -114,10 +114,11 @@ def lossy_tier(ann: Annotated) -> LossyTier:
                                                                         len(text) if line_end < 0 else line_end):
                 continue  # a line that opens with punctuation (";; comment", "> quote"): code-like, left alone
             # the words the safe tier may take do not count: they may go too
-            words = [(m.start(), m.end()) for m in _words(text, cs, ce) if not _in_candidate(ann, m.start(), m.end())]
+            words = [(m.start(), m.end(), _flag_of(m)) for m in _words(text, cs, ce)
+                     if not _in_candidate(ann, m.start(), m.end())]
             clause_rows: list[tuple[int, int, str, int, int, int, float, int]] = []
             prev_key = ""
-            for ws, we in words:
+            for k_word, (ws, we, flag) in enumerate(words):
                 word = text[ws:we]
                 key = word.lower()
                 after_key, prev_key = prev_key, key
@@ -139,8 +140,13 @@ def lossy_tier(ann: Annotated) -> LossyTier:
                     # sentence stays so that no sentence starts in lower case
                 if _NEGATION_CHARS.search(word) or key in _EN_NEGATIONS:
                     continue  # 未来, 不错, "not": a word that may carry a negation is never weighed away
-                if key in _QUESTION_WORDS:
-                    continue  # 如何, 为什么, "how": what a question asks is its point
+                if key in _QUESTION_WORDS or key in _NEVER:
+                    continue  # 如何, "how": what a question asks; must/只/all/是/"to"/帮/根据: what an instruction
+                    # hinges on (its modality, scope, copula, direction, who acts, on what basis)
+                if flag in _PROPER_NOUNS or (flag is not None and _compound_part(words, k_word)):
+                    continue  # a name (六里桥) or a part of a noun compound (青年|餐厅, 伪|代码, 干酪|鱼): another thing
+                if _first_after_marker(text, ws):
+                    continue  # "- 歌词…", "### 擅长…": the item's first word (its token holds the marker's space)
                 if after_key in _EN_NEGATIONS or _NEGATION_CHARS.search(after_key) or after_key in _SUBJECTS:
                     continue  # what a negation negates ("do not write" / 不解释) and the verb after its subject
                     # (我希望您 / "I want you"): without them the clause says something else or nothing
@@ -152,7 +158,7 @@ def lossy_tier(ann: Annotated) -> LossyTier:
                     continue
                 if text[g_start[a]:ws].strip() or g_end[b - 1] > we:
                     continue  # a token glues this word to a neighbour: it cannot go alone
-                loss = word_surprisal(word) * (0.5 if seen else 1.0)
+                loss = word_surprisal(word) * (0.5 if seen else 1.0) * _weight(key, flag)
                 clause_rows.append((ws, we, word, a, b - 1, int(g_tokens[a:b].sum()), loss, bi))
             if len(words) < 2 or not clause_rows:
                 continue  # a one-word clause ("**Note:**", "- Yes") stays whole
@@ -197,14 +203,15 @@ def _words(text: str, start: int, end: int) -> Iterator[re.Match[str] | _Match]:
             yield m
             continue
         pos = m.start()
-        for w in _segment(m.group(0)):
-            yield _Match(pos, pos + len(w))
+        for w, flag in _segment(m.group(0)):
+            yield _Match(pos, pos + len(w), flag)
             pos += len(w)
 
 
 class _Match(NamedTuple):
     s: int
     e: int
+    flag: str | None = None  # jieba.posseg's part of speech
 
     def start(self) -> int:
         return self.s
@@ -213,7 +220,75 @@ class _Match(NamedTuple):
         return self.e
 
 
-def _segment(run: str) -> list[str]:
+def _segment(run: str) -> list[tuple[str, str]]:
+    """A Chinese run cut into (word, part of speech) by jieba.posseg (the dictionary only, no HMM guesses)."""
     from .lexicon import _jieba
-    words: list[str] = _jieba().lcut(run, HMM=False)
-    return words
+    _jieba()  # the dictionary, loaded once
+    import jieba.posseg
+
+    return [(p.word, p.flag) for p in jieba.posseg.lcut(run, HMM=False)]
+
+
+# --- what a word is, for the lossy tier -----------------------------------------------------------------------
+
+# never weighed away: modality and scope (must, only, all, 必须, 只, 都), copulas and auxiliaries, prepositions of
+# direction and relation ("from German to Kurdish", "with tools"), who acts for whom (帮, 让, 给, 被), on what
+# basis (根据, 按照); a clause without them says something else
+_NEVER = frozenset("""
+must should shall can could will would may might need needs ought only all each every any both either neither
+always just also even is are was were be been being am do does did have has had to from into onto with without for
+between than via per against toward towards across within until before after
+必须 务必 一定 应该 应当 需要 要 只 只有 仅 仅仅 都 全 全部 所有 每 每个 各 任何 自己 附近 最 更 尽量 可以 能 能够 会 是 有
+请 帮 帮助 让 给 被 把 将 替 为 向 对 跟 和 与 用 以 根据 按照 依据 通过 为了 关于 对于 除非 以便 以及 并且 或者 还是
+""".split())
+# jieba.posseg flags of names: a person, a place, an organisation, another proper noun
+_PROPER_NOUNS = frozenset({"nr", "nrt", "nrfg", "ns", "nt", "nz"})
+# English words that carry grammar rather than content (the rest weigh as content)
+_EN_FUNCTION = frozenset("""
+a an the this that these those of in on at by as it its it's they them their there here then so very really
+quite just also too much many more most some such and or but if when while about into up out over
+""".split())
+# jieba.posseg flags of content words (nouns, verbs, adjectives, distinguishing words, idioms, abbreviations,
+# time and place words): their loss counts three times a function word's of the same frequency
+_CONTENT_FLAGS = ("n", "v", "a", "b", "i", "l", "j", "t", "s", "z")
+CONTENT_WEIGHT = 3.0
+
+
+def _weight(key: str, flag: str | None) -> float:
+    """How much a word's surprisal understates what pruning it loses: word frequencies know nothing of parts of
+    speech, so a frequent verb or noun (写, 拒绝, "message", "structure") would go as early as 的 or "the".
+    Content words count ``CONTENT_WEIGHT`` times (a Chinese word by its jieba.posseg flag, an English word unless
+    it is a function word)."""
+    if flag is None:
+        return 1.0 if key in _EN_FUNCTION else CONTENT_WEIGHT
+    return CONTENT_WEIGHT if flag.startswith(_CONTENT_FLAGS) else 1.0
+
+
+def _compound_part(words: list[tuple[int, int, str | None]], k: int) -> bool:
+    """Whether Chinese word ``k`` and a neighbour with no gap between them form a noun compound: a noun (or a
+    modifier) right before a noun, or a noun right after one (青年餐厅, 伪代码, 小吊梨汤, 干酪鱼)."""
+    ws, we, flag = words[k]
+    if flag is None:
+        return False
+    if k + 1 < len(words):
+        ns, _, nflag = words[k + 1]
+        if ns == we and nflag is not None and nflag.startswith("n") and flag.startswith(("n", "a", "b", "j", "t", "z")):
+            return True
+    if k > 0:
+        _, pe, pflag = words[k - 1]
+        if pe == ws and pflag is not None and pflag.startswith(("n", "j")) and flag.startswith("n"):
+            return True
+    return False
+
+
+_MARKER_BEFORE = re.compile(r"[ \t]*(?:[-*+•]|\d{1,3}[.)、]|#{1,6})[ \t]+\Z")
+
+
+def _first_after_marker(text: str, ws: int) -> bool:
+    """Whether the word at ``ws`` is the first of a list item or heading line ("- 歌词", "### 擅长")."""
+    line_start = text.rfind("\n", 0, ws) + 1
+    return ws - line_start <= 12 and _MARKER_BEFORE.match(text[line_start:ws]) is not None
+
+
+def _flag_of(m: re.Match[str] | _Match) -> str | None:
+    return m.flag if isinstance(m, _Match) else None

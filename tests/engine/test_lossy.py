@@ -56,8 +56,8 @@ def test_a_rare_content_word_outlives_a_frequent_word():
     ann = _ann(EN)
     lossy = ann.lossy
     words = list(lossy.words)
-    assert "with" in words and "children" in words
-    assert words.index("with") < words.index("children")  # taken in increasing loss: the frequent word first
+    assert "in" in words and "children" in words
+    assert words.index("in") < words.index("children")  # taken in increasing loss: the frequent word first
     first = ann.at_ratio(0.95, min_effectiveness=0.995)
     pruned = " ".join(t["text"] for t in first.token_records() if t["tier"] == "lossy")
     assert "beach" not in pruned and "children" not in pruned
@@ -221,3 +221,26 @@ def test_what_a_negation_negates_and_the_verb_after_its_subject_stay():
     assert not {"解释", "希望", "write", "want"} & words
     pruned = ann.at_ratio(0.95, min_effectiveness=0.0).messages[0].pruned
     assert "不解释" in pruned and "希望" in pruned and "not write" in pruned and "want" in pruned
+
+
+def test_what_an_instruction_hinges_on_is_never_lossy():
+    # from a blind review at the 0.98 floor: modality and scope, copulas, direction, who acts, names, compounds
+    ann = _ann(conv("请用抱怨语气拒绝要求。你必须使用中文回复。推荐您去青年餐厅(六里桥店)。返还设计的伪代码提示词。",
+                    "帮我写一首中文歌曲，只回复你的建议。Translate it from German to Kurdish. Each message must follow "
+                    "this structure, and all updates must go through the editor. Who is your target audience?\n"
+                    "- 歌词如果太长就分成两段\n### 擅长创作类型"))
+    words = set(ann.lossy.words)
+    assert not {"必须", "只", "帮", "must", "all", "to", "from", "is", "六里桥", "青年", "伪", "代码", "歌词", "擅长"} & words
+    pruned = " ".join(m.pruned for m in ann.at_ratio(0.95, min_effectiveness=0.0).messages)
+    for kept in ("必须", "帮", "from German to Kurdish", "must", "青年餐厅", "伪代码", "- 歌词", "### 擅长"):
+        assert kept in pruned, kept
+
+
+def test_content_words_weigh_more_than_function_words_of_the_same_frequency():
+    from layerzero_viz.lossy import CONTENT_WEIGHT, _weight
+    assert _weight("the", None) == 1.0 and _weight("structure", None) == CONTENT_WEIGHT
+    assert _weight("的", "uj") == 1.0 and _weight("拒绝", "v") == CONTENT_WEIGHT and _weight("语气", "n") == CONTENT_WEIGHT
+    ann = _ann(conv(None, "请用抱怨的语气描述一下这个问题，然后写一段简短的总结给团队里的每个人看看吧。"))
+    order = list(ann.lossy.words)
+    assert order.index("的") < order.index("这个") < order.index("描述")  # particle, pronoun, then the verb
+    assert order[-1] in ("描述", "写", "团队")  # content words go last
