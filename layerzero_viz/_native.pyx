@@ -776,3 +776,4 @@ cdef void _context_matches(Text t, Py_ssize_t n, const vector[Py_ssize_t]& sent,
 
 include "_scan.pxi"
 include "_resolve.pxi"
+include "_json.pxi"

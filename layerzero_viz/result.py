@@ -516,6 +516,15 @@ class PruneResult:
         a = self.annotated
         text = a.view.text
         n = len(a.tok_ids)
+        from . import native
+        if native.native is not None:  # the kernel writes the same text (tests/engine/test_json_output.py)
+            tables = (heads.tolist(), id_parts.tolist(), tails.tolist(), loss_parts.tolist())
+            cols = [np.ascontiguousarray(x, dtype=np.int64) for x in
+                    (a.tok_start, a.tok_end, a.tok_block, a.tok_i, id_of, tail_of, loss_of)]
+            bases = np.ascontiguousarray(block_start, dtype=np.int64)
+            for c0 in range(0, n, chunk):
+                yield native.native.token_records(text, *cols, *tables, bases, c0, min(n, c0 + chunk), last_loss)
+            return
         width = 10
         for c0 in range(0, n, chunk):
             c1 = min(n, c0 + chunk)

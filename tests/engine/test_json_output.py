@@ -172,3 +172,22 @@ def test_the_token_table_is_the_token_records_as_a_frame(floor):
                  "constraints_repeated.en.openai.json", "plain_prompt.zh.txt"):
         result = annotate(load_conversation(fixtures / name), env={}).at_ratio(0.5, min_effectiveness=floor)
         pd.testing.assert_frame_equal(result.token_table(), pd.DataFrame.from_records(result.token_records()))
+
+
+@pytest.mark.parametrize("lang", ["zh", "en", "mixed"])
+def test_the_record_kernel_writes_what_its_python_twin_writes(tmp_path, lang):
+    # native.token_records follows result._token_json_pieces: the same text, chunk for chunk, for ASCII, Latin-1,
+    # CJK and astral text, control characters, quotes and backslashes (the mixed file holds them all)
+    from layerzero_viz import native
+    if native._compiled is None:
+        pytest.skip("the kernels are not built")
+    result = annotate(load_conversation(sources(tmp_path)[lang]), env={}).at_ratio(0.3, min_effectiveness=0.0)
+    try:
+        native.use(True)
+        with_kernel = [streamed(result, chunk=c) for c in (1, 5, 1024)]
+        native.use(False)
+        twin = [streamed(result, chunk=c) for c in (1, 5, 1024)]
+    finally:
+        native.use(True)
+    assert with_kernel == twin
+    assert with_kernel[0] == json.dumps(result.to_dict(), ensure_ascii=False)
