@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     import logging
 
 __all__ = ["LEXICON_DIR", "EN_LEXICONS", "ZH_LEXICONS", "entries", "phrase_regex", "word_regex", "scan", "scan_flat",
-           "as_pairs", "load_jieba"]
+           "as_pairs", "load_jieba", "posseg"]
 
 LEXICON_DIR = Path(__file__).with_name("lexicons")
 
@@ -157,6 +157,15 @@ def load_jieba() -> Any:
 
 
 _jieba = load_jieba  # the name the core's modules use
+
+
+def posseg(text: str) -> list[tuple[str, str]]:
+    """``text`` cut into (word, part-of-speech flag) by jieba.posseg, from its dictionary only (no HMM guesses
+    of unknown words: the same cut whatever surrounds the text)."""
+    load_jieba()
+    import jieba.posseg
+
+    return [(pair.word, pair.flag) for pair in jieba.posseg.dt.cut(text, HMM=False)]
 
 
 def _cache_dir() -> Path | None:

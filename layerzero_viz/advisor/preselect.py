@@ -29,7 +29,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..lexicon import load_jieba, scan
+from ..lexicon import posseg, scan
 from .mine import Phrase
 
 __all__ = ["MIN_MESSAGES", "MIN_SHARE", "MIN_EDGE_SHARE", "Verdict", "verdict", "verdicts", "segment"]
@@ -75,13 +75,9 @@ def segment(phrase: str) -> list[tuple[str, str]]:
                     else "function" if word in lists["function_words"] else "word")
             out.append((word, kind))
         return out
-    import jieba.posseg
-
-    load_jieba()
     lists = _lists()["zh"]
     out = []
-    for pair in jieba.posseg.dt.cut(phrase, HMM=False):
-        word, flag = pair.word, pair.flag
+    for word, flag in posseg(phrase):
         if not word.strip():
             continue
         kind = ("polite" if word in lists["politeness"] else "frame" if word in lists["frame_verbs"]

@@ -511,10 +511,8 @@ def _posseg(sentence: str) -> list[tuple[str, str]]:
     """jieba.posseg of a short text, remembered (frames are few; the cache is bounded)."""
     found = _POSSEG_CACHE.get(sentence)
     if found is None:
-        from ..lexicon import _jieba
-        _jieba()
-        import jieba.posseg as pseg
-        found = [(w.word, w.flag) for w in pseg.cut(sentence, HMM=False)]
+        from ..lexicon import posseg
+        found = posseg(sentence)
         if len(_POSSEG_CACHE) > 4096:
             _POSSEG_CACHE.clear()
         _POSSEG_CACHE[sentence] = found
