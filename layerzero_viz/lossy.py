@@ -49,7 +49,8 @@ _NEGATION_CHARS = re.compile(r"[不没未无非别勿莫否]")
 _EN_NEGATIONS = frozenset({"not", "no", "never", "nor", "neither", "without", "cannot", "don't", "doesn't", "didn't",
                            "won't", "can't", "isn't", "aren't", "wasn't", "shouldn't", "mustn't", "nothing", "none"})
 # a line opening with punctuation is left alone — but for a list marker, a heading mark or emphasis before prose
-_PUNCT_LINE = re.compile(r"[ \t]*(?!(?:[-*+•]|\d{1,3}[.)、]|#{1,6})[ \t]|\*\*?\w|__?\w)[^\w\s\u3400-\u9fff]")
+_MARKER = r"(?:[-*+•]|\d{1,3}[.)、]|#{1,6})"  # a list marker or a heading mark (before a space or a tab)
+_PUNCT_LINE = re.compile(rf"[ \t]*(?!{_MARKER}[ \t]|\*\*?\w|__?\w)[^\w\s\u3400-\u9fff]")
 _CJK_RUN = re.compile(f"[{_CJK_CLASS}]")
 # what ends a clause for this purpose: any mark that is not a letter, digit or space — punctuation, line
 # breaks, markup, quote marks, arrows and operators ("核心→叠加态 + 并行": each part keeps a word)
@@ -59,7 +60,6 @@ _CLAUSE_BREAK = re.compile(r"[^\w\s]|[\n_]")
 # when no code finder took it as material ("print([x**2 for x in range(10)])" keeps its "x in")
 _CODE_LIKE = re.compile(r"[A-Za-z0-9_][(\[]|[(\[]\\?[\[(]|\w\\?\*\\?\*\w|[{;][ \t]*$|^[ \t]*\}|[A-Za-z_]\w*[ \t]*=[^=]",
                         re.MULTILINE)
-# "I" and its contractions are capitalised without being names
 # question words: a question without them asks something else (or nothing)
 _QUESTION_WORDS = frozenset({"如何", "怎么", "怎样", "怎么样", "什么", "为什么", "为何", "哪", "哪里", "哪儿", "哪个", "哪些",
                              "谁", "几", "多少", "是否", "吗", "呢", "how", "what", "why", "which", "who", "whom",
@@ -69,6 +69,7 @@ _SUBJECTS = frozenset({"我", "你", "您", "他", "她", "它", "我们", "你�
                        "we", "you", "he", "she", "they"})
 # structural particles that tie a word to what follows (的 a modifier, 地 a manner, 得 a degree)
 _PARTICLES_AFTER = frozenset("的地得")
+# "I" and its contractions are capitalised without being names
 _PRONOUN_I = frozenset({"I", "I'm", "I'll", "I've", "I'd", "I’m", "I’ll", "I’ve", "I’d"})
 
 
@@ -221,12 +222,9 @@ class _Match(NamedTuple):
 
 
 def _segment(run: str) -> list[tuple[str, str]]:
-    """A Chinese run cut into (word, part of speech) by jieba.posseg (the dictionary only, no HMM guesses)."""
-    from .lexicon import _jieba
-    _jieba()  # the dictionary, loaded once
-    import jieba.posseg
-
-    return [(p.word, p.flag) for p in jieba.posseg.lcut(run, HMM=False)]
+    """A Chinese run cut into (word, part of speech) by jieba.posseg (``lexicon.posseg``)."""
+    from .lexicon import posseg
+    return posseg(run)
 
 
 # --- what a word is, for the lossy tier -----------------------------------------------------------------------
@@ -246,7 +244,7 @@ _PROPER_NOUNS = frozenset({"nr", "nrt", "nrfg", "ns", "nt", "nz"})
 # English words that carry grammar rather than content (the rest weigh as content)
 _EN_FUNCTION = frozenset("""
 a an the this that these those of in on at by as it its it's they them their there here then so very really
-quite just also too much many more most some such and or but if when while about into up out over
+quite too much many more most some such and or but if when while about up out over
 """.split())
 # jieba.posseg flags of content words (nouns, verbs, adjectives, distinguishing words, idioms, abbreviations,
 # time and place words): their loss counts three times a function word's of the same frequency
@@ -281,7 +279,7 @@ def _compound_part(words: list[tuple[int, int, str | None]], k: int) -> bool:
     return False
 
 
-_MARKER_BEFORE = re.compile(r"[ \t]*(?:[-*+•]|\d{1,3}[.)、]|#{1,6})[ \t]+\Z")
+_MARKER_BEFORE = re.compile(rf"[ \t]*{_MARKER}[ \t]+\Z")
 
 
 def _first_after_marker(text: str, ws: int) -> bool:
