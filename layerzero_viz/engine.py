@@ -342,7 +342,7 @@ def _annotate(source: Any, config: Config) -> Annotated:
         ids, start, end, group, block, idx, block_ms, (g_start, g_end, g_tokens) = _tokenize_view(
             view, _TOKEN_CACHE if config.token_cache else None)
     except BaseException:
-        scan.done()  # never leave the scan running on a view the caller has given up
+        scan.wait()  # never leave the scan running on a view the caller has given up (nor start one)
         raise
     timings["tokenize"] = _ms(t0)
     n_groups = len(g_start)
@@ -467,14 +467,19 @@ class _ScanThread:
         finally:
             self._busy.release()
 
-    def done(self) -> Scans:
-        """Wait for the scan (run it here when it was not handed over), then its result."""
+    def wait(self) -> None:
+        """Wait for a scan handed to the scan thread (one not handed over has nothing to wait for)."""
         if self._future is not None:
             self._future.result()
             self._future = None
-        elif not self._ran:
+            self._ran = True
+
+    def done(self) -> Scans:
+        """Wait for the scan (run it here when it was not handed over), then its result."""
+        self.wait()
+        if not self._ran:
             self.scanner.run()
-        self._ran = True
+            self._ran = True
         return self.scanner.result()
 
 
