@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from .material import Material, find_material
 from .structure import context_facts, elements, scan_tags
@@ -322,14 +322,19 @@ def user_facts_python(text: str, start: int, end: int) -> list[int]:
     return [x for rx in (_USER_FACT_ZH, _USER_FACT_EN) for mt in rx.finditer(text, start, end) for x in mt.span()]
 
 
-def python_scanners(text: str) -> dict[str, list[int] | list[list[int]]]:
-    """What each native scanner returns for ``text``, computed with the regexes (the definition)."""
+def python_scanners(text: str, wanted: Sequence[bool] | None = None,
+                    user_ranges: Sequence[tuple[int, int]] | None = None) -> dict[str, Any]:
+    """What each native scanner returns for ``text``, computed with the regexes (the definition): the
+    identifier patterns ``wanted`` (all when None; None in place of one not wanted), user facts within
+    ``user_ranges`` (the whole text when None)."""
+    wanted = (True,) * len(_IDENTIFIERS) if wanted is None else wanted
+    user_ranges = [(0, len(text))] if user_ranges is None else user_ranges
     return {
         "numbers": _flat(_NUMBER, text),
         "quotes": _flat(_QUOTE, text),
         "code": _flat(_CODE, text),
-        "identifiers": [_flat(rx, text) for _, rx in _IDENTIFIERS],
-        "user_facts": user_facts_python(text, 0, len(text)),
+        "identifiers": [_flat(rx, text) if want else None for (_, rx), want in zip(_IDENTIFIERS, wanted)],
+        "user_facts": [x for s, e in user_ranges for x in user_facts_python(text, s, e)],
     }
 
 

@@ -18,8 +18,7 @@ from typing import Sequence
 
 from . import native as _native
 from .lexicon import _SLOTS as _LEXICON_SLOTS, _native_lexicons
-from .protect import (_CODE, _IDENTIFIERS, _NUMBER, _QUOTE, USER_ROLES, Protection, _flat, identifier_guards,
-                      user_facts_python)
+from .protect import USER_ROLES, Protection, identifier_guards, python_scanners
 from .view import TextView
 
 __all__ = ["Scans", "Scanner", "scan"]
@@ -109,16 +108,12 @@ def _reference(view: TextView, structure: Protection, skipped: list[tuple[int, i
 
     t0 = time.perf_counter()
     text = view.text
-    wanted = identifier_guards(text)
-    users = view.blocks_of_roles(USER_ROLES)
-    numbers, quotes = _flat(_NUMBER, text), _flat(_QUOTE, text)
-    code = _flat(_CODE, text) if "`" in text else []
-    identifiers = tuple(_flat(rx, text) if want else None for (_, rx), want in zip(_IDENTIFIERS, wanted))
-    user_facts = [x for b in users for x in user_facts_python(text, b.start, b.end)]
+    users = [(b.start, b.end) for b in view.blocks_of_roles(USER_ROLES)]
+    found = python_scanners(text, identifier_guards(text), users)
     t1 = time.perf_counter()
     repeats = scan_python(view, skipped)
     context = context_restatements_python(view, structure.context_facts, structure.context_ranges) \
         if structure.context_facts else []
     t2 = time.perf_counter()
-    return Scans(numbers, quotes, code, identifiers, user_facts, repeats, context, (t1 - t0) * 1000.0,
-                 (t2 - t1) * 1000.0)
+    return Scans(found["numbers"], found["quotes"], found["code"], tuple(found["identifiers"]), found["user_facts"],
+                 repeats, context, (t1 - t0) * 1000.0, (t2 - t1) * 1000.0)
