@@ -98,7 +98,7 @@ cdef class _Writer:
         cdef Py_ssize_t i
         cdef Py_UCS4 c
         cdef int shift
-        cdef unsigned int v
+        cdef unsigned int v, d
         self.put(u'"')
         for i in range(s, e):
             c = _at(t, i)
@@ -127,8 +127,8 @@ cdef class _Writer:
                 self.put(u'u')
                 v = <unsigned int>c
                 for shift in range(12, -4, -4):
-                    self.put(<Py_UCS4>(48 + ((v >> shift) & 15)) if ((v >> shift) & 15) < 10
-                             else <Py_UCS4>(87 + ((v >> shift) & 15)))
+                    d = (v >> shift) & 15
+                    self.put(<Py_UCS4>(48 + d if d < 10 else 87 + d))  # lower-case hex, as json writes it
         self.put(u'"')
 
 
