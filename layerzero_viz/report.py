@@ -95,7 +95,8 @@ def prune_report_html(result: Mapping[str, Any], *, title: str | None = None) ->
     df = result_tokens(result)
     total, pruned = int(result["tokens_total"]), int(result["tokens_pruned"])
     metrics = result.get("metrics") or {}
-    estimate = metrics.get("layer_zero_effectiveness_ratio_estimate")
+    # (results saved before the metric kept its seed name called it …_ratio_estimate)
+    estimate = metrics.get("layer_zero_effectiveness_ratio", metrics.get("layer_zero_effectiveness_ratio_estimate"))
     sub = (f"r = {_num(result.get('ratio'))} ({result.get('ratio_source', '?')}) · {pruned:,} of {total:,} tokens "
            f"pruned ({pruned / total if total else 0:.1%})"
            + (f" · effectiveness estimate {estimate:.4f}" if isinstance(estimate, (int, float)) else ""))

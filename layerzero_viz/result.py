@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 __all__ = ["PruneResult", "MessageResult", "RESULT_VERSION", "reconstruct"]
 
-RESULT_VERSION = 1
+RESULT_VERSION = 2  # 2: metrics name the estimate by its seed metric, layer_zero_effectiveness_ratio
 #: the keys of a record of the ``tokens`` list, in the contract's order
 TOKEN_KEYS = ("message", "block", "i", "id", "text", "start", "end", "decision", "reason", "detail", "score", "tier",
               "loss")
@@ -322,7 +322,9 @@ class PruneResult:
         return {
             "layer_zero_pruned_tokens_total": self.tokens_pruned,
             "pruned_fraction": self.pruned_fraction,
-            "layer_zero_effectiveness_ratio_estimate": self.effectiveness_estimate,
+            # the seed's metric, as Prometheus exposes it (``layer_zero_effectiveness_ratio{source="estimate"}``):
+            # a pruning result only ever knows the estimate
+            "layer_zero_effectiveness_ratio": self.effectiveness_estimate,
             "layer_zero_context_preservation_ms": self.annotated.timings_ms["context_preservation"],
         }
 

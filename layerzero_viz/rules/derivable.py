@@ -140,8 +140,10 @@ def context_restatements_python(view: TextView, facts: Sequence[tuple[int, str, 
 # a role phrase restated: "作为/身为(一名)…，", "你是(一名)…，", "As a/your …,", "You are a …,"
 _FRAME_ZH = re.compile(r"(?:作为|身为)(?:一名|一位|一个|个|名|位|你的|您的)?([\u4e00-\u9fffA-Za-z]{2,12}?)(?:的话)?[，,]"
                        r"|你(?:现在)?是(?:一名|一位|一个|个|名|位)?([\u4e00-\u9fff]{2,12}?)[，,。！!]")
-_FRAME_EN = re.compile(r"\b(?:as\s+(?:an?|the|my|your)|(?:you are|you're)\s+(?:an?|the|my|your))\s+"
-                       r"([a-z][a-z\- ]{1,40}?)\s*[,.]", re.IGNORECASE)
+# (the first-letter form of _ROLE_EN: the plain ``\b(?:as\s+…|(?:you are|you're)\s+…)`` with re.IGNORECASE
+# was tried at every position of the text after the role — a fifth of a chat turn's annotation)
+_FRAME_EN = re.compile(r"[aAyY](?<!\w[aAyY])(?:(?<=[aA])(?i:s)|(?<=[yY])(?i:ou are|ou're))"
+                       r"(?i:\s+(?:an?|the|my|your)\s+([a-z][a-z\- ]{1,40}?)\s*[,.])")
 _ROLE_WORDS = {
     "customer service": "客服", "middle school": "初中", "high school": "高中", "teacher": "老师", "physics": "物理",
     "math": "数学", "mathematics": "数学", "chemistry": "化学", "biology": "生物", "history": "历史",

@@ -54,14 +54,14 @@ def test_dash_o_writes_the_pruned_conversation_to_stdout_and_no_json(conv_file, 
     to_file = run("prune", conv_file, "--ratio", "0.3", "-o", tmp_path / "pruned.json")
     assert proc.stdout == (tmp_path / "pruned.json").read_bytes()  # the same bytes as -o FILE
     assert load_conversation(out_text(proc)).format == "anthropic"  # the conversation, not the JSON result
-    assert json.loads(to_file.stdout)["version"] == 1  # without -o -, the JSON result is on stdout as before
+    assert json.loads(to_file.stdout)["version"] == 2  # without -o -, the JSON result is on stdout as before
 
 
 def test_dash_o_with_result_file_puts_the_json_result_there(conv_file, tmp_path):
     proc = run("prune", conv_file, "--ratio", "0.3", "-o", "-", "--result", tmp_path / "r.json")
     assert proc.returncode == 0, err_text(proc)
     result = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
-    assert result["version"] == 1 and load_conversation(out_text(proc)).format == "anthropic"
+    assert result["version"] == 2 and load_conversation(out_text(proc)).format == "anthropic"
 
 
 def test_dash_o_and_result_dash_both_on_stdout_is_refused(conv_file):

@@ -80,3 +80,14 @@ def test_input_that_is_not_a_result_is_exit_2(tmp_path, capsys, content, needle)
     err = capsys.readouterr().err
     assert err.startswith("error: ") and needle in err and err.count("\n") == 1
     assert not (tmp_path / "x.html").exists()
+
+
+def test_the_report_shows_the_estimate_of_a_result_saved_in_either_version(xss_result):
+    from layerzero_viz.report import prune_report_html
+    _, result = xss_result
+    estimate = result["metrics"]["layer_zero_effectiveness_ratio"]
+    assert result["version"] == 2 and f"effectiveness estimate {estimate:.4f}" in prune_report_html(result)
+    old = dict(result, version=1, metrics={k if k != "layer_zero_effectiveness_ratio"
+                                           else "layer_zero_effectiveness_ratio_estimate": v
+                                           for k, v in result["metrics"].items()})
+    assert f"effectiveness estimate {estimate:.4f}" in prune_report_html(old)

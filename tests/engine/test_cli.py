@@ -30,11 +30,11 @@ def test_prune_prints_the_contract_and_equals_the_library():
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert TOP_KEYS <= set(out)
-    assert (out["version"], out["ratio"], out["ratio_source"]) == (1, 0.3, "argument")
+    assert (out["version"], out["ratio"], out["ratio_source"]) == (2, 0.3, "argument")
     assert set(out["timings_ms"]) == {"parse", "tokenize", "detect", "protect", "resolve", "select", "reconstruct",
                                       "context_preservation"}
     assert set(out["metrics"]) == {"layer_zero_pruned_tokens_total", "pruned_fraction",
-                                   "layer_zero_effectiveness_ratio_estimate", "layer_zero_context_preservation_ms"}
+                                   "layer_zero_effectiveness_ratio", "layer_zero_context_preservation_ms"}
     token = out["tokens"][0]
     assert set(token) == {"message", "block", "i", "id", "text", "start", "end", "decision", "reason", "detail",
                           "score", "tier", "loss"}

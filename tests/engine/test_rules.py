@@ -123,7 +123,10 @@ _ROLE_EN_PLAIN = re.compile(
 _LANG_REQ_EN_PLAIN = re.compile(r"\b(?:respond|reply|answer|write|speak)(?:\s+only)?\s+in\s+"
                                 r"(english|chinese|simplified chinese|french|german|japanese|spanish|korean)\b",
                                 re.IGNORECASE)
-_CASE_TRAPS = ["you are a ", "YOU'RE THE ", "Act As an ", "aCT aS the ", "ſpeak in ", "SPEAK ONLY IN ", "Reply in ",
+_FRAME_EN_PLAIN = re.compile(r"\b(?:as\s+(?:an?|the|my|your)|(?:you are|you're)\s+(?:an?|the|my|your))\s+"
+                             r"([a-z][a-z\- ]{1,40}?)\s*[,.]", re.IGNORECASE)
+_CASE_TRAPS = ["you are a ", "as your ", "AS MY ", "aſ the ", "xas a ", "You're your ", "YOU'RE THE ",
+               "Act As an ", "aCT aS the ", "ſpeak in ", "SPEAK ONLY IN ", "Reply in ",
                "write in ", "ANSWER in ", "respond only in ", "english", "ENGLISH", "engliſh", "Chineſe", "KOREAN",
                "\u212aorean", "tax advisor", "doctor who", "İ", "ı", "you are\u00a0a ", ".", ",", "\n", " ", "x", "é"]
 
@@ -138,6 +141,7 @@ def test_fast_english_patterns_find_what_the_plain_ones_find(text):
     from layerzero_viz.rules import derivable
     assert _spans(derivable._ROLE_EN, text) == _spans(_ROLE_EN_PLAIN, text)
     assert _spans(derivable._LANG_REQ_EN, text) == _spans(_LANG_REQ_EN_PLAIN, text)
+    assert _spans(derivable._FRAME_EN, text) == _spans(_FRAME_EN_PLAIN, text)
 
 
 def test_fast_english_patterns_agree_on_the_corpus_sample():
@@ -150,5 +154,6 @@ def test_fast_english_patterns_agree_on_the_corpus_sample():
             for b in m.blocks:
                 assert _spans(derivable._ROLE_EN, b.text) == _spans(_ROLE_EN_PLAIN, b.text)
                 assert _spans(derivable._LANG_REQ_EN, b.text) == _spans(_LANG_REQ_EN_PLAIN, b.text)
+                assert _spans(derivable._FRAME_EN, b.text) == _spans(_FRAME_EN_PLAIN, b.text)
                 found += len(_spans(_ROLE_EN_PLAIN, b.text))
     assert found  # the sample does state roles, so the comparison saw matches
