@@ -31,15 +31,18 @@ def test_by_default_no_token_is_in_the_lossy_tier(text):
 
 
 @pytest.mark.parametrize("text", [EN, ZH])
-def test_with_the_floor_off_the_lossy_tier_fills_the_budget(text):
+def test_with_the_floor_off_the_lossy_tier_fills_the_budget_or_runs_out(text):
     ann = _ann(text)
-    for r in (0.1, 0.2, 0.3):
+    assert len(ann.lossy)
+    for r in (0.05, 0.1, 0.2, 0.3):
         result = ann.at_ratio(r, min_effectiveness=0.0)
         budget = math.floor(r * result.tokens_total)
         assert result.tokens_pruned <= budget
-        # words cost one to three tokens: the budget is used up to the last word that fits
-        assert result.tokens_pruned >= budget - 3, (r, result.tokens_pruned, budget)
-        assert result.stopped_by == "ratio"
+        if result.stopped_by == "ratio":  # grammar words cost a token or two: used up to the last that fits
+            assert result.tokens_pruned >= budget - 2, (r, result.tokens_pruned, budget)
+        else:  # every word either tier may take is gone
+            assert result.stopped_by == "candidates"
+            assert result.tokens_lossy == int(ann.lossy.cost.sum())
 
 
 @pytest.mark.parametrize("floor", [0.99, 0.98, 0.95, 0.9])
@@ -52,15 +55,43 @@ def test_the_floor_is_honoured_exactly(floor):
             assert result.stopped_by in ("floor", "candidates")
 
 
-def test_a_rare_content_word_outlives_a_frequent_word():
-    ann = _ann(EN)
-    lossy = ann.lossy
-    words = list(lossy.words)
-    assert "in" in words and "children" in words
-    assert words.index("in") < words.index("children")  # taken in increasing loss: the frequent word first
-    first = ann.at_ratio(0.95, min_effectiveness=0.995)
-    pruned = " ".join(t["text"] for t in first.token_records() if t["tier"] == "lossy")
-    assert "beach" not in pruned and "children" not in pruned
+def test_only_grammar_words_are_lossy():
+    assert set(_ann(EN).lossy.words) == {"a", "the"}
+    assert set(_ann(ZH).lossy.words) == {"的"}
+    ann = _ann(conv(None, "请用抱怨的语气描述一下这个问题，然后写一段简短的总结给团队里的每个人看看吧。认真地检查代码呀！"))
+    assert set(ann.lossy.words) == {"的", "地", "吧"}  # (呀 is the safe tier's: a particle after a request)
+    pruned = ann.at_ratio(0.95, min_effectiveness=0.0).messages[0].pruned
+    assert "抱怨语气" in pruned and "认真检查代码！" in pruned and "每个人看看。" in pruned
+
+
+# from two blind reviews of 80 real conversations at the 0.98 floor (bench/quality.py's corpus): what an open
+# lossy tier took there, verbatim; none of it may go at any floor
+REVIEWED = [
+    ("No topic is too obscure, no question too complex.", ["too obscure", "too complex"]),
+    ("I want to update the artifact with an option to sort in descending order as well.",
+     ["sort in descending order as well", "update", "option"]),
+    ("This skill provides methodology and best practices for researching sales prospects.",
+     ["skill provides methodology and best practices for researching sales prospects"]),
+    ("Explain how to avoid it in future and list where you set it in Xcode.", ["avoid it in future", "set it in Xcode"]),
+    ("Focus on social media complaints and responsive image implementations, and the power of yet.",
+     ["social media complaints", "responsive image implementations", "power of yet"]),
+    ("I have a few questions and a little time.", ["a few questions", "a little time"]),
+    ("每次您以道德问题为由拒绝或拒绝回答，都会被扣分。", ["拒绝或拒绝回答"]),
+    ("使用覆盖索引可以减少回表操作。", ["使用覆盖索引可以减少回表操作"]),
+    ("营业时间为周一至周日 06:00-21:00。", ["周一至周日"]),
+    ("我希望你担任高级前端开发人员。我将描述一个项目的细节。", ["我希望你担任高级前端开发人员", "我将描述"]),
+    ("推荐中安之家连锁(北京中安宾馆)，或者北京中康国际酒店，离七渡村不远。", ["北京中安宾馆", "北京中康国际酒店", "七渡村"]),
+    ("这里有好玩的吗？", ["有好玩的吗"]),
+]
+
+
+@pytest.mark.parametrize("text, kept", REVIEWED)
+def test_what_the_reviews_saw_an_open_tier_take_stays(text, kept):
+    result = _ann(conv("You are a helpful assistant.", text, "Sure.", "Thanks, go on.")).at_ratio(
+        0.95, min_effectiveness=0.0)
+    pruned = result.messages[1].pruned
+    for phrase in kept:
+        assert phrase in pruned, (phrase, pruned)
 
 
 def test_pruned_count_is_monotone_in_the_ratio_for_every_floor():
@@ -145,24 +176,23 @@ def test_assistant_history_is_lossy_but_the_final_assistant_turn_is_not():
     assert result.messages[3].pruned == result.messages[3].original
 
 
-def test_words_of_other_alphabets_are_lossy_words_too():
+def test_words_of_other_alphabets_are_never_lossy():
+    # (no grammar word of theirs is in the closed class: Russian has no articles)
     ann = _ann(conv(None, "Задача: провести патентный и информационный поиск и написать подробный отчет с таблицей "
                           "результатов поиска, рекомендациями и выводами для нашей небольшой компании."))
-    assert {"информационный", "подробный"} & set(ann.lossy.words)
-    result = ann.at_ratio(0.3, min_effectiveness=0.0)
-    assert result.tokens_lossy > 0 and result.tokens_pruned <= math.floor(0.3 * result.tokens_total)
+    assert not len(ann.lossy)
 
 
 def test_list_items_are_prose_but_code_lines_are_left_alone():
     ann = _ann(conv(None, "Follow these rules when you answer the students:\n"
-                          "- Use clear, concise and friendly language for every explanation\n"
+                          "- Use clear, concise and friendly language for the explanation\n"
                           "## Worked example for the students\n"
                           "result = compute_total(prices, discount_rate)\n"
                           "print([x**2 for x in range(10)])"))
-    words = set(ann.lossy.words)
-    assert {"clear", "friendly", "language"} & words  # the list item's words
-    assert {"example", "students"} & words  # the heading's words
     text = ann.view.text
+    lossy_at = dict(zip(ann.lossy.starts.tolist(), ann.lossy.words))
+    assert lossy_at.get(text.index("the explanation")) == "the"  # the list item's article
+    assert lossy_at.get(text.index("the students\nresult")) == "the"  # the heading's
     code_from = text.index("result = compute_total")
     assert not [w for w, s in zip(ann.lossy.words, ann.lossy.starts.tolist()) if s >= code_from]  # code: whole
     pruned = ann.at_ratio(0.95, min_effectiveness=0.0).messages[0].pruned
@@ -234,13 +264,3 @@ def test_what_an_instruction_hinges_on_is_never_lossy():
     pruned = " ".join(m.pruned for m in ann.at_ratio(0.95, min_effectiveness=0.0).messages)
     for kept in ("必须", "帮", "from German to Kurdish", "must", "青年餐厅", "伪代码", "- 歌词", "### 擅长"):
         assert kept in pruned, kept
-
-
-def test_content_words_weigh_more_than_function_words_of_the_same_frequency():
-    from layerzero_viz.lossy import CONTENT_WEIGHT, _weight
-    assert _weight("the", None) == 1.0 and _weight("structure", None) == CONTENT_WEIGHT
-    assert _weight("的", "uj") == 1.0 and _weight("拒绝", "v") == CONTENT_WEIGHT and _weight("语气", "n") == CONTENT_WEIGHT
-    ann = _ann(conv(None, "请用抱怨的语气描述一下这个问题，然后写一段简短的总结给团队里的每个人看看吧。"))
-    order = list(ann.lossy.words)
-    assert order.index("的") < order.index("这个") < order.index("描述")  # particle, pronoun, then the verb
-    assert order[-1] in ("描述", "写", "团队")  # content words go last
