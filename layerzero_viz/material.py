@@ -18,6 +18,10 @@ an instruction sentence that merely contains a short quoted word keeps its words
 Kinds (``Material.kind``):
 
 ``prefill``      the final message of the conversation when it is an assistant turn (the model continues it)
+``processed_turn`` every user and assistant turn after a system prompt (or, with none, a first turn) that says the
+                 user's turns are text to process — "The user will provide you with a body of English text …
+                 review …", "用户会输入一段文本 … 润色": a grammar corrector's or translator's dialogue is its input
+                 and its output, and an article or a "Thank you" in it is part of what is corrected or translated
 ``tool_result``  text of a ``tool_result`` block, or of a ``tool``/``function`` role message
 ``code``         fenced blocks (```…``` or ~~~…~~~), indented 4-space code blocks, `inline` code
 ``quote``        “…” 「…」 『…』 «…» ‘…’ of any length, across lines; "…" on a line (or opening a line and
@@ -45,7 +49,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Material", "KINDS", "find_material", "block_material"]
 
-KINDS = ("prefill", "tool_result", "code", "quote", "introduced", "few_shot", "exam_item", "table", "json")
+KINDS = ("prefill", "processed_turn", "tool_result", "code", "quote", "introduced", "few_shot", "exam_item", "table", "json")
 
 
 class Material(NamedTuple):
@@ -787,6 +791,35 @@ def _largest_first(m: Material) -> tuple[int, int]:
     return m[0] - m[1], m[0]
 
 
+# a turn that declares the user's turns to be text to process: who hands it over, what, and (anywhere in the same
+# block) what is done with it
+_TEXT_NOUN = (r"(?:texts?|sentences?|paragraphs?|essays?|passages?|articles?|content|code|snippets?|messages?|drafts?|"
+              r"e-?mails?|words?|phrases?|documents?|writing|copy|stor(?:y|ies)|poems?|transcripts?|lyrics|letters?)")
+_HAND_OVER = r"(?:provide|give|send|type|paste|share|write|submit|input|enter|present|supply)"
+_HANDED_EN = re.compile(
+    rf"\b(?:(?i:the user|users?)|I)\s+(?i:will|would|may|might|can|shall)\s+(?:\w+\s+){{0,2}}?(?i:{_HAND_OVER})\b"
+    rf"[^.!?\n]{{0,60}}?\b(?i:{_TEXT_NOUN})\b"
+    rf"|\b(?i:the user|users?)\s+(?i:{_HAND_OVER})s\b[^.!?\n]{{0,60}}?\b(?i:{_TEXT_NOUN})\b"
+    rf"|\b(?i:when|whenever|once|if)\s+(?:(?i:the user|users?)|I)\s+(?i:{_HAND_OVER})s?\b[^.!?\n]{{0,60}}?\b"
+    rf"(?i:{_TEXT_NOUN})\b")
+_PROCESS_EN = re.compile(r"\b(?i:correct|proofread|review|revis|rewrit|translat|improv|edit|polish|paraphras|fix|"
+                         r"check|grad|scor|rephras|refin|summari[sz]|analy[sz]|critiqu|evaluat|convert|format|simplif)")
+_HANDED_ZH = re.compile(r"(?:用户|我)(?:会|将|将会|可能会|每次)?(?:给你|向你|为你|发给你|提供给你)?(?:提供|发送|输入|发|给出|粘贴|给)"
+                        r"你?[^。！？\n]{0,20}?(?:文本|文字|句子|段落|文章|内容|代码|英文|中文|一段话|语句|稿件|作文|文案|单词|词语|"
+                        r"短语)")
+_PROCESS_ZH = re.compile(r"翻译|润色|纠正|修改|改写|校对|批改|检查|优化|修正|改进|点评|评分|总结|提炼|转换|转写|改成")
+
+
+def _declares_processing(text: str, s: int, e: int) -> re.Match[str] | None:
+    """The phrase of [s, e) that says the user's turns are text to process (with a verb of processing in the
+    same block), or None."""
+    for handed, process in ((_HANDED_EN, _PROCESS_EN), (_HANDED_ZH, _PROCESS_ZH)):
+        m = handed.search(text, s, e)
+        if m is not None and process.search(text, s, e):
+            return m
+    return None
+
+
 def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], str] | None = None, last_role: str | None = None) -> list[Material]:
     """Every material range of ``view`` with its kind and detail, largest first (so that a smaller range
     inside a larger one — a quote inside a handed-over letter — shows its own detail).
@@ -803,6 +836,15 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
         return out
     last = blocks[-1]
     prefill_msg = last.msg_pos if (last_role or last.role) == "assistant" and last.role == "assistant" else None
+    # the turn that may declare the dialogue text to process: the system prompt, or with none the first turn
+    setup = [b for b in blocks if b.role in ("system", "developer")] or blocks[:1]
+    processed_after, declared = None, ""
+    for b in setup:
+        m = _declares_processing(text, b.start, b.end)
+        if m is not None:
+            where = "the system prompt" if b.role in ("system", "developer") else f"message {b.message}"
+            processed_after, declared = b.msg_pos, f"{where}: {_short(m.group(0), 60)!r}"
+            break
     for b in blocks:
         if b.end <= b.start:
             continue
@@ -812,6 +854,10 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
             continue
         if btype == "tool_result" or b.role in TOOL_ROLES:
             out.append(Material(b.start, b.end, "tool_result", f"kept: tool result (message {b.message})"))
+            continue
+        if processed_after is not None and b.msg_pos > processed_after and b.role in ("user", "assistant"):
+            out.append(Material(b.start, b.end, "processed_turn",
+                                f"kept: a turn of the text this conversation processes ({declared})"))
             continue
         out.extend(map(_as_material, block_material(text, b.start, b.end)))
     out.sort(key=_largest_first)

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from layerzero_viz import load_conversation, native
+from layerzero_viz import annotate, load_conversation, native
 from layerzero_viz.material import find_material
 from layerzero_viz.protect import PRECEDENCE, STRUCTURAL, xml_protections
 from layerzero_viz.view import TextView
@@ -297,3 +297,42 @@ def test_editing_requests_hand_over_the_text_after_them():
          "kept: the text handed over after 'Make this warmer:'")]
     assert [t for k, t, _ in material_of("请把下面这段改得更正式：\n明天来开会。") if k == "introduced"] == ["明天来开会。"]
     assert material_of("Rules:\nAnswer briefly.\nOutput:\nOne line.") == []
+
+
+# a grammar corrector's and a translator's dialogue is their input and output (from a blind review of the corpus:
+# lobehub agent 369's "I has a meeting … prepare the report." lost its "the" to the lossy tier, and with it the
+# assistant's demonstrated correction)
+CORRECTOR = ("The user will provide you with a body of English text and you will review the text to make sure it "
+             "is written in correct grammar. ONLY return the revised text.")
+
+
+@pytest.mark.parametrize("floor", [1.0, 0.98, 0.0])
+def test_the_turns_of_a_conversation_that_processes_them_are_material(floor):
+    text = conv(CORRECTOR, "I has a meeting tomorow with the client and need to prepare the report.",
+                "I **have** a meeting **tomorrow** with the client and need to prepare the report.",
+                "Please send me the file before 5pm, thank you so much.")
+    result = annotate(load_conversation(text), env={}).at_ratio(0.95, min_effectiveness=floor)
+    for m in result.messages[1:]:
+        assert m.pruned == m.original
+    last = result.messages[3].message
+    details = {t["detail"] for t in result.token_records() if t["message"] == last and t["text"].strip()}
+    assert details == {"kept: a turn of the text this conversation processes "
+                       "(the system prompt: 'The user will provide you with a body of English text')"}
+
+
+def test_a_translator_set_up_in_the_first_turn_keeps_the_later_turns_verbatim():
+    text = conv(None, "I want you to act as an English translator. I will type sentences in Chinese and you will "
+                      "translate them into English. Reply with the translation only, please.",
+                "Understood.", "非常感谢您昨天的帮助，麻烦您了！")
+    result = annotate(load_conversation(text), env={}).at_ratio(0.95)
+    assert result.messages[2].pruned == "非常感谢您昨天的帮助，麻烦您了！"  # the text to translate, thanks and all
+    assert "please" not in result.messages[0].pruned  # the set-up turn itself is instruction
+
+
+def test_zh_processing_agents_and_what_is_no_such_declaration():
+    kinds = {m[0] for m in material_of("我今天去公园玩了。", system="用户会输入一段文本，请你润色并纠正其中的错别字。")}
+    assert kinds == {"processed_turn"}
+    for system in ("The user will ask questions about cooking; answer them kindly.",
+                   "You will provide feedback on the user's ideas.", "用户会问你关于烹饪的问题，请耐心回答。",
+                   "You are a translator."):  # (no turn is declared text to process)
+        assert "processed_turn" not in {m[0] for m in material_of("hello, thanks!", system=system)}
