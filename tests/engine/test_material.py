@@ -332,6 +332,9 @@ def test_a_translator_set_up_in_the_first_turn_keeps_the_later_turns_verbatim():
 def test_zh_processing_agents_and_what_is_no_such_declaration():
     kinds = {m[0] for m in material_of("我今天去公园玩了。", system="用户会输入一段文本，请你润色并纠正其中的错别字。")}
     assert kinds == {"processed_turn"}
+    kinds = {m[0] for m in material_of("明天的会议从下午2点开始。",
+                                       system="你是一个出色的翻译官，能够进行中日互译。如果输入内容为中文，则翻译成日文。")}
+    assert kinds == {"processed_turn"}
     for system in ("The user will ask questions about cooking; answer them kindly.",
                    "You will provide feedback on the user's ideas.", "用户会问你关于烹饪的问题，请耐心回答。",
                    "You are a translator."):  # (no turn is declared text to process)
