@@ -247,7 +247,7 @@ def _straight_quotes(text: str, s: int, e: int) -> Iterable[tuple[int, int, str,
             if b - a > 1:
                 yield a, b, "quote", f"kept: quoted text {_short(m.group(0))}"
             elif (b < e and not text[b].isspace() and text[b] != '"'
-                  and (a == s or text[a - 1] in _OPENER_BEFORE)):
+                  and (a == s or text[a - 1] in _OPENER_BEFORE)) or _opens_its_line(text, a, b, s, e):
                 open_at = a  # the last mark of its line opens a quote
                 break
         if open_at < 0:
@@ -260,6 +260,17 @@ def _straight_quotes(text: str, s: int, e: int) -> Iterable[tuple[int, int, str,
             pos = close + 1
         else:
             pos = close  # it opens a quote of its own: the one left open was no quote
+
+
+def _opens_its_line(text: str, a: int, b: int, s: int, e: int) -> bool:
+    """A lone mark at the start of a line before spaces and then text ('" 让我为您分析：' under "示例回答："): it
+    opens a quoted passage however it is spaced."""
+    if not (a == s or text[a - 1] == "\n") or b >= e or text[b] not in " \t":
+        return False
+    k = b
+    while k < e and text[k] in " \t":
+        k += 1
+    return k < e and text[k] not in '\n"'
 
 
 # ------------------------------------------------------------------------------------ introduced text
@@ -586,7 +597,7 @@ _SECOND_OPTION = re.compile(r"[Bb2](?<=[\n \t(（][Bb2])[.．、:：)）]")
 # (each branch starts with a character, not a look-behind, so that the regex engine skips to the next "(",
 # "（" or "A" instead of trying the pattern at every position)
 _INLINE_OPTIONS = re.compile(r"(?:\(A\)|（A）)[^\n]{1,200}?(?:\(B\)|（B）)|A(?<![\w.]A)[.．、][ \t]*\S[^\n]{0,120}?"
-                             r"[ \t]B[.．、][ \t]*\S[^\n]{0,120}?[ \t]C[.．、]")
+                             r"[ \t；;，,]B[.．、][ \t]*\S[^\n]{0,120}?[ \t；;，,]C[.．、]")
 # "(B)", "（B）", "B.", "B．", "B、": what the inline options need (one search for "B" instead of five)
 _INLINE_B = re.compile(r"B(?:(?<=\(B)\)|(?<=（B)）|[.．、])")
 _STEM = re.compile(r"[?？][ \t]*$|_{2,}|（[ \t　]*）|\([ \t]*\)|(?i:\bwhich\b|\bchoose\b|\bselect\b|\bcorrect\b)"
@@ -594,8 +605,17 @@ _STEM = re.compile(r"[?？][ \t]*$|_{2,}|（[ \t　]*）|\([ \t]*\)|(?i:\bwhich\
 
 
 def _exam_items(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, int, str, str]]:
-    if "\n" not in seg or not _SECOND_OPTION.search(seg):  # a second option somewhere
-        return
+    if "\n" in seg and _SECOND_OPTION.search(seg):  # a second option on a line of its own somewhere
+        yield from _option_lines(text, s, e)
+    if "A" in seg and _INLINE_B.search(seg):  # options on one line: "A. …；B. …；C. …"
+        for m in _INLINE_OPTIONS.finditer(text, s, e):
+            line_start = text.rfind("\n", s, m.start()) + 1 if text.rfind("\n", s, m.start()) >= 0 else s
+            line_end = text.find("\n", m.end(), e)
+            line_end = e if line_end < 0 else line_end
+            yield line_start, line_end, "exam_item", "kept: exam item with its options"
+
+
+def _option_lines(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
     opts = []
     for a, b, m in _line_matches(_OPTION_LINE, text, s, e):
         opts.append((a, b, next(g for g in m.groups() if g)))
@@ -619,12 +639,6 @@ def _exam_items(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, int,
             yield stem_start, run[0][0] - 1, "exam_item", "kept: exam item question"
         for a, b, label in run:
             yield a, b, "exam_item", f"kept: exam item option ({label})"
-    if "A" in seg and _INLINE_B.search(seg):
-        for m in _INLINE_OPTIONS.finditer(text, s, e):
-            line_start = text.rfind("\n", s, m.start()) + 1 if text.rfind("\n", s, m.start()) >= 0 else s
-            line_end = text.find("\n", m.end(), e)
-            line_end = e if line_end < 0 else line_end
-            yield line_start, line_end, "exam_item", "kept: exam item with its options"
 
 
 def _next_label(label: str) -> str:

@@ -88,7 +88,9 @@ def test_bound_message_for_each_way_selection_stops(support):
     assert safe_used.text == (f"All redundant tokens are used at {frontier:.0%}; to prune more, allow lossy pruning "
                               "(floor 0.98).")
 
-    result = support.at_ratio(0.5, min_effectiveness=0.98)
+    # (the support chat's grammar words run out before its floor: a conversation with more of them)
+    travel = annotate(load_conversation(ROOT / "fixtures" / "sharegpt_travel.en.json"), env={})
+    result = travel.at_ratio(0.5, min_effectiveness=0.98)
     floor = bound_message(result)
     assert floor.stopped_by == "floor" and floor.offer is None
     assert floor.text.startswith(f"Stopped by the 0.98 floor at {result.pruned_fraction:.0%}")

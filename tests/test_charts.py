@@ -290,7 +290,8 @@ def test_sweep_knee():
 def test_sweep_chart_of_a_real_conversation_and_two_floors():
     from layerzero_viz import annotate, load_conversation
 
-    ann = annotate(load_conversation(ROOT / "fixtures" / "finance_qa.zh.json"), env={})
+    # (a conversation whose user turns have articles for the lossy tier to take)
+    ann = annotate(load_conversation(ROOT / "fixtures" / "sharegpt_travel.en.json"), env={})
     frame = pd.DataFrame(ann.sweep(min_effectiveness=1.0) + ann.sweep(min_effectiveness=0.98))
     layers = named_layers(sweep_chart(frame, safe_frontier=ann.safe_frontier).to_dict())
     knee_lossless = layers["knee-lossless"]["rows"][0]

@@ -16,7 +16,7 @@ EN = conv("You are a travel planner for a small agency in Lisbon.",
           "with good food, short drives between places and at least one beach where the children can swim safely.")
 ZH = conv("你是一名旅行规划师。",
           "您好！我想和家人计划一个轻松的周末旅行，希望去一个温暖安静的海边城市，那里要有好吃的餐厅，景点之间开车时间短，"
-          "并且至少有一个孩子可以安全游泳的海滩。")
+          "并且至少有一个孩子可以安全游泳的海滩。公司的客服电话和酒店的地址也请告诉我们。")
 
 
 def _ann(text):
@@ -58,10 +58,12 @@ def test_the_floor_is_honoured_exactly(floor):
 def test_only_grammar_words_are_lossy():
     assert set(_ann(EN).lossy.words) == {"a", "the"}
     assert set(_ann(ZH).lossy.words) == {"的"}
-    ann = _ann(conv(None, "请用抱怨的语气描述一下这个问题，然后写一段简短的总结给团队里的每个人看看吧。认真地检查代码呀！"))
+    ann = _ann(conv(None, "请用抱怨的语气描述一下公司的产品问题，然后写一段简短的总结给团队看看吧。认真地检查代码呀！"))
     assert set(ann.lossy.words) == {"的", "地", "吧"}  # (呀 is the safe tier's: a particle after a request)
     pruned = ann.at_ratio(0.95, min_effectiveness=0.0).messages[0].pruned
-    assert "抱怨语气" in pruned and "认真检查代码！" in pruned and "每个人看看。" in pruned
+    assert "公司产品问题" in pruned and "认真检查代码！" in pruned and "团队看看。" in pruned
+    # a 的 after a verb or an adjective holds its phrase together (a second review: 定义的接口 → 定义接口)
+    assert "抱怨的语气" in pruned and "简短的总结" in pruned
 
 
 # from two blind reviews of 80 real conversations at the 0.98 floor (bench/quality.py's corpus): what an open
@@ -82,6 +84,13 @@ REVIEWED = [
     ("我希望你担任高级前端开发人员。我将描述一个项目的细节。", ["我希望你担任高级前端开发人员", "我将描述"]),
     ("推荐中安之家连锁(北京中安宾馆)，或者北京中康国际酒店，离七渡村不远。", ["北京中安宾馆", "北京中康国际酒店", "七渡村"]),
     ("这里有好玩的吗？", ["有好玩的吗"]),
+    # a second review (40 more conversations) of the closed class: 的 after a verb, an adjective or a pronoun
+    ("你需要按照需求与类型定义的接口，输出 reducer 代码。", ["类型定义的接口"]),
+    ("我将为您提供一组辩手和他们即将举行的辩论的动议，从提供的证据中得出深入的结论。",
+     ["即将举行的辩论", "提供的证据", "深入的结论"]),
+    ("推荐菜有炝拌土豆丝、糖三角的餐馆，这是很好的选择，非常不错的地方。",
+     ["糖三角的餐馆", "很好的选择", "非常不错的地方"]),
+    ("找评分4.5以上的餐馆。你的任务是只与熟悉的人交谈。", ["4.5以上的餐馆", "你的任务", "熟悉的人"]),
 ]
 
 
@@ -165,14 +174,16 @@ def _lossy_words_of(ann, message: int) -> list[str]:
     return [w for w, blk in zip(ann.lossy.words, ann.lossy.block.tolist()) if blocks[blk].msg_pos == message]
 
 
-def test_assistant_history_is_lossy_but_the_final_assistant_turn_is_not():
+def test_assistant_turns_are_never_lossy():
+    # (a few-shot demonstration or the model's own earlier answer: what it imitates; the last one is the prefill)
     ann = _ann(conv(None, "Plan a quiet weekend near the coast for my family, with short drives between places.",
                     "You could spend a slow morning walking along the harbour and then drive inland for lunch.",
                     "And where should we sleep on the second night of the trip?",
                     "A small guest house near the harbour would keep the drives short"))
-    assert _lossy_words_of(ann, 1)  # an earlier answer is history like any other turn
-    assert not _lossy_words_of(ann, 3)  # the prefill the model continues is never edited
+    assert _lossy_words_of(ann, 0) and _lossy_words_of(ann, 2)  # the user's articles
+    assert not _lossy_words_of(ann, 1) and not _lossy_words_of(ann, 3)
     result = ann.at_ratio(0.5, min_effectiveness=0.0)
+    assert result.messages[1].pruned == result.messages[1].original
     assert result.messages[3].pruned == result.messages[3].original
 
 

@@ -339,3 +339,17 @@ def test_zh_processing_agents_and_what_is_no_such_declaration():
                    "You will provide feedback on the user's ideas.", "用户会问你关于烹饪的问题，请耐心回答。",
                    "You are a translator."):  # (no turn is declared text to process)
         assert "processed_turn" not in {m[0] for m in material_of("hello, thanks!", system=system)}
+
+
+def test_a_quoted_example_opening_its_line_with_a_space_is_material():
+    # (lobehub agent 54: its example answer lost a 的 to the lossy tier)
+    system = ('## 回答示范\n\n示例回答：\n" 让我为您分析：\n\n1. 从您的八字看...\n2. 今年流年有...\n'
+              '3. 注意事项有..."\n\n## 温馨提示\n\n1. 命理分析仅供参考')
+    found = [(k, t) for k, t, _ in material_of("你好", system=system) if k == "quote"]
+    assert [t for _, t in found] == ['" 让我为您分析：\n\n1. 从您的八字看...\n2. 今年流年有...\n3. 注意事项有..."']
+    assert not [t for _, t, _ in material_of('He is 6\' 2" tall and "very" quick.\n" \nno quote here') if "no quote" in t]
+
+
+def test_inline_options_separated_by_semicolons_are_an_exam_item():
+    text = "第一题：遇到紧急情况时，您通常会如何反应？A. 迅速采取行动；B. 先冷静分析，再制定计划；C. 寻求同事帮助；D. 等待。"
+    assert ("exam_item", text, "kept: exam item with its options") in material_of(text)
