@@ -243,6 +243,10 @@ def bound_message(result: Any) -> Bound | None:
     if why == "floor" and floor >= LOSSLESS:
         return Bound(why, f"All redundant tokens are used at {_percent(result.safe_frontier)}; to prune more, "
                           f"allow lossy pruning (floor {RECOMMENDED_FLOOR:g}).", offer=RECOMMENDED_FLOOR)
+    if floor < LOSSLESS and result.effectiveness_estimate < floor and not result.tokens_lossy:
+        # (a short prompt: the safe rules' own prunes already weigh more than the floor allows)
+        return Bound(why, f"The safe rules alone bring the estimate to {result.effectiveness_estimate:.3f}, below "
+                          f"the {floor:g} floor, which bounds only the lossy tier: it took nothing.")
     if why == "floor":
         return Bound(why, f"Stopped by the {floor:g} floor at {_percent(result.pruned_fraction)}; "
                           "a lower floor prunes more, at a lower estimate.")

@@ -99,6 +99,16 @@ def test_bound_message_for_each_way_selection_stops(support):
     assert nothing.stopped_by == "candidates" and nothing.text == "Nothing left that either tier may take."
 
 
+def test_bound_message_says_when_the_safe_rules_alone_are_below_the_floor():
+    # (a 15-token prompt from the corpus: pruning 一下 weighs 5 % of its estimated information)
+    result = annotate(load_conversation("介绍一下什么是机器学习？"), env={}).at_ratio(0.5, min_effectiveness=0.98)
+    assert result.tokens_lossy == 0 and result.effectiveness_estimate < 0.98
+    bound = bound_message(result)
+    assert bound.text == (
+        f"The safe rules alone bring the estimate to {result.effectiveness_estimate:.3f}, below the 0.98 floor, "
+        "which bounds only the lossy tier: it took nothing.")
+
+
 def test_bound_message_is_silent_when_layer_zero_is_disabled():
     conv = load_conversation(json.dumps({
         "system": '<layer-zero enabled="false"/>\nBe brief.',
