@@ -3,8 +3,7 @@
 Only a closed class of words is ever taken, and only from the turns of the user and the system prompt: the English
 articles (a, an, the), the Chinese 的 between two nouns ("餐馆的电话" → "餐馆电话") and 地 between an adverbial and a
 verb ("认真地检查" → "认真检查"), and the Chinese tone particles 啊 呀 吧 啦 嘛 哦 at the end of a clause.  Each such word that no protection covers and that is no safe-tier candidate gets an
-estimated loss — its surprisal from word frequencies (:func:`information.word_surprisal`), halved when the same
-word occurred among the 40 words before it — and ``Annotated.at_ratio(r, min_effectiveness=F)`` spends the safe
+estimated loss — its surprisal from word frequencies (:func:`information.word_surprisal`) — and ``Annotated.at_ratio(r, min_effectiveness=F)`` spends the safe
 tier first, then these words in increasing loss per token while the effectiveness estimate stays ≥ F.
 
 Why so few.  Two blind reviews of 80 real conversations at the 0.98 floor (``bench/quality.py`` prints the reach)
@@ -42,9 +41,8 @@ if TYPE_CHECKING:
     from .engine import Annotated
 from .view import _segments
 
-__all__ = ["LossyTier", "lossy_tier", "NEARBY_WORDS"]
+__all__ = ["LossyTier", "lossy_tier"]
 
-NEARBY_WORDS = 40
 _CJK_CLASS = "\u3400-\u9fff\uf900-\ufaff"
 # a Chinese run (cut into words by jieba), or a word of an alphabetic script (letters, inner apostrophes)
 _WORD = re.compile(rf"[{_CJK_CLASS}]+|[^\W\d_{_CJK_CLASS}]+(?:['’][^\W\d_{_CJK_CLASS}]+)*")
@@ -65,6 +63,8 @@ _CODE_LIKE = re.compile(r"[A-Za-z0-9_][(\[]|[(\[]\\?[\[(]|\w\\?\*\\?\*\w|[{;][ \
                         re.MULTILINE)
 # the closed class (see the module docstring)
 _ARTICLES = frozenset({"a", "an", "the"})
+# what a clause must hold for the tier to look at it (its words are segmented only then)
+_CANDIDATE = re.compile(r"\b(?:a|an|the)\b|[的地啊呀吧啦嘛哦]")
 # after "a"/"an" these say the opposite without it ("a few" some, "few" hardly any)
 _QUANTITY_AFTER_A = frozenset({"few", "little", "bit", "lot", "couple"})
 # 的 between two nouns (餐馆的电话, 用户的问题) and 地 between an adverbial and a verb (认真地检查): after a verb, an
@@ -109,8 +109,9 @@ def lossy_tier(ann: Annotated) -> LossyTier:
     for bi, block in enumerate(view.blocks):
         if block.end <= block.start or block.role in _MODEL_ROLES:
             continue  # the model's own words: it imitates them (a final one is the prefill it continues)
-        recent: list[str] = []
         for cs, ce in _segments(text, block.start, block.end, _CLAUSE_BREAK):
+            if not _CANDIDATE.search(text, cs, ce):
+                continue  # no word of the closed class here: nothing to segment (most clauses)
             line_start = text.rfind("\n", 0, cs) + 1
             line_end = text.find("\n", ce)
             if _PUNCT_LINE.match(text, line_start) or _CODE_LIKE.search(text, line_start,
@@ -121,11 +122,6 @@ def lossy_tier(ann: Annotated) -> LossyTier:
                      if not _in_candidate(ann, m.start(), m.end())]
             clause_rows: list[tuple[int, int, str, int, int, int, float, int]] = []
             for k_word, (ws, we, flag) in enumerate(words):
-                key = text[ws:we].lower()
-                seen = key in recent
-                recent.append(key)
-                if len(recent) > NEARBY_WORDS:
-                    recent.pop(0)
                 if not _takeable(text, words, k_word, ce):
                     continue  # a word of what the sentence says (the module docstring): never weighed away
                 word = text[ws:we]
@@ -146,7 +142,7 @@ def lossy_tier(ann: Annotated) -> LossyTier:
                     continue
                 if text[g_start[a]:ws].strip() or g_end[b - 1] > we:
                     continue  # a token glues this word to a neighbour: it cannot go alone
-                loss = word_surprisal(word) * (0.5 if seen else 1.0)
+                loss = word_surprisal(word)
                 clause_rows.append((ws, we, word, a, b - 1, int(g_tokens[a:b].sum()), loss, bi))
             if len(clause_rows) < len(words):  # (a clause of grammar words alone, "啊啊", stays whole)
                 rows.extend(clause_rows)
