@@ -132,8 +132,9 @@ def lossy_tier(ann: Annotated) -> LossyTier:
                     continue  # next to a number: "a 4 cm cut", 第5页的 go with their number
                 if before in _OPENING_MARKS or after in _CLOSING_MARKS:
                     continue  # next to an emphasis, bracket, quote mark or hyphen ("**The …**", "in-the-loop")
-                if word[0].isupper() or _opens_sentence(text, ws):
-                    continue  # no sentence is left starting in lower case
+                if word[0].isupper() or _opens_sentence(text, _before_candidates(ann, ws)):
+                    continue  # no sentence is left starting in lower case (nor once a safe-tier span before the
+                    # word goes: "As per my previous message, the left earcup …")
                 if _first_after_marker(text, ws):
                     continue  # "- the …": the item's first word (its token holds the marker's space)
                 a = int(np.searchsorted(g_end, ws, side="right"))
@@ -167,6 +168,32 @@ def _opens_sentence(text: str, ws: int) -> bool:
     while k > 0 and text[k - 1] in " \t":
         k -= 1
     return k == 0 or text[k - 1] in "\n.!?。！？:：" or text[k - 1] == "\x00"
+
+
+def _before_candidates(ann: Annotated, pos: int) -> int:
+    """``pos`` moved back over spaces and over the safe-tier candidates right before it (what the text may read
+    as once they are pruned)."""
+    text = ann.view.text
+
+    def candidate_start(at: int) -> int:  # where the candidate holding the character before ``at`` starts, or -1
+        g = int(np.searchsorted(ann.g_end, at - 1, side="right"))
+        return int(ann.g_start[g]) if g < len(ann.g_span) and ann.g_start[g] < at and ann.g_span[g] >= 0 else -1
+
+    while pos > 0:
+        k = pos
+        while k > 0 and text[k - 1] in " \t":
+            k -= 1
+        if k > 0 and text[k - 1] in ",，、":  # the comma a pruned span leaves behind goes with it
+            j = k - 1
+            while j > 0 and text[j - 1] in " \t":
+                j -= 1
+            if candidate_start(j) >= 0:
+                k = j
+        start = candidate_start(k) if k > 0 else -1
+        if start < 0:
+            return k
+        pos = start
+    return pos
 
 
 def _in_candidate(ann: Annotated, s: int, e: int) -> bool:

@@ -275,3 +275,14 @@ def test_what_an_instruction_hinges_on_is_never_lossy():
     pruned = " ".join(m.pruned for m in ann.at_ratio(0.95, min_effectiveness=0.0).messages)
     for kept in ("必须", "帮", "from German to Kurdish", "must", "青年餐厅", "伪代码", "- 歌词", "### 擅长"):
         assert kept in pruned, kept
+
+
+def test_no_article_goes_that_would_open_a_sentence_once_a_safe_span_before_it_goes():
+    text = conv('<redundant_phrases>["As per my previous message"]</redundant_phrases>\nYou are a support agent.',
+                "I would prefer a replacement. As per my previous message, the left earcup is silent.")
+    ann = _ann(text)
+    at = ann.view.text.index("the left")
+    assert at not in ann.lossy.starts.tolist()
+    pruned = ann.at_ratio(0.95, min_effectiveness=0.0).messages[1].pruned
+    assert "the left earcup" in pruned and "As per my previous message" not in pruned
+    assert "prefer replacement" in pruned  # an article inside a sentence still goes
