@@ -51,7 +51,8 @@ _OPENING_MARKS = frozenset("*_~`([{<\"'“‘「『《-/")
 _CLOSING_MARKS = frozenset("*_~`)]}>\"'”’」』》-/")
 # a line opening with punctuation is left alone — but for a list marker, a heading mark or emphasis before prose
 _MARKER = r"(?:[-*+•]|\d{1,3}[.)、]|#{1,6})"  # a list marker or a heading mark (before a space or a tab)
-_PUNCT_LINE = re.compile(rf"[ \t]*(?!{_MARKER}[ \t]|\*\*?\w|__?\w)[^\w\s\u3400-\u9fff]")
+_PUNCT_LINE = re.compile(rf"[ \t]*(?!{_MARKER}[ \t]|\*\*?\w|__?\w)[^\w\s\u3400-\u9fff]"
+                         rf"|[ \t]*{_MARKER}[ \t]+[\[{{<(（【]")  # or a list item that is a template slot: "- [Step 1: …]"
 _CJK_RUN = re.compile(f"[{_CJK_CLASS}]")
 # what ends a clause for this purpose: any mark that is not a letter, digit or space — punctuation, line
 # breaks, markup, quote marks, arrows and operators ("核心→叠加态 + 并行": each part keeps a word)
@@ -67,6 +68,11 @@ _ARTICLES = frozenset({"a", "an", "the"})
 _CANDIDATE = re.compile(r"\b(?:a|an|the)\b|[的地啊呀吧啦嘛哦]")
 # after "a"/"an" these say the opposite without it ("a few" some, "few" hardly any)
 _QUANTITY_AFTER_A = frozenset({"few", "little", "bit", "lot", "couple"})
+# "the last year" (the past twelve months) is not "last year"; "the only way", "the same", "the rest" …
+_MEANING_AFTER_THE = frozenset({"last", "next", "past", "same", "other", "only", "rest", "most", "least", "latter",
+                                "former"})
+# "one at a time", "once a week", "twice a day": the article is part of the phrase
+_PHRASE_BEFORE_A = frozenset({"at", "once", "twice", "per"})
 # 的 between two nouns (餐馆的电话, 用户的问题) and 地 between an adverbial and a verb (认真地检查): after a verb, an
 # adjective or a pronoun the 的 holds a relative clause or a phrase together (举行的辩论, 定义的接口, 很好的选择, 你的任务)
 _MODIFIER_PARTICLES = {"的": ("uj", ("n",), ("n",)), "地": ("uv", ("a", "ad", "d", "z"), ("v",))}
@@ -244,13 +250,21 @@ def _takeable(text: str, words: list[tuple[int, int, str | None]], k: int, claus
     if flag is None:  # a word of an alphabetic script
         if word not in _ARTICLES or nxt is None:
             return False  # an article ending its clause is no article ("type a", "option a")
-        return not (word != "the" and text[nxt[0]:nxt[1]].lower() in _QUANTITY_AFTER_A)
+        following = text[nxt[0]:nxt[1]].lower()
+        if word == "the":
+            return following not in _MEANING_AFTER_THE
+        return following not in _QUANTITY_AFTER_A and not (k and text[words[k - 1][0]:words[k - 1][1]].lower()
+                                                          in _PHRASE_BEFORE_A)
     if word in _MODIFIER_PARTICLES:
         own, before, after = _MODIFIER_PARTICLES[word]
         prev = words[k - 1] if k else None
+        # (a verb before the noun makes it a relative clause: 可以做烤乳猪的餐馆, 提供吹风机的酒店)
+        flag_before = words[k - 2][2] if k >= 2 else None
+        verb_before = flag_before is not None and flag_before.startswith("v")
         return (flag == own and prev is not None and prev[1] == ws and nxt is not None and nxt[0] == we
                 and prev[2] is not None and prev[2].startswith(before) and nxt[2] is not None
-                and nxt[2].startswith(after) and text[we] not in _SENTENCE_PARTICLES)
+                and nxt[2].startswith(after) and text[we] not in _SENTENCE_PARTICLES
+                and not (word == "的" and verb_before))
     return word in _TONE_PARTICLES and nxt is None and not _WORD.search(text, we, clause_end)
 
 

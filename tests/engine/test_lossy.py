@@ -58,7 +58,8 @@ def test_the_floor_is_honoured_exactly(floor):
 def test_only_grammar_words_are_lossy():
     assert set(_ann(EN).lossy.words) == {"a", "the"}
     assert set(_ann(ZH).lossy.words) == {"的"}
-    ann = _ann(conv(None, "请用抱怨的语气描述一下公司的产品问题，然后写一段简短的总结给团队看看吧。认真地检查代码呀！"))
+    ann = _ann(conv(None, "请用抱怨的语气描述一下这个问题。公司的产品问题很多，然后写一段简短的总结给团队看看吧。"
+                          "认真地检查代码呀！"))
     assert set(ann.lossy.words) == {"的", "地", "吧"}  # (呀 is the safe tier's: a particle after a request)
     pruned = ann.at_ratio(0.95, min_effectiveness=0.0).messages[0].pruned
     assert "公司产品问题" in pruned and "认真检查代码！" in pruned and "团队看看。" in pruned
@@ -91,6 +92,14 @@ REVIEWED = [
     ("推荐菜有炝拌土豆丝、糖三角的餐馆，这是很好的选择，非常不错的地方。",
      ["糖三角的餐馆", "很好的选择", "非常不错的地方"]),
     ("找评分4.5以上的餐馆。你的任务是只与熟悉的人交谈。", ["4.5以上的餐馆", "你的任务", "熟悉的人"]),
+    # a third review (48 more): a relative clause before 的, an article that is part of the phrase or the meaning,
+    # a template slot
+    ("那你在上述的餐馆里找一家可以做烤乳猪的餐馆，或者提供吹风机的酒店，能吃到凤爪的餐馆也行。",
+     ["做烤乳猪的餐馆", "提供吹风机的酒店", "吃到凤爪的餐馆"]),
+    ("Count the commits per week in the last year. Ask for one detail at a time, once a week.",
+     ["in the last year", "one detail at a time", "once a week"]),
+    ("Use this exact format:\n- [Step 1: e.g., Block the sender.]\n- [Step 2: e.g., Call the real office.]",
+     ["[Step 1: e.g., Block the sender.]", "[Step 2: e.g., Call the real office.]"]),
 ]
 
 
