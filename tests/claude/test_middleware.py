@@ -346,3 +346,17 @@ def test_a_six_turn_chat_reads_the_prompt_cache_from_turn_2_as_the_bare_sdk_does
             before = usage[turn - 2]
             assert usage[turn - 1]["cache_read_input_tokens"] == \
                 before["cache_read_input_tokens"] + before["cache_creation_input_tokens"], turn
+
+
+def test_messages_and_system_given_in_extra_body_are_pruned_and_sent_pruned(make_client, server, registry, tmp_path):
+    # the SDK merges extra_body into the body before the middleware sees it (anthropic 2.14), so what a caller
+    # puts there is pruned, audited and sent pruned like the rest — held here, as a later SDK could merge it again
+    log = tmp_path / "audit.jsonl"
+    client = make_client().with_middleware(layer_zero_middleware(ratio=0.5, registry=registry, env={}, audit_log=log))
+    kw = create_kwargs(FINANCE)
+    extra = {"system": kw.pop("system"), "messages": kw.pop("messages")}
+    client.messages.create(**kw, messages=[{"role": "user", "content": "placeholder"}], extra_body=extra)
+    [body] = sent_bodies(server)
+    assert body["messages"] == PRUNED["messages"] and body["system"] == PRUNED["system"]
+    [record] = read_audit(log)
+    assert record["pruned_request"]["messages"] == body["messages"] and record["status"] == "ok"
