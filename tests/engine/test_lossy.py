@@ -67,8 +67,12 @@ def test_only_grammar_words_are_lossy():
     assert "抱怨的语气" in pruned and "简短的总结" in pruned
 
 
-# from two blind reviews of 80 real conversations at the 0.98 floor (bench/quality.py's corpus): what an open
-# lossy tier took there, verbatim; none of it may go at any floor
+# from three blind reviews of real conversations (bench/quality.py's corpus, ../shared/corpus): what a lossy tier
+# took there; none of it may go at any floor.  The sentences are quoted or shortened from records of
+# lobehub/lobe-chat-agents (MIT; lines 53, 54, 148, 173, 296, 304, 353, 369, 379 of its corpus file),
+# PlexPt/awesome-chatgpt-prompts-zh (MIT; lines 21, 100, 119), f/awesome-chatgpt-prompts (CC0-1.0; lines 961, 1156,
+# 1417) and thu-coai/CrossWOZ (Apache-2.0; lines 15, 18, 92, 164, 179, 265, 282); copyright stays with their
+# authors, under those licenses.
 REVIEWED = [
     ("No topic is too obscure, no question too complex.", ["too obscure", "too complex"]),
     ("I want to update the artifact with an option to sort in descending order as well.",

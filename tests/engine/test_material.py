@@ -301,7 +301,8 @@ def test_editing_requests_hand_over_the_text_after_them():
 
 # a grammar corrector's and a translator's dialogue is their input and output (from a blind review of the corpus:
 # lobehub agent 369's "I has a meeting … prepare the report." lost its "the" to the lossy tier, and with it the
-# assistant's demonstrated correction)
+# assistant's demonstrated correction).  CORRECTOR and the turns below are shortened from that record of
+# lobehub/lobe-chat-agents (MIT, copyright its authors).
 CORRECTOR = ("The user will provide you with a body of English text and you will review the text to make sure it "
              "is written in correct grammar. ONLY return the revised text.")
 
