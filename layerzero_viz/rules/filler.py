@@ -125,7 +125,7 @@ def find(view: TextView, ctx: RuleContext) -> Hits:
     h_starts, h_ends, h_sources = view.lexicon_columns(_LEXICON_NAMES)
     hits = sorted((s, e, src) for s, e, src in zip(h_starts, h_ends, h_sources) if not (
         text[s] in "aA" and _LEXICONS[src][3] == "en" and text[s:s + 3].lower() == "as "
-        and _ROLE_VERB.search(text, max(0, s - 12), s)))
+        and _ROLE_VERB.search(text, max(0, s - 12), s)) and not (_LEXICONS[src][3] == "en" and _not_filler_en(text, s, e)))
     starts: list[int] = []
     ends: list[int] = []
     scores: list[float] = []
@@ -166,6 +166,27 @@ def find(view: TextView, ctx: RuleContext) -> Hits:
     # the detail function is a partial, not a closure: a kept annotation holds it, and a closure's cells are
     # objects the cyclic garbage collector visits
     return Hits("filler", starts, ends, scores, 0.05, _OVERRIDE, partial(_detail, text, starts, ends, kinds, phrases))
+
+
+# "please" as a verb: "to please stakeholders", "hard to please", "will please them"
+_PLEASE_VERB_BEFORE = re.compile(r"(?i:\b(?:to|will|would|can|could|must|might|may|trying|tried|hard|easy|eager)\s+)$")
+# a word in title case after the hit on its line: "Thank You Note", "I Think I Need a Lawyer" (a title, not filler)
+_TITLE_AFTER = re.compile(r"[ \t]+[A-Z][a-z]*\b")
+
+
+def _not_filler_en(text: str, s: int, e: int) -> bool:
+    """Whether an English lexicon hit is the words of something else (from a review of the lossless default):
+    "please" as a verb or before the name it addresses ("fill this in please Perplexity"), or a phrase in title
+    case inside a title ("Subject: Thank You Note", "PROMPT NAME: I Think I Need a Lawyer")."""
+    phrase = text[s:e]
+    if phrase.lower() == "please":
+        if _PLEASE_VERB_BEFORE.search(text, max(0, s - 12), s):
+            return True
+        after = _TITLE_AFTER.match(text, e)
+        if after is not None and text[max(0, s - 2):s].strip() not in ("", ".", "!", "?", ":"):
+            return True  # mid-sentence "please" before a capitalised word: a name it addresses, or a title
+    words = phrase.split()
+    return len(words) >= 2 and all(w[:1].isupper() for w in words) and _TITLE_AFTER.match(text, e) is not None
 
 
 def _detail(text: str, starts: list[int], ends: list[int], kinds: list[str], phrases: list[str], k: int) -> str:

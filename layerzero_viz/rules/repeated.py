@@ -264,6 +264,7 @@ _CORRECTION = re.compile(
     r"|\bactually\b|\brather than\b|\bno longer\b|\bscratch that\b|\bnot\b[^.;!?。！？]{1,80}?\bbut\b"
     r"|\bchange (?:it |that |this )?to\b|\bupdate[d]?:", re.IGNORECASE)
 _EMPHASIS = ("**", "__")
+_BRACKETS = (("(", ")"), ("（", "）"), ("[", "]"), ("【", "】"))
 
 
 _TOKENS = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[a-z0-9]+(?:'[a-z]+)?|[,、;:。!?…\n]|\.(?=\s|$)")
@@ -498,6 +499,10 @@ def _why_not_a_constraint_copy(view: TextView, s: int, e: int, sent: tuple[int, 
     span = text[s:e]
     if any(before.count(m) % 2 or span.count(m) % 2 for m in _EMPHASIS):
         return "inside emphasis", s
+    if any(span.count(o) != span.count(c) for o, c in _BRACKETS):
+        # a clause cut inside a parenthesis ("Use checkboxes and stable IDs (e.g.," repeated, before another ID):
+        # the rest of it would be left as a fragment
+        return "cut inside brackets", s
     if span.rstrip(" *_").endswith((":", "：")):
         return "a label introducing what follows", s
     if text[s:sent[1]].rstrip(" *_\"'”」』）)").endswith(("?", "？")):

@@ -1,5 +1,7 @@
 """filler: whole sentences and clauses of politeness go with their punctuation; frames go only where what
 remains reads as a sentence (zh and en)."""
+import pytest
+
 from .helpers import conv, prune
 
 LEAD_PUNCT = tuple("，。、；：,;:!?！？")
@@ -124,3 +126,22 @@ def test_filler_never_leaves_a_line_starting_with_punctuation():
         for line in out(text).splitlines():
             assert not line.strip().startswith(LEAD_PUNCT), (text, line)
         assert "** " not in out(text)
+
+
+# from a review of the lossless default on ../shared/corpus (f/awesome-chatgpt-prompts, CC0-1.0: lines 956, 473,
+# 1123, 1442 of the corpus file, shortened): filler words that were something else
+@pytest.mark.parametrize("text, kept", [
+    ("- Over-committing to please stakeholders", "to please stakeholders"),
+    ("She is hard to please, so plan carefully.", "hard to please"),
+    ("Purpose: [fill this in please Perplexity and replace the above]", "please Perplexity"),
+    ("2. Subject: Thank You Note Context: Thank a colleague for their help.", "Thank You Note"),
+    ("PROMPT NAME: I Think I Need a Lawyer — Neutral Legal Intake Organizer", "I Think I Need a Lawyer"),
+])
+def test_a_filler_word_that_is_a_verb_or_part_of_a_title_stays(text, kept):
+    assert kept in prune(conv("You are an assistant.", text), 0.95).messages[1].pruned
+
+
+def test_please_and_thanks_as_filler_still_go():
+    pruned = prune(conv("You are an assistant.", "Please help me. Thank you so much! I think the answer is 4, "
+                                                 "please check."), 0.95).messages[1].pruned
+    assert pruned == "Please help me. I think the answer is 4, check."

@@ -1,6 +1,10 @@
 """repeated_constraint, derivable_context (role frames) and declared_redundant: what is really a repeat."""
 import json
+from pathlib import Path
 
+import pytest
+
+from layerzero_viz import annotate, iter_conversations, load_conversation
 from layerzero_viz.rules import repeated
 
 from .helpers import conv, prune, tokens_of
@@ -205,3 +209,24 @@ def test_analyse_keys():
         ('you', 'skip', 'steps', '#', '#', 'and', 'answer', 'in', 'english'),
         (('2',), ('answer', 'in', 'english'), ('you', 'cannot', 'skip', 'steps', '1')),
         (('#',), ('answer', 'in', 'english'), ('you', 'skip', 'steps', '#')))
+
+
+def test_a_repeated_clause_cut_inside_brackets_stays():
+    # from a review of the lossless default (f/awesome-chatgpt-prompts, CC0-1.0, line 1466 of the corpus file):
+    # "Use checkboxes and stable IDs (e.g.," repeated before another ID left "`LEGAL-PAGE-1.1`):" alone
+    from layerzero_viz.rules.repeated import _why_not_a_constraint_copy
+    from layerzero_viz.view import TextView
+    text = "Use checkboxes and stable IDs (e.g., `LEGAL-PAGE-1.1`):"
+    view = TextView.of(load_conversation(text))
+    cut = text.index("(e.g.,") + len("(e.g.,")
+    assert _why_not_a_constraint_copy(view, 0, cut, (0, len(text)), None, True)[0] == "cut inside brackets"
+    assert _why_not_a_constraint_copy(view, 0, len(text), (0, len(text)), None, True)[0] != "cut inside brackets"
+
+
+def test_the_reviewed_bracket_cut_on_the_corpus_record():
+    corpus = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "f_awesome-chatgpt-prompts.jsonl"
+    if not corpus.exists():
+        pytest.skip("needs ../shared/corpus")
+    conv = dict(iter_conversations(corpus))[1466]
+    pruned = annotate(conv, env={}).at_ratio(0.95).messages[-1].pruned
+    assert "Use checkboxes and stable IDs (e.g., `LEGAL-PAGE-1.1`):" in pruned
