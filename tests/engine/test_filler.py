@@ -145,3 +145,12 @@ def test_please_and_thanks_as_filler_still_go():
     pruned = prune(conv("You are an assistant.", "Please help me. Thank you so much! I think the answer is 4, "
                                                  "please check."), 0.95).messages[1].pruned
     assert pruned == "Please help me. I think the answer is 4, check."
+
+
+def test_a_reply_to_thanks_goes_like_the_thanks():
+    # (a review of the lossless default on CrossWOZ dialogues: the user's 谢谢 went, the assistant's 不客气 stayed
+    # and answered nothing, in 11 of 25)
+    result = prune(conv(None, "帮我找一家餐馆。", "推荐全聚德。", "好的，非常感谢你的帮助！我知道了。",
+                        "不客气，祝您用餐愉快！", "再见。"), 0.95)
+    assert "感谢" not in result.messages[2].pruned and result.messages[3].pruned == "祝您用餐愉快！"
+    assert prune(conv(None, "谢谢！", "不客气！", "再见。"), 0.95).messages[1].pruned == "不客气！"  # never empty
