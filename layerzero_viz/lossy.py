@@ -1,29 +1,35 @@
 """The lossy tier: what a higher ``prune_ratio`` may take beyond the safe rules — grammar words a reader restores.
 
-Only a closed class of words is ever taken, and only from the turns of the user and the system prompt: the English
-articles (a, an, the), the Chinese 的 between two nouns ("餐馆的电话" → "餐馆电话") and 地 between an adverbial and a
-verb ("认真地检查" → "认真检查"), and the Chinese tone particles 啊 呀 吧 啦 嘛 哦 at the end of a clause.  Each such word that no protection covers and that is no safe-tier candidate gets an
-estimated loss — its surprisal from word frequencies (:func:`information.word_surprisal`) — and ``Annotated.at_ratio(r, min_effectiveness=F)`` spends the safe
-tier first, then these words in increasing loss per token while the effectiveness estimate stays ≥ F.
+Only a closed class of words is ever taken, and only from the user's turns and the system prompt: the English
+articles (a, an, the), the Chinese 的 between two nouns ("餐馆的电话" → "餐馆电话") and 地 between an adverbial
+and a verb ("认真地检查" → "认真检查"), and the Chinese tone particles 啊 呀 吧 啦 嘛 哦 at the end of a clause.
+Each such word that no protection covers and that is no safe-tier candidate gets an estimated loss — its
+surprisal from word frequencies (:func:`information.word_surprisal`) — and
+``Annotated.at_ratio(r, min_effectiveness=F)`` spends the safe tier first, then these words in increasing loss
+per token while the effectiveness estimate stays ≥ F.
 
-Why so few.  Two blind reviews of 80 real conversations at the 0.98 floor (``bench/quality.py`` prints the reach)
-read every word an open tier took — every word not on a list of exceptions, content words weighed three times
-their surprisal — and found 41 severe and about 290 moderate changes: content words ("This skill provides
-methodology and best practices" → "This and for"), the parts of a name (北京中安宾馆 → 北京安宾馆), numerals (七渡村
-→ 渡村), who acts (我希望你担任… → 希望担任…), relations and ranges ("set it in Xcode" → "set Xcode", 周一至周日 →
-周一周日, 拒绝或拒绝回答 → 拒绝或回答), degree ("no question too complex" → "no question complex"), and words the text
-handed over was made of.  Every such word carries what the sentence says; an article or a modifier particle
-carries how it is said.  "a few"/"a little" keep their "a" (without it they say the opposite).
+Why so few.  Two blind reviews of 80 real conversations at the 0.98 floor (``bench/quality.py`` prints the
+reach) read every word an open tier took — every word not on a list of exceptions, content words weighed three
+times their surprisal — and found 41 severe and about 290 moderate changes: content words ("This skill provides
+methodology and best practices" → "This and for"), the parts of a name (北京中安宾馆 → 北京安宾馆), numerals
+(七渡村 → 渡村), who acts (我希望你担任… → 希望担任…), relations and ranges ("set it in Xcode" → "set Xcode",
+周一至周日 → 周一周日, 拒绝或拒绝回答 → 拒绝或回答), degree ("no question too complex" → "no question complex"),
+and words the text handed over was made of.  Every such word carries what the sentence says; an article or a
+modifier particle carries how it is said.
 
-A second review of 40 more conversations found the rest: a 的 after a verb, an adjective or a pronoun holds a
-relative clause or a phrase together (需求与类型定义的接口 → 定义接口, 即将举行的辩论 → 举行辩论, 很好的选择 → 很好选择),
-and an assistant turn — a few-shot demonstration, or the model's own earlier answer — is what the model imitates:
-made telegraphic, it teaches telegraphic answers (and a final one is the prefill it continues).
+A second review of 40 more conversations found the rest of the open class's damage in the closed one: a 的
+after a verb, an adjective or a pronoun holds a relative clause or a phrase together (类型定义的接口 → 定义接口,
+即将举行的辩论 → 举行辩论, 很好的选择 → 很好选择), and an assistant turn — a few-shot demonstration, or the
+model's own earlier answer — is what the model imitates: made telegraphic, it teaches telegraphic answers (and
+a final one is the prefill it continues).  A third (48 more) found no fact lost, and these, now kept: a 的 after
+a noun a verb governs (做烤乳猪的餐馆), an article that is part of the phrase or of the meaning ("a few", "one at
+a time", "once a week", "in the last year", "the same", "the only"), a template slot ("- [Step 1: e.g., …]").
 
-Never taken either: a word on a line that opens with punctuation other than a list marker, a heading mark or emphasis (";; comment",
-"> quote", "| cell"), on a line that reads as code or a formula (an assignment, a call, braces), next to a
-number, a quote mark, an emphasis or a bracket, a capitalised word or the first word of a sentence, the first
-word of a list item, a word that shares a token with its neighbours, protected or directive text.
+Never taken either: a word on a line that opens with punctuation other than a list marker, a heading mark or
+emphasis (";; comment", "> quote", "| cell"), on a line that reads as code or a formula (an assignment, a call,
+braces), next to a number, a quote mark, an emphasis or a bracket, a capitalised word or the first word of a
+sentence (also once a safe-tier span before it goes), the first word of a list item, a word that shares a token
+with its neighbours, protected or directive text.
 
 Built on first use (the default floor, 1.0, never needs it), once per annotation.
 """
