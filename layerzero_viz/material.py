@@ -609,7 +609,7 @@ def _exam_items(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, int,
         yield from _option_lines(text, s, e)
     if "A" in seg and _INLINE_B.search(seg):  # options on one line: "A. …；B. …；C. …"
         for m in _INLINE_OPTIONS.finditer(text, s, e):
-            line_start = text.rfind("\n", s, m.start()) + 1 if text.rfind("\n", s, m.start()) >= 0 else s
+            line_start = _line_start(text, s, m.start())
             line_end = text.find("\n", m.end(), e)
             line_end = e if line_end < 0 else line_end
             yield line_start, line_end, "exam_item", "kept: exam item with its options"
@@ -641,6 +641,11 @@ def _option_lines(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, st
             yield a, b, "exam_item", f"kept: exam item option ({label})"
 
 
+def _line_start(text: str, s: int, at: int) -> int:
+    """Where the line holding ``at`` starts, no earlier than ``s`` (the block's start)."""
+    return text.rfind("\n", s, at) + 1 or s
+
+
 def _next_label(label: str) -> str:
     return chr(ord(label) + 1)
 
@@ -655,7 +660,7 @@ def _stem(text: str, s: int, at: int) -> tuple[int, str]:
         prev_end = start - 1
         if prev_end < s or text[prev_end] != "\n":
             break
-        prev_start = text.rfind("\n", s, prev_end) + 1 if text.rfind("\n", s, prev_end) >= 0 else s
+        prev_start = _line_start(text, s, prev_end)
         line = text[prev_start:prev_end]
         if not line.strip() or line.rstrip().endswith((":", "：")) and lines or _OPTION_LINE.match("\n" + line):
             break  # a blank line, the line handing the items over, or the options of the item above
@@ -678,7 +683,7 @@ def _tables(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, int, str
         head_end = sep_start - 1
         if head_end <= s or "|" not in text[text.rfind("\n", s, head_end) + 1:head_end]:
             continue
-        start = text.rfind("\n", s, head_end) + 1 if text.rfind("\n", s, head_end) >= 0 else s
+        start = _line_start(text, s, head_end)
         end = sep_end
         while end < e:
             nl = text.find("\n", end + 1, e)
@@ -851,12 +856,12 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
     last = blocks[-1]
     prefill_msg = last.msg_pos if (last_role or last.role) == "assistant" and last.role == "assistant" else None
     # the turn that may declare the dialogue text to process: the system prompt, or with none the first turn
-    setup = [b for b in blocks if b.role in ("system", "developer")] or blocks[:1]
+    system = view.blocks_of_roles(("system", "developer"))
     processed_after, declared = None, ""
-    for b in setup:
+    for b in system or blocks[:1]:
         m = _declares_processing(text, b.start, b.end)
         if m is not None:
-            where = "the system prompt" if b.role in ("system", "developer") else f"message {b.message}"
+            where = "the system prompt" if system else f"message {b.message}"
             processed_after, declared = b.msg_pos, f"{where}: {_short(m.group(0), 60)!r}"
             break
     for b in blocks:

@@ -123,9 +123,8 @@ def find(view: TextView, ctx: RuleContext) -> Hits:
     if not any(view.lexicon_of(name) for name in _LEXICON_NAMES):
         return Hits("filler", [], [], [], 0.05, _OVERRIDE, partial(_detail, text, [], [], [], []))  # most views
     h_starts, h_ends, h_sources = view.lexicon_columns(_LEXICON_NAMES)
-    hits = sorted((s, e, src) for s, e, src in zip(h_starts, h_ends, h_sources) if not (
-        text[s] in "aA" and _LEXICONS[src][3] == "en" and text[s:s + 3].lower() == "as "
-        and _ROLE_VERB.search(text, max(0, s - 12), s)) and not (_LEXICONS[src][3] == "en" and _not_filler_en(text, s, e)))
+    hits = sorted((s, e, src) for s, e, src in zip(h_starts, h_ends, h_sources)
+                  if not (_LEXICONS[src][3] == "en" and _not_filler_en(text, s, e)))
     starts: list[int] = []
     ends: list[int] = []
     scores: list[float] = []
@@ -175,9 +174,12 @@ _TITLE_AFTER = re.compile(r"[ \t]+[A-Z][a-z]*\b")
 
 
 def _not_filler_en(text: str, s: int, e: int) -> bool:
-    """Whether an English lexicon hit is the words of something else (from a review of the lossless default):
-    "please" as a verb or before the name it addresses ("fill this in please Perplexity"), or a phrase in title
-    case inside a title ("Subject: Thank You Note", "PROMPT NAME: I Think I Need a Lawyer")."""
+    """Whether an English lexicon hit is the words of something else: "as …" after a role verb ("act as an AI
+    model": a role), and (from a review of the lossless default) "please" as a verb or before the name it
+    addresses ("fill this in please Perplexity"), or a phrase in title case inside a title ("Subject: Thank You
+    Note", "PROMPT NAME: I Think I Need a Lawyer")."""
+    if text[s] in "aA" and text[s:s + 3].lower() == "as " and _ROLE_VERB.search(text, max(0, s - 12), s):
+        return True
     phrase = text[s:e]
     if phrase.lower() == "please":
         if _PLEASE_VERB_BEFORE.search(text, max(0, s - 12), s):
