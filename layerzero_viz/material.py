@@ -296,10 +296,12 @@ _INTRO_EN = re.compile(
     r"(?:[ \t]+below)?)"                                                                       # this letter:
     rf"|(?<![^\n])(?i:(?:input|original|source|sample|given|user(?:'s)?)[ \t]+)?(?i:{_LABEL_NOUN_EN})"  # Text:
     rf"|(?i:my[ \t]+first[ \t]+(?:[a-z]+[ \t]+)?(?:{_TEXT_NOUN_EN}|sentence|request|command|prompt)[ \t]+is)"
+    r"|(?<![^\n])[^\n]{0,60}?\((?i:(?:full|exact|verbatim|complete|original)[ \t]+(?:text|wording)\b)[^()\n]{0,40}\)"
+    r"(?:[ \t]*\*\*(?=[ \t]*[:：]))?"  # "- **Content (Full Text to be Integrated):**"
     r")" + _COLON,
     re.MULTILINE,
 )
-_ZH_DEM = r"(?:以下|下面|如下|下列|下文|这篇|这段|这封|这首|这份|这句|这几句)"
+_ZH_DEM = r"(?:以下|下面|如下|下列|下文|这篇|这段|这封|这首|这份|这句|这几句|这样)"
 _ZH_NOUN = (r"(?:文章|段落|一段话|段话|话|文字|内容|文本|句子|一句话|邮件|信件|信|诗歌?|歌词|代码|材料|简历|"
             r"故事|对话|评论|新闻|报告|论文|作文|短文|原文|题目|问题|英文|中文|文案|稿子|演讲稿|摘要|片段)")
 _ZH_VERB = r"(?:翻译|润色|校对|改写|总结|概括|纠错|批改|扩写|缩写|续写|仿写|重写|精简)"
@@ -351,6 +353,8 @@ def _introduced(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, int,
         if m.end() <= last_end:
             continue  # inside the text handed over by an earlier introducer
         a = m.end()
+        if text.startswith("**", a):  # "**Content (Full Text):**": the label's closing emphasis
+            a += 2
         while a < e and text[a] in " \t\n":
             a += 1
         if a >= e or text[a] in "\"“「『«'‘`":
@@ -422,7 +426,7 @@ def _introducers(text: str, s: int, e: int) -> list[re.Match[str]]:
             if nl >= 0:
                 ws = nl + 1
             m = None
-            if text[k] in _ZH_LAST or colon == ":" and _may_end_introducer(text, k, ws):
+            if text[k] in _ZH_LAST or colon == ":" and (text[k] == ")" or _may_end_introducer(text, k, ws)):
                 for rx in (_INTRO_EN, _INTRO_ZH) if colon == ":" else (_INTRO_ZH,):
                     m = rx.search(text, ws, c + 1)
                     if m is not None and m.end() == c + 1:
@@ -438,9 +442,10 @@ def _introducers(text: str, s: int, e: int) -> list[re.Match[str]]:
 
 
 # the colons an introducer may end at: every introducer (English, Chinese or an editing request) ends with
-# an ascii letter, a CJK character, "-" or a letter (?i:[a-z]) also matches (İ ı ſ K), and only spaces, tabs
-# and ** come between it and the colon — a third of the colons (times, URLs, "key": pairs) are none of them
-_WORD_END = "A-Za-z\u4e00-\u9fff\\-\u0130\u0131\u017f\u212a"
+# an ascii letter, a CJK character, "-", a letter (?i:[a-z]) also matches (İ ı ſ K) or the ")" of "(Full Text)",
+# and only spaces, tabs and ** come between it and the colon — a third of the colons (times, URLs, "key": pairs)
+# are none of them
+_WORD_END = "A-Za-z\u4e00-\u9fff\\-\u0130\u0131\u017f\u212a)"
 _COLON_AFTER_WORD = re.compile(rf":(?<=[{_WORD_END} \t*]:)")
 _FULL_COLON_AFTER_WORD = re.compile(rf"：(?<=[{_WORD_END} \t*]：)")
 
@@ -764,15 +769,95 @@ def _parses(body: str) -> bool:
     return True
 
 
+# ---------------------------------------------------------------------------- marked and headed text
+
+# a line that marks where the user's own text goes: a rule of arrows ("-↓-↓-↓-Edit Your Letter Here-↓-↓-"), or
+# a rule of dashes, equals signs or hashes around "… here" / "在此…" ("===== Paste your essay here =====")
+_ARROWS_DOWN = re.compile(r"[↓⬇▼](?:[^\n↓⬇▼]{0,3}[↓⬇▼]){2}")
+_ARROWS_UP = re.compile(r"[↑⬆▲](?:[^\n↑⬆▲]{0,3}[↑⬆▲]){2}")
+_RULE_HERE = re.compile(r"[-=#*_~]{3,}[ \t]*(?:(?i:(?:edit|paste|insert|enter|put|type|write|place|add)\b[^\n]{0,40}?"
+                        r"\bhere)|在此[^\n]{0,10}|在这里[^\n]{0,10}|(?:以下|下方)为?[^\n]{0,10})[ \t]*[-=#*_~]{3,}")
+_RULE_LINE = re.compile(r"[ \t]*[-=#*_~↑⬆▲]{3,}[ \t]*$")
+
+
+def _marked(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, int, str, str]]:
+    """The text between a marker line ("-↓-Edit Your Letter Here-↓-", "=== paste here ===") and the next rule
+    line (a row of ↑ or of dashes) or the end of the block."""
+    if "↓" not in seg and "⬇" not in seg and "▼" not in seg and "---" not in seg and "===" not in seg \
+            and "###" not in seg and "***" not in seg and "___" not in seg and "~~~" not in seg:
+        return
+    pos = s
+    while pos < e:
+        m = _ARROWS_DOWN.search(text, pos, e)
+        r = _RULE_HERE.search(text, pos, e)
+        m = min((x for x in (m, r) if x is not None), key=lambda x: x.start(), default=None)
+        if m is None:
+            return
+        line_start = _line_start(text, s, m.start())
+        opener_end = text.find("\n", m.end(), e)
+        if opener_end < 0:
+            return
+        a = opener_end + 1
+        b = e
+        k = a
+        while k < e:  # the closing rule: a row of ↑ or a line of rule characters
+            nl = text.find("\n", k, e)
+            line_end = e if nl < 0 else nl
+            if _ARROWS_UP.search(text, k, line_end) or _RULE_LINE.match(text, k, line_end):
+                b = k
+                break
+            k = line_end + 1
+        close = text.find("\n", b, e) if b < e else e
+        pos = e if close < 0 else close + 1
+        while a < b and text[a].isspace():
+            a += 1
+        while b > a and text[b - 1].isspace():
+            b -= 1
+        if b > a:
+            label = _short(text[line_start:opener_end].strip(" \t-=#*_~↓⬇▼"), 50)
+            yield a, b, "introduced", f"kept: the text marked {label!r}"
+
+
+# a heading that names what follows as an example: "### 交互示例", "## Examples", "## Sample response"
+_EXAMPLE_HEADING = re.compile(
+    r"\n[ \t]{0,3}(#{1,6})[ \t]+[^\n]*?(?:示例|范例|样例|例子|举例|示范|对话示例|(?i:\bexamples?\b|\bsamples?\b|"
+    r"\bdemonstrations?\b|\bexample[ \t]+(?:output|response|dialog(?:ue)?|conversation)s?\b))[^\n]*")
+_HEADING = re.compile(r"\n[ \t]{0,3}(#{1,6})[ \t]")
+
+
+def _example_sections(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, int, str, str]]:
+    """The section under a markdown heading that names it an example, up to the next heading of the same or a
+    higher level (its subsections are part of it) or the end of the block."""
+    if "#" not in seg:
+        return
+    for a, b, m in _line_matches(_EXAMPLE_HEADING, text, s, e):
+        level = len(m.group(1))
+        end = e
+        for ha, _, h in _line_matches(_HEADING, text, b, e):
+            if len(h.group(1)) <= level:
+                end = ha
+                break
+        content = b
+        while content < end and text[content].isspace():
+            content += 1
+        while end > content and text[end - 1].isspace():
+            end -= 1
+        if end > content:
+            heading = _short(text[a:b].strip(" \t#"), 50)
+            yield content, end, "few_shot", f"kept: the example under the heading {heading!r}"
+
+
 # --------------------------------------------------------------------------------------------- blocks
 
 # each finder gets the block as (text, s, e) and its text sliced once, ``seg`` (= text[s:e]), for its guards
-_FINDERS = (_code, _quotes, _introduced, _few_shot, _exam_items, _tables, _json)
-# every finder but the exam items' needs one of these marks in the block (a backtick or tilde for a fence, 4
+_FINDERS = (_code, _quotes, _introduced, _few_shot, _exam_items, _tables, _json, _marked, _example_sections)
+# every finder but those of _NO_MARK_FINDERS needs one of these marks in the block (a backtick or tilde for a fence, 4
 # spaces or a tab for indented code, ;{} for bare code, a quotation mark, a colon for introduced text and
 # few-shot, | for a table, " or [ for JSON): most chat turns have none, and skip six finders at once
 _MARK_CHARS = ":：\"'“「『«‘`~|[;{}\t"
-_NO_MARK_FINDERS = (_exam_items,)  # its options are labelled with letters and periods, found everywhere
+# (the exam items' options are labelled with letters and periods, found everywhere; marker lines and headings are
+# rows of arrows, dashes or hashes)
+_NO_MARK_FINDERS = (_exam_items, _marked, _example_sections)
 # directives instruct the engine, not the model: nothing inside them is material
 _DIRECTIVE = re.compile(r"<(protected_tokens|redundant_phrases)>.*?</\1>|<layer-zero\b[^<>]*>", re.DOTALL)
 

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from lxml import etree
 
-__all__ = ["Tag", "Element", "scan_tags", "elements", "safe_parser", "context_facts"]
+__all__ = ["Tag", "Element", "scan_tags", "elements", "safe_parser", "context_facts", "bundled_documents"]
 
 TAG_RE = re.compile(r"<(/?)([A-Za-z_][\w.\-:]*)((?:\s+[^<>]*?)?)\s*(/?)>")
 # markup declarations: <?xml …?>, <!DOCTYPE …, <!ENTITY …>, <!-- … -->, <![CDATA[ … ]]>
@@ -95,3 +95,36 @@ def context_facts(inner_text: str) -> list[tuple[str, str]]:
     if not facts and (root.text or "").strip():
         facts = [("context", root.text.strip())]
     return facts
+
+
+# where a file of a bundle starts: a skill bundle's "\x1fFILE:path\x1e" (prompts.chat), or a line that is only a
+# file name between rules ("===== src/app.py =====", "--- FILE: notes.md ---") or after a label ("File: a.md",
+# "文件：说明.md")
+_FILE_MARK = re.compile(
+    r"\x1fFILE:([^\x1e\n]{1,300})\x1e"
+    r"|^[ \t]*(?:[=\-#]{3,}[ \t]*(?:(?i:file)[ \t]*:[ \t]*)?([\w./\\-]+\.\w{1,10})[ \t]*[=\-#]{3,}"
+    r"|(?:#{1,6}[ \t]+)?(?:(?i:file)|文件)[ \t]*[:：][ \t]*([\w./\\-]+\.\w{1,10}))[ \t]*$",
+    re.MULTILINE)
+
+
+def bundled_documents(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
+    r"""The files of a bundle in ``text[start:end]`` — several documents pasted into one turn, each under a
+    file marker — as ``(start, end, name)``, the text before the first marker included as ``""``; ``[]`` when
+    the range holds fewer than two markers (one text, not a bundle).
+
+    Each file of a bundle stands on its own (a skill's README and its per-language references each state their
+    rules for a reader who loads that file alone), so what one file says again is not a repeat of another.
+
+    >>> bundled_documents("intro\x1fFILE:a.md\x1e\nx\x1fFILE:b.md\x1e\ny", 0, 31)
+    [(0, 5, ''), (5, 18, 'a.md'), (18, 31, 'b.md')]
+    """
+    if "\x1f" not in text[start:end] and "\n" not in text[start:end]:
+        return []
+    marks = list(_FILE_MARK.finditer(text, start, end))
+    if len(marks) < 2:
+        return []
+    out = [(start, marks[0].start(), "")] if marks[0].start() > start else []
+    for k, m in enumerate(marks):
+        stop = marks[k + 1].start() if k + 1 < len(marks) else end
+        out.append((m.start(), stop, next(g for g in m.groups() if g)))
+    return out

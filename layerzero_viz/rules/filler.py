@@ -502,14 +502,20 @@ def _frame(view: TextView, text: str, run: _Run, bs: int, be: int, ss: int, se: 
         if last_phrase in ("麻烦", "能不能"):
             if not _zh_frame_ok(text, hits[-1][0], hits[-1][1], rest_start, be):
                 return None
-        if len(rest) < 2:
+        if _bare_verb_left(rest):
             return None
         return rs, rest_start
     if last == "hedge":
-        if len(rest) < 2:
+        if _bare_verb_left(rest):
             return None
         return rs, rest_start
     return None
+
+
+def _bare_verb_left(rest: str) -> bool:
+    """Whether taking a zh frame would leave its clause a bare word (请帮忙推荐。→ 推荐。 reads as a note, not a
+    request); a reduplicated verb (看看, 查查) is already softened and stands alone."""
+    return len(rest) < 2 or len(rest) == 2 and rest[0] != rest[1]
 
 
 def _zh_frame_ok(text: str, s: int, e: int, rest_start: int, be: int) -> bool:

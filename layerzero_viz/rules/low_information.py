@@ -13,8 +13,8 @@ that taking it changes nothing (anything else stays — a function word that car
 * zh 的 only between a modifier (pronoun, noun, adjective, time word) and the noun it modifies (我的朋友 →
   我朋友; never 他写的书, never 不是他的, never 是…的), 地 only between an adverbial and its verb (认真地回答),
   decided with jieba's dictionary and part-of-speech table (jieba.posseg) for the words on either side;
-* zh degree adverbs (很 非常 …) not after a negation, before an adjective or verb; 一下 after a verb;
-  sentence-final 啊/呀/啦/哦 after a Chinese character; hesitation 这个，/那个， opening a clause.
+* zh degree adverbs (很 非常 …) not after a negation, before an adjective or verb; 一下 after a verb, before its
+  object (never closing the clause); sentence-final 啊/呀/哦 after a Chinese character (not 啦/咯: 了 is in them); hesitation 这个，/那个， opening a clause.
 
 Speed: this runs on every article and 的 of a conversation (tens of thousands per megabyte), so each hit is
 decided with slicing and set look-ups, one word type per function (``_ZH_RULES`` dispatches a zh word); the
@@ -59,6 +59,7 @@ _EN_PREV_WORD = re.compile(r"([A-Za-z]+)\s+$")
 _ZH_NEGATION_BEFORE = re.compile(r"(?:不|没|别|未|无|勿|非)$")
 _ZH_INTERJECTIONS = frozenset("嗯 呃 诶 哎 嘿 哟 哇 哈 哈哈 哈哈哈 嗯嗯 呵呵 嘿嘿 嘻嘻 哦哦 哎呀 哎哟 哇塞 嗯哼".split())
 _ZH_FINAL_PARTICLES = frozenset("啊 呀 啦 哦 喔 噢 咯 嘞 呐 咧".split())
+_ZH_FUSED_LE = frozenset({"啦", "咯"})  # 了 + a tone: they keep the change of state 了 marks
 _ZH_DEGREE = frozenset("很 挺 蛮 颇 非常 极其 格外".split())
 _ZH_HESITATION = frozenset({"这个", "那个"})
 _ZH_ACKS = frozenset({"", "好", "好的", "好吧", "嗯", "行", "收到", "明白", "明白了", "知道了", "可以", "没问题", "对", "是的", "谢谢"})
@@ -307,7 +308,10 @@ def _zh_hesitation(text: str, s: int, e: int, word: str) -> Span:
 
 
 def _zh_final_particle(text: str, s: int, e: int, word: str) -> Span:
-    """啊/呀/啦/哦 closing a sentence or clause after a Chinese character."""
+    """啊/呀/哦 closing a sentence or clause after a Chinese character — not 啦 or 咯, which fuse 了 with the tone
+    (太好啦 → 太好 is ungrammatical; 我知道啦 "got it now" → 我知道 "I (already) know")."""
+    if word in _ZH_FUSED_LE:
+        return None
     before = text[s - 1] if s > 0 else ""
     after = text[e] if e < len(text) else ""
     if before and _is_cjk(before) and after and after in "。！？!?，,～~…" and not _ZH_NEGATION_BEFORE.search(before):
@@ -328,9 +332,12 @@ def _zh_degree(text: str, s: int, e: int, word: str) -> Span:
 
 
 def _zh_yixia(text: str, s: int, e: int, word: str) -> Span:
-    """一下 after a verb (看一下), not 一下子 or 一下午."""
+    """一下 after a verb and before what the verb acts on (查询一下订单 → 查询订单), not 一下子 or 一下午, and not
+    closing its clause: the verb would be left bare (推荐一下。→ 推荐。 reads as a note, 把…也查一下 needs it)."""
     after = text[e] if e < len(text) else ""
-    if not _flags_around(text, s, e)[0].startswith("v") or (after and _is_cjk(after) and after in "子午"):
+    if not after or after in _CLAUSE_BOUNDARY or after in " \t～~…”\"」』）)" or after in "吧吗呢啊呀哦嘛啦":
+        return None
+    if not _flags_around(text, s, e)[0].startswith("v") or (_is_cjk(after) and after in "子午"):
         return None
     return s, e
 

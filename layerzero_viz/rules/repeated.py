@@ -33,6 +33,7 @@ from operator import sub
 from typing import TYPE_CHECKING, Any
 
 from ..lexicon import entries
+from ..structure import bundled_documents
 from ..view import BlockRef, Hits, TextView, clauses, fold, sentences
 
 if TYPE_CHECKING:
@@ -608,6 +609,7 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
         _remember(view, [])
         return []
     order = sorted(spans, key=lambda p: (p[0], -p[1]))
+    files = _Files(view)
     block_sents: dict[int, list[tuple[int, int]]] = {}
     by_family: dict[_Keys, list[_Entry]] = {}
     by_clauses: dict[tuple[_Keys, ...], list[_Entry]] = {}
@@ -623,7 +625,12 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
             continue
         if len(entry.exact) < 2:
             continue
-        first, conflict = _first_copy(entry, by_family, by_clauses)
+        doc = files.at(s)
+        first, conflict = _first_copy(entry, by_family, by_clauses,
+                                      None if doc is None else lambda x: files.at(x.start) == doc)
+        if first is None and conflict is None and doc is not None and _first_copy(entry, by_family, by_clauses)[0]:
+            notes.append((s, e, f"kept: said before only in another file of a bundle; {doc[2] or 'its preamble'!r} "
+                                "stands on its own"))
         if first is not None or conflict is not None:
             sents = block_sents.get(bi)
             if sents is None:
@@ -659,15 +666,98 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
         by_family.setdefault(entry.family, []).append(entry)
         if entry.c_family is not None:
             by_clauses.setdefault(entry.c_family, []).append(entry)
+    out = _keep_whole_lists(text, out, notes)
     _remember(view, notes)
     return out
 
 
+def _list_items(text: str, line_start: int) -> list[int]:
+    """The line starts of the items of the list holding the item line at ``line_start``: the run of item lines
+    around it (indented continuation lines belong to the item above; a blank or other line ends the list)."""
+
+    def line_at(k: int) -> str:
+        end = text.find("\n", k)
+        return text[k:end if end >= 0 else len(text)]
+
+    def item_or_continuation(k: int) -> str:  # "item", "more" or ""
+        line = line_at(k)
+        if not line.strip():
+            return ""
+        if _LIST_ITEM.match(line):
+            return "item"
+        return "more" if line[0] in " \t" else ""
+
+    before = []
+    k = line_start
+    while k > 0:  # up
+        k = text.rfind("\n", 0, k - 1) + 1
+        kind = item_or_continuation(k)
+        if not kind:
+            break
+        if kind == "item":
+            before.append(k)
+    items = before[::-1] + [line_start]
+    k = text.find("\n", line_start)
+    while k >= 0:  # down
+        kind = item_or_continuation(k + 1)
+        if not kind:
+            break
+        if kind == "item":
+            items.append(k + 1)
+        k = text.find("\n", k + 1)
+    return items
+
+
+def _keep_whole_lists(text: str, out: list[Judged], notes: list[tuple[int, int, str]]) -> list[Judged]:
+    """``out`` without the repeats that would take every item of a list: its heading or label ("**JSON
+    format**:") would be left with nothing under it, and a list restated whole is that section's content."""
+    whole_items = {r[0] for r in out if (r[0] == 0 or text[r[0] - 1] == "\n") and _LIST_ITEM.match(text, r[0])}
+    if len(whole_items) < 2:
+        return out
+    emptied: set[int] = set()
+    for ls in whole_items:
+        if ls in emptied:
+            continue
+        items = _list_items(text, ls)
+        if len(items) >= 2 and all(k in whole_items for k in items):
+            emptied.update(items)
+    if not emptied:
+        return out
+    for r in out:
+        if r[0] in emptied:
+            notes.append((r[0], r[1], "kept: every item of its list repeats an earlier one; taking them all would "
+                                      "leave the list's heading with nothing under it"))
+    return [r for r in out if r[0] not in emptied]
+
+
+class _Files:
+    """The file of a bundle (``structure.bundled_documents``) a position lies in, blocks segmented on demand."""
+
+    def __init__(self, view: TextView) -> None:
+        self.view = view
+        self.of_block: dict[int, list[tuple[int, int, str]]] = {}
+
+    def at(self, pos: int) -> tuple[int, int, str] | None:
+        """(start, end, name) of the file holding ``pos``; None outside a bundle."""
+        view = self.view
+        bi = view.block_index_at(pos)
+        docs = self.of_block.get(bi)
+        if docs is None:
+            b = view.blocks[bi]
+            docs = self.of_block[bi] = bundled_documents(view.text, b.start, b.end)
+        for d in docs:
+            if d[0] <= pos < d[1]:
+                return d
+        return None
+
+
 def _first_copy(entry: _Entry, by_family: Mapping[tuple[Any, ...], list[_Entry]],
-                by_clauses: Mapping[tuple[Any, ...], list[_Entry]]) -> tuple[_Entry | None, _Entry | None]:
+                by_clauses: Mapping[tuple[Any, ...], list[_Entry]],
+                may_be_first: Callable[[_Entry], bool] | None = None) -> tuple[_Entry | None, _Entry | None]:
     """(first copy, None) when an earlier statement says exactly the same and nothing since has said otherwise;
     (None, the statement it changes) when the latest statement of its family says something else (a flipped
-    negation, another number); (None, None) when it is new."""
+    negation, another number); (None, None) when it is new.  ``may_be_first``: which earlier copies count as
+    the first (the earliest of them is taken; none: (None, None))."""
     exact_of: Callable[[_Entry], tuple[Any, ...] | None]
     for table, fam, ex, exact_of in ((by_family, entry.family, entry.exact, lambda x: x.exact),
                                      (by_clauses, entry.c_family, entry.c_exact, lambda x: x.c_exact)):
@@ -681,6 +771,8 @@ def _first_copy(entry: _Entry, by_family: Mapping[tuple[Any, ...], list[_Entry]]
         k = len(seen) - 1
         while k > 0 and exact_of(seen[k - 1]) == ex:
             k -= 1
+        if may_be_first is not None:
+            return next((x for x in seen[k:] if may_be_first(x)), None), None
         return seen[k], None
     return None, None
 

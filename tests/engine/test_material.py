@@ -354,3 +354,32 @@ def test_a_quoted_example_opening_its_line_with_a_space_is_material():
 def test_inline_options_separated_by_semicolons_are_an_exam_item():
     text = "第一题：遇到紧急情况时，您通常会如何反应？A. 迅速采取行动；B. 先冷静分析，再制定计划；C. 寻求同事帮助；D. 等待。"
     assert ("exam_item", text, "kept: exam item with its options") in material_of(text)
+
+
+def test_text_between_marker_lines_is_material():
+    # (a review of the default: the letter between "Edit Your Letter Here" markers lost its sign-off)
+    text = ("Reply as Sugar.\n\n-↓-↓-↓-↓-Edit Your Letter Here-↓-↓-↓-↓\n\nDear Sugar,\n\nI can't decide.\n\nSincerely,\n"
+            "Stuck\n\n-↑-↑-↑-↑-↑-↑\n\nThanks in advance!")
+    assert ("introduced", "Dear Sugar,\n\nI can't decide.\n\nSincerely,\nStuck",
+            "kept: the text marked 'Edit Your Letter Here'") in material_of(text)
+    # a rule of dashes around "… here" opens it too; with no closing rule it runs to the end of the block
+    found = material_of("Grade it.\n===== Paste your essay here =====\nThank you for reading. I think so.")
+    assert ("introduced", "Thank you for reading. I think so.", "kept: the text marked 'Paste your essay here'") in found
+    # a plain rule (a markdown thematic break) opens nothing
+    assert material_of("Intro, please.\n---\nSome text, thanks.\n---\nMore.") == []
+
+
+def test_a_section_headed_as_an_example_is_material():
+    system = ("## 角色\n你是禅师。\n### 交互示例\n\n#### 问候\n\n愿一切安好。请问您有什么困惑？\n\n## 规则\n- 请简短回答。\n"
+              "## Example output\nSure! Here you go.\n# Notes\nThanks.")
+    found = [(k, t) for k, t, _ in material_of("你好", system=system) if k == "few_shot"]
+    # up to the next heading of the same or a higher level (its subsections are part of it)
+    assert found == [("few_shot", "#### 问候\n\n愿一切安好。请问您有什么困惑？"), ("few_shot", "Sure! Here you go.")]
+
+
+def test_a_quoted_dialogue_and_a_full_text_label_hand_over_what_follows():
+    assert ("introduced", "A：请问您需要帮助吗？B：我想查询一下我的订单状态。",
+            "kept: the text handed over after '请回答这样一个对话：'") in material_of(
+        "请回答这样一个对话：A：请问您需要帮助吗？B：我想查询一下我的订单状态。")
+    found = material_of("- **Content (Full Text to be Integrated):**\n\n  *Please, Dad, read this. I feel like giving up.*")
+    assert [t for k, t, _ in found if k == "introduced"] == ["*Please, Dad, read this. I feel like giving up.*"]
