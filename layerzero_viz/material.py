@@ -820,17 +820,20 @@ def _marked(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, int, str
 
 # a heading that names what follows as an example: "### 交互示例", "## Examples", "## Sample response"
 _EXAMPLE_HEADING = re.compile(
-    r"\n[ \t]{0,3}(#{1,6})[ \t]+[^\n]*?(?:示例|范例|样例|例子|举例|示范|对话示例|(?i:\bexamples?\b|\bsamples?\b|"
-    r"\bdemonstrations?\b|\bexample[ \t]+(?:output|response|dialog(?:ue)?|conversation)s?\b))[^\n]*")
+    r"\n[ \t]{0,3}(#{1,6})[ \t]+[^\n]*?(?:示例|范例|样例|例子|举例|示范|对话示例|模板|模版|范文|(?i:\bexamples?\b|\bsamples?\b|"
+    r"\bdemonstrations?\b|\btemplates?\b))[^\n]*")
+# a line that ends by announcing examples ("下面是翻译腔的例子：", "Here are some examples:"): the list under it
+_EXAMPLE_INTRO = re.compile(r"\n[^\n]{0,40}?(?:例子|示例|范例|例句|样例|示范|(?i:\bexamples?|\bsamples?))[ \t]*(?:如下)?"
+                            r"[ \t]*(?:\*\*)?[:：][ \t]*(?:\*\*)?(?=\n)")
+_LIST_LINE = re.compile(r"[ \t]*(?:[-*+•]|\d{1,3}[.)、．]|[（(]\d{1,3}[)）])")
 _HEADING = re.compile(r"\n[ \t]{0,3}(#{1,6})[ \t]")
 
 
 def _example_sections(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, int, str, str]]:
-    """The section under a markdown heading that names it an example, up to the next heading of the same or a
-    higher level (its subsections are part of it) or the end of the block."""
-    if "#" not in seg:
-        return
-    for a, b, m in _line_matches(_EXAMPLE_HEADING, text, s, e):
+    """The section under a markdown heading that names it an example or a template, up to the next heading of
+    the same or a higher level (its subsections are part of it) or the end of the block; and the list after a
+    line announcing examples ("下面是翻译腔的例子：")."""
+    for a, b, m in _line_matches(_EXAMPLE_HEADING, text, s, e) if "#" in seg else ():
         level = len(m.group(1))
         end = e
         for ha, _, h in _line_matches(_HEADING, text, b, e):
@@ -845,6 +848,31 @@ def _example_sections(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int
         if end > content:
             heading = _short(text[a:b].strip(" \t#"), 50)
             yield content, end, "few_shot", f"kept: the example under the heading {heading!r}"
+    if ":" not in seg and "：" not in seg:
+        return
+    for a, b, m in _line_matches(_EXAMPLE_INTRO, text, s, e):
+        # the list after it: its lines up to a blank line that no further list line follows, or a heading
+        content = b + 1
+        end = content
+        k = content
+        while k < e:
+            nl = text.find("\n", k, e)
+            line_end = e if nl < 0 else nl
+            line = text[k:line_end]
+            if line.lstrip().startswith("#"):
+                break
+            if not line.strip():
+                nxt = k
+                while nxt < e and text[nxt] in " \t\n":
+                    nxt += 1
+                if nxt >= e or not _LIST_LINE.match(text, nxt):
+                    break
+            else:
+                end = line_end
+            k = line_end + 1
+        if end > content and _LIST_LINE.match(text, content):
+            label = _short(text[a:b].strip(" \t*#"), 50)
+            yield content, end, "few_shot", f"kept: the examples after {label!r}"
 
 
 # --------------------------------------------------------------------------------------------- blocks

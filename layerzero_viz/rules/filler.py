@@ -54,7 +54,7 @@ _EN_SENTENCE_ONLY = re.compile(r"if (?:you have|you need|there)\b")
 _ZH_ASK_FRAMES = re.compile(r"^(?:我?还?想?请问(?:一下)?|我?还?想问一下|我?还?想咨询一下|我?想?请教一下|冒昧(?:地)?问一下|冒昧请问|"
                             r"麻烦问一?下)$")
 _ZH_REQUEST_FRAMES = re.compile(r"^(?:麻烦.*|劳驾.*|劳烦.*|烦请|烦劳|有劳.*|能不能.*|可不可以.*|能否帮我|可以帮我|请帮我|请帮忙|"
-                                r"请您帮我|请你帮我|请您帮忙|请你帮忙|我想请您|想麻烦.*|希望您能|希望你能|请务必|务请|还请您|"
+                                r"请您帮我|请你帮我|请您帮忙|请你帮忙|我想请您|想麻烦.*|希望您能|希望你能|还请您|"
                                 r"还望您|万望|恳请.*|拜托你|拜托您|拜托你们)$")
 _ZH_SENTENCE_ONLY = re.compile(r"^如(?:果|有)(?!可以|方便|不麻烦)")
 # a zh request frame that asks (能不能/可不可以/可以帮我/能否): "可以帮我查一下吗" → "查一下吗" is broken
@@ -124,7 +124,7 @@ def find(view: TextView, ctx: RuleContext) -> Hits:
         return Hits("filler", [], [], [], 0.05, _OVERRIDE, partial(_detail, text, [], [], [], []))  # most views
     h_starts, h_ends, h_sources = view.lexicon_columns(_LEXICON_NAMES)
     hits = sorted((s, e, src) for s, e, src in zip(h_starts, h_ends, h_sources)
-                  if not (_LEXICONS[src][3] == "en" and _not_filler_en(text, s, e)))
+                  if not (_LEXICONS[src][3] == "en" and _not_filler_en(text, s, e)) and not _mentioned(text, s, e))
     starts: list[int] = []
     ends: list[int] = []
     scores: list[float] = []
@@ -191,6 +191,37 @@ def _not_filler_en(text: str, s: int, e: int) -> bool:
     return len(words) >= 2 and all(w[:1].isupper() for w in words) and _TITLE_AFTER.match(text, e) is not None
 
 
+# what introduces words that are named rather than said: "No filler phrases like: certainly, great question, …",
+# "greetings such as hello", "e.g.", 例如, "套话：…"
+_MENTION_CUE = re.compile(
+    r"(?i:\b(?:phrases?|words?|expressions?|openers?|openings?|greetings?|fillers?|sign-?offs?|closings?|terms?|"
+    r"platitudes?|pleasantries)\s+(?:like|such\s+as)\b|\b(?:like|including)\s*[:：]|\b(?:such\s+as|e\.g\.|i\.e\.|"
+    r"for\s+example|for\s+instance)(?!\w))"
+    r"|例如|比如|诸如|譬如|(?:词|短语|用语|说法|套话|客套话|口头禅|开场白)[^。！？\n]{0,6}?[：:]")
+_SENTENCE_END_IN = re.compile(r"[!?。！？]|\.(?=\s)")
+
+
+def _mentioned(text: str, s: int, e: int) -> bool:
+    """Whether a filler hit is a phrase named rather than said: after a cue that lists words (``_MENTION_CUE``)
+    in the same sentence, or an item of a bracketed list ("(certainly, absolutely, great question, etc.)") —
+    a list of banned phrases loses a ban when one of them goes."""
+    ls = max(text.rfind("\n", 0, s) + 1, s - 200)
+    window = text[ls:s]
+    cue = None
+    for cue in _MENTION_CUE.finditer(window):
+        pass
+    if cue is not None and not _SENTENCE_END_IN.search(window, cue.end()):
+        return True
+    for opener, closer in (("(", ")"), ("（", "）")):
+        o = window.rfind(opener)
+        if o >= 0 and closer not in window[o:]:
+            c = text.find(closer, e, e + 200)
+            inner = window[o + 1:] + text[s:c] if c >= 0 else ""
+            if inner.count(",") + inner.count("，") + inner.count("、") >= 2:
+                return True
+    return False
+
+
 def _detail(text: str, starts: list[int], ends: list[int], kinds: list[str], phrases: list[str], k: int) -> str:
     return f"{kinds[k]} {text[starts[k]:ends[k]].strip()!r}: {phrases[k]}"
 
@@ -212,7 +243,8 @@ def _runs(text: str, group: list[_Hit]) -> list[_Run]:
 
 
 def _role(text: str, s: int, e: int, src: int) -> str:
-    """What a hit may do: 'word' (please), 'opener' (a request frame), 'ask' (请问), 'hedge', 'only' (goes only
+    """What a hit may do: 'word' (please), 'opener' (a request frame), 'ask' (请问), 'hedge', 'stance' (a hedge
+    saying how sure the speaker is: see _EN_STANCE), 'only' (goes only
     with its whole sentence), 'owner' (thanks, greeting, closer: may own a short complement)."""
     return _phrase_role(text[s:e], src)
 
@@ -229,14 +261,57 @@ def _phrase_role(phrase: str, src: int) -> str:
             return "only"
         if _EN_OPENERS.fullmatch(p):
             return "opener"
-        return "hedge" if kind == "hedges" else "owner"
+        if kind == "hedges":
+            return "stance" if p in _EN_STANCE else "hedge"
+        return "owner"
     if _ZH_ASK_FRAMES.match(phrase):
         return "ask"
     if _ZH_SENTENCE_ONLY.match(phrase):
         return "only"
     if _ZH_REQUEST_FRAMES.match(phrase):
         return "opener"
-    return "hedge" if kind == "hedges" else "owner"
+    if kind == "hedges":
+        return "stance" if phrase in _ZH_STANCE else "hedge"
+    return "owner"
+
+
+# hedges that say how sure the speaker is, or whose view it is ("I think", "as far as I know", 我觉得, 据我所知):
+# taken away, an opinion or a guess reads as a fact ("I feel like my body is giving up", 我觉得这个地方有点远).
+# They go only where the sentence keeps the doubt (it asks: "根据我的理解，意外险不赔付猝死，对吗？") or where what
+# follows asks the model to act ("I think you should …", 我觉得你可以…); the other hedges ("to be honest",
+# "needless to say", 说实话, 总的来说) are manner, not stance
+_EN_STANCE = frozenset("""i think|i believe|i feel like|i feel that|i guess|i suppose|i reckon|i would say|i'd say|
+    i'd argue that|i would argue that|i'd guess|my guess is that|my sense is that|my feeling is that|in my opinion|
+    in my humble opinion|in my personal opinion|in my view|in my experience|my opinion is that|from my perspective|
+    from my point of view|from where i stand|if you ask me|i'm pretty sure|i'm pretty sure that|i'm fairly sure|
+    i'm fairly certain|it seems to me that|it seems to me|it appears to me that|as far as i know|as far as i can tell|
+    as far as i'm concerned|to my knowledge|to the best of my knowledge|if i'm not mistaken|if i remember correctly|
+    if i recall correctly|my understanding is that|based on my understanding|from my understanding|as i understand it|
+    imho|imo|iirc|afaik""".replace("\n", "").replace("    ", "").split("|"))
+_ZH_STANCE = frozenset("""我觉得 我觉得吧 我感觉 我感觉吧 我认为 我个人认为 我个人觉得 我个人感觉 我个人的看法是 我个人的观点是
+    我个人的意见是 我的看法是 我的观点是 个人认为 个人觉得 个人感觉 个人看来 在我看来 依我看 依我看来 依我之见 以我之见 就我看来
+    以我来看 要我说 依我说 照我说 从我的角度来看 私以为 窃以为 愚以为 鄙人认为 本人认为 笔者认为 我猜 我估计 我倾向于认为 根据我的理解
+    按我的理解 按照我的理解 我的理解是 就我的理解 据我理解 据我所知 据我了解 就我所知 根据我的经验 以我的经验 凭我的经验
+    从我的经验来看 就我的经验而言""".split())
+# what follows a stance hedge when it frames a request to the model, not a claim
+_EN_REQUEST_AFTER = re.compile(r"(?:that\s+)?(?:you|we)\s+(?:should|could|can|might|may|must|need|ought|would|will|'d|"
+                               r"have to|had better)\b|(?:it\s+)?(?:would|might)\s+be\s+(?:better|best|good|great|"
+                               r"helpful|nice)\b", re.IGNORECASE)
+_ZH_REQUEST_AFTER = re.compile(r"[你您](?:们)?(?:可以|应该|需要|最好|能|要|不妨|得|该|帮|给|先|再)|(?:可以|最好|不妨)")
+
+
+# a question asking whether what precedes it is right
+_CONFIRM_TAG = re.compile(r"(?:对吗|是吗|对不对|是不是|没错吧|对吧|是这样吗|(?i:\bright|\bcorrect|isn't it|is that so|am i right))"
+                          r"[ \t]*[?？]$")
+
+
+def _stance_may_go(text: str, rest_start: int, se: int) -> bool:
+    """Whether a stance hedge before ``text[rest_start:se]`` (the rest of its sentence) may go: the sentence
+    asks whether the claim is right, or the rest asks the model to act."""
+    tail = text[rest_start:se + 1].rstrip(" \t\n\"'”’」』）)*_")  # (a sentence's end may stop before its "?")
+    if tail.endswith(("?", "？")) and (_CONFIRM_TAG.search(tail) or not any(c in tail for c in ",，;；")):
+        return True  # the claim itself is asked about
+    return bool(_EN_REQUEST_AFTER.match(text, rest_start) or _ZH_REQUEST_AFTER.match(text, rest_start))
 
 
 def _body(text: str, cs: int, ce: int) -> tuple[int, int]:
@@ -327,8 +402,13 @@ def _sentence_candidates(view: TextView, text: str, ss: int, se: int, block_end:
         info.append((cs, ce, bs, be, inside, _clause_is_filler(text, bs, be, inside)))
     out: list[tuple[int, int, str, int]] = []
     src0 = runs[0][2][0][2]
-    sentence_only = any(_role(text, *h) == "only" for r in runs for h in r[2])
+    roles_here = {_role(text, *h) for r in runs for h in r[2]}
+    sentence_only = "only" in roles_here
     if all(f for *_, f in info) and not numbered and not _negated(text, ss, se, zh_neg):
+        if "stance" in roles_here:
+            return []  # "I guess." / "我觉得吧。": the speaker's answer, however unsure
+        if text[ss:se + 1].rstrip(" \t\n*_").endswith((":", "：")):
+            return []  # "晚安：" over a list of good-night lines: a label, not a greeting
         if _quote_open(text, ss, se):
             q = text.rfind('"', ss, se) + 1
             while q < se and text[q] in _SPACE:
@@ -403,11 +483,13 @@ def _filler_clause(text: str, info: list[_Clause], i: int, n: int, se: int,
         return None
     roles = {_role(text, *h) for r in inside for h in r[2]}
     closing = text[be:ce]
+    if "stance" in roles and (i == n - 1 or not _stance_may_go(text, info[i + 1][0], se)):
+        return None  # "In my opinion, X is better" / "X, I think.": the claim would lose whose view it is
     if i < n - 1:
         # opening or middle clause: it goes with its comma and the spaces after it
         if not closing.strip() or closing.strip()[0] not in _SOFT_END:
             return None
-        if i > 0 and "hedge" in roles:
+        if i > 0 and ("hedge" in roles or "stance" in roles):
             return None  # "This is, I think, the best": a parenthetical hedge would leave a stray comma
         end = info[i + 1][0]
         while end < se and text[end] in _SPACE:
@@ -452,6 +534,8 @@ def _frame(view: TextView, text: str, run: _Run, bs: int, be: int, ss: int, se: 
                 return None
             if text[end].islower() and not text[ss:rs].strip(_SENTENCE_LEAD):
                 return None  # opening its sentence: the rest would start in lower case ("Please generate …")
+            if rs > 0 and text[rs - 1] in "([（【":
+                return None  # "(please specify)": the space after it belongs to the next token, "( specify)" would stay
             return rs, end
         start = rs
         while start > bs and text[start - 1] in _SPACE:
@@ -477,7 +561,9 @@ def _frame(view: TextView, text: str, run: _Run, bs: int, be: int, ss: int, se: 
     if lang == "en":
         if rest_start == end:
             return None  # glued to the next word
-        if last == "hedge":
+        if last == "stance" and not _stance_may_go(text, rest_start, se):
+            return None
+        if last in ("hedge", "stance"):
             m = _EN_THAT_AFTER.match(text, rest_start)
             if m:
                 rest_start = m.end()
@@ -499,17 +585,24 @@ def _frame(view: TextView, text: str, run: _Run, bs: int, be: int, ss: int, se: 
     if last == "opener":
         if _ZH_QUESTION_REQUEST.match(last_phrase) and "吗" in text[rest_start:se]:
             return None
+        if last_phrase.endswith("帮我") and _ZH_LEARNER_VERB.match(rest):
+            return None  # 请帮我记忆单词 / 了解历史: the user learns; without 帮我 the model is told to
         if last_phrase in ("麻烦", "能不能"):
             if not _zh_frame_ok(text, hits[-1][0], hits[-1][1], rest_start, be):
                 return None
         if _bare_verb_left(rest):
             return None
         return rs, rest_start
-    if last == "hedge":
-        if _bare_verb_left(rest):
+    if last in ("hedge", "stance"):
+        if _bare_verb_left(rest) or last == "stance" and not _stance_may_go(text, rest_start, se):
             return None
         return rs, rest_start
     return None
+
+
+# verbs whose doer is the one who learns or changes (请帮我记忆… is "help me memorise", 记忆… alone "memorise")
+_ZH_LEARNER_VERB = re.compile(r"记忆|背诵|背下|背会|学习|学会|学好|了解|理解|掌握|练习|复习|提高|提升|改善|克服|养成|减肥|入门|适应|"
+                              r"放松|熟悉|认识|弄懂|搞懂|弄清|搞清|看懂|听懂|读懂")
 
 
 def _bare_verb_left(rest: str) -> bool:

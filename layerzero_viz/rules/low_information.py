@@ -260,7 +260,8 @@ def _en_intensifier(text: str, s: int, e: int, word: str) -> Span:
 
 
 def _interjection(text: str, s: int, e: int) -> Span:
-    """An interjection opening a clause goes with its comma ("Um, I …"); between commas with the first one."""
+    """An interjection opening a clause goes with its comma ("Um, I …"); between commas with the first one; with
+    no comma after it, it stays."""
     if s > 0 and text[s - 1].isalnum() or (e < len(text) and text[e].isalnum()):
         return None
     after = e
@@ -268,19 +269,17 @@ def _interjection(text: str, s: int, e: int) -> Span:
         after += 1
         while after < len(text) and text[after] in " \t":
             after += 1
-        if _clause_start(text, s):
-            return s, after
-        # "I, um, think" → "I think"
+        # "I, um, think" → "I think" (a comma before it opens a clause too: both commas are its)
         b = s
         while b > 0 and text[b - 1] in " \t":
             b -= 1
         if b > 0 and text[b - 1] in ",，":
             return b - 1, e + 1
+        if _clause_start(text, s):
+            return s, after
         return None
-    if _clause_start(text, s) and after < len(text) and text[after] in " \t":
-        while after < len(text) and text[after] in " \t":
-            after += 1
-        return s, after
+    # without its comma it may be another language's word: German "um … zu" (in order to), the Portuguese
+    # article "um" ("Um esboço típico …")
     return None
 
 

@@ -141,7 +141,10 @@ class FakeAnthropic:
 
     def stop(self) -> None:
         self._released.set()  # wake stalled handlers
-        self._server.shutdown()
+        if self._thread.is_alive():
+            # shutdown() waits for serve_forever to return: with its thread gone (once seen in a full local run,
+            # no thread named fake-anthropic left) it would wait for ever
+            self._server.shutdown()
         self._server.server_close()
 
     def __enter__(self) -> "FakeAnthropic":

@@ -101,13 +101,28 @@ def test_nengbuneng_stays_its_buneng_is_a_negation_a_reader_checks_for():
 
 
 def test_hedge_opening_a_clause_goes_with_that():
-    assert out("Order 7 left on day 2, and I think that it is late.") == "Order 7 left on day 2, and it is late."
+    assert out("Order 7 left on day 2, and it is worth noting that it is late.") == "Order 7 left on day 2, and it is late."
     # (in a user turn protect.py reads 我的理解 as a fact the user states about themself: see the report)
-    r = prune(conv("根据我的理解，订单7已经发货。", "好"), 0.95, low_information=False).messages[0].pruned
-    assert r == "订单7已经发货。"
+    r = prune(conv("根据我的理解，订单7已经发货了吗？", "好"), 0.95, low_information=False).messages[0].pruned
+    assert r == "订单7已经发货了吗？"
     # a parenthetical hedge would leave a stray comma: it stays
     text = "The report, I think, is due on day 7."
     assert out(text) == text
+
+
+def test_a_hedge_saying_how_sure_the_speaker_is_stays_where_the_claim_would_read_as_a_fact():
+    # (a review of the default: "I feel like my body is giving up" lost its "I feel like"; 我觉得这个地方有点远 its 我觉得)
+    for text in ("Order 7 left on day 2, and I think that it is late.", "In my opinion, the second draft is better.",
+                 "As far as I know, nobody rolled it back.", "The plan is fine, I think.", "I guess.",
+                 "根据我的理解，订单7已经发货。", "我觉得这个地方稍微有点远，你再帮我找个景点。", "据我所知周一闭馆。"):
+        assert out(text) == text, text
+    # it goes where the sentence keeps the doubt (it asks) or where what follows asks the model to act
+    assert out("Order 7 left on day 2, and I think it is late?") == "Order 7 left on day 2, and it is late?"
+    assert out("Order 7, I think you should refund it.") == "Order 7, you should refund it."
+    assert out("我觉得你可以先看看日志。") == "你可以先看看日志。"
+    # manner hedges are no stance: they go
+    assert out("To be honest, I need order 7 by Friday.") == "I need order 7 by Friday."
+    assert out("说实话，订单7明天要到。") == "订单7明天要到。"
 
 
 def test_of_course_as_an_answer_stays():
