@@ -773,31 +773,42 @@ def _parses(body: str) -> bool:
 
 # a line that marks where the user's own text goes: a rule of arrows ("-↓-↓-↓-Edit Your Letter Here-↓-↓-"), or
 # a rule of dashes, equals signs or hashes around "… here" / "在此…" ("===== Paste your essay here =====")
-_ARROWS_DOWN = re.compile(r"[↓⬇▼](?:[^\n↓⬇▼]{0,3}[↓⬇▼]){2}")
-_ARROWS_UP = re.compile(r"[↑⬆▲](?:[^\n↑⬆▲]{0,3}[↑⬆▲]){2}")
-_RULE_HERE = re.compile(r"[-=#*_~]{3,}[ \t]*(?:(?i:(?:edit|paste|insert|enter|put|type|write|place|add)\b[^\n]{0,40}?"
-                        r"\bhere)|在此[^\n]{0,10}|在这里[^\n]{0,10}|(?:以下|下方)为?[^\n]{0,10})[ \t]*[-=#*_~]{3,}")
-_RULE_LINE = re.compile(r"[ \t]*[-=#*_~↑⬆▲]{3,}[ \t]*$")
+# (quantifiers possessive: a long row of dashes is never tried again at each of its lengths)
+_ARROWS_DOWN = re.compile(r"[↓⬇▼](?:[^\n↓⬇▼]{0,3}+[↓⬇▼]){2}")
+_ARROWS_UP = re.compile(r"[↑⬆▲](?:[^\n↑⬆▲]{0,3}+[↑⬆▲]){2}")
+_RULE_HERE = re.compile(r"[ \t]*+[-=#*_~]{3,}+[ \t]*+(?:(?i:(?:edit|paste|insert|enter|put|type|write|place|add)\b[^\n]{0,40}?"
+                        r"\bhere)|在此[^\n]{0,10}?|在这里[^\n]{0,10}?|(?:以下|下方)为?[^\n]{0,10}?)[ \t]*+[-=#*_~]{3,}+[ \t]*+$")
+_RULE_LINE = re.compile(r"[ \t]*+[-=#*_~↑⬆▲]{3,}+[ \t]*+$")
+_ARROW_LINE = re.compile(r"\n[^\n↓⬇▼]*+[↓⬇▼]")
+_RULE_START = re.compile(r"\n[ \t]*+[-=#*_~]{3}")
 
 
-def _marked(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, int, str, str]]:
+def _marked(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
     """The text between a marker line ("-↓-Edit Your Letter Here-↓-", "=== paste here ===") and the next rule
     line (a row of ↑ or of dashes) or the end of the block."""
-    if "↓" not in seg and "⬇" not in seg and "▼" not in seg and "---" not in seg and "===" not in seg \
-            and "###" not in seg and "***" not in seg and "___" not in seg and "~~~" not in seg:
-        return
+    arrows = "↓" in seg or "⬇" in seg or "▼" in seg
+    rules = ("---" in seg or "===" in seg or "###" in seg or "***" in seg or "___" in seg or "~~~" in seg) and (
+        "ere" in seg or "ERE" in seg or "在此" in seg or "在这里" in seg or "以下" in seg or "下方" in seg)
+    out: list[tuple[int, int, str, str]] = []
+    if not arrows and not rules:
+        return out
+    # the candidate lines: those holding an arrow, and those opening with a rule (a literal newline first: the
+    # regex skips from newline to newline)
+    starts = set()
+    if arrows:
+        starts.update(a for a, _, _ in _line_matches(_ARROW_LINE, text, s, e))
+    if rules:
+        starts.update(a for a, _, _ in _line_matches(_RULE_START, text, s, e))
     pos = s
-    while pos < e:
-        m = _ARROWS_DOWN.search(text, pos, e)
-        r = _RULE_HERE.search(text, pos, e)
-        m = min((x for x in (m, r) if x is not None), key=lambda x: x.start(), default=None)
-        if m is None:
-            return
-        line_start = _line_start(text, s, m.start())
-        opener_end = text.find("\n", m.end(), e)
+    for line_start in sorted(starts):
+        if line_start < pos:
+            continue
+        opener_end = text.find("\n", line_start, e)
         if opener_end < 0:
-            return
-        a = opener_end + 1
+            return out
+        if not (_ARROWS_DOWN.search(text, line_start, opener_end) or _RULE_HERE.match(text, line_start, opener_end)):
+            continue
+        a = b = opener_end + 1
         b = e
         k = a
         while k < e:  # the closing rule: a row of ↑ or a line of rule characters
@@ -815,7 +826,8 @@ def _marked(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, int, str
             b -= 1
         if b > a:
             label = _short(text[line_start:opener_end].strip(" \t-=#*_~↓⬇▼"), 50)
-            yield a, b, "introduced", f"kept: the text marked {label!r}"
+            out.append((a, b, "introduced", f"kept: the text marked {label!r}"))
+    return out
 
 
 # a heading that names what follows as an example: "### 交互示例", "## Examples", "## Sample response"
@@ -823,16 +835,22 @@ _EXAMPLE_HEADING = re.compile(
     r"\n[ \t]{0,3}(#{1,6})[ \t]+[^\n]*?(?:示例|范例|样例|例子|举例|示范|对话示例|模板|模版|范文|(?i:\bexamples?\b|\bsamples?\b|"
     r"\bdemonstrations?\b|\btemplates?\b))[^\n]*")
 # a line that ends by announcing examples ("下面是翻译腔的例子：", "Here are some examples:"): the list under it
-_EXAMPLE_INTRO = re.compile(r"\n[^\n]{0,40}?(?:例子|示例|范例|例句|样例|示范|(?i:\bexamples?|\bsamples?))[ \t]*(?:如下)?"
-                            r"[ \t]*(?:\*\*)?[:：][ \t]*(?:\*\*)?(?=\n)")
+_EXAMPLE_INTRO = re.compile(r"[^\n]{0,40}?(?:例子|示例|范例|例句|样例|示范|(?i:\bexamples?|\bsamples?))[ \t]*(?:如下)?"
+                            r"[ \t]*(?:\*\*)?[:：][ \t]*(?:\*\*)?\Z")
+_LINE_END_COLON = re.compile(r"[:：][ \t]*(?:\*\*)?[ \t]*(?=\n)")
 _LIST_LINE = re.compile(r"[ \t]*(?:[-*+•]|\d{1,3}[.)、．]|[（(]\d{1,3}[)）])")
 _HEADING = re.compile(r"\n[ \t]{0,3}(#{1,6})[ \t]")
 
 
-def _example_sections(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, int, str, str]]:
+def _example_sections(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
     """The section under a markdown heading that names it an example or a template, up to the next heading of
     the same or a higher level (its subsections are part of it) or the end of the block; and the list after a
     line announcing examples ("下面是翻译腔的例子：")."""
+    # what both need: a word naming an example or a template (substring tests: most blocks have none)
+    if not ("例" in seg or "ampl" in seg or "emplat" in seg or "模" in seg or "示范" in seg or "范文" in seg
+            or "AMPL" in seg or "EMPLAT" in seg or "emonstrat" in seg):
+        return []
+    out: list[tuple[int, int, str, str]] = []
     for a, b, m in _line_matches(_EXAMPLE_HEADING, text, s, e) if "#" in seg else ():
         level = len(m.group(1))
         end = e
@@ -847,10 +865,14 @@ def _example_sections(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int
             end -= 1
         if end > content:
             heading = _short(text[a:b].strip(" \t#"), 50)
-            yield content, end, "few_shot", f"kept: the example under the heading {heading!r}"
+            out.append((content, end, "few_shot", f"kept: the example under the heading {heading!r}"))
     if ":" not in seg and "：" not in seg:
-        return
-    for a, b, m in _line_matches(_EXAMPLE_INTRO, text, s, e):
+        return out
+    for colon in _LINE_END_COLON.finditer(text, s, e):
+        a = _line_start(text, s, colon.start())
+        b = colon.end()
+        if b >= e or colon.start() - a > 60 or not _EXAMPLE_INTRO.match(text, a, b):
+            continue
         # the list after it: its lines up to a blank line that no further list line follows, or a heading
         content = b + 1
         end = content
@@ -872,7 +894,8 @@ def _example_sections(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int
             k = line_end + 1
         if end > content and _LIST_LINE.match(text, content):
             label = _short(text[a:b].strip(" \t*#"), 50)
-            yield content, end, "few_shot", f"kept: the examples after {label!r}"
+            out.append((content, end, "few_shot", f"kept: the examples after {label!r}"))
+    return out
 
 
 # --------------------------------------------------------------------------------------------- blocks

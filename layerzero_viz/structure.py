@@ -100,11 +100,11 @@ def context_facts(inner_text: str) -> list[tuple[str, str]]:
 # where a file of a bundle starts: a skill bundle's "\x1fFILE:path\x1e" (prompts.chat), or a line that is only a
 # file name between rules ("===== src/app.py =====", "--- FILE: notes.md ---") or after a label ("File: a.md",
 # "文件：说明.md")
-_FILE_MARK = re.compile(
-    r"\x1fFILE:([^\x1e\n]{1,300})\x1e"
-    r"|^[ \t]*(?:[=\-#]{3,}[ \t]*(?:(?i:file)[ \t]*:[ \t]*)?([\w./\\-]+\.\w{1,10})[ \t]*[=\-#]{3,}"
-    r"|(?:#{1,6}[ \t]+)?(?:(?i:file)|文件)[ \t]*[:：][ \t]*([\w./\\-]+\.\w{1,10}))[ \t]*$",
-    re.MULTILINE)
+_FILE_CTRL = re.compile(r"\x1fFILE:([^\x1e\n]{1,300})\x1e")
+_FILE_LINE = (r"[ \t]*+(?:[=\-#]{3,}+[ \t]*+(?:(?i:file)[ \t]*:[ \t]*)?([\w./\\-]+\.\w{1,10})[ \t]*+[=\-#]{3,}+"
+              r"|(?:#{1,6}[ \t]+)?(?:(?i:file)|文件)[ \t]*[:：][ \t]*([\w./\\-]+\.\w{1,10}))[ \t]*+(?=\n|\Z)")
+_FILE_LINE_FIRST = re.compile(_FILE_LINE)
+_FILE_LINE_NEXT = re.compile("\n" + _FILE_LINE)  # a literal newline first: the search skips from line to line
 
 
 def bundled_documents(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
@@ -118,13 +118,18 @@ def bundled_documents(text: str, start: int, end: int) -> list[tuple[int, int, s
     >>> bundled_documents("intro\x1fFILE:a.md\x1e\nx\x1fFILE:b.md\x1e\ny", 0, 31)
     [(0, 5, ''), (5, 18, 'a.md'), (18, 31, 'b.md')]
     """
-    if "\x1f" not in text[start:end] and "\n" not in text[start:end]:
-        return []
-    marks = list(_FILE_MARK.finditer(text, start, end))
+    seg = text[start:end]
+    marks = [(m.start(), m.group(1)) for m in _FILE_CTRL.finditer(text, start, end)] if "\x1f" in seg else []
+    if "===" in seg or "---" in seg or "###" in seg or "ile" in seg or "ILE" in seg or "文件" in seg:
+        first = _FILE_LINE_FIRST.match(text, start, end)
+        if first is not None:
+            marks.append((start, first.group(1) or first.group(2)))
+        marks += [(m.start() + 1, m.group(1) or m.group(2)) for m in _FILE_LINE_NEXT.finditer(text, start, end)]
+        marks.sort()
     if len(marks) < 2:
         return []
-    out = [(start, marks[0].start(), "")] if marks[0].start() > start else []
-    for k, m in enumerate(marks):
-        stop = marks[k + 1].start() if k + 1 < len(marks) else end
-        out.append((m.start(), stop, next(g for g in m.groups() if g)))
+    out = [(start, marks[0][0], "")] if marks[0][0] > start else []
+    for k, (at, name) in enumerate(marks):
+        stop = marks[k + 1][0] if k + 1 < len(marks) else end
+        out.append((at, stop, name))
     return out
