@@ -27,10 +27,14 @@ Kinds (``Material.kind``):
 ``quote``        “…” 「…」 『…』 «…» ‘…’ of any length, across lines; "…" on a line (or opening a line and
                  closing a later one); '…' of two words or more
 ``introduced``   the text after an introducer that hands it over ("Translate:", "this letter:", "以下文章：",
-                 "原文：", "Text:") up to the end of the block — less a trailing instruction paragraph, and
-                 stopping before the next introducer or task instruction paragraph
+                 "原文：", "Text:", "(Full Text to be Integrated):", "请回答这样一个对话：") up to the end of the block — less
+                 a trailing instruction paragraph, and stopping before the next introducer or task instruction
+                 paragraph; and the text between marker lines ("-↓-Edit Your Letter Here-↓-" … a row of ↑, "=====
+                 Paste your essay here =====" … a rule line or the block's end)
 ``few_shot``     exemplar lines: Q:/A:, 问：/答：, 输入：/输出：, Input:/Output:, User:/Assistant: … (a label only
-                 counts when its partner label is in the same block), and Example:/示例： lines
+                 counts when its partner label is in the same block), and Example:/示例： lines; a section under a
+                 heading naming an example or a template ("### 交互示例", "## Recruiter Email Template", "## 学习的案例"),
+                 and the list after a line announcing examples ("下面是翻译腔的例子：", "例如：")
 ``exam_item``    options (A)/(B), A./B., 1)/2), a./b. (two or more in sequence, after a question) and the
                  question they answer
 ``table``        a markdown table (a header row, a |---| separator row and the rows after it)
@@ -794,7 +798,7 @@ def _marked(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, st
         return out
     # the candidate lines: those holding an arrow, and those opening with a rule (a literal newline first: the
     # regex skips from newline to newline)
-    starts = set()
+    starts: set[int] = set()
     if arrows:
         starts.update(a for a, _, _ in _line_matches(_ARROW_LINE, text, s, e))
     if rules:
@@ -832,10 +836,10 @@ def _marked(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, st
 
 # a heading that names what follows as an example: "### 交互示例", "## Examples", "## Sample response"
 _EXAMPLE_HEADING = re.compile(
-    r"\n[ \t]{0,3}(#{1,6})[ \t]+[^\n]*?(?:示例|范例|样例|例子|举例|示范|对话示例|模板|模版|范文|(?i:\bexamples?\b|\bsamples?\b|"
+    r"\n[ \t]{0,3}(#{1,6})[ \t]+[^\n]*?(?:示例|范例|样例|例子|举例|示范|案例|模板|模版|范文|(?i:\bexamples?\b|\bsamples?\b|"
     r"\bdemonstrations?\b|\btemplates?\b))[^\n]*")
 # a line that ends by announcing examples ("下面是翻译腔的例子：", "Here are some examples:"): the list under it
-_EXAMPLE_INTRO = re.compile(r"[^\n]{0,40}?(?:例子|示例|范例|例句|样例|示范|(?i:\bexamples?|\bsamples?))[ \t]*(?:如下)?"
+_EXAMPLE_INTRO = re.compile(r"[^\n]{0,40}?(?:例子|示例|范例|例句|样例|示范|案例|例如|比如|举例|(?i:\bexamples?|\bsamples?))[ \t]*(?:如下)?"
                             r"[ \t]*(?:\*\*)?[:：][ \t]*(?:\*\*)?\Z")
 _LINE_END_COLON = re.compile(r"[:：][ \t]*(?:\*\*)?[ \t]*(?=\n)")
 _LIST_LINE = re.compile(r"[ \t]*(?:[-*+•]|\d{1,3}[.)、．]|[（(]\d{1,3}[)）])")
@@ -873,8 +877,11 @@ def _example_sections(text: str, s: int, e: int, seg: str) -> list[tuple[int, in
         b = colon.end()
         if b >= e or colon.start() - a > 60 or not _EXAMPLE_INTRO.match(text, a, b):
             continue
-        # the list after it: its lines up to a blank line that no further list line follows, or a heading
+        # the list after it (blank lines before it skipped): its lines up to a blank line that no further list
+        # line follows, or a heading
         content = b + 1
+        while content < e and text[content] == "\n":
+            content += 1
         end = content
         k = content
         while k < e:

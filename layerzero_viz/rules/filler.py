@@ -294,9 +294,10 @@ _ZH_STANCE = frozenset("""我觉得 我觉得吧 我感觉 我感觉吧 我认�
     按我的理解 按照我的理解 我的理解是 就我的理解 据我理解 据我所知 据我了解 就我所知 根据我的经验 以我的经验 凭我的经验
     从我的经验来看 就我的经验而言""".split())
 # what follows a stance hedge when it frames a request to the model, not a claim
-_EN_REQUEST_AFTER = re.compile(r"(?:that\s+)?(?:you|we)\s+(?:should|could|can|might|may|must|need|ought|would|will|'d|"
-                               r"have to|had better)\b|(?:it\s+)?(?:would|might)\s+be\s+(?:better|best|good|great|"
-                               r"helpful|nice)\b", re.IGNORECASE)
+# ("you will"/"you would" is a prediction, not a request: "I think you will get a more accurate answer")
+_EN_REQUEST_AFTER = re.compile(r"(?:that\s+)?(?:you|we)\s+(?:should|could|can|might\s+want|may\s+want|must|need|ought|"
+                               r"have to|had better|'d better)\b|(?:it\s+)?(?:would|might)\s+be\s+(?:better|best|good|"
+                               r"great|helpful|nice)\b", re.IGNORECASE)
 _ZH_REQUEST_AFTER = re.compile(r"[你您](?:们)?(?:可以|应该|需要|最好|能|要|不妨|得|该|帮|给|先|再)|(?:可以|最好|不妨)")
 
 
@@ -501,8 +502,11 @@ def _filler_clause(text: str, info: list[_Clause], i: int, n: int, se: int,
                 end += 1
         elif _STOP_NEXT.match(text, end):
             return None
-        if end >= se or not text[end:se].strip(" \t" + _SOFT_END + _TERMINATORS):
+        rest = text[end:se].strip(" \t" + _SOFT_END + _TERMINATORS)
+        if not rest:
             return None
+        if i == 0 and n == 2 and _only_an_address(rest, text[se - 1:se + 1]):
+            return None  # "Thank you for your cooperation, respected chatbot!": the address alone would be left
         return cs, end
     # the closing clause: the comma before it goes, the clause's own terminator stays
     prev_cs, prev_ce, prev_bs, prev_be = info[i - 1][:4]
@@ -603,6 +607,21 @@ def _frame(view: TextView, text: str, run: _Run, bs: int, be: int, ss: int, se: 
 # verbs whose doer is the one who learns or changes (请帮我记忆… is "help me memorise", 记忆… alone "memorise")
 _ZH_LEARNER_VERB = re.compile(r"记忆|背诵|背下|背会|学习|学会|学好|了解|理解|掌握|练习|复习|提高|提升|改善|克服|养成|减肥|入门|适应|"
                               r"放松|熟悉|认识|弄懂|搞懂|弄清|搞清|看懂|听懂|读懂")
+
+
+_NOT_AN_ADDRESS_EN = frozenset("i i'm im we we're you you're it it's that that's this is are am was were be do does "
+                               "did have has all done".split())
+
+
+def _only_an_address(rest: str, end: str) -> bool:
+    """Whether what follows a thanks or greeting in an exclamation is only whom it addresses ("respected chatbot!",
+    "John!", "小王！"), not a clause ("I'm lost.", "收到了！")."""
+    if "!" not in end and "！" not in end:
+        return False
+    if rest.isascii():
+        words = rest.lower().replace("’", "'").split()
+        return len(words) <= 3 and not any(w in _NOT_AN_ADDRESS_EN for w in words)
+    return len(rest) <= 4 and not any(c in rest for c in "了吗呢吧是有在要会能")
 
 
 def _bare_verb_left(rest: str) -> bool:

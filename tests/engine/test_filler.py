@@ -120,6 +120,9 @@ def test_a_hedge_saying_how_sure_the_speaker_is_stays_where_the_claim_would_read
     assert out("Order 7 left on day 2, and I think it is late?") == "Order 7 left on day 2, and it is late?"
     assert out("Order 7, I think you should refund it.") == "Order 7, you should refund it."
     assert out("我觉得你可以先看看日志。") == "你可以先看看日志。"
+    # a prediction is no request: "I think" stays before "you will"
+    text = "Explain more. If you explain in more detail, i think you will get a more accurate answer."
+    assert out(text) == text
     # manner hedges are no stance: they go
     assert out("To be honest, I need order 7 by Friday.") == "I need order 7 by Friday."
     assert out("说实话，订单7明天要到。") == "订单7明天要到。"
@@ -169,3 +172,13 @@ def test_a_reply_to_thanks_goes_like_the_thanks():
                         "不客气，祝您用餐愉快！", "再见。"), 0.95)
     assert "感谢" not in result.messages[2].pruned and result.messages[3].pruned == "祝您用餐愉快！"
     assert prune(conv(None, "谢谢！", "不客气！", "再见。"), 0.95).messages[1].pruned == "不客气！"  # never empty
+
+
+def test_a_thanks_clause_stays_where_only_an_address_would_be_left():
+    # (a review of the default: "- Thank you for your cooperation, respected chatbot!" became "respected chatbot!")
+    for text in ("- Thank you for your cooperation, respected chatbot!\n- Next item.", "Thanks, John! The order is late.",
+                 "谢谢，小王！订单到了。"):
+        assert out(text) == text, text
+    # more than an address after it: the thanks goes (a lower-case start is left, as elsewhere)
+    assert out("Thanks, the refund for order 7 arrived today.") == "the refund for order 7 arrived today."
+    assert out("老师好！这道题怎么做？") == "这道题怎么做？"
