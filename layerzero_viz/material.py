@@ -787,6 +787,15 @@ _ARROW_LINE = re.compile(r"\n[^\n↓⬇▼]*+[↓⬇▼]")
 _RULE_START = re.compile(r"\n[ \t]*+[-=#*_~]{3}")
 
 
+def _stripped(text: str, a: int, b: int) -> tuple[int, int]:
+    """[a, b) without the whitespace at either end."""
+    while a < b and text[a].isspace():
+        a += 1
+    while b > a and text[b - 1].isspace():
+        b -= 1
+    return a, b
+
+
 def _marked(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
     """The text between a marker line ("-↓-Edit Your Letter Here-↓-", "=== paste here ===") and the next rule
     line (a row of ↑ or of dashes) or the end of the block."""
@@ -824,10 +833,7 @@ def _marked(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, st
             k = line_end + 1
         close = text.find("\n", b, e) if b < e else e
         pos = e if close < 0 else close + 1
-        while a < b and text[a].isspace():
-            a += 1
-        while b > a and text[b - 1].isspace():
-            b -= 1
+        a, b = _stripped(text, a, b)
         if b > a:
             label = _short(text[line_start:opener_end].strip(" \t-=#*_~↓⬇▼"), 50)
             out.append((a, b, "introduced", f"kept: the text marked {label!r}"))
@@ -862,11 +868,7 @@ def _example_sections(text: str, s: int, e: int, seg: str) -> list[tuple[int, in
             if len(h.group(1)) <= level:
                 end = ha
                 break
-        content = b
-        while content < end and text[content].isspace():
-            content += 1
-        while end > content and text[end - 1].isspace():
-            end -= 1
+        content, end = _stripped(text, b, end)
         if end > content:
             heading = _short(text[a:b].strip(" \t#"), 50)
             out.append((content, end, "few_shot", f"kept: the example under the heading {heading!r}"))
