@@ -591,6 +591,8 @@ def _frame(view: TextView, text: str, run: _Run, bs: int, be: int, ss: int, se: 
             return None
         if last_phrase.endswith("帮我") and _ZH_LEARNER_VERB.match(rest):
             return None  # 请帮我记忆单词 / 了解历史: the user learns; without 帮我 the model is told to
+        if "帮" in last_phrase and _ZH_FIRST_PERSON_PLAN.search(text, ss, rs):
+            return None  # 我想写一篇文章，请帮我用…编写: without 请帮我 the next step reads as the user's own
         if last_phrase in ("麻烦", "能不能"):
             if not _zh_frame_ok(text, hits[-1][0], hits[-1][1], rest_start, be):
                 return None
@@ -604,6 +606,8 @@ def _frame(view: TextView, text: str, run: _Run, bs: int, be: int, ss: int, se: 
     return None
 
 
+# a clause before the frame in which the user says what they plan to do themself
+_ZH_FIRST_PERSON_PLAN = re.compile(r"我(?:想|要|得|打算|准备|需要|计划|希望)")
 # verbs whose doer is the one who learns or changes (请帮我记忆… is "help me memorise", 记忆… alone "memorise")
 _ZH_LEARNER_VERB = re.compile(r"记忆|背诵|背下|背会|学习|学会|学好|了解|理解|掌握|练习|复习|提高|提升|改善|克服|养成|减肥|入门|适应|"
                               r"放松|熟悉|认识|弄懂|搞懂|弄清|搞清|看懂|听懂|读懂")

@@ -182,3 +182,10 @@ def test_a_thanks_clause_stays_where_only_an_address_would_be_left():
     # more than an address after it: the thanks goes (a lower-case start is left, as elsewhere)
     assert out("Thanks, the refund for order 7 arrived today.") == "the refund for order 7 arrived today."
     assert out("老师好！这道题怎么做？") == "这道题怎么做？"
+
+
+def test_a_help_frame_stays_after_the_user_says_what_they_plan_to_do():
+    # (a review of the default: "我想写一篇文章，请帮我用COSTAR框架编写" lost 请帮我, and the next step read as the user's)
+    for text in ("我想写一个关于时间管理的文章，请帮我用COSTAR框架编写一个prompt。", "我得提前找个住宿的酒店，麻烦你帮我找个经济型的。"):
+        assert out(text) == text, text
+    assert out("请帮我查询订单7的物流。") == "查询订单7的物流。"
