@@ -43,7 +43,7 @@ def streamed(result, *, tokens: bool = True, chunk: int = 8192) -> str:
 
 
 def sources(tmp_path: Path) -> dict[str, Path]:
-    return {"zh": FIXTURES / "finance_qa.zh.json", "en": FIXTURES / "support_chat.en.json",
+    return {"zh": FIXTURES / "ecommerce_support.zh.json", "en": FIXTURES / "support_chat.en.json",
             "mixed": mixed_file(tmp_path)}
 
 

@@ -70,8 +70,8 @@ def test_only_grammar_words_are_lossy():
 # from three blind reviews of real conversations (bench/quality.py's corpus, ../shared/corpus): what a lossy tier
 # took there; none of it may go at any floor.  The sentences are quoted or shortened from records of
 # lobehub/lobe-chat-agents (MIT; lines 53, 54, 148, 173, 296, 304, 353, 369, 379 of its corpus file),
-# PlexPt/awesome-chatgpt-prompts-zh (MIT; lines 21, 100, 119), f/awesome-chatgpt-prompts (CC0-1.0; lines 961, 1156,
-# 1417) and thu-coai/CrossWOZ (Apache-2.0; lines 15, 18, 92, 164, 179, 265, 282); copyright stays with their
+# PlexPt/awesome-chatgpt-prompts-zh (MIT; lines 21, 100, 119), f/awesome-chatgpt-prompts (CC0-1.0; lines 773, 961,
+# 1156, 1417) and thu-coai/CrossWOZ (Apache-2.0; lines 15, 18, 92, 164, 179, 265, 282); copyright stays with their
 # authors, under those licenses.
 REVIEWED = [
     ("No topic is too obscure, no question too complex.", ["too obscure", "too complex"]),
@@ -104,6 +104,13 @@ REVIEWED = [
      ["in the last year", "one detail at a time", "once a week"]),
     ("Use this exact format:\n- [Step 1: e.g., Block the sender.]\n- [Step 2: e.g., Call the real office.]",
      ["[Step 1: e.g., Block the sender.]", "[Step 2: e.g., Call the real office.]"]),
+    # a seventh review (80 more at the 0.98 floor): another language's "a"/"an", a "the" that opens a clause or a
+    # phrase ("that the test", "to the query"), a 的 closing a relative clause whose verb is further back, 啦
+    ("Quiero volver a cantar la canción a partir de un archivo csv. Halte dich dabei an die Kriterien, paso a paso.",
+     ["volver a cantar", "a partir de un archivo", "an die Kriterien", "paso a paso"]),
+    ("Make sure that the test passes, reply to the query and keep it to the point.",
+     ["that the test", "to the query", "to the point"]),
+    ("推荐一家提供免费停车位的酒店，还有能让人感到激动人心的活动。太好啦。", ["提供免费停车位的酒店", "激动人心的活动", "太好啦"]),
 ]
 
 
