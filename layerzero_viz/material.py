@@ -39,6 +39,7 @@ Kinds (``Material.kind``):
                  question they answer
 ``table``        a markdown table (a header row, a |---| separator row and the rows after it)
 ``json``         a JSON object or array (it parses, or it has "key": pairs)
+(``code`` also covers YAML front matter opening a block or a file of a bundle: "---\nname: …\ndescription: …\n---")
 """
 from __future__ import annotations
 
@@ -685,6 +686,28 @@ def _stem(text: str, s: int, at: int) -> tuple[int, str]:
 _TABLE_SEPARATOR = re.compile(r"\n[ \t]*+\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)+\|?[ \t]*$", re.MULTILINE)
 
 
+# YAML front matter opening a block or a file of a bundle ("---\nname: …\ndescription: …\n---"): a skill's
+# description is read by the harness that decides when to load it, verbatim
+_FRONT_MATTER = re.compile(r"(?:\A|(?<=\x1e\n))---[ \t]*\n[A-Za-z_][\w-]*[ \t]*:[^\n]{0,2000}?(?:\n[^\n]{0,2000}?){0,60}?\n---[ \t]*(?=\n|\Z)")
+
+
+def _front_matter(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
+    if "---" not in seg:
+        return []
+    starts = [0] if seg.startswith("---") else []
+    if "\x1e" in seg:  # the files of a bundle: "\x1fFILE:SKILL.md\x1e\n---\n…"
+        k = seg.find("\x1e\n---")
+        while k >= 0:
+            starts.append(k + 2)
+            k = seg.find("\x1e\n---", k + 1)
+    out = []
+    for k in starts:
+        m = _FRONT_MATTER.match(seg, k)
+        if m is not None:
+            out.append((s + m.start(), s + m.end(), "code", "kept: YAML front matter"))
+    return out
+
+
 def _tables(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, int, str, str]]:
     if "|" not in seg or "--" not in seg:
         return
@@ -910,7 +933,8 @@ def _example_sections(text: str, s: int, e: int, seg: str) -> list[tuple[int, in
 # --------------------------------------------------------------------------------------------- blocks
 
 # each finder gets the block as (text, s, e) and its text sliced once, ``seg`` (= text[s:e]), for its guards
-_FINDERS = (_code, _quotes, _introduced, _few_shot, _exam_items, _tables, _json, _marked, _example_sections)
+_FINDERS = (_code, _quotes, _introduced, _few_shot, _exam_items, _tables, _json, _marked, _example_sections,
+            _front_matter)
 # every finder but those of _NO_MARK_FINDERS needs one of these marks in the block (a backtick or tilde for a fence, 4
 # spaces or a tab for indented code, ;{} for bare code, a quotation mark, a colon for introduced text and
 # few-shot, | for a table, " or [ for JSON): most chat turns have none, and skip six finders at once

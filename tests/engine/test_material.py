@@ -383,3 +383,14 @@ def test_a_quoted_dialogue_and_a_full_text_label_hand_over_what_follows():
         "请回答这样一个对话：A：请问您需要帮助吗？B：我想查询一下我的订单状态。")
     found = material_of("- **Content (Full Text to be Integrated):**\n\n  *Please, Dad, read this. I feel like giving up.*")
     assert [t for k, t, _ in found if k == "introduced"] == ["*Please, Dad, read this. I feel like giving up.*"]
+
+
+def test_yaml_front_matter_is_material():
+    # (a review at the 0.98 floor: a skill's "description: Create a concise plan" lost its article; a harness
+    # reads that value to decide when to load the skill)
+    text = "---\nname: web-testing\ndescription: A toolkit for testing the apps.\n---\n\n# Title\nUse the tool."
+    assert ("code", "---\nname: web-testing\ndescription: A toolkit for testing the apps.\n---",
+            "kept: YAML front matter") in material_of(text)
+    bundle = "Review these.\n\x1fFILE:SKILL.md\x1e\n---\nname: x\ndescription: Create a concise plan.\n---\nBody."
+    assert [t for k, t, _ in material_of(bundle) if k == "code"] == ["---\nname: x\ndescription: Create a concise plan.\n---"]
+    assert [t for k, t, _ in material_of("Intro\n---\nnot: front matter\n---\n") if k == "code"] == []
