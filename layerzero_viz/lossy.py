@@ -28,8 +28,9 @@ a time", "once a week", "in the last year", "the same", "the only"), a template 
 A seventh (80 more, at the 0.98 floor) found 70 % of the tier's words fine and, kept since: another language's
 "a"/"an" (Spanish "volver a cantar", "a partir de", German "an die Kriterien": an article only on a line that
 reads as English), "the" after a word it opens a clause or a phrase with ("that the test" → a demonstrative, "to
-the query" → an infinitive, "to the point"), a 的 with a verb anywhere before it in its clause (提供免费停车位的酒店:
-the part-of-speech tags of the nearer words were often wrong), 啦 (了 is in it).
+the query" → an infinitive, "to the point") or before the subject of a clause of its own ("a sentence the user can
+use"), a 的 with a verb or a coordination anywhere before it in its clause (提供免费停车位的酒店: the part-of-speech
+tags of the nearer words were often wrong; 用户和商家的需求), 啦 (了 is in it).
 
 Never taken either: a word on a line that opens with punctuation other than a list marker, a heading mark or
 emphasis (";; comment", "> quote", "| cell"), on a line that reads as code or a formula (an assignment, a call,
@@ -95,6 +96,10 @@ _TONE_PARTICLES = frozenset("啊呀吧嘛哦")
 # demonstrative), "to the query" (→ an infinitive), "if the provided", "to the point"
 _BEFORE_THE_KEEP = frozenset({"to", "that", "if", "when", "whether", "because", "than", "so", "as", "where", "while",
                               "unless", "until", "once", "since", "though", "although"})
+# a word after "the …" that makes it the subject of a clause ("a sentence the user can use", "the file the script
+# reads"): without the article the noun reads as part of the phrase before
+_CLAUSE_VERB_AFTER = frozenset("""can could will would should must may might has have had is was are were does did
+    wants needs gets uses reads writes sends says asks""".split())
 # function words that tell an English line from a Spanish, Portuguese, German, French or Italian one (none of
 # them an English word): "a"/"an" there are a preposition or a word of the language ("volver a cantar", "a
 # partir de", "passo a passo", "Halte dich an die Kriterien")
@@ -163,8 +168,9 @@ def lossy_tier(ann: Annotated) -> LossyTier:
                         english = _reads_english(text, line_start, len(text) if line_end < 0 else line_end)
                     if not english:
                         continue  # another language's "a" ("volver a cantar") or "an" ("an die Kriterien")
-                elif word == "的" and _ZH_VERB_BEFORE(text, ws):
-                    continue  # a verb earlier in the clause: the 的 closes a relative clause (提供…停车位的酒店)
+                elif word == "的" and _de_closes_a_phrase(text, ws):
+                    continue  # a verb earlier in the clause: the 的 closes a relative clause (提供…停车位的酒店), or
+                    # a coordination before it (用户和商家的需求: without 的 the scope narrows to 商家需求)
                 before, after = text[ws - 1:ws], text[we:we + 1]
                 if before.isalnum() and not _CJK_RUN.match(before) or after.isalnum() and not _CJK_RUN.match(after):
                     continue  # part of a longer token ("9x9", "v2beta"): no whole word
@@ -286,8 +292,10 @@ def _takeable(text: str, words: list[tuple[int, int, str | None]], k: int, claus
             return False  # an article ending its clause is no article ("type a", "option a")
         following = text[nxt[0]:nxt[1]].lower()
         if word == "the":
+            after_next = text[words[k + 2][0]:words[k + 2][1]].lower() if k + 2 < len(words) else ""
             return following not in _MEANING_AFTER_THE and not (
-                k and text[words[k - 1][0]:words[k - 1][1]].lower() in _BEFORE_THE_KEEP)
+                k and text[words[k - 1][0]:words[k - 1][1]].lower() in _BEFORE_THE_KEEP) and (
+                after_next not in _CLAUSE_VERB_AFTER)  # "a sentence the user can use": a clause of its own
         return following not in _QUANTITY_AFTER_A and not (k and text[words[k - 1][0]:words[k - 1][1]].lower()
                                                           in _PHRASE_BEFORE_A)
     if word in _MODIFIER_PARTICLES:
@@ -320,13 +328,18 @@ def _reads_english(text: str, line_start: int, line_end: int) -> bool:
 _ZH_CLAUSE_START = re.compile(r"[，。；！？,;!?：:\n][^，。；！？,;!?：:\n]*\Z")
 
 
-def _ZH_VERB_BEFORE(text: str, ws: int) -> bool:  # noqa: N802 - reads as the test it is
-    """Whether a verb (jieba.posseg) stands between the start of the clause and the 的 at ``ws``: the 的 then
-    closes a relative clause, whatever its nearer words are tagged."""
+def _de_closes_a_phrase(text: str, ws: int) -> bool:
+    """Whether a verb (jieba.posseg) or a coordination (和, 与, 、 …) stands between the start of the clause and the
+    的 at ``ws``: the 的 then closes a relative clause or a coordinated phrase, whatever its nearer words are
+    tagged."""
     start = max(0, ws - 60)
     m = _ZH_CLAUSE_START.search(text, start, ws)
     head = text[m.start() + 1 if m else start:ws]
-    return any(flag.startswith("v") for _, flag in _segment(head)) if head else False
+    if not head:
+        return False
+    if any(c in head for c in "和与及或、跟同"):
+        return True  # (checked here too: a coordinated phrase before a 的 reads as the 的's scope)
+    return any(flag.startswith("v") for _, flag in _segment(head))
 
 
 _MARKER_BEFORE = re.compile(rf"[ \t]*{_MARKER}[ \t]+\Z")

@@ -119,7 +119,8 @@ def check_output(output: str, inputs: list[str], in_place: bool) -> None:
 def add_input_arguments(p: argparse.ArgumentParser) -> None:
     """The options of a command that reads one conversation (``prune``, ``sweep``)."""
     p.add_argument("input", help="file path, or - for stdin")
-    p.add_argument("--format", default="auto", choices=INPUT_FORMATS)
+    p.add_argument("--format", default="auto", choices=INPUT_FORMATS,
+                   help="the input's format (default: auto, detected from the content)")
     p.add_argument("--line", type=int, default=None, help="JSONL: 1-based line to use")
     p.add_argument("--no-low-information", action="store_true", help="do not prune frequent function words")
     p.add_argument("--keep-directives", action="store_true", help="keep <layer-zero/> and list tags in the output")

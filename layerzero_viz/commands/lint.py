@@ -30,7 +30,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("lint", help="find what pruning will break and suggest rewrites (JSON findings)",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="conversation files, or - for stdin")
-    p.add_argument("--format", default="auto", choices=INPUT_FORMATS)
+    p.add_argument("--format", default="auto", choices=INPUT_FORMATS,
+                   help="the input's format (default: auto, detected from the content)")
     p.add_argument("--line", type=int, default=None, help="JSONL: lint only this 1-based line")
     p.add_argument("--ratio", type=float, default=None, help="the prune ratio you will use (LZ180 checks it)")
     p.add_argument("--profile", default=AUTO,

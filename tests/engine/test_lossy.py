@@ -111,6 +111,7 @@ REVIEWED = [
     ("Make sure that the test passes, reply to the query and keep it to the point.",
      ["that the test", "to the query", "to the point"]),
     ("推荐一家提供免费停车位的酒店，还有能让人感到激动人心的活动。太好啦。", ["提供免费停车位的酒店", "激动人心的活动", "太好啦"]),
+    ("Write a sentence the user can use. 满足用户和商家的需求。", ["sentence the user can use", "用户和商家的需求"]),
 ]
 
 
