@@ -64,7 +64,8 @@ _ZH_DEGREE = frozenset("很 挺 蛮 颇 非常 极其 格外".split())
 _ZH_HESITATION = frozenset({"这个", "那个"})
 _ZH_ACKS = frozenset({"", "好", "好的", "好吧", "嗯", "行", "收到", "明白", "明白了", "知道了", "可以", "没问题", "对", "是的", "谢谢"})
 _ZH_TAILS = frozenset({"来着", "罢了", "而已", "似的", "的话"})
-_ZH_CONDITIONAL = re.compile(r"如果|要是|假如|假设|若是|倘若|万一|如|若")
+# (not a bare 如 — 比如, 例如, 如何 — nor the 若 of 若干/般若)
+_ZH_CONDITIONAL = re.compile(r"如果|要是|假如|假设|若是|倘若|万一|如若|(?<!般)若(?!干)")
 _CLAUSE_PUNCT = "，,、；;：:"
 _END_PUNCT = "。！？!?….\n"
 _CLAUSE_BOUNDARY = _CLAUSE_PUNCT + _END_PUNCT + "\x00"
@@ -342,9 +343,11 @@ def _zh_yixia(text: str, s: int, e: int, word: str) -> Span:
 
 
 def _zh_dehua(text: str, s: int, e: int, word: str) -> Span:
-    """的话 closing a conditional clause (如果…的话，)."""
+    """的话 closing a conditional clause (如果…的话，): the conditional word in the same clause — elsewhere it is
+    的 + the noun 话 ("words": 我不会有过多的话, 不要说多余的话)."""
     after = text[e] if e < len(text) else ""
-    if not _ZH_CONDITIONAL.search(text, _sentence_start(text, s), s) or not after or after not in "，,。！？!?":
+    clause_start = max(_sentence_start(text, s), max(text.rfind(ch, 0, s) for ch in "，,；;：:") + 1)
+    if not _ZH_CONDITIONAL.search(text, clause_start, s) or not after or after not in "，,。！？!?":
         return None
     return s, e
 

@@ -644,7 +644,8 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                 standing = first_block != bi and blocks[first_block].role in ("system", "developer")
                 why, cut = ("inside material", s) if material.overlaps(s, e) else _why_not_a_constraint_copy(
                     view, s, e, sent, prev, standing)
-                if not why and cut != s and view.block_index_at(first.start) == bi \
+                whole_item = cut != s or (s == 0 or text[s - 1] == "\n") and _LIST_ITEM.match(text, s) is not None
+                if not why and whole_item and view.block_index_at(first.start) == bi \
                         and _SECTION_HEADING.search(text, first.end, s):
                     why = "an item of another section's list (an enumeration, not a restated rule)"
                 if not why and sorted(_SIGNED_NUMBER.findall(fold(text[s:e]))) != sorted(

@@ -1,5 +1,4 @@
 """repeated_constraint, derivable_context (role frames) and declared_redundant: what is really a repeat."""
-import json
 from pathlib import Path
 
 import pytest
@@ -230,3 +229,18 @@ def test_the_reviewed_bracket_cut_on_the_corpus_record():
     conv = dict(iter_conversations(corpus))[1466]
     pruned = annotate(conv, env={}).at_ratio(0.95).messages[-1].pruned
     assert "Use checkboxes and stable IDs (e.g., `LEGAL-PAGE-1.1`):" in pruned
+
+
+def test_a_list_item_of_another_sections_list_stays_even_when_the_match_starts_at_its_marker():
+    # (review 8, lobehub agent 21: skill 5's own formatting bullet went as a repeat of skill 2's)
+    system = ("## 技能\n\n### 技能 2：搜索视频\n\n- 根据关键词查找视频\n- 掌握 Markdown 格式，有序呈现文本，必要时突出重要元素\n\n"
+              "### 技能 5：获取热门视频\n\n- 根据用户偏好返回视频列表\n- 掌握 Markdown 格式，有序呈现文本，必要时突出重要元素")
+    r = prune(conv(system, "帮我找几个热门视频。"), 0.95)
+    assert r.messages[0].pruned == system
+
+
+def test_de_hua_goes_only_closing_a_conditional_clause():
+    # (review 8, lobehub agent 52: 我不会有过多的话 — 的 + the noun 话, "words" — lost 的话)
+    for text in ("我不会有过多的话，不要说多余的话。", "比如安慰的话。"):
+        assert prune(conv(None, text), 0.95).messages[0].pruned == text
+    assert prune(conv(None, "如果你有时间的话，查询订单7。"), 0.95).messages[0].pruned == "如果你有时间，查询订单7。"
