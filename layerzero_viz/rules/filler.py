@@ -587,8 +587,9 @@ def _frame(view: TextView, text: str, run: _Run, bs: int, be: int, ss: int, se: 
             return None
         return rs, rest_start
     if last == "opener":
-        if _ZH_QUESTION_REQUEST.match(last_phrase) and "吗" in text[rest_start:se]:
-            return None
+        if _ZH_QUESTION_REQUEST.match(last_phrase) and ("吗" in text[rest_start:se]
+                                                        or text[rest_start:se + 1].rstrip().endswith(("？", "?"))):
+            return None  # 能否帮我查一下订单？ asks: without the frame a command would end in a question mark
         if last_phrase.endswith("帮我") and _ZH_LEARNER_VERB.match(rest):
             return None  # 请帮我记忆单词 / 了解历史: the user learns; without 帮我 the model is told to
         if "帮" in last_phrase and _ZH_FIRST_PERSON_PLAN.search(text, ss, rs):

@@ -189,3 +189,9 @@ def test_a_help_frame_stays_after_the_user_says_what_they_plan_to_do():
     for text in ("我想写一个关于时间管理的文章，请帮我用COSTAR框架编写一个prompt。", "我得提前找个住宿的酒店，麻烦你帮我找个经济型的。"):
         assert out(text) == text, text
     assert out("请帮我查询订单7的物流。") == "查询订单7的物流。"
+
+
+def test_a_frame_that_asks_stays_where_the_sentence_ends_in_a_question_mark():
+    # (review 8: "能否帮我…？" became a command ending in "？", which the next turn's 当然可以 then answered)
+    assert out("能否帮我查一下订单7的物流？") == "能否帮我查一下订单7的物流？"
+    assert out("能否帮我查一下订单7的物流。") == "查一下订单7的物流。"
