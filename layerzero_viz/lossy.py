@@ -324,17 +324,16 @@ def _reads_english(text: str, line_start: int, line_end: int) -> bool:
     return en > other
 
 
-# where the zh clause holding a 的 starts: its punctuation, or a line break
-_ZH_CLAUSE_START = re.compile(r"[，。；！？,;!?：:\n][^，。；！？,;!?：:\n]*\Z")
+# what ends the zh clause before a 的: its punctuation, or a line break
+_ZH_CLAUSE_ENDS = "，。；！？,;!?：:\n"
 
 
 def _de_closes_a_phrase(text: str, ws: int) -> bool:
     """Whether a verb (jieba.posseg) or a coordination (和, 与, 、 …) stands between the start of the clause and the
     的 at ``ws``: the 的 then closes a relative clause or a coordinated phrase, whatever its nearer words are
     tagged."""
-    start = max(0, ws - 60)
-    m = _ZH_CLAUSE_START.search(text, start, ws)
-    head = text[m.start() + 1 if m else start:ws]
+    lo = max(0, ws - 60)
+    head = text[max(lo, max(text.rfind(ch, lo, ws) for ch in _ZH_CLAUSE_ENDS) + 1):ws]
     if not head:
         return False
     if any(c in head for c in "和与及或、跟同"):

@@ -844,8 +844,7 @@ def _marked(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, st
             return out
         if not (_ARROWS_DOWN.search(text, line_start, opener_end) or _RULE_HERE.match(text, line_start, opener_end)):
             continue
-        a = b = opener_end + 1
-        b = e
+        a, b = opener_end + 1, e
         k = a
         while k < e:  # the closing rule: a row of ↑ or a line of rule characters
             nl = text.find("\n", k, e)

@@ -280,14 +280,15 @@ def _phrase_role(phrase: str, src: int) -> str:
 # They go only where the sentence keeps the doubt (it asks: "根据我的理解，意外险不赔付猝死，对吗？") or where what
 # follows asks the model to act ("I think you should …", 我觉得你可以…); the other hedges ("to be honest",
 # "needless to say", 说实话, 总的来说) are manner, not stance
-_EN_STANCE = frozenset("""i think|i believe|i feel like|i feel that|i guess|i suppose|i reckon|i would say|i'd say|
+_EN_STANCE = frozenset(p.strip() for p in """
+    i think|i believe|i feel like|i feel that|i guess|i suppose|i reckon|i would say|i'd say|
     i'd argue that|i would argue that|i'd guess|my guess is that|my sense is that|my feeling is that|in my opinion|
     in my humble opinion|in my personal opinion|in my view|in my experience|my opinion is that|from my perspective|
     from my point of view|from where i stand|if you ask me|i'm pretty sure|i'm pretty sure that|i'm fairly sure|
     i'm fairly certain|it seems to me that|it seems to me|it appears to me that|as far as i know|as far as i can tell|
     as far as i'm concerned|to my knowledge|to the best of my knowledge|if i'm not mistaken|if i remember correctly|
     if i recall correctly|my understanding is that|based on my understanding|from my understanding|as i understand it|
-    imho|imo|iirc|afaik""".replace("\n", "").replace("    ", "").split("|"))
+    imho|imo|iirc|afaik""".split("|"))
 _ZH_STANCE = frozenset("""我觉得 我觉得吧 我感觉 我感觉吧 我认为 我个人认为 我个人觉得 我个人感觉 我个人的看法是 我个人的观点是
     我个人的意见是 我的看法是 我的观点是 个人认为 个人觉得 个人感觉 个人看来 在我看来 依我看 依我看来 依我之见 以我之见 就我看来
     以我来看 要我说 依我说 照我说 从我的角度来看 私以为 窃以为 愚以为 鄙人认为 本人认为 笔者认为 我猜 我估计 我倾向于认为 根据我的理解

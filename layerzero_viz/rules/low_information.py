@@ -346,7 +346,8 @@ def _zh_dehua(text: str, s: int, e: int, word: str) -> Span:
     """的话 closing a conditional clause (如果…的话，): the conditional word in the same clause — elsewhere it is
     的 + the noun 话 ("words": 我不会有过多的话, 不要说多余的话)."""
     after = text[e] if e < len(text) else ""
-    clause_start = max(_sentence_start(text, s), max(text.rfind(ch, 0, s) for ch in "，,；;：:") + 1)
+    lo = _sentence_start(text, s)
+    clause_start = max(lo, max(text.rfind(ch, lo, s) for ch in "，,；;：:") + 1)
     if not _ZH_CONDITIONAL.search(text, clause_start, s) or not after or after not in "，,。！？!?":
         return None
     return s, e
