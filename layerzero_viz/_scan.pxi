@@ -960,8 +960,8 @@ cdef inline double _now() noexcept nogil:
 
 cdef class ScanJob:
     """Every scanner of a text in one job that runs without the GIL (numbers, quotes, identifiers, user
-    facts, lexicons, the repeat scan): the engine may call ``run`` on its scan thread while the caller
-    tokenises, since tiktoken releases the GIL too.  ``results`` converts to Python afterwards."""
+    facts, lexicons, the repeat scan), so other threads (the app's other sessions) run meanwhile.  ``results``
+    converts to Python afterwards."""
     cdef str text
     cdef Text t
     cdef Py_ssize_t n

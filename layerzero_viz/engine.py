@@ -25,7 +25,7 @@ from .profile import Profile, apply_profile  # caps the ratio, adds pattern pack
 from .protect import Protection, add_material, find_protections, xml_protections
 from .resolve import SpanTable, apply_protections, resolve
 from .rules import RULES, RuleContext
-from .scans import Scanner, Scans
+from .scans import scan
 from .rules import repeated as repeated_rule
 from .lexicon import warm_up
 from .information import token_information
@@ -33,8 +33,6 @@ from .tokens import char_spans, encoding, token_byte_lengths, token_byte_lengths
 from .view import Candidate, Hits, TextView
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future, ThreadPoolExecutor
-
     from .lossy import LossyTier
     from .result import PruneResult
     from .select import PrefixTables
@@ -330,20 +328,12 @@ def _annotate(source: Any, config: Config) -> Annotated:
         directive_ranges = tuple((block_pos[(d.message, d.block)] + d.start, block_pos[(d.message, d.block)] + d.end)
                                  for d in settings.directive_spans)
 
-    # The scans need nothing tokenising or the material produce, and the compiled job runs without the GIL:
-    # for a long text it runs on the scan thread (``_ScanThread``) while this one tokenises (tiktoken releases
-    # the GIL too) and finds the material; the rules then wait for it.
     t0 = time.perf_counter()
     structure = xml_protections(view, conv, material=False)  # <context>: ranges the repeat scan must skip
     protect_ms = _ms(t0)
-    scan = _ScanThread(view, Scanner(view, structure, directive_ranges))
     t0 = time.perf_counter()
-    try:
-        ids, start, end, group, block, idx, block_ms, (g_start, g_end, g_tokens) = _tokenize_view(
-            view, _TOKEN_CACHE if config.token_cache else None)
-    except BaseException:
-        scan.wait()  # never leave the scan running on a view the caller has given up (nor start one)
-        raise
+    ids, start, end, group, block, idx, block_ms, (g_start, g_end, g_tokens) = _tokenize_view(
+        view, _TOKEN_CACHE if config.token_cache else None)
     timings["tokenize"] = _ms(t0)
     n_groups = len(g_start)
 
@@ -352,10 +342,10 @@ def _annotate(source: Any, config: Config) -> Annotated:
     protect_ms += _ms(t0)
 
     t0 = time.perf_counter()
-    scans = scan.done()
+    scans = scan(view, structure, directive_ranges)
     protection = find_protections(view, scans, structure, settings.compiled_patterns, settings.protected_patterns)
-    # the scans' own time counts in protect (scanners) and detect (the repeat scan), wherever they ran
-    protect_ms += _ms(t0) + scans.scan_ms
+    # the scanners' time counts in protect, the repeat scan's in detect
+    protect_ms += _ms(t0) - scans.repeats_ms
 
     t0 = time.perf_counter()
     ctx = RuleContext(settings=settings, protection=protection, scans=scans, low_information=config.low_information,
@@ -419,76 +409,6 @@ def _ms(t0: float) -> float:
 
 
 _NO_SPECIAL: frozenset[str] = frozenset()
-
-
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
-
-
-PARALLEL_SCAN = True
-"""Whether a long text's scan job may run on the scan thread (``_ScanThread``) while the caller tokenises.
-
-Set it to False in a process whose siblings already fill the cores (the batch runner's worker processes and
-Dask workers do): a second busy thread per process would only compete with them.  A process limited to one
-core scans inline whatever this says."""
-
-
-class _ScanThread:
-    """The scanner's ``run`` (the compiled job releases the GIL throughout) on the scan thread when the text is
-    long enough to pay for the hand-off (≈ 70 µs through a Python thread) and no other annotation holds that
-    thread; else here, in :meth:`done`.  Measured on the bench corpus it saves ≈ 5 % of a 5.9 MB pass; a text
-    under ``MIN_CHARS``, or scanned by the twins (no kernel), is scanned inline."""
-
-    MIN_CHARS = 2000
-    _pool: ThreadPoolExecutor | None = None
-    _busy = threading.Lock()
-
-    def __init__(self, view: TextView, scanner: Scanner) -> None:
-        self.scanner = scanner
-        self._future: Future[None] | None = None
-        self._ran = False
-        if scanner.job is not None and PARALLEL_SCAN and len(view.text) >= self.MIN_CHARS and _cores() > 1 \
-                and self._busy.acquire(blocking=False):
-            try:
-                if _ScanThread._pool is None:
-                    from concurrent.futures import ThreadPoolExecutor
-                    _ScanThread._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="layerzero-scan")
-                self._future = _ScanThread._pool.submit(self._run_and_release)
-            except BaseException:
-                self._busy.release()
-                raise
-
-    def _run_and_release(self) -> None:
-        try:
-            self.scanner.run()
-        finally:
-            self._busy.release()
-
-    def wait(self) -> None:
-        """Wait for a scan handed to the scan thread (one not handed over has nothing to wait for)."""
-        if self._future is not None:
-            self._future.result()
-            self._future = None
-            self._ran = True
-
-    def done(self) -> Scans:
-        """Wait for the scan (run it here when it was not handed over), then its result."""
-        self.wait()
-        if not self._ran:
-            self.scanner.run()
-            self._ran = True
-        return self.scanner.result()
-
-
-def _forget_pool() -> None:  # a forked child has no scan thread: it makes its own on first use
-    _ScanThread._pool = None
-    _ScanThread._busy = threading.Lock()
-
-
-os.register_at_fork(after_in_child=_forget_pool)
 
 
 class _TokenCache:

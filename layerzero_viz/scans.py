@@ -1,9 +1,9 @@
 """Scans: what the per-character scanners find in a conversation's text, once per annotation.
 
-One typed result, :class:`Scans`, made by one class, :class:`Scanner`, with two implementations:
+One typed result, :class:`Scans`, made by one function, :func:`scan`, with two implementations:
 
-* the compiled scan job (``_native.ScanJob``): every scanner and the repeat scan in one pass that releases the
-  GIL, so the engine may run it on its scan thread while it tokenises;
+* the compiled scan job (``_native.ScanJob``): every scanner and the repeat scan in one pass (without the GIL,
+  so other threads — the app's other sessions — run meanwhile);
 * the readable twins that define it (``protect``'s regexes, ``repeated.scan_python``,
   ``derivable.context_restatements_python``; lexicon hits and sentences are then left to the view, which
   segments and scans on first use with ``lexicon.scan_python`` and ``view._segments``).
@@ -21,7 +21,7 @@ from .lexicon import _SLOTS as _LEXICON_SLOTS, _native_lexicons
 from .protect import USER_ROLES, Protection, identifier_guards, python_scanners
 from .view import TextView
 
-__all__ = ["Scans", "Scanner", "scan"]
+__all__ = ["Scans", "scan"]
 
 _LEXICON_SLOT_OF = {name: k for k, name in enumerate(_LEXICON_SLOTS)}
 
@@ -34,7 +34,7 @@ class Scans:
     ``repeats``: (start, end, first start, first end, share) of every raw repeat pair the repeat scan
     proposes (``rules.repeated`` judges them); ``context``: (sentence start, end, fact index) of the sentences
     restating a ``<context>`` fact (``rules.derivable``); ``scan_ms``/``repeats_ms``: what the scanners and the
-    repeat scan took, wherever they ran.
+    repeat scan took.
     """
 
     numbers: Sequence[int]
@@ -48,55 +48,33 @@ class Scans:
     repeats_ms: float = 0.0
 
 
-class Scanner:
-    """The scans of one view.  :meth:`run` (on any thread: the kernel releases the GIL throughout), then
-    :meth:`result` on the thread that owns the view.
+def scan(view: TextView, structure: Protection, directive_ranges: Sequence[tuple[int, int]] = ()) -> Scans:
+    """The scans of ``view``: the compiled job when built (its lexicon hits and sentences handed to the view),
+    else the twins.
 
     ``structure``: the view's XML protections (``protect.xml_protections``), whose ``<context>`` ranges the
     repeat scan skips and whose facts it looks for; ``directive_ranges``: engine directives, never compared.
     """
+    from .rules import repeated
 
-    def __init__(self, view: TextView, structure: Protection,
-                 directive_ranges: Sequence[tuple[int, int]] = ()) -> None:
-        from .rules import repeated
-
-        self.view = view
-        self.structure = structure
-        self.skipped = repeated.skipped_ranges(structure.context_ranges, directive_ranges)
-        self.job = None
-        kernel = _native.native
-        if kernel is not None:
-            text = view.text
-            repeats = kernel.RepeatScan(view.bounds, self.skipped, repeated.function_words(), repeated.MIN_UNITS,
-                                        repeated.CONTAINMENT)
-            if structure.context_facts:  # and the sentences restating a <context> fact
-                repeats.with_context([value for _, _, value in structure.context_facts], structure.context_ranges)
-            self.job = kernel.ScanJob(text, _native_lexicons(), identifier_guards(text),
-                                      [(b.start, b.end) for b in view.blocks_of_roles(USER_ROLES)], repeats)
-
-    def run(self) -> None:
-        """Run the compiled job (once); the twins run in :meth:`result`."""
-        if self.job is not None:
-            self.job.run()
-
-    def result(self) -> Scans:
-        """The scans; with the kernel, the job's results (its lexicon hits and sentences handed to the view)."""
-        view = self.view
-        if self.job is None:
-            return _reference(view, self.structure, self.skipped)
-        found = self.job.results()
-        view.set_lexicon_packed(_LEXICON_SLOT_OF, *found["lexicons"])
-        sentences, repeats = found["repeats"]
-        view.set_sentences(sentences)
-        return Scans(found["numbers"], found["quotes"], found["code"], tuple(found["identifiers"]),
-                     found["user_facts"], repeats, found["context"] or [], found["ms"], found["repeats_ms"])
-
-
-def scan(view: TextView, structure: Protection, directive_ranges: Sequence[tuple[int, int]] = ()) -> Scans:
-    """The scans of ``view`` at once (callers without the engine's scan thread: the advisor, tests)."""
-    scanner = Scanner(view, structure, directive_ranges)
-    scanner.run()
-    return scanner.result()
+    skipped = repeated.skipped_ranges(structure.context_ranges, directive_ranges)
+    kernel = _native.native
+    if kernel is None:
+        return _reference(view, structure, skipped)
+    text = view.text
+    repeats = kernel.RepeatScan(view.bounds, skipped, repeated.function_words(), repeated.MIN_UNITS,
+                                repeated.CONTAINMENT)
+    if structure.context_facts:  # and the sentences restating a <context> fact
+        repeats.with_context([value for _, _, value in structure.context_facts], structure.context_ranges)
+    job = kernel.ScanJob(text, _native_lexicons(), identifier_guards(text),
+                         [(b.start, b.end) for b in view.blocks_of_roles(USER_ROLES)], repeats)
+    job.run()
+    found = job.results()
+    view.set_lexicon_packed(_LEXICON_SLOT_OF, *found["lexicons"])
+    sentences, pairs = found["repeats"]
+    view.set_sentences(sentences)
+    return Scans(found["numbers"], found["quotes"], found["code"], tuple(found["identifiers"]),
+                 found["user_facts"], pairs, found["context"] or [], found["ms"], found["repeats_ms"])
 
 
 def _reference(view: TextView, structure: Protection, skipped: list[tuple[int, int]]) -> Scans:

@@ -107,15 +107,7 @@ def _worker_init(parent: int | None = None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     from .. import engine
-    engine.PARALLEL_SCAN = False  # the sibling processes fill the other cores: scan inline
     engine.annotate("warm up 1", env={})
-
-
-def _process_unit_on_a_cluster(job: Job, unit: Unit) -> UnitResult:
-    """``process_unit`` in a Dask worker: one single-threaded worker per core, so the engine scans inline."""
-    from .. import engine
-    engine.PARALLEL_SCAN = False
-    return process_unit(job, unit)
 
 
 class ProcessPool(Executor):
@@ -193,7 +185,7 @@ class DaskCluster(Executor):
         run = uuid.uuid4().hex[:16]  # keys are global on a shared cluster: never reuse another client's
 
         def submit(j: Job, u: Unit):
-            return self._client.submit(_process_unit_on_a_cluster, j, u, pure=False,
+            return self._client.submit(process_unit, j, u, pure=False,
                                        key=f"layerzero-unit-{run}-{u.file}-{u.end.line}")
 
         yield from _windowed(submit, self._result, job, units, self._window)

@@ -257,42 +257,14 @@ def test_a_scan_job_runs_once_and_is_read_after():
     assert job.results()["numbers"]
 
 
-def _long_texts():
-    from layerzero_viz import engine
-    texts = [t for t in _sample_texts() if len(t) >= engine._ScanThread.MIN_CHARS]
-    assert texts  # else the scan thread is never used here
-    return texts
-
-
 def test_annotations_from_many_threads_at_once_equal_one_at_a_time():
-    # the app serves each session on its own thread: one gets the scan thread, the others scan inline
+    # the app serves each session on its own thread, and the scan job runs without the GIL
     import concurrent.futures
-    sources = _long_texts()[:10] + _sample_texts()[:20]
+    sources = [t for t in _sample_texts() if len(t) >= 2000][:10] + _sample_texts()[:20]
     alone = [annotate(t, env={}).at_ratio(0.3).to_dict()["tokens"] for t in sources]
     with concurrent.futures.ThreadPoolExecutor(4) as pool:
         together = list(pool.map(lambda t: annotate(t, env={}).at_ratio(0.3).to_dict()["tokens"], sources * 3))
     assert together == alone * 3
-
-
-def test_scanning_inline_gives_the_same_annotation(monkeypatch):
-    from layerzero_viz import engine
-    text = _long_texts()[0]
-    threaded = annotate(text, env={}).at_ratio(0.4).to_dict()
-    monkeypatch.setattr(engine, "PARALLEL_SCAN", False)
-    inline = annotate(text, env={}).at_ratio(0.4).to_dict()
-    del threaded["timings_ms"], inline["timings_ms"]
-    assert inline == threaded
-
-
-def test_an_annotation_that_fails_frees_the_scan_thread(monkeypatch):
-    from layerzero_viz import engine
-
-    def broken(*args, **kwargs):
-        raise MemoryError("tokenising failed")
-    monkeypatch.setattr(engine, "_tokenize_view", broken)
-    with pytest.raises(MemoryError):
-        annotate("请问七日年化收益率4.2%？" * 200, env={})
-    assert not engine._ScanThread._busy.locked()
 
 
 def test_annotate_leaves_the_garbage_collector_alone(monkeypatch):
@@ -308,31 +280,6 @@ def test_annotate_leaves_the_garbage_collector_alone(monkeypatch):
         annotate("thank you", env={})
         assert not gc.isenabled()
     assert seen == [True, False] and gc.isenabled()
-
-
-def test_a_process_limited_to_one_core_scans_inline():
-    import subprocess
-    import sys
-    probe = ("import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); "
-             "from layerzero_viz import annotate, engine; annotate('请问七日年化收益率4.2%？' * 200, env={}); "
-             "print(engine._ScanThread._pool is None)")
-    one = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
-    assert one.stdout.strip() == "True", one.stderr
-
-
-def test_annotating_in_a_forked_child_makes_its_own_scan_thread():
-    import multiprocessing
-    long_text = json.dumps({"messages": [{"role": "user", "content": "回答请不要超过200字，使用正式语气。" * 200}]},
-                           ensure_ascii=False)
-    parent = annotate(long_text, env={}).at_ratio(0.3).tokens_pruned  # the parent's scan thread exists now
-    ctx = multiprocessing.get_context("fork")
-    with ctx.Pool(1) as pool:
-        child = pool.apply(_pruned_in_child, (long_text,))
-    assert child == parent > 0
-
-
-def _pruned_in_child(source):
-    return annotate(source, env={}).at_ratio(0.3).tokens_pruned
 
 
 _FINISHED = ("tok_directive", "span_loss", "span_cost")
