@@ -2,7 +2,7 @@
 
 Only a closed class of words is ever taken, and only from the user's turns and the system prompt: the English
 articles (a, an, the), the Chinese 的 between two nouns ("餐馆的电话" → "餐馆电话") and 地 between an adverbial
-and a verb ("认真地检查" → "认真检查"), and the Chinese tone particles 啊 呀 吧 嘛 哦 at the end of a clause.
+and a verb ("认真地检查" → "认真检查"), and the Chinese tone particles 啊 呀 嘛 哦 at the end of a clause.
 Each such word that no protection covers and that is no safe-tier candidate gets an estimated loss — its
 surprisal from word frequencies (:func:`information.word_surprisal`) — and
 ``Annotated.at_ratio(r, min_effectiveness=F)`` spends the safe tier first, then these words in increasing loss
@@ -31,6 +31,12 @@ reads as English), "the" after a word it opens a clause or a phrase with ("that 
 the query" → an infinitive, "to the point") or before the subject of a clause of its own ("a sentence the user can
 use"), a 的 with a verb or a coordination anywhere before it in its clause (提供免费停车位的酒店: the part-of-speech
 tags of the nearer words were often wrong; 用户和商家的需求), 啦 (了 is in it).
+
+A ninth (40 more at the floor) found one severe change — a headline of a list to classify edited, now material —
+and these, kept since: a 的 after a preposition in its clause (对这部电影的情感, 对于初为人父母的夫妇, 从软件工程师的
+专业意见: the 的 closes the prepositional phrase; not after 把, 被, 将 or 在, whose object it is inside), 吧 (it makes a choice or a suggestion: 那就神武门吧), an article
+opening a clause ("restrained, the look matches …": without it "look" reads as a command), and every article
+of a conversation whose task is grammar (a grammar checker's own prompt made ungrammatical).
 
 Never taken either: a word on a line that opens with punctuation other than a list marker, a heading mark or
 emphasis (";; comment", "> quote", "| cell"), on a line that reads as code or a formula (an assignment, a call,
@@ -78,7 +84,7 @@ _CODE_LIKE = re.compile(r"[A-Za-z0-9_][(\[]|[(\[]\\?[\[(]|\w\\?\*\\?\*\w|[{;][ \
 # the closed class (see the module docstring)
 _ARTICLES = frozenset({"a", "an", "the"})
 # what a clause must hold for the tier to look at it (its words are segmented only then)
-_CANDIDATE = re.compile(r"\b(?:a|an|the)\b|[的地啊呀吧嘛哦]")
+_CANDIDATE = re.compile(r"\b(?:a|an|the)\b|[的地啊呀嘛哦]")
 # after "a"/"an" these say the opposite without it ("a few" some, "few" hardly any)
 _QUANTITY_AFTER_A = frozenset({"few", "little", "bit", "lot", "couple"})
 # "the last year" (the past twelve months) is not "last year"; "the only way", "the same", "the rest" …
@@ -90,8 +96,10 @@ _PHRASE_BEFORE_A = frozenset({"at", "once", "twice", "per"})
 # adjective or a pronoun the 的 holds a relative clause or a phrase together (举行的辩论, 定义的接口, 很好的选择, 你的任务)
 _MODIFIER_PARTICLES = {"的": ("uj", ("n",), ("n",)), "地": ("uv", ("a", "ad", "d", "z"), ("v",))}
 _MODEL_ROLES = ("assistant", "model")
+# a system prompt whose task is the language itself: its articles are what it is about
+_GRAMMAR_TASK = re.compile(r"(?i:\b(?:grammar|grammatical|proofread\w*|spelling|punctuation|copy-?edit\w*)\b)|语法|校对|病句")
 # (not 啦: 了 is in it, 太好啦 → 太好 loses the change of state)
-_TONE_PARTICLES = frozenset("啊呀吧嘛哦")
+_TONE_PARTICLES = frozenset("啊呀嘛哦")
 # "the" after these opens a clause or a phrase that reads otherwise without it: "that the test" (→ a
 # demonstrative), "to the query" (→ an infinitive), "if the provided", "to the point"
 _BEFORE_THE_KEEP = frozenset({"to", "that", "if", "when", "whether", "because", "than", "so", "as", "where", "while",
@@ -143,6 +151,8 @@ def lossy_tier(ann: Annotated) -> LossyTier:
         free &= ~directive_groups
     g_tokens = np.bincount(ann.tok_group, minlength=len(g_start)) if len(ann.tok_group) else np.zeros(0, dtype=np.int64)
     rows: list[tuple[int, int, str, int, int, int, float, int]] = []
+    system = view.blocks_of_roles(("system", "developer")) or view.blocks[:1]
+    articles = not any(_GRAMMAR_TASK.search(text, b.start, b.end) for b in system)
     for bi, block in enumerate(view.blocks):
         if block.end <= block.start or block.role in _MODEL_ROLES:
             continue  # the model's own words: it imitates them (a final one is the prefill it continues)
@@ -164,6 +174,8 @@ def lossy_tier(ann: Annotated) -> LossyTier:
                     continue  # a word of what the sentence says (the module docstring): never weighed away
                 word = text[ws:we]
                 if flag is None:  # an article
+                    if not articles or k_word == 0:
+                        continue  # a task about grammar, or the article opens its clause (", the look matches")
                     if english is None:
                         english = _reads_english(text, line_start, len(text) if line_end < 0 else line_end)
                     if not english:
@@ -329,16 +341,21 @@ _ZH_CLAUSE_ENDS = "，。；！？,;!?：:\n"
 
 
 def _de_closes_a_phrase(text: str, ws: int) -> bool:
-    """Whether a verb (jieba.posseg) or a coordination (和, 与, 、 …) stands between the start of the clause and the
-    的 at ``ws``: the 的 then closes a relative clause or a coordinated phrase, whatever its nearer words are
-    tagged."""
+    """Whether a verb or a preposition (jieba.posseg) or a coordination (和, 与, 、 …) stands between the start of the
+    clause and the 的 at ``ws``: the 的 then closes a relative clause, a prepositional or a coordinated phrase,
+    whatever its nearer words are tagged."""
     lo = max(0, ws - 60)
     head = text[max(lo, max(text.rfind(ch, lo, ws) for ch in _ZH_CLAUSE_ENDS) + 1):ws]
     if not head:
         return False
     if any(c in head for c in "和与及或、跟同"):
         return True  # (checked here too: a coordinated phrase before a 的 reads as the 的's scope)
-    return any(flag.startswith("v") for _, flag in _segment(head))
+    return any(flag.startswith("v") or flag.startswith("p") and word not in _OBJECT_MARKERS
+               for word, flag in _segment(head))  # a verb, or a preposition (对, 从) but for 把/被/将/在
+
+
+# prepositions whose phrase a 的 inside it does not close (把下面的中文翻译 → 把下面中文翻译)
+_OBJECT_MARKERS = frozenset({"把", "被", "将", "在"})
 
 
 _MARKER_BEFORE = re.compile(rf"[ \t]*{_MARKER}[ \t]+\Z")

@@ -929,18 +929,46 @@ def _example_sections(text: str, s: int, e: int, seg: str) -> list[tuple[int, in
     return out
 
 
+# a sentence that announces the items that follow as data ("以下是几篇报道的标题，请…归类。1. …；2. …", "Here are
+# five headlines: …"): the numbered items after it are what the task works on
+_ANNOUNCED_DATA = re.compile(
+    r"(?:以下|下面|下列|如下)(?:是|为|有|的|给出的?|列出的?)?[^。！？，,：:；;\n]{0,12}(?:标题|句子|文本|文字|段落|评论|文章|新闻|报道|单词|词语|"
+    r"短语|数据|对话|邮件|留言|语句|名称|条目|选项|词汇)"
+    r"|(?i:\b(?:here\s+are|below\s+are|the\s+following\s+are|following\s+are)\b)[^.!?\n]{0,30}?"
+    r"\b(?i:headlines|titles|sentences|texts|reviews|comments|paragraphs|passages|tweets|posts|messages|e-?mails|"
+    r"words|phrases|items|names|statements|questions|records|entries|options)\b")
+# a numbered item's marker: "1. ", "1、", "（1）", "(1)"
+_ITEM_MARK = re.compile(r"(?<![\d.])(?:\d{1,3}[.、．)](?!\d)|[（(]\d{1,3}[)）])")
+
+
+def _announced_items(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
+    """The numbered items after a sentence announcing them as data, from the first item to the end of the
+    block (there must be a second item)."""
+    if not ("以下" in seg or "下面" in seg or "下列" in seg or "如下" in seg or "ere are" in seg
+            or "ollowing" in seg or "ERE ARE" in seg or "elow are" in seg):
+        return []
+    m = _ANNOUNCED_DATA.search(text, s, e)
+    if m is None:
+        return []
+    first = _ITEM_MARK.search(text, m.end(), e)
+    if first is None or _ITEM_MARK.search(text, first.end(), e) is None:
+        return []
+    a, b = _stripped(text, first.start(), e)
+    return [(a, b, "introduced", f"kept: the items announced by {_short(m.group(0), 40)!r}")] if b > a else []
+
+
 # --------------------------------------------------------------------------------------------- blocks
 
 # each finder gets the block as (text, s, e) and its text sliced once, ``seg`` (= text[s:e]), for its guards
 _FINDERS = (_code, _quotes, _introduced, _few_shot, _exam_items, _tables, _json, _marked, _example_sections,
-            _front_matter)
+            _announced_items, _front_matter)
 # every finder but those of _NO_MARK_FINDERS needs one of these marks in the block (a backtick or tilde for a fence, 4
 # spaces or a tab for indented code, ;{} for bare code, a quotation mark, a colon for introduced text and
 # few-shot, | for a table, " or [ for JSON): most chat turns have none, and skip six finders at once
 _MARK_CHARS = ":：\"'“「『«‘`~|[;{}\t"
 # (the exam items' options are labelled with letters and periods, found everywhere; marker lines and headings are
 # rows of arrows, dashes or hashes)
-_NO_MARK_FINDERS = (_exam_items, _marked, _example_sections)
+_NO_MARK_FINDERS = (_exam_items, _marked, _example_sections, _announced_items)
 # directives instruct the engine, not the model: nothing inside them is material
 _DIRECTIVE = re.compile(r"<(protected_tokens|redundant_phrases)>.*?</\1>|<layer-zero\b[^<>]*>", re.DOTALL)
 

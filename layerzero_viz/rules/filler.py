@@ -125,6 +125,9 @@ def find(view: TextView, ctx: RuleContext) -> Hits:
     h_starts, h_ends, h_sources = view.lexicon_columns(_LEXICON_NAMES)
     hits = sorted((s, e, src) for s, e, src in zip(h_starts, h_ends, h_sources)
                   if not (_LEXICONS[src][3] == "en" and _not_filler_en(text, s, e)) and not _mentioned(text, s, e))
+    if hits and _greeting_scripted(view):  # the user's greeting is what the system prompt reacts to
+        hits = [h for h in hits if not (_GREETING.fullmatch(text, h[0], h[1])
+                                        and view.block_at(h[0]).role not in ("system", "developer"))]
     starts: list[int] = []
     ends: list[int] = []
     scores: list[float] = []
@@ -165,6 +168,20 @@ def find(view: TextView, ctx: RuleContext) -> Hits:
     # the detail function is a partial, not a closure: a kept annotation holds it, and a closure's cells are
     # objects the cyclic garbage collector visits
     return Hits("filler", starts, ends, scores, 0.05, _OVERRIDE, partial(_detail, text, starts, ends, kinds, phrases))
+
+
+# a system prompt that says what to do when the user greets ("当我向你打招呼时，…", "When the user says hello, …"):
+# a greeting in a turn is then the trigger, not filler
+_GREETING_TRIGGER = re.compile(r"打招呼|向你问好|跟你问好|和你问好|问候你|(?i:\bgreets?\s+(?:you|the\s+assistant)\b|"
+                               r"\b(?:when|if|once)\s+(?:I|the\s+user|users?|someone)\s+(?:greets?|says?\s+(?:hello|hi|hey))\b)")
+_GREETING = re.compile(r"(?:[您你]好|大家好|早上好|上午好|中午好|下午好|晚上好|嗨|哈喽|(?i:hi|hello|hey|hey there|hi there|"
+                       r"good\s+(?:morning|afternoon|evening)))[呀啊哦！!，,。.\s]*")
+
+
+def _greeting_scripted(view: TextView) -> bool:
+    """Whether the system prompt (the first turn without one) says what to do when the user greets."""
+    system = view.blocks_of_roles(("system", "developer")) or view.blocks[:1]
+    return any(_GREETING_TRIGGER.search(view.text, b.start, b.end) for b in system)
 
 
 # "please" as a verb: "to please stakeholders", "hard to please", "will please them"
@@ -593,6 +610,8 @@ def _frame(view: TextView, text: str, run: _Run, bs: int, be: int, ss: int, se: 
             return None  # 能否帮我查一下订单？ asks: without the frame a command would end in a question mark
         if last_phrase.endswith("帮我") and _ZH_LEARNER_VERB.match(rest):
             return None  # 请帮我记忆单词 / 了解历史: the user learns; without 帮我 the model is told to
+        if "帮" in last_phrase and _no_verb_after(rest):
+            return None  # 请帮我一个…的景点 (找 left out): 帮 is the request's only verb
         if "帮" in last_phrase and _ZH_FIRST_PERSON_PLAN.search(text, ss, rs):
             return None  # 我想写一篇文章，请帮我用…编写: without 请帮我 the next step reads as the user's own
         if last_phrase in ("麻烦", "能不能"):
@@ -628,6 +647,13 @@ def _only_an_address(rest: str, end: str) -> bool:
         words = rest.lower().replace("’", "'").split()
         return len(words) <= 3 and not any(w in _NOT_AN_ADDRESS_EN for w in words)
     return len(rest) <= 4 and not any(c in rest for c in "了吗呢吧是有在要会能")
+
+
+def _no_verb_after(rest: str) -> bool:
+    """Whether what follows a 帮我 frame opens with a numeral, measure word or pronoun (jieba.posseg), not a verb:
+    the frame's 帮 is then the only verb of the request."""
+    tokens = _posseg(rest[:12])
+    return bool(tokens) and tokens[0][1][:1] in ("m", "q", "r") and tokens[0][0] not in ("我", "我们")
 
 
 def _bare_verb_left(rest: str) -> bool:

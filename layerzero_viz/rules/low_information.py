@@ -339,7 +339,15 @@ def _zh_yixia(text: str, s: int, e: int, word: str) -> Span:
         return None
     if not _flags_around(text, s, e)[0].startswith("v") or (_is_cjk(after) and after in "子午"):
         return None
+    if text[max(0, s - 2):s] in _ZH_TELL and after not in "我你您他她":
+        return None  # 请告诉一下它的电话: without 一下, 告诉它 reads as "tell it"
+    at = text.rfind("在", max(0, s - 3), s - 1)
+    if at >= 0 and (at == 0 or text[at - 1] not in "现存所实自内外好"):
+        return None  # 你在看一下…: without 一下, 在 reads as the progressive ("are you looking at")
     return s, e
+
+
+_ZH_TELL = ("告诉", "通知", "提醒", "转告", "告知")
 
 
 def _zh_dehua(text: str, s: int, e: int, word: str) -> Span:

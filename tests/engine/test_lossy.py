@@ -60,9 +60,10 @@ def test_only_grammar_words_are_lossy():
     assert set(_ann(ZH).lossy.words) == {"的"}
     ann = _ann(conv(None, "请用抱怨的语气描述一下这个问题。公司的产品问题很多，然后写一段简短的总结给团队看看吧。"
                           "认真地检查代码呀！"))
-    assert set(ann.lossy.words) == {"的", "地", "吧"}  # (呀 is the safe tier's: a particle after a request)
+    # (呀 is the safe tier's: a particle after a request; 吧 stays: it makes the sentence a suggestion)
+    assert set(ann.lossy.words) == {"的", "地"}
     pruned = ann.at_ratio(0.95, min_effectiveness=0.0).messages[0].pruned
-    assert "公司产品问题" in pruned and "认真检查代码！" in pruned and "团队看看。" in pruned
+    assert "公司产品问题" in pruned and "认真检查代码！" in pruned and "团队看看吧。" in pruned
     # a 的 after a verb or an adjective holds its phrase together (a second review: 定义的接口 → 定义接口)
     assert "抱怨的语气" in pruned and "简短的总结" in pruned
 
@@ -112,6 +113,14 @@ REVIEWED = [
      ["that the test", "to the query", "to the point"]),
     ("推荐一家提供免费停车位的酒店，还有能让人感到激动人心的活动。太好啦。", ["提供免费停车位的酒店", "激动人心的活动", "太好啦"]),
     ("Write a sentence the user can use. 满足用户和商家的需求。", ["sentence the user can use", "用户和商家的需求"]),
+    # a ninth review (40 more at the floor): a list of headlines to classify (material), a 的 after a preposition
+    # in its clause, 吧, an article opening a clause
+    ("以下是几篇报道的标题，请归类。1. 国务院发布新规定加强垃圾分类工作；2. 著名画家张大千的经典水墨画展开幕。",
+     ["著名画家张大千的经典水墨画展开幕"]),
+    ("对于初为人父母的夫妇，用户对这部电影的情感是积极的，从软件工程师的专业意见来看。",
+     ["初为人父母的夫妇", "这部电影的情感", "软件工程师的专业意见"]),
+    ("那就神武门吧，这个景点在哪呢？", ["神武门吧"]),
+    ("Keep the packaging restrained, the look matches the style of the brand.", ["restrained, the look matches"]),
 ]
 
 
@@ -122,6 +131,17 @@ def test_what_the_reviews_saw_an_open_tier_take_stays(text, kept):
     pruned = result.messages[1].pruned
     for phrase in kept:
         assert phrase in pruned, (phrase, pruned)
+
+
+def test_a_task_about_grammar_keeps_every_article():
+    # (review 9: a grammar checker's own prompt, made telegraphic at the floor)
+    text = "Only correct the grammar of the user's text in the context of the question, and give a short reason."
+    taken = _ann(conv("You are a grammar-checking AI.", text, "Sure.", "Thanks, go on.")).at_ratio(
+        0.95, min_effectiveness=0.0).messages[1].pruned
+    assert taken == text
+    other = _ann(conv("You are a helpful assistant.", text, "Sure.", "Thanks, go on.")).at_ratio(
+        0.95, min_effectiveness=0.0).messages[1].pruned
+    assert other != text and "the" not in other.split()  # the same text under another task loses them
 
 
 def test_pruned_count_is_monotone_in_the_ratio_for_every_floor():

@@ -394,3 +394,15 @@ def test_yaml_front_matter_is_material():
     bundle = "Review these.\n\x1fFILE:SKILL.md\x1e\n---\nname: x\ndescription: Create a concise plan.\n---\nBody."
     assert [t for k, t, _ in material_of(bundle) if k == "code"] == ["---\nname: x\ndescription: Create a concise plan.\n---"]
     assert [t for k, t, _ in material_of("Intro\n---\nnot: front matter\n---\n") if k == "code"] == []
+
+
+def test_numbered_items_announced_as_data_are_material():
+    # (review 9 at the floor: "以下是几篇报道的标题，请…归类。1. …；4. 著名画家张大千的经典水墨画展开幕。" lost a 的)
+    found = material_of("以下是几篇报道的标题，请归类。1. 国务院发布新规定；2. 张大千的水墨画展开幕。")
+    assert ("introduced", "1. 国务院发布新规定；2. 张大千的水墨画展开幕。",
+            "kept: the items announced by '以下是几篇报道的标题'") in found
+    en = material_of("Here are five headlines to classify.\n1. Thanks, Mom!\n2. Please stop the rain")
+    assert [t for k, t, _ in en if k == "introduced"] == ["1. Thanks, Mom!\n2. Please stop the rain"]
+    # instructions are no data, and one item is no list
+    assert not [t for k, t, _ in material_of("以下是你的任务：1. 请总结。2. 请翻译。") if k == "introduced"]
+    assert not [t for k, t, _ in material_of("以下是一个标题：1. 你好") if k == "introduced"]
