@@ -874,6 +874,36 @@ _LIST_LINE = re.compile(r"[ \t]*(?:[-*+•]|\d{1,3}[.)、．]|[（(]\d{1,3}[)）
 _HEADING = re.compile(r"\n[ \t]{0,3}(#{1,6})[ \t]")
 
 
+def _section_end(text: str, b: int, e: int, level: int) -> int:
+    """Where the section whose heading of ``level`` ends at ``b`` ends: the next heading of the same or a higher
+    level (its subsections are part of it), or ``e``."""
+    for ha, _, h in _line_matches(_HEADING, text, b, e):
+        if len(h.group(1)) <= level:
+            return ha
+    return e
+
+
+# a section that holds the agent's opening line ("## Initialization\n- 您好，我是…"): said as written
+_OPENING_HEADING = re.compile(r"\n[ \t]{0,3}(#{1,6})[ \t]+(?:\*\*)?(?:Initiali[sz]ation|初始化|开场白|Opening(?: [Ll]ine)?|"
+                              r"Greetings?)\b[^\n]*")
+_GREETING_START = re.compile(r"[ \t]*(?:[-*>][ \t]*)?(?:你好|您好|大家好|嗨|哈喽|欢迎|(?i:hi|hello|hey|greetings|welcome)\b)")
+
+
+def _opening_lines(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
+    """The section under an Initialization/开场白 heading when it opens with a greeting: the line the agent says
+    (a section that instructs — "As a <Role>, greet the user" — opens otherwise)."""
+    if "#" not in seg or not ("nitiali" in seg or "初始化" in seg or "开场白" in seg or "Opening" in seg
+                              or "Greeting" in seg):
+        return []
+    out: list[tuple[int, int, str, str]] = []
+    for a, b, m in _line_matches(_OPENING_HEADING, text, s, e):
+        content, end = _stripped(text, b, _section_end(text, b, e, len(m.group(1))))
+        if end > content and _GREETING_START.match(text, content):
+            heading = _short(text[a:b].strip(" \t#*"), 50)
+            out.append((content, end, "few_shot", f"kept: the opening line under {heading!r}, said as written"))
+    return out
+
+
 def _example_sections(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
     """The section under a markdown heading that names it an example or a template, up to the next heading of
     the same or a higher level (its subsections are part of it) or the end of the block; and the list after a
@@ -884,13 +914,7 @@ def _example_sections(text: str, s: int, e: int, seg: str) -> list[tuple[int, in
         return []
     out: list[tuple[int, int, str, str]] = []
     for a, b, m in _line_matches(_EXAMPLE_HEADING, text, s, e) if "#" in seg else ():
-        level = len(m.group(1))
-        end = e
-        for ha, _, h in _line_matches(_HEADING, text, b, e):
-            if len(h.group(1)) <= level:
-                end = ha
-                break
-        content, end = _stripped(text, b, end)
+        content, end = _stripped(text, b, _section_end(text, b, e, len(m.group(1))))
         if end > content:
             heading = _short(text[a:b].strip(" \t#"), 50)
             out.append((content, end, "few_shot", f"kept: the example under the heading {heading!r}"))
@@ -961,14 +985,14 @@ def _announced_items(text: str, s: int, e: int, seg: str) -> list[tuple[int, int
 
 # each finder gets the block as (text, s, e) and its text sliced once, ``seg`` (= text[s:e]), for its guards
 _FINDERS = (_code, _quotes, _introduced, _few_shot, _exam_items, _tables, _json, _marked, _example_sections,
-            _announced_items, _front_matter)
+            _announced_items, _opening_lines, _front_matter)
 # every finder but those of _NO_MARK_FINDERS needs one of these marks in the block (a backtick or tilde for a fence, 4
 # spaces or a tab for indented code, ;{} for bare code, a quotation mark, a colon for introduced text and
 # few-shot, | for a table, " or [ for JSON): most chat turns have none, and skip six finders at once
 _MARK_CHARS = ":：\"'“「『«‘`~|[;{}\t"
 # (the exam items' options are labelled with letters and periods, found everywhere; marker lines and headings are
 # rows of arrows, dashes or hashes)
-_NO_MARK_FINDERS = (_exam_items, _marked, _example_sections, _announced_items)
+_NO_MARK_FINDERS = (_exam_items, _marked, _example_sections, _announced_items, _opening_lines)
 # directives instruct the engine, not the model: nothing inside them is material
 _DIRECTIVE = re.compile(r"<(protected_tokens|redundant_phrases)>.*?</\1>|<layer-zero\b[^<>]*>", re.DOTALL)
 

@@ -125,9 +125,8 @@ def find(view: TextView, ctx: RuleContext) -> Hits:
     h_starts, h_ends, h_sources = view.lexicon_columns(_LEXICON_NAMES)
     hits = sorted((s, e, src) for s, e, src in zip(h_starts, h_ends, h_sources)
                   if not (_LEXICONS[src][3] == "en" and _not_filler_en(text, s, e)) and not _mentioned(text, s, e))
-    if hits and _greeting_scripted(view):  # the user's greeting is what the system prompt reacts to
-        hits = [h for h in hits if not (_GREETING.fullmatch(text, h[0], h[1])
-                                        and view.block_at(h[0]).role not in ("system", "developer"))]
+    if hits:
+        hits = _without_greetings_in_character(view, hits)
     starts: list[int] = []
     ends: list[int] = []
     scores: list[float] = []
@@ -178,10 +177,27 @@ _GREETING = re.compile(r"(?:[您你]好|大家好|早上好|上午好|中午好|
                        r"good\s+(?:morning|afternoon|evening)))[呀啊哦！!，,。.\s]*")
 
 
-def _greeting_scripted(view: TextView) -> bool:
-    """Whether the system prompt (the first turn without one) says what to do when the user greets."""
+# a turn that sets up a role-play: a greeting in it is said in character ("Now I'm going to pretend you're calling me
+# … Hello, what did you call for?")
+_ROLE_PLAY = re.compile(r"(?i:\bpretend|\brole-?play|\bin\s+character\b)|扮演|假装|角色扮演")
+
+
+def _without_greetings_in_character(view: TextView, hits: list[_Hit]) -> list[_Hit]:
+    """``hits`` without the greetings of the dialogue's turns that are not filler: all of them where the system
+    prompt (the first turn without one) says what to do when the user greets — the greeting is its trigger — and
+    those of a turn that sets up a role-play."""
+    text = view.text
     system = view.blocks_of_roles(("system", "developer")) or view.blocks[:1]
-    return any(_GREETING_TRIGGER.search(view.text, b.start, b.end) for b in system)
+    scripted = any(_GREETING_TRIGGER.search(text, b.start, b.end) for b in system)
+    out = []
+    for h in hits:
+        if _GREETING.fullmatch(text, h[0], h[1]):
+            block = view.block_at(h[0])
+            if block.role not in ("system", "developer") and (
+                    scripted or _ROLE_PLAY.search(text, block.start, block.end)):
+                continue
+        out.append(h)
+    return out
 
 
 # "please" as a verb: "to please stakeholders", "hard to please", "will please them"
@@ -201,6 +217,9 @@ def _not_filler_en(text: str, s: int, e: int) -> bool:
     if phrase.lower() == "please":
         if _PLEASE_VERB_BEFORE.search(text, max(0, s - 12), s):
             return True
+        before = text[max(0, s - 40):s].rstrip(" \t")
+        if phrase[0] == "P" and before and before[-1] not in ".!?:;,\n。！？：；，、":
+            return True  # "… {supplements_preference} Please design …": its capital is the only sentence break
         after = _TITLE_AFTER.match(text, e)
         if after is not None and text[max(0, s - 2):s].strip() not in ("", ".", "!", "?", ":"):
             return True  # mid-sentence "please" before a capitalised word: a name it addresses, or a title

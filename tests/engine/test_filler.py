@@ -195,3 +195,25 @@ def test_a_frame_that_asks_stays_where_the_sentence_ends_in_a_question_mark():
     # (review 8: "能否帮我…？" became a command ending in "？", which the next turn's 当然可以 then answered)
     assert out("能否帮我查一下订单7的物流？") == "能否帮我查一下订单7的物流？"
     assert out("能否帮我查一下订单7的物流。") == "查一下订单7的物流。"
+
+
+def test_greetings_said_in_character_or_as_a_trigger_stay():
+    # (review 4, f_awesome 139: a role-play's in-character line; review 9, lobehub 197: the system prompt says
+    # what to do when greeted)
+    role_play = ("I want you to act as a salesperson. Now I'm going to pretend you're calling me on the phone. "
+                 "Hello, what did you call for?")
+    assert prune(conv(None, role_play), 0.95).messages[0].pruned == role_play
+    scripted = conv("当我向你打招呼时，你要先回答：“欢迎光临！”", "您好，我想买一本书。")
+    assert prune(scripted, 0.95).messages[1].pruned == "您好，我想买一本书。"
+    assert prune(conv("你是书店店员。", "您好，我想买一本书。"), 0.95).messages[1].pruned == "我想买一本书。"
+
+
+def test_a_capital_please_that_is_the_only_sentence_break_stays():
+    # (review 4, f_awesome 204: "… {supplements_preference} Please design a plan" became "… {…} design a plan")
+    text = "- Goal: {fitness_goal} - Open to supplements: {supplements} Please design a plan for me."
+    assert "{supplements} Please design" in prune(conv(None, text), 0.95).messages[0].pruned
+    from layerzero_viz.rules.filler import _not_filler_en
+    for text, filler in (("{supplements} Please design", False), ("my data. Please design", True),
+                         ("my data: Please design", True), ("so please design", True)):
+        at = text.lower().index("please")
+        assert _not_filler_en(text, at, at + 6) is not filler, text

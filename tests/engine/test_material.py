@@ -406,3 +406,13 @@ def test_numbered_items_announced_as_data_are_material():
     # instructions are no data, and one item is no list
     assert not [t for k, t, _ in material_of("以下是你的任务：1. 请总结。2. 请翻译。") if k == "introduced"]
     assert not [t for k, t, _ in material_of("以下是一个标题：1. 你好") if k == "introduced"]
+
+
+def test_an_opening_line_under_an_initialization_heading_is_material():
+    # (review 4, lobehub 206: "## Initialization:\n\n- 您好，我是…" lost its greeting, the line the agent says)
+    system = "## Role\n你是外贸总监。\n## Initialization:\n\n- 您好，我是外贸总监，请问有什么可以帮您？\n\n## Rules\n- 请简短。"
+    assert [t for k, t, _ in material_of("你好", system=system) if k == "few_shot"] == [
+        "- 您好，我是外贸总监，请问有什么可以帮您？"]
+    # a section that instructs is no line to say
+    told = "## Initialization\nAs a <Role>, greet the user, then introduce the <Workflow>.\n## Rules\n- Be brief."
+    assert not [t for k, t, _ in material_of("Hi", system=told) if k == "few_shot"]
