@@ -244,7 +244,8 @@ _CONSTRAINT_PARTS = (
     r"(?:用|使用|以)[^，。,.]{0,8}(?:回答|回复|作答|输出|表达|书写|语言)",
     r"\b(?:must|should|shall|only|always|never|do not|don't|please|need to|needs to|have to|has to|required?|"
     r"make sure|be sure|ensure|avoid|limit|keep|use|answer|respond|reply|write|format|include|provide|output|"
-    r"return|stay|follow|remember|at most|at least|no more than|words|sentences|bullets?|tone|formal|concise)\b",
+    r"return|stay|follow|remember|at most|at least|no more than|words|sentences|bullets?|tone|formal|concise|"
+    r"under|below|within|up to|less than|fewer than|more than)\b",
 )
 _CONSTRAINT = re.compile("|".join(_CONSTRAINT_PARTS), re.IGNORECASE)
 # ... searched one part at a time (whether any matches is the same question): as one alternation the regex
@@ -320,6 +321,7 @@ def _analyse(text: str) -> tuple[_Keys, _Keys, tuple[_Keys, ...] | None, tuple[_
     c_ex: list[_Keys] = []
     c_fam: list[_Keys] = []
     mark_ex = mark_fam = 0
+    joined = other = 0  # clause breaks at an "and", and at anything else
     i, n = 0, len(toks)
     while i < n:
         u = toks[i]
@@ -344,11 +346,13 @@ def _analyse(text: str) -> tuple[_Keys, _Keys, tuple[_Keys, ...] | None, tuple[_
             if len(exact) - 1 > mark_ex:
                 c_ex.append(tuple(exact[mark_ex:-1]))
                 c_fam.append(tuple(family[mark_fam:-1]))
+                joined += 1
             mark_ex, mark_fam = len(exact), len(family)
         elif len(exact) > mark_ex:  # a clause separator
             c_ex.append(tuple(exact[mark_ex:]))
             c_fam.append(tuple(family[mark_fam:]))
             mark_ex, mark_fam = len(exact), len(family)
+            other += 1
     if len(exact) > mark_ex and c_ex:
         c_ex.append(tuple(exact[mark_ex:]))
         c_fam.append(tuple(family[mark_fam:]))
@@ -357,14 +361,62 @@ def _analyse(text: str) -> tuple[_Keys, _Keys, tuple[_Keys, ...] | None, tuple[_
     return tuple(exact), tuple(family), None, None
 
 
+@lru_cache(maxsize=8192)
+def _conjunct_keys(text: str) -> dict[_Keys, _Keys]:
+    """For a statement of two phrases joined by "and" whose head they share ("Suggest hotels near the centre and
+    under $200"): family key → exact key of each way to read a head off its first clause, ``(head, the two
+    conjuncts sorted)`` — so "Suggest hotels under $200 and near the centre" reads the same.  Else empty."""
+    _, _, c_ex, c_fam = _analyse(text)
+    if c_ex is None or len(c_ex) != 2:
+        return {}
+    toks = _TOKENS.findall(_fold(text).replace("’", "'"))
+    roles = _unit_roles()
+    # the two clauses in their order, split at the one "and" (no other clause break)
+    ex: list[list[str]] = [[]]
+    fam: list[list[str]] = [[]]
+    for u in toks:
+        role = roles.get(u)
+        if role is None:
+            ex[-1].append(u)
+            if u.isdigit():
+                fam[-1].append("#")
+            elif not u.endswith("n't"):
+                fam[-1].append(u)
+        elif role is _EXACT_ONLY:
+            ex[-1].append(u)
+        elif role is _AND and ex[-1]:
+            ex.append([])
+            fam.append([])
+        elif role is not _DROP and role is not _AND and ex[-1]:
+            ex.append([])  # another clause break: clauses, not conjuncts (unless nothing follows it)
+            fam.append([])
+    while len(ex) > 1 and not ex[-1]:
+        ex.pop()
+        fam.pop()
+    if len(ex) != 2:
+        return {}
+    out: dict[_Keys, _Keys] = {}
+    for h in range(1, len(fam[0])):
+        head = tuple(fam[0][:h])
+        # the exact head: the same units up to the h-th family unit (negations and modal words stand in it)
+        k, seen = 0, 0
+        while k < len(ex[0]) and seen < h:
+            seen += ex[0][k] == fam[0][seen] or ex[0][k].isdigit()
+            k += 1
+        out[("&",) + head + tuple(sorted((tuple(fam[0][h:]), tuple(fam[1]))))] = \
+            ("&",) + tuple(ex[0][:k]) + tuple(sorted((tuple(ex[0][k:]), tuple(ex[1]))))
+    return out
+
+
 class _Entry:
     """A statement seen in instruction text: where it is, what it says exactly, and its clauses' keys."""
 
-    __slots__ = ("start", "end", "exact", "family", "c_exact", "c_family")
+    __slots__ = ("start", "end", "exact", "family", "c_exact", "c_family", "conjuncts")
 
     def __init__(self, view: TextView, s: int, e: int) -> None:
         self.start, self.end = s, e
         self.exact, self.family, self.c_exact, self.c_family = _analyse(view.text[s:e])
+        self.conjuncts = _conjunct_keys(view.text[s:e]) if self.c_family is not None else {}
 
 
 @lru_cache(maxsize=4)
@@ -667,6 +719,8 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
         by_family.setdefault(entry.family, []).append(entry)
         if entry.c_family is not None:
             by_clauses.setdefault(entry.c_family, []).append(entry)
+        for key in entry.conjuncts:
+            by_clauses.setdefault(key, []).append(entry)
     out = _keep_whole_lists(text, out, notes)
     _remember(view, notes)
     return out
@@ -760,8 +814,11 @@ def _first_copy(entry: _Entry, by_family: Mapping[tuple[Any, ...], list[_Entry]]
     negation, another number); (None, None) when it is new.  ``may_be_first``: which earlier copies count as
     the first (the earliest of them is taken; none: (None, None))."""
     exact_of: Callable[[_Entry], tuple[Any, ...] | None]
-    for table, fam, ex, exact_of in ((by_family, entry.family, entry.exact, lambda x: x.exact),
-                                     (by_clauses, entry.c_family, entry.c_exact, lambda x: x.c_exact)):
+    # the statement as a whole, its clauses in any order, and (by_clauses too: their keys start with "&") the
+    # phrases joined by "and" after a head they share, in any order
+    conjuncts = [(by_clauses, fam, ex, lambda x, fam=fam: x.conjuncts.get(fam)) for fam, ex in entry.conjuncts.items()]
+    for table, fam, ex, exact_of in [(by_family, entry.family, entry.exact, lambda x: x.exact),
+                                     (by_clauses, entry.c_family, entry.c_exact, lambda x: x.c_exact)] + conjuncts:
         if fam is None:
             continue
         seen = table.get(fam)

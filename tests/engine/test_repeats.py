@@ -244,3 +244,17 @@ def test_de_hua_goes_only_closing_a_conditional_clause():
     for text in ("我不会有过多的话，不要说多余的话。", "比如安慰的话。"):
         assert prune(conv(None, text), 0.95).messages[0].pruned == text
     assert prune(conv(None, "如果你有时间的话，查询订单7。"), 0.95).messages[0].pruned == "如果你有时间，查询订单7。"
+
+
+def test_phrases_joined_by_and_after_a_shared_head_repeat_in_any_order():
+    # (labeled polarity-en-06: "Suggest hotels near the city center and under $200 per night." restated with its
+    # two phrases swapped)
+    system = "You are a travel assistant. Suggest hotels near the city center and under $200 per night."
+    swapped = "I fly to Lisbon on 12 May. Suggest hotels under $200 per night and near the city center."
+    assert "Suggest hotels" not in prune(conv(system, swapped), 0.95).messages[1].pruned
+    # a swap that changes who does what, or where the negation stands, is no repeat
+    for other in ("Use spaces and not tabs.", "Cats chase dogs and birds."):
+        first = {"Use spaces and not tabs.": "Use tabs and not spaces.",
+                 "Cats chase dogs and birds.": "Dogs chase cats and birds."}[other]
+        kept = prune(conv(f"You are a helper. {first}", f"My file is ready. {other}"), 0.95).messages[1].pruned
+        assert other in kept, kept
