@@ -35,7 +35,8 @@ tags of the nearer words were often wrong; 用户和商家的需求), 啦 (了 i
 A ninth (40 more at the floor) found one severe change — a headline of a list to classify edited, now material —
 and these, kept since: a 的 after a preposition in its clause (对这部电影的情感, 对于初为人父母的夫妇, 从软件工程师的
 专业意见: the 的 closes the prepositional phrase; not after 把, 被, 将 or 在, whose object it is inside), 吧 (it makes a choice or a suggestion: 那就神武门吧), an article
-opening a clause ("restrained, the look matches …": without it "look" reads as a command), and every article
+opening a clause ("restrained, the look matches …": without it "look" reads as a command; an apposition after a
+name may lose it, "You are Nova, the support assistant"), and every article
 of a conversation whose task is grammar (a grammar checker's own prompt made ungrammatical).
 
 Never taken either: a word on a line that opens with punctuation other than a list marker, a heading mark or
@@ -174,8 +175,9 @@ def lossy_tier(ann: Annotated) -> LossyTier:
                     continue  # a word of what the sentence says (the module docstring): never weighed away
                 word = text[ws:we]
                 if flag is None:  # an article
-                    if not articles or k_word == 0:
-                        continue  # a task about grammar, or the article opens its clause (", the look matches")
+                    if not articles or k_word == 0 and not _after_a_name(text, cs):
+                        continue  # a task about grammar, or the article opens a clause (", the look matches"),
+                        # not an apposition ("You are Nova, the support assistant")
                     if english is None:
                         english = _reads_english(text, line_start, len(text) if line_end < 0 else line_end)
                     if not english:
@@ -218,6 +220,15 @@ def lossy_tier(ann: Annotated) -> LossyTier:
                      np.array([r[3] for r in rows], dtype=np.int64)[order],
                      np.array([r[4] for r in rows], dtype=np.int64)[order],
                      cost[order], loss_a[order], block_a[order])
+
+
+_NAME_BEFORE_COMMA = re.compile(r"(?:\b[A-Z][\w.-]*|[}\])]|\*\*|[\"'”’])[ \t]*,[ \t]*\Z")
+
+
+def _after_a_name(text: str, cs: int) -> bool:
+    """Whether the clause at ``cs`` follows a comma after a name (a capitalised word, a {placeholder}, **bold**):
+    an apposition ("Nova, the support assistant"), not a clause of its own."""
+    return _NAME_BEFORE_COMMA.search(text, max(0, cs - 40), cs) is not None
 
 
 def _opens_sentence(text: str, ws: int) -> bool:

@@ -362,7 +362,7 @@ def _analyse(text: str) -> tuple[_Keys, _Keys, tuple[_Keys, ...] | None, tuple[_
 
 
 @lru_cache(maxsize=8192)
-def _conjunct_keys(text: str) -> dict[_Keys, _Keys]:
+def _conjunct_keys(text: str) -> dict[tuple[_Keys, ...], tuple[_Keys, ...]]:
     """For a statement of two phrases joined by "and" whose head they share ("Suggest hotels near the centre and
     under $200"): family key → exact key of each way to read a head off its first clause, ``(head, the two
     conjuncts sorted)`` — so "Suggest hotels under $200 and near the centre" reads the same.  Else empty."""
@@ -395,7 +395,7 @@ def _conjunct_keys(text: str) -> dict[_Keys, _Keys]:
         fam.pop()
     if len(ex) != 2:
         return {}
-    out: dict[_Keys, _Keys] = {}
+    out: dict[tuple[_Keys, ...], tuple[_Keys, ...]] = {}
     for h in range(1, len(fam[0])):
         head = tuple(fam[0][:h])
         # the exact head: the same units up to the h-th family unit (negations and modal words stand in it)
@@ -403,8 +403,8 @@ def _conjunct_keys(text: str) -> dict[_Keys, _Keys]:
         while k < len(ex[0]) and seen < h:
             seen += ex[0][k] == fam[0][seen] or ex[0][k].isdigit()
             k += 1
-        out[("&",) + head + tuple(sorted((tuple(fam[0][h:]), tuple(fam[1]))))] = \
-            ("&",) + tuple(ex[0][:k]) + tuple(sorted((tuple(ex[0][k:]), tuple(ex[1]))))
+        out[(("&",) + head, *sorted((tuple(fam[0][h:]), tuple(fam[1]))))] = \
+            (("&",) + tuple(ex[0][:k]), *sorted((tuple(ex[0][k:]), tuple(ex[1]))))
     return out
 
 
@@ -816,9 +816,9 @@ def _first_copy(entry: _Entry, by_family: Mapping[tuple[Any, ...], list[_Entry]]
     exact_of: Callable[[_Entry], tuple[Any, ...] | None]
     # the statement as a whole, its clauses in any order, and (by_clauses too: their keys start with "&") the
     # phrases joined by "and" after a head they share, in any order
-    conjuncts = [(by_clauses, fam, ex, lambda x, fam=fam: x.conjuncts.get(fam)) for fam, ex in entry.conjuncts.items()]
-    for table, fam, ex, exact_of in [(by_family, entry.family, entry.exact, lambda x: x.exact),
-                                     (by_clauses, entry.c_family, entry.c_exact, lambda x: x.c_exact)] + conjuncts:
+    conjuncts = [(by_clauses, fam, ex, _conjunct_of(fam)) for fam, ex in entry.conjuncts.items()]
+    for table, fam, ex, exact_of in [(by_family, entry.family, entry.exact, _exact_of),
+                                     (by_clauses, entry.c_family, entry.c_exact, _clauses_of)] + conjuncts:
         if fam is None:
             continue
         seen = table.get(fam)
@@ -833,6 +833,18 @@ def _first_copy(entry: _Entry, by_family: Mapping[tuple[Any, ...], list[_Entry]]
             return next((x for x in seen[k:] if may_be_first(x)), None), None
         return seen[k], None
     return None, None
+
+
+def _exact_of(x: _Entry) -> tuple[Any, ...] | None:
+    return x.exact
+
+
+def _clauses_of(x: _Entry) -> tuple[Any, ...] | None:
+    return x.c_exact
+
+
+def _conjunct_of(family: tuple[Any, ...]) -> Callable[[_Entry], tuple[Any, ...] | None]:
+    return lambda x: x.conjuncts.get(family)
 
 
 def _only_numbers_differ(a: _Entry, b: _Entry) -> bool:

@@ -133,6 +133,14 @@ def test_what_the_reviews_saw_an_open_tier_take_stays(text, kept):
         assert phrase in pruned, (phrase, pruned)
 
 
+def test_an_article_opening_a_clause_stays_but_not_one_of_an_apposition():
+    ann = _ann(conv("You are Nova, the support assistant of a shop.", "Keep it restrained, the look matches the brand."))
+    text = ann.view.text
+    taken = {text[s - 12:e] for s, e in zip(ann.lossy.starts, ann.lossy.ends)}
+    assert "u are Nova, the" in taken  # "You are Nova, support assistant": an apposition after a name
+    assert "restrained, the" not in taken  # ", look matches …" would read as a command
+
+
 def test_a_task_about_grammar_keeps_every_article():
     # (review 9: a grammar checker's own prompt, made telegraphic at the floor)
     text = "Only correct the grammar of the user's text in the context of the question, and give a short reason."
