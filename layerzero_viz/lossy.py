@@ -222,13 +222,14 @@ def lossy_tier(ann: Annotated) -> LossyTier:
                      cost[order], loss_a[order], block_a[order])
 
 
-_NAME_BEFORE_COMMA = re.compile(r"(?:\b[A-Z][\w.-]*|[}\])]|\*\*|[\"'”’])[ \t]*,[ \t]*\Z")
+# "You are Nova, …", "Act as the **Root Cause Architect**, …", "I am {name}, …": a name after a copula or "as"
+_NAME_BEFORE_COMMA = re.compile(r"\b(?:am|are|is|as|called|named)[ \t]+(?:the[ \t]+)?(?:\*\*)?[\"“]?[A-Z{$][^,\n]{0,60}?,[ \t]*\Z")
 
 
 def _after_a_name(text: str, cs: int) -> bool:
-    """Whether the clause at ``cs`` follows a comma after a name (a capitalised word, a {placeholder}, **bold**):
-    an apposition ("Nova, the support assistant"), not a clause of its own."""
-    return _NAME_BEFORE_COMMA.search(text, max(0, cs - 40), cs) is not None
+    """Whether the clause at ``cs`` follows a name that a copula or "as" introduces ("You are Nova, the support
+    assistant"): an apposition, not a clause of its own ("Inside, the room smelled bad")."""
+    return _NAME_BEFORE_COMMA.search(text, max(0, cs - 80), cs) is not None
 
 
 def _opens_sentence(text: str, ws: int) -> bool:

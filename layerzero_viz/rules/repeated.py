@@ -411,10 +411,11 @@ def _conjunct_keys(text: str) -> dict[tuple[_Keys, ...], tuple[_Keys, ...]]:
 class _Entry:
     """A statement seen in instruction text: where it is, what it says exactly, and its clauses' keys."""
 
-    __slots__ = ("start", "end", "exact", "family", "c_exact", "c_family", "conjuncts")
+    __slots__ = ("start", "end", "exact", "family", "c_exact", "c_family", "conjuncts", "part")
 
     def __init__(self, view: TextView, s: int, e: int) -> None:
         self.start, self.end = s, e
+        self.part = False  # a clause of a system prompt's rule, standing as a rule of its own
         self.exact, self.family, self.c_exact, self.c_family = _analyse(view.text[s:e])
         self.conjuncts = _conjunct_keys(view.text[s:e]) if self.c_family is not None else {}
 
@@ -700,6 +701,8 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                 if not why and whole_item and view.block_index_at(first.start) == bi \
                         and _SECTION_HEADING.search(text, first.end, s):
                     why = "an item of another section's list (an enumeration, not a restated rule)"
+                if not why and first.part and not _restates_a_part(text, s, e, sent):
+                    why = "the same words as a clause of a rule, but not said as a reminder of it"
                 if not why and sorted(_SIGNED_NUMBER.findall(fold(text[s:e]))) != sorted(
                         _SIGNED_NUMBER.findall(fold(text[first.start:first.end]))):
                     why = "carrying other numbers (a sign or a decimal)"
@@ -721,9 +724,45 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
             by_clauses.setdefault(entry.c_family, []).append(entry)
         for key in entry.conjuncts:
             by_clauses.setdefault(key, []).append(entry)
+        if entry.c_family is not None and blocks[bi].role in ("system", "developer") \
+                and not _SCOPED.search(text, s, e):
+            # a system prompt's rule of independent clauses: each clause that states a constraint is a rule of its
+            # own ("2. 不要承诺保本保收益，不得使用…" — "再次提醒：不要承诺保本保收益。" restates its first clause);
+            # not where one clause scopes another ("If the user is a minor, do not give medical advice": restated
+            # alone it says more).  Only a reminder restates such a part (see _restates_a_part)
+            for cs, ce in clauses(view, s, e):
+                if ce - cs < e - s and _has_constraint_word(text[cs:ce]):
+                    part = _Entry(view, cs, ce)
+                    if len(part.exact) >= MIN_UNITS and part.family not in by_family:  # (never shadows a statement)
+                        part.part = True
+                        by_family.setdefault(part.family, []).append(part)
     out = _keep_whole_lists(text, out, notes)
     _remember(view, notes)
     return out
+
+
+# what makes one clause of a statement the condition or the scope of another
+_SCOPED = re.compile(r"(?i:\b(?:if|when|whenever|unless|only|except|once|after|before|while|where|for|otherwise|until|"
+                     r"provided|as long as|in case)\b)|如果|若|假如|假设|倘若|当|除非|只有|只要|对于|针对|关于|一旦|时候|之前|之后|"
+                     r"的话|否则|则|以免|才|即可|除了|除")
+
+
+# a reminder's lead before a restated rule: "再次提醒：", "注意：", "Again, remember:"
+_REMINDER_LEAD = re.compile(r"\s*(?:(?:再次|再|重新)?(?:提醒|强调|重申|声明)(?:一下|一遍|一次)?|注意|切记|牢记|记住|请记住|"
+                            r"(?i:(?:again|once more|reminder|remember|note)(?:\s+again)?))\s*[:：,，!！]?\s*\Z")
+
+
+def _restates_a_part(text: str, s: int, e: int, sent: tuple[int, int]) -> bool:
+    """Whether the statement at [s, e) restates a clause of an earlier rule as a reminder: alone in its sentence,
+    or after a reminder's lead ("再次提醒：不要承诺保本保收益。") — not a clause of a sentence of its own."""
+    line_start = text.rfind("\n", 0, s) + 1
+    if _NUMBERED_ITEM.match(text, line_start, s + 1):
+        return False  # an item of a numbered list: a rule of that list (its number goes with it, if it goes)
+    return not text[e:sent[1]].strip(" \t\n。.!！;；") and (
+        not text[sent[0]:s].strip() or _REMINDER_LEAD.match(text, sent[0], s) is not None)
+
+
+_NUMBERED_ITEM = re.compile(r"[ \t]*(?:\d{1,3}[.)、．]|[（(]\d{1,3}[)）])")
 
 
 def _list_items(text: str, line_start: int) -> list[int]:

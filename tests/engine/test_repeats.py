@@ -258,3 +258,23 @@ def test_phrases_joined_by_and_after_a_shared_head_repeat_in_any_order():
                  "Cats chase dogs and birds.": "Dogs chase cats and birds."}[other]
         kept = prune(conv(f"You are a helper. {first}", f"My file is ready. {other}"), 0.95).messages[1].pruned
         assert other in kept, kept
+
+
+def test_a_reminder_of_one_clause_of_a_rule_goes():
+    # (the bundled finance_qa.zh.json: "2. 不要承诺保本保收益，不得使用…措辞。" … "再次提醒：不要承诺保本保收益。" kept the
+    # reminder's rule, which only restates the rule's first clause)
+    system = "回答规则：\n1. 回答使用简体中文。\n2. 不要承诺保本保收益，不得使用“稳赚”等措辞。\n再次提醒：不要承诺保本保收益。"
+    pruned = prune(conv(system, "这只基金的七日年化收益率是多少？"), 0.95).messages[0].pruned
+    assert pruned.endswith("不得使用“稳赚”等措辞。") and pruned.count("不要承诺保本保收益") == 1, pruned
+
+
+def test_the_same_words_as_a_clause_are_no_repeat_unless_said_as_a_reminder_of_an_unscoped_rule():
+    # a clause of a sentence of its own (its subject is another), a clause scoped by a condition, a numbered item
+    rule = "不要承诺保本保收益，不得使用“稳赚”等措辞。"
+    for system, later, stays in ((rule, "我知道你们不要承诺保本保收益，但请说说历史收益。", "你们不要承诺保本保收益，"),
+                                 ("如果用户是新手，不要推荐高风险基金，不得使用专业术语。", "再次提醒：不要推荐高风险基金。",
+                                  "不要推荐高风险基金。"),
+                                 (rule + "\n规则：\n1. 回答简短。\n2. 不要承诺保本保收益。", None, "2. 不要承诺保本保收益。")):
+        result = prune(conv(system, later or "收益率是多少？"), 0.95)
+        kept = result.messages[1 if later else 0].pruned
+        assert stays in kept, kept
