@@ -19,7 +19,7 @@ import numpy as np
 
 from . import native as _native
 from .directives import Settings, resolve_settings
-from .guards import EMPTY_BLOCK, close_candidates, guard_blocks
+from .guards import close_candidates, guard_blocks
 from .model import Conversation
 from .profile import Profile, apply_profile  # caps the ratio, adds pattern packs; says which rule fired
 from .protect import Protection, add_material, find_protections, xml_protections
@@ -382,9 +382,9 @@ def _annotate(source: Any, config: Config) -> Annotated:
         for g in range(int(a), int(b)):
             if not g_prot[g] and g_span[g] < 0 and g not in g_veto:
                 g_veto[g] = why
-    for s, e in kept_whole:  # every group of a block kept whole says why
+    for s, e, note in kept_whole:  # every group of a block kept whole says why
         a, b = np.searchsorted(g_start, s, "left"), np.searchsorted(g_start, e, "left")
-        why = EMPTY_BLOCK.format(where=view.where(s).rsplit(",", 1)[0])
+        why = note.format(where=view.where(s).rsplit(",", 1)[0])
         for g in range(int(a), int(b)):
             if not g_prot[g] and not g_directive[g]:
                 g_veto[g] = why

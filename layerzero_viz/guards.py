@@ -27,14 +27,19 @@ _MARKER_LINE = re.compile(r"(?:^|\n)[ \t]*(?:[-*+•·]|\d{1,3}[.)、]|[A-Za-z][
 _LINE_REST = re.compile(r"[ \t]*(?:\n|\Z)")
 _EMPHASIS = ("**", "__", "*", "_", "~~")
 EMPTY_BLOCK = "kept: the turn would be empty otherwise ({where}); the Messages API rejects empty text blocks"
+BARE_NUMBER_LEFT = "kept: only a number would be left of the turn ({where}), and alone it reads as a quantity"
 
 
 class BlockGuard(NamedTuple):
-    """The candidates left after the guard, and the blocks it kept whole (global (start, end) each)."""
+    """The candidates left after the guard, and the blocks it kept whole (global (start, end) and the note that
+    says why, with a ``{where}`` slot, each)."""
 
     candidates: list[Candidate]
     bulks: list[Hits]
-    kept_whole: tuple[tuple[int, int], ...]
+    kept_whole: tuple[tuple[int, int, str], ...]
+
+
+_BARE_NUMBER = re.compile(r"\W*\d{1,3}\W*")
 
 
 def guard_blocks(view: TextView, candidates: Sequence[Candidate], bulks: Sequence[Hits],
@@ -44,8 +49,8 @@ def guard_blocks(view: TextView, candidates: Sequence[Candidate], bulks: Sequenc
     >>> from layerzero_viz import load_conversation
     >>> view = TextView.of(load_conversation("谢谢！"))
     >>> thanks = Candidate(0, 3, "filler", 0.9, "thanks", 0.05)
-    >>> guard_blocks(view, [thanks], []).kept_whole
-    ((0, 3),)
+    >>> guard_blocks(view, [thanks], []).kept_whole[0][:2]
+    (0, 3)
     """
     text = view.text
     ranges: list[tuple[int, int]] = [(c.start, c.end) for c in candidates]
@@ -55,29 +60,33 @@ def guard_blocks(view: TextView, candidates: Sequence[Candidate], bulks: Sequenc
         return BlockGuard(list(candidates), list(bulks), ())
     ranges.extend(directive_ranges)
     ranges.sort()
-    whole: list[tuple[int, int]] = []
+    whole: list[tuple[int, int, str]] = []
     k = 0
     for block in view.blocks:
         while k < len(ranges) and ranges[k][1] <= block.start:
             k += 1
         pos = block.start  # content before ``pos`` is covered
-        covered = True
+        left = ""  # the content no candidate covers (while it is at most a short number)
         j = k
         while j < len(ranges) and ranges[j][0] < block.end:
             s, e = ranges[j]
             if s > pos and _CONTENT.search(text, pos, s):
-                covered = False
-                break
+                left += text[pos:s]
+                if not _BARE_NUMBER.fullmatch(left):
+                    break
             pos = max(pos, e)
             j += 1
-        if covered and (pos >= block.end or not _CONTENT.search(text, pos, block.end)) \
-                and _CONTENT.search(text, block.start, block.end):
-            whole.append((block.start, block.end))
+        else:
+            if pos < block.end and _CONTENT.search(text, pos, block.end):
+                left += text[pos:block.end]
+            # all covered, or all but a bare number ("谢谢！8": alone, "8" reads as a quantity, not a goodbye)
+            if (not left or _BARE_NUMBER.fullmatch(left)) and _CONTENT.search(text, block.start, block.end):
+                whole.append((block.start, block.end, BARE_NUMBER_LEFT if left else EMPTY_BLOCK))
     if not whole:
         return BlockGuard(list(candidates), list(bulks), ())
 
     def inside_kept(s: int) -> bool:
-        return any(bs <= s < be for bs, be in whole)
+        return any(bs <= s < be for bs, be, _ in whole)
 
     kept_candidates = [c for c in candidates if not inside_kept(c.start)]
     kept_bulks = [_without(bulk, inside_kept) for bulk in bulks]

@@ -385,7 +385,10 @@ def _zh_de(text: str, s: int, e: int, word: str) -> Span:
 
 
 def _zh_di(text: str, s: int, e: int, word: str) -> Span:
-    """地 between an adverbial and its verb (认真地回答)."""
+    """地 between an adverbial and its verb (认真地回答), not after 好, 难 or 易 (更好地记住 → 更好记住 reads "easier to
+    remember": 好记, 难懂, 易读 are words of their own; 好好地 is an adverbial)."""
+    if s > 0 and text[s - 1] in "好难易" and text[s - 2:s] != "好好":
+        return None
     prev, nxt = _flags_around(text, s, e)
     if prev in _DI_ADVERBIAL and nxt.startswith("v"):
         return s, e

@@ -157,3 +157,16 @@ def test_fast_english_patterns_agree_on_the_corpus_sample():
                 assert _spans(derivable._FRAME_EN, b.text) == _spans(_FRAME_EN_PLAIN, b.text)
                 found += len(_spans(_ROLE_EN_PLAIN, b.text))
     assert found  # the sample does state roles, so the comparison saw matches
+
+
+def test_di_after_hao_stays_and_a_bare_number_is_never_all_that_is_left():
+    # (review 10: 更好地记住 → 更好记住 reads "easier to remember"; CrossWOZ 294 "谢谢！8" → "8", a quantity, not a goodbye)
+    text = "请仔细地检查，并帮助用户更好地记住单词。"
+    pruned = prune(conv("你是老师。", text), 0.95).messages[1].pruned
+    assert "更好地记住" in pruned and "仔细检查" in pruned, pruned
+    for last, left in (("谢谢！8", "谢谢！8"), ("谢谢！好的，我知道了", "好的，我知道了")):
+        result = prune(conv(None, "查一下", "好的", last), 0.95)
+        assert result.messages[2].pruned == left
+    notes = {t["detail"] for t in prune(conv(None, "查一下", "好的", "谢谢！8"), 0.95).token_records()
+             if t["message"] == 2}
+    assert any("only a number would be left" in n for n in notes), notes
