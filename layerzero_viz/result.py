@@ -235,28 +235,33 @@ class PruneResult:
         return budget_for(self.ratio, self.tokens_total)
 
     # ---- reconstruction --------------------------------------------------------------------------
+    def _cuts(self) -> list[tuple[list[tuple[int, int]], list[tuple[int, int]]] | None]:
+        """Per text block, None when nothing of it goes, else the (removed, protected) ranges reconstruction
+        gets (block offsets)."""
+        a = self.annotated
+        text = a.view.text
+        blocks = a.view.blocks
+        removed_by_block = _ranges_by_block(self.token_prune, a.tok_block, a.tok_start, a.tok_end, len(blocks))
+        if not any(removed_by_block):
+            return [None] * len(blocks)
+        g_prot = np.flatnonzero(a.g_prot)
+        g_block = np.searchsorted(np.asarray(a.view.block_starts, dtype=np.int64), a.g_start[g_prot], "right") - 1
+        protected_by_block = _ranges_by_block(np.ones(len(g_prot), dtype=bool), g_block,
+                                              a.g_start[g_prot], a.g_end[g_prot], len(blocks))
+        return [([(s - b.start, e - b.start) for s, e in removed_by_block[k]],
+                 [_trimmed(text, s, e, b.start) for s, e in protected_by_block[k]]) if removed_by_block[k] else None
+                for k, b in enumerate(blocks)]
+
     @cached_property
     def block_texts(self) -> list[str]:
         """Pruned text of every text block, in view order."""
         t0 = time.perf_counter()
         a = self.annotated
         text = a.view.text
-        blocks = a.view.blocks
-        removed_by_block = _ranges_by_block(self.token_prune, a.tok_block, a.tok_start, a.tok_end, len(blocks))
-        if any(removed_by_block):
-            g_prot = np.flatnonzero(a.g_prot)
-            g_block = np.searchsorted(np.asarray(a.view.block_starts, dtype=np.int64), a.g_start[g_prot], "right") - 1
-            protected_by_block = _ranges_by_block(np.ones(len(g_prot), dtype=bool), g_block,
-                                                  a.g_start[g_prot], a.g_end[g_prot], len(blocks))
         out = []
-        for k, b in enumerate(blocks):
+        for b, cut in zip(a.view.blocks, self._cuts()):
             block_text = text[b.start:b.end]
-            if removed_by_block[k]:
-                removed = [(s - b.start, e - b.start) for s, e in removed_by_block[k]]
-                protected = [_trimmed(text, s, e, b.start) for s, e in protected_by_block[k]]
-                out.append(reconstruct(block_text, removed, protected))
-            else:
-                out.append(block_text)
+            out.append(block_text if cut is None else reconstruct(block_text, *cut))
         self._reconstruct_ms = (time.perf_counter() - t0) * 1000.0
         return out
 
@@ -421,18 +426,47 @@ class PruneResult:
         })
 
     def deleted_spans(self) -> list[dict[str, Any]]:
-        """Every contiguous run of removed text: message, block, start, end, text, reason, detail."""
+        """Every contiguous run of removed text: message, block, start, end (block offsets), text, reason, detail.
+
+        Exactly the characters the pruned text lacks: a pruned token's character that reconstruction keeps (the
+        comma of "，请" between two kept clauses) is not listed, and whitespace or punctuation that it tidies
+        away at a cut is, with the reason ``tidy``."""
+        a = self.annotated
+        text = a.view.text
+        records = self._records
+        cuts = self._cuts()
+        first_of_block: dict[int, int] = {}  # block index in the view -> its first record
+        for k, blk in enumerate(a.tok_block.tolist()):
+            first_of_block.setdefault(blk, k)
         out: list[dict[str, Any]] = []
-        for r in self._records:
-            if r["decision"] != "prune":
+        for k, (b, cut) in enumerate(zip(a.view.blocks, cuts)):
+            if cut is None:
                 continue
-            last = out[-1] if out else None
-            if (last and last["message"] == r["message"] and last["block"] == r["block"]
-                    and last["end"] == r["start"] and last["reason"] == r["reason"] and last["detail"] == r["detail"]):
-                last["end"] = r["end"]
-                last["text"] += r["text"]
-            else:
-                out.append({k: r[k] for k in ("message", "role", "block", "start", "end", "text", "reason", "detail")})
+            block_text = text[b.start:b.end]
+            owner = [-1] * len(block_text)  # the pruned token record each character belongs to
+            r = first_of_block.get(k, len(records))
+            while r < len(records) and a.tok_block[r] == k:
+                if records[r]["decision"] == "prune":
+                    for c in range(records[r]["start"], records[r]["end"]):
+                        owner[c] = r
+                r += 1
+            gone = [True] * len(block_text)
+            for s, e in kept_ranges(block_text, *cut):
+                gone[s:e] = [False] * (e - s)
+            last: dict[str, Any] | None = None
+            for c, went in enumerate(gone):
+                if not went:
+                    last = None
+                    continue
+                o = owner[c]
+                reason, detail = (records[o]["reason"], records[o]["detail"]) if o >= 0 else ("tidy", TIDY_DETAIL)
+                if last is not None and last["end"] == c and last["reason"] == reason and last["detail"] == detail:
+                    last["end"] = c + 1
+                    last["text"] += block_text[c]
+                else:
+                    last = {"message": b.message, "role": b.role, "block": b.block, "start": c, "end": c + 1,
+                            "text": block_text[c], "reason": reason, "detail": detail}
+                    out.append(last)
         return out
 
     def _contract(self) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -675,9 +709,40 @@ def _keeping_separators(text: str, removed: list[tuple[int, int]]) -> list[tuple
     return out
 
 
+TIDY_DETAIL = "whitespace or punctuation a cut next to it left dangling, tidied away"
+
+
+def kept_ranges(text: str, removed: list[tuple[int, int]],
+                protected: Sequence[tuple[int, int]] = ()) -> list[tuple[int, int]]:
+    """The ranges of ``text`` that :func:`reconstruct` keeps, in order: joined, they are its result (the
+    Python definition, whichever implementation reconstructs)."""
+    removed = _keeping_separators(text, removed)
+    out = [(a, b) for a, b in _kept_pieces(text, removed, protected) if b > a]
+    if any(text[s:e][:1].isspace() or text[s:e][-1:].isspace() for s, e in protected):
+        return out
+    if not text[-1:].isspace():  # (as reconstruct: no trailing whitespace the text did not end with)
+        while out and text[out[-1][1] - 1].isspace():
+            a, b = out[-1]
+            while b > a and text[b - 1].isspace():
+                b -= 1
+            out[-1:] = [(a, b)] if b > a else []
+    if not text[:1].isspace():
+        while out and text[out[0][0]].isspace():
+            a, b = out[0]
+            while a < b and text[a].isspace():
+                a += 1
+            out[:1] = [(a, b)] if b > a else []
+    return out
+
+
 def reconstruct_python(text: str, removed: list[tuple[int, int]],
                        protected: Sequence[tuple[int, int]] = ()) -> str:
     """:func:`reconstruct` in Python."""
+    return _joined(text, _kept_pieces(text, removed, protected))
+
+
+def _kept_pieces(text: str, removed: list[tuple[int, int]], protected: Sequence[tuple[int, int]]) -> list[list[int]]:
+    """The pieces of ``text`` :func:`reconstruct_python` joins."""
     free = bytearray(b"\x01") * (len(text) + 1)
     for s, e in protected:
         if e > s:
@@ -720,7 +785,7 @@ def reconstruct_python(text: str, removed: list[tuple[int, int]],
             out.append([s, e])
     if cut_at_end and out:
         _drop_trailing_clause_punct(text, out, free)
-    return _joined(text, out)
+    return out
 
 
 def _trailing_newlines(text: str, out: list[list[int]]) -> int:

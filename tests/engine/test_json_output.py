@@ -191,3 +191,36 @@ def test_the_record_kernel_writes_what_its_python_twin_writes(tmp_path, lang):
         native.use(True)
     assert with_kernel == twin
     assert with_kernel[0] == json.dumps(result.to_dict(), ensure_ascii=False)
+
+
+def test_deleted_spans_are_exactly_what_the_pruned_text_lacks():
+    # (reviews 9 and 10: "你好，请…" listed "你好" while the comma went too; "，请帮我" listed the comma that stayed)
+    from layerzero_viz import annotate, iter_conversations
+    from layerzero_viz.result import kept_ranges, reconstruct
+
+    sample = Path(__file__).resolve().parents[2] / "fixtures" / "corpus" / "sample.jsonl"
+    checked = 0
+    for _, conv in iter_conversations(sample):
+        ann = annotate(conv, env={})
+        for result in (ann.at_ratio(0.95), ann.at_ratio(0.5, min_effectiveness=0.0)):
+            spans = result.deleted_spans()
+            for k, b in enumerate(ann.view.blocks):
+                original = ann.view.text[b.start:b.end]
+                left = list(original)
+                for s in spans:
+                    if s["message"] == b.message and s["block"] == b.block:
+                        assert original[s["start"]:s["end"]] == s["text"]
+                        left[s["start"]:s["end"]] = [""] * (s["end"] - s["start"])
+                assert "".join(left) == result.block_texts[k]
+                checked += bool(result.block_texts[k] != original)
+    assert checked > 20
+    one = annotate(json.dumps({"messages": [{"role": "user", "content": "你好，请给我推荐一家酒店。"}]},
+                              ensure_ascii=False), env={}).at_ratio(0.95)
+    assert [(s["text"], s["reason"]) for s in one.deleted_spans()] == [("你好", "filler"), ("，", "tidy")]
+    two = annotate(json.dumps({"messages": [{"role": "user", "content": "我是VIP客户，请帮我查订单。"}]},
+                              ensure_ascii=False), env={}).at_ratio(0.95)
+    assert two.messages[0].pruned == "我是VIP客户，查订单。"
+    assert [s["text"] for s in two.deleted_spans()] == ["请帮我"]
+    # the ranges are the definition's: joined, the compiled reconstruction's result
+    text, removed = "Hi!  Please help me.  ", [(0, 3), (5, 12)]
+    assert "".join(text[a:b] for a, b in kept_ranges(text, removed)) == reconstruct(text, removed)

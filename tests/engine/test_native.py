@@ -181,6 +181,17 @@ def test_reconstruct_agrees(case):
     assert K.reconstruct(text, list(removed), list(protected)) == reconstruct_python(text, removed, protected)
 
 
+@CHECKS
+@given(_cuts())
+def test_kept_ranges_are_what_reconstruct_keeps(case):
+    # deleted_spans lists the complement of these ranges: they must join to the compiled result
+    from layerzero_viz.result import kept_ranges, reconstruct
+    text, removed, protected = case
+    kept = kept_ranges(text, removed, protected)
+    assert all(a < b for a, b in kept) and all(b1 <= a2 for (_, b1), (a2, _) in zip(kept, kept[1:]))
+    assert "".join(text[a:b] for a, b in kept) == reconstruct(text, removed, protected)
+
+
 def test_token_cache_gives_the_same_annotation_and_is_bounded():
     from layerzero_viz import engine
     source = json.dumps({"system": "你是一名税务顾问。回答不超过200字。" * 3, "messages": [
