@@ -209,7 +209,8 @@ _TITLE_AFTER = re.compile(r"[ \t]+[A-Z][a-z]*\b")
 def _not_filler_en(text: str, s: int, e: int) -> bool:
     """Whether an English lexicon hit is the words of something else: "as …" after a role verb ("act as an AI
     model": a role), and (from a review of the lossless default) "please" as a verb or before the name it
-    addresses ("fill this in please Perplexity"), or a phrase in title case inside a title ("Subject: Thank You
+    addresses ("fill this in please Perplexity") or a capital "Please" with no sentence break before it (the only
+    mark of one: "{preference} Please design …"), or a phrase in title case inside a title ("Subject: Thank You
     Note", "PROMPT NAME: I Think I Need a Lawyer")."""
     if text[s] in "aA" and text[s:s + 3].lower() == "as " and _ROLE_VERB.search(text, max(0, s - 12), s):
         return True

@@ -321,7 +321,6 @@ def _analyse(text: str) -> tuple[_Keys, _Keys, tuple[_Keys, ...] | None, tuple[_
     c_ex: list[_Keys] = []
     c_fam: list[_Keys] = []
     mark_ex = mark_fam = 0
-    joined = other = 0  # clause breaks at an "and", and at anything else
     i, n = 0, len(toks)
     while i < n:
         u = toks[i]
@@ -346,13 +345,11 @@ def _analyse(text: str) -> tuple[_Keys, _Keys, tuple[_Keys, ...] | None, tuple[_
             if len(exact) - 1 > mark_ex:
                 c_ex.append(tuple(exact[mark_ex:-1]))
                 c_fam.append(tuple(family[mark_fam:-1]))
-                joined += 1
             mark_ex, mark_fam = len(exact), len(family)
         elif len(exact) > mark_ex:  # a clause separator
             c_ex.append(tuple(exact[mark_ex:]))
             c_fam.append(tuple(family[mark_fam:]))
             mark_ex, mark_fam = len(exact), len(family)
-            other += 1
     if len(exact) > mark_ex and c_ex:
         c_ex.append(tuple(exact[mark_ex:]))
         c_fam.append(tuple(family[mark_fam:]))
@@ -366,7 +363,7 @@ def _conjunct_keys(text: str) -> dict[tuple[_Keys, ...], tuple[_Keys, ...]]:
     """For a statement of two phrases joined by "and" whose head they share ("Suggest hotels near the centre and
     under $200"): family key → exact key of each way to read a head off its first clause, ``(head, the two
     conjuncts sorted)`` — so "Suggest hotels under $200 and near the centre" reads the same.  Else empty."""
-    _, _, c_ex, c_fam = _analyse(text)
+    c_ex = _analyse(text)[2]
     if c_ex is None or len(c_ex) != 2:
         return {}
     toks = _TOKENS.findall(_fold(text).replace("’", "'"))
