@@ -914,7 +914,14 @@ def _example_sections(text: str, s: int, e: int, seg: str) -> list[tuple[int, in
         return []
     out: list[tuple[int, int, str, str]] = []
     for a, b, m in _line_matches(_EXAMPLE_HEADING, text, s, e) if "#" in seg else ():
-        content, end = _stripped(text, b, _section_end(text, b, e, len(m.group(1))))
+        level = len(m.group(1))
+        content, end = _stripped(text, b, _section_end(text, b, e, level))
+        if end <= content and content < e and text[content] == "#":
+            # nothing under the heading before a heading of its level: the example is that section, a heading of
+            # its own ("## 输出示例\n## 宫保鸡丁\n### 食材…": the output it shows starts with an h2)
+            nl = text.find("\n", content, e)
+            end = _section_end(text, e if nl < 0 else nl, e, level)
+            content, end = _stripped(text, content, end)
         if end > content:
             heading = _short(text[a:b].strip(" \t#"), 50)
             out.append((content, end, "few_shot", f"kept: the example under the heading {heading!r}"))
@@ -981,11 +988,34 @@ def _announced_items(text: str, s: int, e: int, seg: str) -> list[tuple[int, int
     return [(a, b, "introduced", f"kept: the items announced by {_short(m.group(0), 40)!r}")] if b > a else []
 
 
+# an example given on the line that asks for it: "例如：Close-up photography, …", "e.g.: …", "For example: …"
+_INLINE_EXAMPLE = re.compile(r"(?:例如|比如|举例|示例|范例|例子|(?i:e\.g\.|for example|for instance|example))[ \t]*[:：][ \t]*(?=\S)")
+# a template slot with its default text: "${scene:the night sky over a city}", "{{tone: warm}}"
+_SLOT_DEFAULT = re.compile(r"\$\{[\w.-]{1,40}:[^{}\n]{1,400}\}|\{\{[\w.-]{1,40}:[^{}\n]{1,400}\}\}")
+
+
+def _inline_examples(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
+    """The rest of a line after an example cue and its colon ("例如：Close-up photography, …"), and a template
+    slot's default text."""
+    out: list[tuple[int, int, str, str]] = []
+    if "${" in seg or "{{" in seg:
+        for m in _SLOT_DEFAULT.finditer(text, s, e):
+            out.append((m.start(), m.end(), "introduced", f"kept: a template slot with its default, {_short(m.group(0), 40)!r}"))
+    if not ("例" in seg or "如" in seg or "g." in seg or "xampl" in seg or "nstanc" in seg or "XAMPL" in seg):
+        return out
+    for m in _INLINE_EXAMPLE.finditer(text, s, e):
+        nl = text.find("\n", m.end(), e)
+        a, b = _stripped(text, m.end(), e if nl < 0 else nl)
+        if b > a:
+            out.append((a, b, "few_shot", f"kept: the example after {_short(m.group(0).strip(), 20)!r}"))
+    return out
+
+
 # --------------------------------------------------------------------------------------------- blocks
 
 # each finder gets the block as (text, s, e) and its text sliced once, ``seg`` (= text[s:e]), for its guards
 _FINDERS = (_code, _quotes, _introduced, _few_shot, _exam_items, _tables, _json, _marked, _example_sections,
-            _announced_items, _opening_lines, _front_matter)
+            _announced_items, _opening_lines, _inline_examples, _front_matter)
 # every finder but those of _NO_MARK_FINDERS needs one of these marks in the block (a backtick or tilde for a fence, 4
 # spaces or a tab for indented code, ;{} for bare code, a quotation mark, a colon for introduced text and
 # few-shot, | for a table, " or [ for JSON): most chat turns have none, and skip six finders at once

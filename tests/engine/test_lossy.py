@@ -121,6 +121,14 @@ REVIEWED = [
      ["初为人父母的夫妇", "这部电影的情感", "软件工程师的专业意见"]),
     ("那就神武门吧，这个景点在哪呢？", ["神武门吧"]),
     ("Keep the packaging restrained, the look matches the style of the brand.", ["restrained, the look matches"]),
+    # an eleventh review (36 more at the floor): inline examples and template defaults (material), a 的 that welds a
+    # new word or closes a quantity phrase, idioms that hold their article
+    ("格式如下。\n例如：Close-up photography, on the water's surface, the calm lake\n请照做。",
+     ["on the water's surface, the calm lake"]),
+    ("Render ${scene:fireworks illuminating the night sky} in a poster.", ["illuminating the night sky"]),
+    ("口感偏咸的菜肴最受欢迎。游玩时长0.3小时-0.5小时的景点最好。", ["偏咸的菜肴", "0.5小时的景点"]),
+    ("Bridge the gap, see the larger picture and say what you did in the end.",
+     ["Bridge the gap", "the larger picture", "in the end"]),
 ]
 
 

@@ -416,3 +416,15 @@ def test_an_opening_line_under_an_initialization_heading_is_material():
     # a section that instructs is no line to say
     told = "## Initialization\nAs a <Role>, greet the user, then introduce the <Workflow>.\n## Rules\n- Be brief."
     assert not [t for k, t, _ in material_of("Hi", system=told) if k == "few_shot"]
+
+
+def test_an_inline_example_a_template_default_and_an_example_heading_over_its_own_heading_are_material():
+    # (review 11 at the floor: lobehub 157 "例如：Close-up photography, on the water's surface …", f_awesome 1223's
+    # "${scene:…}" defaults, lobehub 205 "## 输出示例\n## 宫保鸡丁\n### …" — the example starts with an h2)
+    found = material_of("输出格式：\n例如：Close-up photography, the calm lake\n请照做。")
+    assert ("few_shot", "Close-up photography, the calm lake", "kept: the example after '例如：'") in found
+    assert [t for k, t, _ in material_of("Draw ${scene:the night sky} now.") if k == "introduced"] == [
+        "${scene:the night sky}"]
+    system = "## 规则\n请简短。\n## 输出示例\n## 宫保鸡丁\n### 食材\n正宗的宫保鸡丁选用鸡腿肉。\n## 工作流程\n请按示例输出。"
+    assert ("few_shot", "## 宫保鸡丁\n### 食材\n正宗的宫保鸡丁选用鸡腿肉。") in [
+        (k, t) for k, t, _ in material_of("你好", system=system)]
