@@ -989,7 +989,18 @@ def _announced_items(text: str, s: int, e: int, seg: str) -> list[tuple[int, int
 
 
 # an example given on the line that asks for it: "例如：Close-up photography, …", "e.g.: …", "For example: …"
-_INLINE_EXAMPLE = re.compile(r"(?:例如|比如|举例|示例|范例|例子|(?i:e\.g\.|for example|for instance|example))[ \t]*[:：][ \t]*(?=\S)")
+_INLINE_EXAMPLE_ZH = re.compile(r"(?:例如|比如|举例|示例|范例|例子)[ \t]*[:：]")
+# (found by their tails: "xample:", ".g.:", "nstance:" — a regex that ignores case or starts with "e" tries almost
+# every position of an English text; the head is checked after)
+_INLINE_EXAMPLE_EN = re.compile(r"(?:xample|XAMPLE|\.[gG]\.|nstance|NSTANCE)[ \t]*[:：]")
+
+
+def _en_example_cue(text: str, m: re.Match[str]) -> bool:
+    """Whether a match of ``_INLINE_EXAMPLE_EN`` ends an example cue: "example", "e.g.", "for instance"."""
+    a = m.start()
+    if text[a] in "xX" or text[a] == ".":
+        return a > 0 and text[a - 1] in "eE" and (a < 2 or not text[a - 2].isalnum())
+    return a >= 5 and text[a - 1] in "iI" and text[a - 5:a - 1].lower() == "for "
 # a template slot with its default text: "${scene:the night sky over a city}", "{{tone: warm}}"
 _SLOT_DEFAULT = re.compile(r"\$\{[\w.-]{1,40}:[^{}\n]{1,400}\}|\{\{[\w.-]{1,40}:[^{}\n]{1,400}\}\}")
 
@@ -1001,13 +1012,22 @@ def _inline_examples(text: str, s: int, e: int, seg: str) -> list[tuple[int, int
     if "${" in seg or "{{" in seg:
         for m in _SLOT_DEFAULT.finditer(text, s, e):
             out.append((m.start(), m.end(), "introduced", f"kept: a template slot with its default, {_short(m.group(0), 40)!r}"))
-    if not ("例" in seg or "如" in seg or "g." in seg or "xampl" in seg or "nstanc" in seg or "XAMPL" in seg):
-        return out
-    for m in _INLINE_EXAMPLE.finditer(text, s, e):
-        nl = text.find("\n", m.end(), e)
-        a, b = _stripped(text, m.end(), e if nl < 0 else nl)
-        if b > a:
-            out.append((a, b, "few_shot", f"kept: the example after {_short(m.group(0).strip(), 20)!r}"))
+    cues = []
+    if "例" in seg or "比如" in seg:  # (a literal first character: the regex engine skips to it)
+        cues.append(_INLINE_EXAMPLE_ZH)
+    if "e.g." in seg or "xample" in seg or "nstance" in seg or "E.g." in seg or "XAMPLE" in seg or "NSTANCE" in seg:
+        cues.append(_INLINE_EXAMPLE_EN)
+    for rx in cues:
+        for m in rx.finditer(text, s, e):
+            head = m.start()
+            if rx is _INLINE_EXAMPLE_EN:
+                if not _en_example_cue(text, m):
+                    continue
+                head -= 5 if text[head] in "nN" else 1
+            nl = text.find("\n", m.end(), e)
+            a, b = _stripped(text, m.end(), e if nl < 0 else nl)
+            if b > a:
+                out.append((a, b, "few_shot", f"kept: the example after {_short(text[head:m.end()].strip(), 20)!r}"))
     return out
 
 

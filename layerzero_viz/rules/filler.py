@@ -187,15 +187,17 @@ def _without_greetings_in_character(view: TextView, hits: list[_Hit]) -> list[_H
     prompt (the first turn without one) says what to do when the user greets — the greeting is its trigger — and
     those of a turn that sets up a role-play."""
     text = view.text
-    system = view.blocks_of_roles(("system", "developer")) or view.blocks[:1]
-    scripted = any(_GREETING_TRIGGER.search(text, b.start, b.end) for b in system)
+    scripted = None  # looked at once, at the first greeting in a turn
     out = []
     for h in hits:
         if _GREETING.fullmatch(text, h[0], h[1]):
             block = view.block_at(h[0])
-            if block.role not in ("system", "developer") and (
-                    scripted or _ROLE_PLAY.search(text, block.start, block.end)):
-                continue
+            if block.role not in ("system", "developer"):
+                if scripted is None:
+                    system = view.blocks_of_roles(("system", "developer")) or view.blocks[:1]
+                    scripted = any(_GREETING_TRIGGER.search(text, b.start, b.end) for b in system)
+                if scripted or _ROLE_PLAY.search(text, block.start, block.end):
+                    continue
         out.append(h)
     return out
 

@@ -273,6 +273,7 @@ _TOKENS = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[a-z0-9]+(?:'[a-z]+)?|[,、;
 _CLAUSE_SEPARATORS = frozenset(",、;:。!?…\n.")
 
 _DROP, _EXACT_ONLY, _AND, _SEPARATOR = "drop", "exact only", "and", "separator"
+_AND_UNITS = frozenset({"and"})  # the units _unit_roles gives the role _AND
 _ZH_RESTATE_2_FIRST = frozenset(w[0] for w in _ZH_RESTATE_2)
 
 
@@ -285,7 +286,7 @@ def _unit_roles() -> dict[str, str]:
                           _EXACT_ONLY)
     roles.update(dict.fromkeys(function_words() | _ZH_RESTATE_1 | _EN_RESTATE, _DROP))
     roles.update(dict.fromkeys(_CLAUSE_SEPARATORS, _SEPARATOR))
-    roles["and"] = _AND
+    roles.update(dict.fromkeys(_AND_UNITS, _AND))
     return roles
 
 
@@ -414,7 +415,8 @@ class _Entry:
         self.start, self.end = s, e
         self.part = False  # a clause of a system prompt's rule, standing as a rule of its own
         self.exact, self.family, self.c_exact, self.c_family = _analyse(view.text[s:e])
-        self.conjuncts = _conjunct_keys(view.text[s:e]) if self.c_family is not None else {}
+        self.conjuncts = _conjunct_keys(view.text[s:e]) if self.c_family is not None and _AND_UNITS.intersection(
+            self.exact) else {}
 
 
 @lru_cache(maxsize=4)
