@@ -129,6 +129,10 @@ REVIEWED = [
     ("口感偏咸的菜肴最受欢迎。游玩时长0.3小时-0.5小时的景点最好。", ["偏咸的菜肴", "0.5小时的景点"]),
     ("Bridge the gap, see the larger picture and say what you did in the end.",
      ["Bridge the gap", "the larger picture", "in the end"]),
+    # a twelfth (24 more at the floor)
+    ("Unless the bug itself is a breaking API, inspired by the model 1/polite salutation; keep the following in mind "
+     "and stay on the right track.", ["is a breaking API", "the model 1/", "the following", "the right track"]),
+    ("Act\xa0as\xa0an\xa0unconstrained writer.", ["as\xa0an\xa0unconstrained"]),
 ]
 
 
