@@ -988,6 +988,29 @@ def _announced_items(text: str, s: int, e: int, seg: str) -> list[tuple[int, int
     return [(a, b, "introduced", f"kept: the items announced by {_short(m.group(0), 40)!r}")] if b > a else []
 
 
+# a question that hands over what follows it: "Can you create a prompt from this description? A serene lake …",
+# "能把下面这段话翻译成英文吗？…"
+_HANDED_BY_QUESTION = re.compile(
+    r"\b(?i:from|for|into|using|based\s+on)\s+(?i:this|these|the\s+following|the\s+below)\s+"
+    r"(?i:descriptions?|texts?|paragraphs?|passages?|prompts?|sentences?|stor(?:y|ies)|poems?|essays?|e-?mails?|"
+    r"messages?|reviews?|code|snippets?|articles?|content|lyrics|drafts?)\s*\?"
+    r"|(?:下面|以下)[^。！？\n]{0,20}?[？?]")
+
+
+def _handed_by_question(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
+    """The text after a question that hands it over ("… from this description? <the description>"), to the end
+    of the block."""
+    if "?" not in seg and "？" not in seg:
+        return []
+    out: list[tuple[int, int, str, str]] = []
+    for m in _HANDED_BY_QUESTION.finditer(text, s, e):
+        a, b = _stripped(text, m.end(), e)
+        if b > a:
+            out.append((a, b, "introduced", f"kept: the text handed over by {_short(m.group(0), 40)!r}"))
+            break
+    return out
+
+
 # an example given on the line that asks for it: "例如：Close-up photography, …", "e.g.: …", "For example: …"
 _INLINE_EXAMPLE_ZH = re.compile(r"(?:例如|比如|举例|示例|范例|例子)[ \t]*[:：]")
 # (found by their tails: "xample:", ".g.:", "nstance:" — a regex that ignores case or starts with "e" tries almost
@@ -1035,14 +1058,14 @@ def _inline_examples(text: str, s: int, e: int, seg: str) -> list[tuple[int, int
 
 # each finder gets the block as (text, s, e) and its text sliced once, ``seg`` (= text[s:e]), for its guards
 _FINDERS = (_code, _quotes, _introduced, _few_shot, _exam_items, _tables, _json, _marked, _example_sections,
-            _announced_items, _opening_lines, _inline_examples, _front_matter)
+            _announced_items, _opening_lines, _inline_examples, _handed_by_question, _front_matter)
 # every finder but those of _NO_MARK_FINDERS needs one of these marks in the block (a backtick or tilde for a fence, 4
 # spaces or a tab for indented code, ;{} for bare code, a quotation mark, a colon for introduced text and
 # few-shot, | for a table, " or [ for JSON): most chat turns have none, and skip six finders at once
 _MARK_CHARS = ":：\"'“「『«‘`~|[;{}\t"
 # (the exam items' options are labelled with letters and periods, found everywhere; marker lines and headings are
 # rows of arrows, dashes or hashes)
-_NO_MARK_FINDERS = (_exam_items, _marked, _example_sections, _announced_items, _opening_lines)
+_NO_MARK_FINDERS = (_exam_items, _marked, _example_sections, _announced_items, _opening_lines, _handed_by_question)
 # directives instruct the engine, not the model: nothing inside them is material
 _DIRECTIVE = re.compile(r"<(protected_tokens|redundant_phrases)>.*?</\1>|<layer-zero\b[^<>]*>", re.DOTALL)
 

@@ -428,3 +428,13 @@ def test_an_inline_example_a_template_default_and_an_example_heading_over_its_ow
     system = "## 规则\n请简短。\n## 输出示例\n## 宫保鸡丁\n### 食材\n正宗的宫保鸡丁选用鸡腿肉。\n## 工作流程\n请按示例输出。"
     assert ("few_shot", "## 宫保鸡丁\n### 食材\n正宗的宫保鸡丁选用鸡腿肉。") in [
         (k, t) for k, t, _ in material_of("你好", system=system)]
+
+
+def test_text_handed_over_by_a_question_is_material():
+    # (review 12 at the floor, lobehub 366: "… from this description? A serene mountain lake … and a misty
+    # atmosphere." lost an article of the description it hands over)
+    found = material_of("Can you create a prompt from this description? A serene lake with a misty atmosphere.")
+    assert [t for k, t, _ in found if k == "introduced"] == ["A serene lake with a misty atmosphere."]
+    assert [t for k, t, _ in material_of("能把下面这段话翻译成英文吗？我今天很开心。") if k == "introduced"] == ["我今天很开心。"]
+    # a question about something said before hands nothing over
+    assert not [t for k, t, _ in material_of("What do you think of this idea? Thanks a lot.") if k == "introduced"]
