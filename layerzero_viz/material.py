@@ -991,24 +991,25 @@ def _announced_items(text: str, s: int, e: int, seg: str) -> list[tuple[int, int
 # a question that hands over what follows it: "Can you create a prompt from this description? A serene lake …",
 # "能把下面这段话翻译成英文吗？…"
 _HANDED_BY_QUESTION = re.compile(
-    r"\b(?i:from|for|into|using|based\s+on)\s+(?i:this|these|the\s+following|the\s+below)\s+"
-    r"(?i:descriptions?|texts?|paragraphs?|passages?|prompts?|sentences?|stor(?:y|ies)|poems?|essays?|e-?mails?|"
-    r"messages?|reviews?|code|snippets?|articles?|content|lyrics|drafts?)\s*\?"
-    r"|(?:下面|以下)[^。！？\n]{0,20}?[？?]")
+    r"(?:\b(?:from|for|into|using|based\s+on)\s+(?:this|these|the\s+following|the\s+below)\s+"
+    r"(?:descriptions?|texts?|paragraphs?|passages?|prompts?|sentences?|stor(?:y|ies)|poems?|essays?|e-?mails?|"
+    r"messages?|reviews?|code|snippets?|articles?|content|lyrics|drafts?)\s*"
+    r"|(?:下面|以下)[^。！？\n]{0,20}?)\Z", re.IGNORECASE)
 
 
 def _handed_by_question(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
     """The text after a question that hands it over ("… from this description? <the description>"), to the end
-    of the block."""
-    if "?" not in seg and "？" not in seg:
-        return []
-    out: list[tuple[int, int, str, str]] = []
-    for m in _HANDED_BY_QUESTION.finditer(text, s, e):
-        a, b = _stripped(text, m.end(), e)
-        if b > a:
-            out.append((a, b, "introduced", f"kept: the text handed over by {_short(m.group(0), 40)!r}"))
-            break
-    return out
+    of the block.  (Read back from each question mark: most blocks have few.)"""
+    for mark in "?？":
+        q = text.find(mark, s, e)
+        while q >= 0:
+            m = _HANDED_BY_QUESTION.search(text, max(s, q - 80), q)
+            if m is not None:
+                a, b = _stripped(text, q + 1, e)
+                if b > a:
+                    return [(a, b, "introduced", f"kept: the text handed over by {_short(text[m.start():q + 1], 40)!r}")]
+            q = text.find(mark, q + 1, e)
+    return []
 
 
 # an example given on the line that asks for it: "例如：Close-up photography, …", "e.g.: …", "For example: …"
