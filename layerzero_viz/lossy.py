@@ -398,11 +398,10 @@ _OBJECT_MARKERS = frozenset({"把", "被", "将", "在"})
 
 def _welds_a_word(text: str, ws: int) -> bool:
     """Whether taking the 的 at ``ws`` makes its neighbours a dictionary word of 2–4 characters across the cut."""
-    from .lexicon import load_jieba
-    freq = load_jieba().dt.FREQ
+    from .lexicon import zh_word_aligned
     joined = text[max(0, ws - 3):ws] + text[ws + 1:ws + 4]
     p = min(3, ws)  # the cut in ``joined``
-    return any(freq.get(joined[i:j]) for i in range(max(0, p - 3), p) for j in range(p + 1, min(len(joined), i + 4) + 1))
+    return not zh_word_aligned(joined, p, p)
 
 
 _MARKER_BEFORE = re.compile(rf"[ \t]*{_MARKER}[ \t]+\Z")

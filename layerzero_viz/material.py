@@ -1019,12 +1019,15 @@ _INLINE_EXAMPLE_ZH = re.compile(r"(?:例如|比如|举例|示例|范例|例子)[
 _INLINE_EXAMPLE_EN = re.compile(r"(?:xample|XAMPLE|\.[gG]\.|nstance|NSTANCE)[ \t]*[:：]")
 
 
-def _en_example_cue(text: str, m: re.Match[str]) -> bool:
-    """Whether a match of ``_INLINE_EXAMPLE_EN`` ends an example cue: "example", "e.g.", "for instance"."""
+def _en_example_cue(text: str, m: re.Match[str]) -> int:
+    """Where the example cue a match of ``_INLINE_EXAMPLE_EN`` ends starts ("example", "e.g.", "for instance"),
+    or -1 when it ends none."""
     a = m.start()
     if text[a] in "xX" or text[a] == ".":
-        return a > 0 and text[a - 1] in "eE" and (a < 2 or not text[a - 2].isalnum())
-    return a >= 5 and text[a - 1] in "iI" and text[a - 5:a - 1].lower() == "for "
+        return a - 1 if a > 0 and text[a - 1] in "eE" and (a < 2 or not text[a - 2].isalnum()) else -1
+    return a - 5 if a >= 5 and text[a - 1] in "iI" and text[a - 5:a - 1].lower() == "for " else -1
+
+
 # a template slot with its default text: "${scene:the night sky over a city}", "{{tone: warm}}"
 _SLOT_DEFAULT = re.compile(r"\$\{[\w.-]{1,40}:[^{}\n]{1,400}\}|\{\{[\w.-]{1,40}:[^{}\n]{1,400}\}\}")
 
@@ -1043,11 +1046,9 @@ def _inline_examples(text: str, s: int, e: int, seg: str) -> list[tuple[int, int
         cues.append(_INLINE_EXAMPLE_EN)
     for rx in cues:
         for m in rx.finditer(text, s, e):
-            head = m.start()
-            if rx is _INLINE_EXAMPLE_EN:
-                if not _en_example_cue(text, m):
-                    continue
-                head -= 5 if text[head] in "nN" else 1
+            head = _en_example_cue(text, m) if rx is _INLINE_EXAMPLE_EN else m.start()
+            if head < 0:
+                continue
             nl = text.find("\n", m.end(), e)
             a, b = _stripped(text, m.end(), e if nl < 0 else nl)
             if b > a:

@@ -434,22 +434,17 @@ class PruneResult:
         a = self.annotated
         text = a.view.text
         records = self._records
-        cuts = self._cuts()
-        first_of_block: dict[int, int] = {}  # block index in the view -> its first record
-        for k, blk in enumerate(a.tok_block.tolist()):
-            first_of_block.setdefault(blk, k)
         out: list[dict[str, Any]] = []
-        for k, (b, cut) in enumerate(zip(a.view.blocks, cuts)):
+        for k, (b, cut) in enumerate(zip(a.view.blocks, self._cuts())):
             if cut is None:
                 continue
             block_text = text[b.start:b.end]
             owner = [-1] * len(block_text)  # the pruned token record each character belongs to
-            r = first_of_block.get(k, len(records))
-            while r < len(records) and a.tok_block[r] == k:
+            first, end = np.searchsorted(a.tok_block, (k, k + 1))  # the block's records (tokens in block order)
+            for r in range(int(first), int(end)):
                 if records[r]["decision"] == "prune":
                     for c in range(records[r]["start"], records[r]["end"]):
                         owner[c] = r
-                r += 1
             gone = [True] * len(block_text)
             for s, e in kept_ranges(block_text, *cut):
                 gone[s:e] = [False] * (e - s)

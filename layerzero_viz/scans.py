@@ -33,8 +33,8 @@ class Scans:
     ``identifiers``: one per ``protect._IDENTIFIERS`` pattern, None where its guard substring is absent;
     ``repeats``: (start, end, first start, first end, share) of every raw repeat pair the repeat scan
     proposes (``rules.repeated`` judges them); ``context``: (sentence start, end, fact index) of the sentences
-    restating a ``<context>`` fact (``rules.derivable``); ``scan_ms``/``repeats_ms``: what the scanners and the
-    repeat scan took.
+    restating a ``<context>`` fact (``rules.derivable``); ``repeats_ms``: what the repeat scan took (the engine
+    counts it in the detect stage, the rest of the scan in protect).
     """
 
     numbers: Sequence[int]
@@ -44,7 +44,6 @@ class Scans:
     user_facts: Sequence[int]
     repeats: list[tuple[int, int, int, int, float]]
     context: list[tuple[int, int, int]]
-    scan_ms: float = 0.0
     repeats_ms: float = 0.0
 
 
@@ -74,7 +73,7 @@ def scan(view: TextView, structure: Protection, directive_ranges: Sequence[tuple
     sentences, pairs = found["repeats"]
     view.set_sentences(sentences)
     return Scans(found["numbers"], found["quotes"], found["code"], tuple(found["identifiers"]),
-                 found["user_facts"], pairs, found["context"] or [], found["ms"], found["repeats_ms"])
+                 found["user_facts"], pairs, found["context"] or [], found["repeats_ms"])
 
 
 def _reference(view: TextView, structure: Protection, skipped: list[tuple[int, int]]) -> Scans:
@@ -84,7 +83,6 @@ def _reference(view: TextView, structure: Protection, skipped: list[tuple[int, i
     from .rules.derivable import context_restatements_python
     from .rules.repeated import scan_python
 
-    t0 = time.perf_counter()
     text = view.text
     users = [(b.start, b.end) for b in view.blocks_of_roles(USER_ROLES)]
     found = python_scanners(text, identifier_guards(text), users)
@@ -94,4 +92,4 @@ def _reference(view: TextView, structure: Protection, skipped: list[tuple[int, i
         if structure.context_facts else []
     t2 = time.perf_counter()
     return Scans(found["numbers"], found["quotes"], found["code"], tuple(found["identifiers"]), found["user_facts"],
-                 repeats, context, (t1 - t0) * 1000.0, (t2 - t1) * 1000.0)
+                 repeats, context, (t2 - t1) * 1000.0)
