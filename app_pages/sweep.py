@@ -3,7 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from layerzero_viz import charts
-from layerzero_viz.appstate import FLOOR_CHOICES, LOSSLESS, floor_label
+from layerzero_viz.appstate import FLOOR_CHOICES, LOSSLESS, floor_label, slider_frontier
 from ui import cache, session, widgets
 
 FLOORS = session.SWEEP_FLOORS  # the floors drawn together (in a debug link)
@@ -64,8 +64,9 @@ for f in floors:
 
 mine = next(s for s, f in zip(summary, floors) if f == floor)
 a, b, c, d = st.columns(4)
-a.metric("Safe frontier", f"r = {frontier:.2f}",
-         help="The largest ratio that prunes only safe-tier tokens (the redundant ones the rules found).")
+a.metric("Safe frontier", f"r = {slider_frontier(frontier):.2f}",
+         help="The first slider position at which every safe-tier token (the redundant ones the rules found) is "
+              f"pruned (exactly r = {frontier:.4f}); past it, only the lossy tier can prune more.")
 if mine["knee r"] is None:
     b.metric(f"Knee ({floor_label(floor)})", "—", help="Nothing is pruned at any ratio.")
 else:

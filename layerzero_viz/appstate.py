@@ -47,6 +47,8 @@ __all__ = [
     "FLOOR_CHOICES",
     "LOSSLESS",
     "RECOMMENDED_FLOOR",
+    "SLIDER_STEP",
+    "slider_frontier",
     "floor_label",
     "clean_floor",
     "bound_message",
@@ -224,6 +226,15 @@ class Bound:
     offer: float | None = None
 
 
+SLIDER_STEP = 0.01  # the sidebar's prune_ratio slider
+
+
+def slider_frontier(safe_frontier: float) -> float:
+    """The first slider position at which every safe-tier span is taken: the frontier rounded *up* to the
+    slider's step (a frontier of 0.134 shown as "0.13" sent a user to a position that leaves 3 of 124 tokens)."""
+    return min(0.95, math.ceil(round(safe_frontier / SLIDER_STEP, 6)) * SLIDER_STEP)
+
+
 def _percent(fraction: float) -> str:
     return f"{fraction:.0%}" if fraction >= 0.01 or fraction == 0 else f"{fraction:.1%}"
 
@@ -241,8 +252,8 @@ def bound_message(result: Any) -> Bound | None:
     if why == "ratio":
         return Bound(why, f"The budget (r = {result.ratio:.2f}) is spent.")
     if why == "floor" and floor >= LOSSLESS:
-        return Bound(why, f"All redundant tokens are used at {_percent(result.safe_frontier)}; to prune more, "
-                          f"allow lossy pruning (floor {RECOMMENDED_FLOOR:g}).", offer=RECOMMENDED_FLOOR)
+        return Bound(why, f"All redundant tokens are used from r = {slider_frontier(result.safe_frontier):.2f}; to "
+                          f"prune more, allow lossy pruning (floor {RECOMMENDED_FLOOR:g}).", offer=RECOMMENDED_FLOOR)
     if floor < LOSSLESS and result.effectiveness_estimate < floor and not result.tokens_lossy:
         # (a short prompt: the safe rules' own prunes already weigh more than the floor allows)
         return Bound(why, f"The safe rules alone bring the estimate to {result.effectiveness_estimate:.3f}, below "

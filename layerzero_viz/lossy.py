@@ -63,6 +63,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from .information import word_surprisal
+from .rules.low_information import di_may_go
 
 if TYPE_CHECKING:
     from .engine import Annotated
@@ -98,6 +99,19 @@ _QUANTITY_AFTER_A = frozenset({"few", "little", "bit", "lot", "couple"})
 # "the last year" (the past twelve months) is not "last year"; "the only way", "the same", "the rest" …
 _MEANING_AFTER_THE = frozenset({"last", "next", "past", "same", "other", "only", "rest", "most", "least", "latter",
                                 "former", "following", "right", "wrong"})
+# an article after these opens what the sentence says someone or something is ("You are a …", "act as a …", "I'm
+# a …", "It's a …")
+_COPULA = frozenset({"am", "are", "is", "was", "were", "be", "been", "being", "as", "become", "becomes", "became",
+                     "m", "re", "s"})  # (an apostrophe breaks the clause: "It's a" is read as "s a")
+# "the" + an adjective that names the people it describes ("the deceased", "the living", "the poor")
+_ADJECTIVE_AS_NOUN = frozenset({"deceased", "living", "dead", "poor", "rich", "elderly", "young", "old", "sick",
+                                "wounded", "injured", "unemployed", "homeless", "disabled", "accused", "bereaved",
+                                "needy", "vulnerable", "blind", "deaf", "unknown", "impossible", "obvious",
+                                "innocent", "guilty", "departed", "dying", "faithful", "brave", "weak", "strong"})
+_SUPERLATIVE = frozenset({"best", "worst", "highest", "lowest", "largest", "smallest", "biggest", "greatest",
+                          "fastest", "slowest", "latest", "newest", "oldest", "simplest", "hardest", "strongest",
+                          "weakest", "nearest", "furthest", "farthest", "longest", "shortest", "cheapest", "deepest",
+                          "finest", "clearest", "safest", "smartest", "richest", "poorest", "youngest"})
 # "one at a time", "once a week", "twice a day": the article is part of the phrase
 _PHRASE_BEFORE_A = frozenset({"at", "once", "twice", "per"})
 # idioms that hold their article ("in the end", "bridge the gap", "the bigger picture", "by the way", "for a while",
@@ -338,12 +352,22 @@ def _takeable(text: str, words: list[tuple[int, int, str | None]], k: int, claus
             return False  # "is a breaking API", "a ticking time bomb": without it the -ing word reads as a verb
         if text[nxt[1]:nxt[1] + 3].lstrip(" \t")[:1].isdigit():
             return False  # "the model 1/…": without it, a name
+        previous = text[words[k - 1][0]:words[k - 1][1]].lower() if k else ""
+        head = following.replace("’", "'").split("'")[0]  # "the deceased's life": the word without its 's
+        if previous in _COPULA:
+            return False  # "You are a senior engineer", "act as a person", "It's a bug": the role or the
+            # predicate the sentence is about reads as a fragment without it
+        if text[nxt[0]].isupper():
+            return False  # "the Deputation of Bizkaia", "the UI redesign", "a Python tracker": a name
+        if word == "the" and (following in _SUPERLATIVE or following.endswith("iest")):
+            return False  # "the best way", "the highest quality"
+        if word == "the" and (head in _ADJECTIVE_AS_NOUN or head.endswith(("ed", "ing")) and (
+                head != following or after_next in ("", "and", "or"))):
+            return False  # "comforting the living", "the deceased's life": without it, an adjective
         if word == "the":
-            return following not in _MEANING_AFTER_THE and not (
-                k and text[words[k - 1][0]:words[k - 1][1]].lower() in _BEFORE_THE_KEEP) and (
+            return following not in _MEANING_AFTER_THE and previous not in _BEFORE_THE_KEEP and (
                 after_next not in _CLAUSE_VERB_AFTER)  # "a sentence the user can use": a clause of its own
-        return following not in _QUANTITY_AFTER_A and not (k and text[words[k - 1][0]:words[k - 1][1]].lower()
-                                                          in _PHRASE_BEFORE_A)
+        return following not in _QUANTITY_AFTER_A and previous not in _PHRASE_BEFORE_A
     if word in _MODIFIER_PARTICLES:
         own, before, after = _MODIFIER_PARTICLES[word]
         prev = words[k - 1] if k else None
@@ -353,7 +377,8 @@ def _takeable(text: str, words: list[tuple[int, int, str | None]], k: int, claus
         return (flag == own and prev is not None and prev[1] == ws and nxt is not None and nxt[0] == we
                 and prev[2] is not None and prev[2].startswith(before) and nxt[2] is not None
                 and nxt[2].startswith(after) and text[we] not in _SENTENCE_PARTICLES
-                and not (word == "的" and verb_before))
+                and not (word == "的" and verb_before)
+                and (word != "地" or di_may_go(text, ws)))  # (the safe tier's own test: 更好地理解, 优雅地要 stay)
     return word in _TONE_PARTICLES and nxt is None and not _WORD.search(text, we, clause_end)
 
 

@@ -867,10 +867,13 @@ _EXAMPLE_HEADING = re.compile(
     r"\n[ \t]{0,3}(#{1,6})[ \t]+[^\n]*?(?:示例|范例|样例|例子|举例|示范|案例|模板|模版|范文|(?i:\bexamples?\b|\bsamples?\b|"
     r"\bdemonstrations?\b|\btemplates?\b))[^\n]*")
 # a line that ends by announcing examples ("下面是翻译腔的例子：", "Here are some examples:"): the list under it
-_EXAMPLE_INTRO = re.compile(r"[^\n]{0,40}?(?:例子|示例|范例|例句|样例|示范|案例|例如|比如|举例|(?i:\bexamples?|\bsamples?))[ \t]*(?:如下)?"
+_EXAMPLE_INTRO = re.compile(r"[^\n]{0,40}?(?:例子|示例|范例|例句|样例|示范|案例|例如|比如|举例|(?i:\bexamples?|\bsamples?))"
+                            r"(?:对话|对白|(?i:[ \t]+(?:dialogues?|conversations?|chats?|exchanges?)))?[ \t]*(?:如下)?"
                             r"[ \t]*(?:\*\*)?[:：][ \t]*(?:\*\*)?\Z")
 _LINE_END_COLON = re.compile(r"[:：][ \t]*(?:\*\*)?[ \t]*(?=\n)")
 _LIST_LINE = re.compile(r"[ \t]*(?:[-*+•]|\d{1,3}[.)、．]|[（(]\d{1,3}[)）])")
+# a list line, or a turn of an example dialogue ("用户：…", "小智：…", "User: …")
+_EXAMPLE_LINE = re.compile(r"[ \t]*(?:[-*+•]|\d{1,3}[.)、．]|[（(]\d{1,3}[)）]|[^\s:：]{1,12}[:：])")
 _HEADING = re.compile(r"\n[ \t]{0,3}(#{1,6})[ \t]")
 
 
@@ -949,12 +952,12 @@ def _example_sections(text: str, s: int, e: int, seg: str) -> list[tuple[int, in
                 nxt = k
                 while nxt < e and text[nxt] in " \t\n":
                     nxt += 1
-                if nxt >= e or not _LIST_LINE.match(text, nxt):
+                if nxt >= e or not _EXAMPLE_LINE.match(text, nxt):
                     break
             else:
                 end = line_end
             k = line_end + 1
-        if end > content and _LIST_LINE.match(text, content):
+        if end > content and _EXAMPLE_LINE.match(text, content):
             label = _short(text[a:b].strip(" \t*#"), 50)
             out.append((content, end, "few_shot", f"kept: the examples after {label!r}"))
     return out
@@ -1115,7 +1118,10 @@ _HANDED_EN = re.compile(
     rf"[^.!?\n]{{0,60}}?\b(?i:{_TEXT_NOUN})\b"
     rf"|\b(?i:the user|users?)\s+(?i:{_HAND_OVER})s\b[^.!?\n]{{0,60}}?\b(?i:{_TEXT_NOUN})\b"
     rf"|\b(?i:when|whenever|once|if)\s+(?:(?i:the user|users?)|I)\s+(?i:{_HAND_OVER})s?\b[^.!?\n]{{0,60}}?\b"
-    rf"(?i:{_TEXT_NOUN})\b")
+    rf"(?i:{_TEXT_NOUN})\b"
+    # "… a commit message based on the following diff": what the turns after it bring is the input
+    rf"|\b(?i:based on|from)\s+(?i:the\s+(?:following|given|provided)|these|this)\s+"
+    rf"(?i:diffs?|changes?|commits?|descriptions?|inputs?|notes?|{_TEXT_NOUN})\b")
 _PROCESS_EN = re.compile(r"\b(?i:correct|proofread|review|revis|rewrit|translat|improv|edit|polish|paraphras|fix|"
                          r"check|grad|scor|rephras|refin|summari[sz]|analy[sz]|critiqu|evaluat|convert|format|simplif)")
 _HANDED_ZH = re.compile(r"(?:用户|我)(?:会|将|将会|可能会|每次)?(?:给你|向你|为你|发给你|提供给你)?(?:提供|发送|输入|发|给出|粘贴|给)"
@@ -1133,6 +1139,20 @@ def _declares_processing(text: str, s: int, e: int) -> re.Match[str] | None:
         if m is not None and process.search(text, s, e):
             return m
     return None
+
+
+# a system prompt's line that greets and introduces itself in the first person ("您好，我是 Joi，您的私人旅行助理，请问有什么
+# 可以帮您？", "Hi, I'm Max, your study buddy!"): the agent's own line — a system prompt speaks of the agent otherwise
+_AGENT_LINE = re.compile(r"^[ \t]*(?:[-*>][ \t]*)?(?:你好|您好|大家好|嗨|哈喽|欢迎|(?i:hi|hello|hey|greetings|welcome)\b)"
+                         r"[^\n]{0,12}?(?:我是|我叫|(?i:\bI am\b|\bI['’]m\b|\bthis is\b|\bmy name is\b))[^\n]*", re.MULTILINE)
+
+
+def _agent_lines(text: str, s: int, e: int) -> list[Material]:
+    """The lines of a system block in which the agent greets and introduces itself: said as written."""
+    if "我" not in text[s:e] and "I" not in text[s:e] and "is" not in text[s:e]:
+        return []
+    return [Material(m.start(), m.end(), "few_shot", "kept: the agent's own greeting line, said as written")
+            for m in _AGENT_LINE.finditer(text, s, e)]
 
 
 def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], str] | None = None, last_role: str | None = None) -> list[Material]:
@@ -1174,6 +1194,10 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
             out.append(Material(b.start, b.end, "processed_turn",
                                 f"kept: a turn of the text this conversation processes ({declared})"))
             continue
-        out.extend(map(_as_material, block_material(text, b.start, b.end)))
+        found = block_material(text, b.start, b.end)
+        out.extend(map(_as_material, found))
+        if b.role in ("system", "developer"):  # (a line under an Initialization heading is found there already)
+            out.extend(m for m in _agent_lines(text, b.start, b.end)
+                       if not any(a <= m.start and m.end <= z for a, z, _, _ in found))
     out.sort(key=_largest_first)
     return out

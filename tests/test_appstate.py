@@ -10,7 +10,8 @@ from layerzero_viz import InputError, ShareLinkError, annotate, load_conversatio
 from layerzero_viz.appstate import (
     DEFAULT_PAGE, FLOOR_CHOICES, LOSSLESS, PAGES, ResultView, Source, ViewState, app_base_url, bound_message,
     clean_floor, clean_view, download_names, fixture_from_argv, floor_label, link_state, md_escape,
-    message_position, page_bounds, page_count, page_url_path, read_gallery, text_of_upload, view_from_link,
+    message_position, page_bounds, page_count, page_url_path, read_gallery, slider_frontier, text_of_upload,
+    view_from_link,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -85,15 +86,19 @@ def test_bound_message_for_each_way_selection_stops(support):
 
     safe_used = bound_message(support.at_ratio(0.5))
     assert safe_used.stopped_by == "floor" and safe_used.offer == 0.98
-    assert safe_used.text == (f"All redundant tokens are used at {frontier:.0%}; to prune more, allow lossy pruning "
-                              "(floor 0.98).")
+    step = slider_frontier(frontier)
+    assert safe_used.text == (f"All redundant tokens are used from r = {step:.2f}; to prune more, allow lossy "
+                              "pruning (floor 0.98).")
+    # the position it names takes every safe-tier token, and the one below it does not yet
+    assert support.at_ratio(step).tokens_pruned == support.at_ratio(0.95).tokens_pruned
+    assert support.at_ratio(round(step - 0.01, 2)).tokens_pruned < support.at_ratio(0.95).tokens_pruned
 
-    # (the support chat's grammar words run out before its floor: a conversation with more of them)
+    # (the support chat's grammar words run out before its floor: another conversation, under a higher floor)
     travel = annotate(load_conversation(ROOT / "fixtures" / "sharegpt_travel.en.json"), env={})
-    result = travel.at_ratio(0.5, min_effectiveness=0.98)
+    result = travel.at_ratio(0.5, min_effectiveness=0.99)
     floor = bound_message(result)
     assert floor.stopped_by == "floor" and floor.offer is None
-    assert floor.text.startswith(f"Stopped by the 0.98 floor at {result.pruned_fraction:.0%}")
+    assert floor.text.startswith(f"Stopped by the 0.99 floor at {result.pruned_fraction:.0%}")
 
     nothing = bound_message(support.at_ratio(0.9, min_effectiveness=0.0))
     assert nothing.stopped_by == "candidates" and nothing.text == "Nothing left that either tier may take."
@@ -223,3 +228,12 @@ def test_message_position_compares_keys_by_type():
     conv = load_conversation(CHAT)
     assert message_position(conv, "system") == 0 and message_position(conv, 0) == 1
     assert message_position(conv, "0") is None and message_position(conv, False) is None
+
+
+def test_the_frontier_is_shown_at_the_first_slider_position_that_reaches_it():
+    # (finance_qa's frontier is 0.134: shown as "0.13", the slider there left 3 of its 124 tokens)
+    assert slider_frontier(0.134) == 0.14 and slider_frontier(0.13) == 0.13 and slider_frontier(0.1300001) == 0.14
+    assert slider_frontier(0.0) == 0.0 and slider_frontier(0.951) == 0.95
+    ann = annotate(load_conversation(ROOT / "fixtures" / "finance_qa.zh.json"), env={})
+    step = slider_frontier(ann.safe_frontier)
+    assert ann.at_ratio(step).tokens_pruned == ann.at_ratio(0.95).tokens_pruned

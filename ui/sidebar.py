@@ -13,7 +13,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from layerzero_viz import LayerZeroError
 from layerzero_viz.appstate import (
-    FLOOR_CHOICES, app_base_url, bound_message, floor_label, md_escape, page_url_path,
+    FLOOR_CHOICES, app_base_url, bound_message, floor_label, md_escape, page_url_path, slider_frontier,
 )
 
 from . import advisor, claude, clipboard, session
@@ -97,7 +97,7 @@ def _bound(cur: Current) -> None:
     st.info(md_escape(bound.text), icon=":material/info:")
     st.button(f"Allow lossy pruning (floor {floor_label(bound.offer)})", key="allow_lossy", width="stretch",
               icon=":material/trending_down:", on_click=session.set_floor, args=(bound.offer,),
-              help=f"The slider is above the safe frontier (r = {cur.result.safe_frontier:.2f}): under the "
+              help=f"The slider is past the safe frontier (r = {slider_frontier(cur.result.safe_frontier):.2f}): under the "
                    "lossless floor no higher ratio prunes more. This lets the lossy tier spend the rest of the "
                    "budget while the estimate stays ≥ the floor.")
 

@@ -385,14 +385,18 @@ def _zh_de(text: str, s: int, e: int, word: str) -> Span:
 
 
 def _zh_di(text: str, s: int, e: int, word: str) -> Span:
-    """地 between an adverbial and its verb (认真地回答), not after 好, 难 or 易 (更好地记住 → 更好记住 reads "easier to
-    remember": 好记, 难懂, 易读 are words of their own; 好好地 is an adverbial)."""
+    return (s, e) if di_may_go(text, s) else None
+
+
+def di_may_go(text: str, s: int) -> bool:
+    """Whether the 地 at ``s`` stands between an adverbial and its verb of two characters or more (认真地回答), so
+    that the phrase reads the same without it: not after 好, 难 or 易 (更好地记住 → 更好记住 reads "easier to
+    remember": 好记, 难懂, 易读 are words of their own; 好好地 is an adverbial), nor before a one-character verb
+    (优雅地要一杯热水 → 优雅要一杯热水 does not parse: the adjective needs its 地 there).  The lossy tier asks too."""
     if s > 0 and text[s - 1] in "好难易" and text[s - 2:s] != "好好":
-        return None
-    prev, nxt = _flags_around(text, s, e)
-    if prev in _DI_ADVERBIAL and nxt.startswith("v"):
-        return s, e
-    return None
+        return False
+    verb, tag = _zh_word_after(text[s + 1:s + 5])
+    return len(verb) >= 2 and tag.startswith("v") and _tag_before(text[max(0, s - 4):s]) in _DI_ADVERBIAL
 
 
 # a zh word → its rule; the first group that lists a word decides it (的话 is a tail too, but a conditional one)
@@ -450,17 +454,23 @@ def _tag_before(left: str) -> str:
     return tags.get(left[-1], "x")
 
 
-@lru_cache(maxsize=1 << 16)
 def _tag_after(right: str) -> str:
     """The tag of the longest dictionary word (a single character at least) opening ``right``'s Chinese head."""
+    return _zh_word_after(right)[1]
+
+
+@lru_cache(maxsize=1 << 16)
+def _zh_word_after(right: str) -> tuple[str, str]:
+    """(the longest dictionary word, a single character at least, opening ``right``'s Chinese head, its tag);
+    ("", "") when ``right`` opens with no Chinese character."""
     run = _CJK_HEAD.match(right)
     if run is None:
-        return ""
+        return "", ""
     freq, tags = _tables()
     for n in range(run.end(), 1, -1):
         if freq.get(right[:n]):
-            return tags.get(right[:n], "x")
-    return tags.get(right[0], "x")
+            return right[:n], tags.get(right[:n], "x")
+    return right[0], tags.get(right[0], "x")
 
 
 @lru_cache(maxsize=1)

@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlparse
 from apptools import goto, html_markdown, metrics, new_app, no_exception, open_sample
 
 from layerzero_viz import annotate, share
-from layerzero_viz.appstate import link_state, view_from_link
+from layerzero_viz.appstate import link_state, slider_frontier, view_from_link
 
 FLOOR = "min_effectiveness"
 SUPPORT = "support_chat.en.json"
@@ -89,8 +89,8 @@ def test_past_the_safe_frontier_the_sidebar_offers_the_floor():
     at = past_the_frontier()
     frontier = annotate(at.session_state["source"].load(), env={}).safe_frontier
     says = sidebar_says(at)
-    assert (f"All redundant tokens are used at {frontier:.0%}; to prune more, allow lossy pruning (floor 0.98)."
-            in says)
+    assert (f"All redundant tokens are used from r = {slider_frontier(frontier):.2f}; to prune more, allow lossy "
+            "pruning (floor 0.98)." in says)
     before = pruned_tokens(at)
     at.sidebar.button(key="allow_lossy").click().run()
     assert no_exception(at)

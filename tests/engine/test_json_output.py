@@ -24,7 +24,7 @@ MIXED = {
         {"role": "user", "content": '您好！Hello, could you please check order #12345? 路径是 C:\\data\\"x".txt\t'
                                     "谢谢您 \u0007 🙂🚀 非常感谢！Thanks a lot!"},
         {"role": "assistant", "content": "当然可以。Sure — I'd be happy to help. 订单 #12345 已发货。"},
-        {"role": "user", "content": [{"type": "text", "text": "麻烦您再确认一下地址，谢谢。Please double-check."},
+        {"role": "user", "content": [{"type": "text", "text": "麻烦您再确认一下地址，谢谢。Please double-check the address."},
                                      {"type": "text", "text": "我是VIP客户，请尽快处理。I am a VIP customer."}]},
     ],
 }

@@ -438,3 +438,42 @@ def test_text_handed_over_by_a_question_is_material():
     assert [t for k, t, _ in material_of("能把下面这段话翻译成英文吗？我今天很开心。") if k == "introduced"] == ["我今天很开心。"]
     # a question about something said before hands nothing over
     assert not [t for k, t, _ in material_of("What do you think of this idea? Thanks a lot.") if k == "introduced"]
+
+
+def test_an_example_dialogue_after_its_announcing_line_is_material():
+    # (review 13, lobehub 281 at the 0.98 floor: 示例对话 — the agent's sample lines lost a 的)
+    text = ("你是法语翻译助手小智。\n\n示例对话:\n用户：你能用法语写一篇关于巴黎的短文吗？\n"
+            "小智：您好！巴黎可是个浪漫又充满魅力的城市。\n\n用户：谢谢你的帮助！\n小智：不客气，很高兴帮到您。")
+    found = [f for f in material_of(text) if f[0] == "few_shot"]
+    assert any(f[1].startswith("用户：你能用法语") and f[1].endswith("很高兴帮到您。") for f in found), found
+    ann = annotate(load_conversation(json.dumps({"system": text, "messages": [{"role": "user", "content": "开始"}]})),
+                   env={})
+    system = ann.at_ratio(0.95, min_effectiveness=0.0).messages[0].pruned
+    assert "充满魅力的城市" in system and "小智：您好！" in system and "谢谢你的帮助" in system, system
+    # and the English form
+    assert [f for f in material_of("Example conversation:\nUser: Hi there, thanks!\nBot: Hello! How can I help?")
+            if f[0] == "few_shot"]
+
+
+def test_the_agents_own_greeting_line_in_a_system_prompt_is_material():
+    # (review 13, lobehub 251: the persona's scripted opener lost 您好 and 请问 at the default tier)
+    system = ("你是旅行助理 Joi，回答要礼貌。\n\n您好，我是 Joi，您的私人旅行助理，请问有什么可以帮您？\n"
+              "Hi there, I'm Joi, your travel buddy!")
+    ann = annotate(load_conversation(json.dumps({"system": system, "messages": [
+        {"role": "user", "content": "您好，我是浦东新区的居民，请问明天去杭州要带什么？"}]})), env={})
+    result = ann.at_ratio(0.95)
+    assert "您好，我是 Joi，您的私人旅行助理，请问有什么可以帮您？" in result.messages[0].pruned
+    assert "Hi there, I'm Joi" in result.messages[0].pruned
+    assert not result.messages[1].pruned.startswith("您好")  # a user's own greeting is still politeness
+
+
+def test_turns_after_a_system_prompt_that_works_on_the_following_input_are_material():
+    # (review 13, lobehub 42 at the 0.98 floor: the change note to turn into a commit message lost an article)
+    system = ("Suggest a precise and informative commit message based on the following diff. The commit message "
+              "should follow the Angular commit message format.")
+    ann = annotate(load_conversation(json.dumps({"system": system, "messages": [
+        {"role": "user", "content": "Refactored the user profile component to improve performance, thanks!"}]})),
+        env={})
+    result = ann.at_ratio(0.95, min_effectiveness=0.0)
+    assert result.messages[1].pruned == "Refactored the user profile component to improve performance, thanks!"
+    assert "commit message" in result.messages[0].pruned
