@@ -54,7 +54,7 @@ import time
 import uuid
 import weakref
 from collections import OrderedDict
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Mapping
 from urllib.parse import urlsplit
@@ -211,6 +211,7 @@ class LayerZeroMiddleware(Middleware):
                 self.metrics.requests_failed.labels(kind="pruning").inc()
                 if not self.fail_open:
                     raise
+                log.warning("layer-zero pruning failed, counting the request unpruned minus its directives: %s", exc)
                 pruned = _Pruned(_without_directives(body), {}, False)
             self._count(endpoint, pruned)
             send = body if pruned.part is None else _with_part(body, pruned.part)

@@ -195,6 +195,18 @@ def test_a_pruning_failure_sends_the_request_unpruned_and_says_why(make_client, 
     assert len(read_audit(log)) == 2 and server.count(MESSAGES) == 1
 
 
+def test_a_pruning_failure_in_count_tokens_counts_the_request_unpruned_and_says_why(make_client, server, registry,
+                                                                                    caplog):
+    doc = copy.deepcopy(FINANCE)
+    doc["system"] = '<layer-zero prune_ratio="2"/>\n' + doc["system"]
+    with caplog.at_level(logging.WARNING, logger="layerzero_viz.anthropic"):
+        LayerZeroClient(make_client(), registry=registry, env={}).messages.count_tokens(model=MODEL, **doc)
+    path, _, body, _ = server.hits[-1]
+    assert path == COUNT and body["system"] == FINANCE["system"]  # unpruned, minus the directive
+    assert "counting the request unpruned" in caplog.text and "outside" in caplog.text
+    assert registry.get_sample_value("layer_zero_requests_failed_total", {"kind": "pruning"}) == 1
+
+
 def test_the_guard_lowers_the_ratio_when_effectiveness_stays_low(make_client, registry, tmp_path, caplog):
     log = tmp_path / "audit.jsonl"
     client = LayerZeroClient(make_client(), ratio=0.3, audit_log=log, registry=registry, env={},
