@@ -907,13 +907,32 @@ def _opening_lines(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, 
     return out
 
 
+# a line that is only a label naming what follows an example ("EX:", "Example:", "输出示例：")
+_EXAMPLE_LABEL_LINE = re.compile(r"^[ \t]*(?:\*\*)?(?:EX|Ex|E\.g\.|(?i:examples?|samples?|example output|sample output)|"
+                                 r"示例|例子|范例|样例|输出示例|示例输出)(?:\*\*)?[ \t]*[:：][ \t]*(?:\*\*)?[ \t]*\n", re.MULTILINE)
+_SECTION_BREAK = re.compile(r"\n[ \t]{0,3}#{1,6}[ \t]|\n[ \t]*(?:-{3,}|\*{3,}|_{3,}|={3,})[ \t]*(?=\n|\Z)")
+
+
+def _labelled_examples(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
+    """What follows a line that is only an example label, up to the next heading or rule line or the block's
+    end (lobehub 280: "EX:" over a sample post)."""
+    out: list[tuple[int, int, str, str]] = []
+    for m in _EXAMPLE_LABEL_LINE.finditer(text, s, e):
+        brk = _SECTION_BREAK.search(text, m.end() - 1, e)
+        content, end = _stripped(text, m.end(), brk.start() if brk else e)
+        if end > content:
+            label = _short(text[m.start():m.end()].strip(" \t\n*"), 30)
+            out.append((content, end, "few_shot", f"kept: the example under {label!r}"))
+    return out
+
+
 def _example_sections(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
     """The section under a markdown heading that names it an example or a template, up to the next heading of
     the same or a higher level (its subsections are part of it) or the end of the block; and the list after a
     line announcing examples ("下面是翻译腔的例子：")."""
     # what both need: a word naming an example or a template (substring tests: most blocks have none)
     if not ("例" in seg or "ampl" in seg or "emplat" in seg or "模" in seg or "示范" in seg or "范文" in seg
-            or "AMPL" in seg or "EMPLAT" in seg or "emonstrat" in seg):
+            or "AMPL" in seg or "EMPLAT" in seg or "emonstrat" in seg or "EX:" in seg or "Ex:" in seg or "E.g." in seg):
         return []
     out: list[tuple[int, int, str, str]] = []
     for a, b, m in _line_matches(_EXAMPLE_HEADING, text, s, e) if "#" in seg else ():
@@ -930,6 +949,7 @@ def _example_sections(text: str, s: int, e: int, seg: str) -> list[tuple[int, in
             out.append((content, end, "few_shot", f"kept: the example under the heading {heading!r}"))
     if ":" not in seg and "：" not in seg:
         return out
+    out.extend(_labelled_examples(text, s, e))
     for colon in _LINE_END_COLON.finditer(text, s, e):
         a = _line_start(text, s, colon.start())
         b = colon.end()
@@ -1143,12 +1163,14 @@ def _declares_processing(text: str, s: int, e: int) -> re.Match[str] | None:
 
 # a system prompt's line that greets and introduces itself in the first person ("您好，我是 Joi，您的私人旅行助理，请问有什么
 # 可以帮您？", "Hi, I'm Max, your study buddy!"): the agent's own line — a system prompt speaks of the agent otherwise
-_AGENT_LINE = re.compile(r"^[ \t]*(?:[-*>][ \t]*)?(?:你好|您好|大家好|嗨|哈喽|欢迎|(?i:hi|hello|hey|greetings|welcome)\b)"
+_AGENT_LINE = re.compile(r"(?:^[ \t]*(?:[-*>][ \t]*)?|(?<=[。！？!?.])[ \t]*)"
+                         r"(?:你好|您好|大家好|嗨|哈喽|欢迎|(?i:hi|hello|hey|greetings|welcome)\b)"
                          r"[^\n]{0,12}?(?:我是|我叫|(?i:\bI am\b|\bI['’]m\b|\bthis is\b|\bmy name is\b))[^\n]*", re.MULTILINE)
 
 
 def _agent_lines(text: str, s: int, e: int) -> list[Material]:
-    """The lines of a system block in which the agent greets and introduces itself: said as written."""
+    """The lines of a system block in which the agent greets and introduces itself, from the greeting on (it may
+    follow a sentence of the script: "作为一名专家教练，我将…进行对话。您好，我是您的专家教练，…"): said as written."""
     if "我" not in text[s:e] and "I" not in text[s:e] and "is" not in text[s:e]:
         return []
     return [Material(m.start(), m.end(), "few_shot", "kept: the agent's own greeting line, said as written")

@@ -198,8 +198,21 @@ def _without_greetings_in_character(view: TextView, hits: list[_Hit]) -> list[_H
                     scripted = any(_GREETING_TRIGGER.search(text, b.start, b.end) for b in system)
                 if scripted or _ROLE_PLAY.search(text, block.start, block.end):
                     continue
+                if block.role in ("assistant", "model") and _SELF_INTRO.match(text, h[1], block.end):
+                    continue  # "Hello, this is Sydney.": the agent introducing itself, in its own voice
+            if _BARE_VOCATIVE.match(text, h[1], view.block_at(h[0]).end):
+                continue  # "你好，旅行者。": without the greeting a bare form of address is left
         out.append(h)
     return out
+
+
+# what follows a greeting in an agent's own introduction
+_SELF_INTRO = re.compile(r"[，,!！ \t]*(?:我是|我叫|这里是|(?i:my\s+name\s+is)\b|"
+                         r"(?:[Tt]his\s+is|I\s+am|I['’]m)\s+(?:[A-Z]|your\b|an?\s+AI\b))")
+# a short form of address that ends its sentence ("旅行者。", "纳西妲！", "Jordan."): a name or a title, not a
+# clause ("我想去吃饭。")
+_BARE_VOCATIVE = re.compile(r"[，,!！ \t]*(?:[^\W\d_a-zA-Z我你您他她它们请想要是有在吗呢吧了的去找帮]{1,4}[。！]|"
+                            r"[A-Z][a-z]+(?:[ \t][A-Z][a-z]+)?[.!](?:[ \t\n]|\Z))")
 
 
 # "please" as a verb: "to please stakeholders", "hard to please", "will please them"

@@ -217,3 +217,14 @@ def test_a_capital_please_that_is_the_only_sentence_break_stays():
                          ("my data: Please design", True), ("so please design", True)):
         at = text.lower().index("please")
         assert _not_filler_en(text, at, at + 6) is not filler, text
+
+
+def test_an_agents_self_introduction_and_a_greeting_before_a_bare_form_of_address_keep_their_greeting():
+    # (review 14: lobehub 316 "Hello, this is Sydney." → "this is Sydney.", lobehub 162 "你好，旅行者。" → "旅行者。")
+    result = prune(conv("You are Sydney.", "Hi", "Hello, this is Sydney. Hello! I am fine, thanks.", "你好，纳西妲。"
+                        "请介绍一下世界树。"), 0.95)
+    assert result.messages[2].pruned.startswith("Hello, this is Sydney."), result.messages[2].pruned
+    assert result.messages[3].pruned.startswith("你好，纳西妲。"), result.messages[3].pruned
+    # a user's greeting before what they want still goes, and so does one before their own introduction
+    left = prune(conv(None, "你好，我想去吃饭。您好，我是浦东新区的居民，想咨询噪音投诉。"), 0.95).messages[0].pruned
+    assert left.startswith("我想去吃饭。") and "您好" not in left, left

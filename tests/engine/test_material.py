@@ -477,3 +477,17 @@ def test_turns_after_a_system_prompt_that_works_on_the_following_input_are_mater
     result = ann.at_ratio(0.95, min_effectiveness=0.0)
     assert result.messages[1].pruned == "Refactored the user profile component to improve performance, thanks!"
     assert "commit message" in result.messages[0].pruned
+
+
+def test_a_scripted_greeting_after_a_sentence_and_an_example_under_a_bare_label_are_material():
+    # (review 14, lobehub 133: "## Initialization:\n作为…进行对话。您好，我是您的专家教练，…打开思路，…请问您准备好开始了吗？"
+    # lost 您好, 打开思路 and 请问; lobehub 280: the sample post under "EX:" lost a 哦)
+    system = ("## Workflow\n1. 帮助你打开思路。\n\n## Initialization:\n\n作为一名专家教练，我将遵循以上规则。您好，我是您的专家"
+              "教练，我将帮助您打开思路。请问您准备好开始了吗？\n\n## 规则\n- 口语化。\n\nEX:\n\n💡 小技巧：记得做好保湿工作哦！🌱\n")
+    found = [(k, t) for k, t, _ in material_of("开始", system=system) if k == "few_shot"]
+    assert ("few_shot", "您好，我是您的专家教练，我将帮助您打开思路。请问您准备好开始了吗？") in found, found
+    assert ("few_shot", "💡 小技巧：记得做好保湿工作哦！🌱") in found, found
+    ann = annotate(load_conversation(json.dumps({"system": system, "messages": [{"role": "user", "content": "开始"}]})),
+                   env={})
+    pruned = ann.at_ratio(0.95).messages[0].pruned
+    assert "您好，我是您的专家教练，我将帮助您打开思路。请问您准备好开始了吗？" in pruned and "保湿工作哦！" in pruned
