@@ -35,7 +35,8 @@ picked = st.multiselect("Floors to compare", FLOOR_CHOICES, key=FLOORS, format_f
 floors = [f for f in FLOOR_CHOICES if f in set(picked) | {floor}]
 sweeps = {f: cache.sweep(cur.source, low, f, profile=session.profile_key()) for f in floors}
 frame = pd.DataFrame([row for f in floors for row in sweeps[f]])
-frontier = cur.annotated.safe_frontier
+exact_frontier = cur.annotated.safe_frontier
+frontier = slider_frontier(exact_frontier)  # the chart, the metric and the sidebar name the same slider position
 slider = float(cur.result.ratio)
 st.altair_chart(cur.view.memo(("sweep", tuple(floors), low),
                               lambda: charts.sweep_chart(frame, safe_frontier=frontier, current_ratio=slider)),
@@ -64,9 +65,9 @@ for f in floors:
 
 mine = next(s for s, f in zip(summary, floors) if f == floor)
 a, b, c, d = st.columns(4)
-a.metric("Safe frontier", f"r = {slider_frontier(frontier):.2f}",
+a.metric("Safe frontier", f"r = {frontier:.2f}",
          help="The first slider position at which every safe-tier token (the redundant ones the rules found) is "
-              f"pruned (exactly r = {frontier:.4f}); past it, only the lossy tier can prune more.")
+              f"pruned (exactly r = {exact_frontier:.4f}); past it, only the lossy tier can prune more.")
 if mine["knee r"] is None:
     b.metric(f"Knee ({floor_label(floor)})", "—", help="Nothing is pruned at any ratio.")
 else:

@@ -249,8 +249,16 @@ def bound_message(result: Any) -> Bound | None:
         return None
     floor = float(result.min_effectiveness)
     why = result.stopped_by
+    if not result.tokens_total:
+        return Bound(why, "Nothing to prune: no text block holds a token (images, documents and tool blocks pass "
+                          "through untouched).")
     if why == "ratio":
-        return Bound(why, f"The budget (r = {result.ratio:.2f}) is spent.")
+        from .select import budget_for
+        budget = budget_for(result.ratio, result.tokens_total)
+        # (selection is prefix-stable and spans are whole: the budget of the blocks up to each block binds too,
+        # so what is pruned may stay below ⌊r · tokens⌋)
+        return Bound(why, f"The budget (r = {result.ratio:.2f}: at most {budget:,} tokens) is used as far as whole "
+                          f"spans fit: {result.tokens_pruned:,} pruned; a higher ratio prunes more.")
     if why == "floor" and floor >= LOSSLESS:
         return Bound(why, f"All redundant tokens are used from r = {slider_frontier(result.safe_frontier):.2f}; to "
                           f"prune more, allow lossy pruning (floor {RECOMMENDED_FLOOR:g}).", offer=RECOMMENDED_FLOOR)

@@ -28,12 +28,12 @@ from .rules import RULES, RuleContext
 from .scans import scan
 from .rules import repeated as repeated_rule
 from .lexicon import warm_up
-from .information import token_information
+from .information import load_frequencies, token_information
+from .lossy import LossyTier, lossy_tier
 from .tokens import char_spans, encoding, token_byte_lengths, token_byte_lengths_u8
 from .view import Candidate, Hits, TextView
 
 if TYPE_CHECKING:
-    from .lossy import LossyTier
     from .result import PruneResult
     from .select import PrefixTables
 
@@ -161,6 +161,8 @@ class Annotated:
         cap = self.settings.ratio_cap
         if cap is not None and ratio > cap:
             ratio, source = cap, "profile"  # the domain profile's rule (settings.profile_rule) wins
+        if floor < 1.0 and self.settings.enabled:
+            load_frequencies()  # (once per process; outside the clock, like annotate's warm_up)
         t0 = time.perf_counter()
         if self.settings.enabled:
             span_entry, word_entry = self.entry_points(floor)
@@ -189,7 +191,6 @@ class Annotated:
         """What prefix-stable selection needs (``select.prefix_tables``), built once."""
         found = self._cache.get("prefix")
         if found is None:
-            from .information import token_information
             from .select import prefix_tables
             n_blocks = len(self.view.blocks)
             starts = np.asarray(self.spans.starts, dtype=np.int64)
@@ -209,7 +210,6 @@ class Annotated:
         """The lossy tier's words in selection order (:func:`layerzero_viz.lossy.lossy_tier`), built once."""
         found = self._cache.get("lossy")
         if found is None:
-            from .lossy import lossy_tier
             found = self._cache["lossy"] = lossy_tier(self)
         return found
 

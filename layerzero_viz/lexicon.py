@@ -168,6 +168,12 @@ def _posseg_tagger() -> Any:
     return jieba.posseg.dt
 
 
+def word_tags() -> dict[str, str]:
+    """jieba's part-of-speech tag of every dictionary word (read once, with the tagger)."""
+    tags: dict[str, str] = _posseg_tagger().word_tag_tab
+    return tags
+
+
 def posseg(text: str) -> list[tuple[str, str]]:
     """``text`` cut into (word, part-of-speech flag) by jieba.posseg, from its dictionary only (no HMM guesses
     of unknown words: the same cut whatever surrounds the text)."""

@@ -63,6 +63,13 @@ class MessageResult:
     tokens_after: int
 
 
+# the token table's columns (``PruneResult.token_table``), as an empty table has them too
+_TOKEN_TABLE_DTYPES = {"message": "object", "role": "object", "block": "int64", "i": "int64", "id": "int64",
+                       "text": "object", "start": "int64", "end": "int64", "decision": "object", "reason": "object",
+                       "detail": "object", "score": "float64", "tier": "object", "loss": "float64", "span": "int64",
+                       "group": "int64"}
+
+
 class PruneResult:
     """Decisions for every token at ``ratio``; outputs are built lazily on first access."""
 
@@ -406,8 +413,8 @@ class PruneResult:
         blocks = a.view.blocks
         blk = a.tok_block
         n = len(a.tok_ids)
-        if not n:
-            return pd.DataFrame.from_records(self.token_records())
+        if not n:  # (no text at all — an image-only request: the same columns, no rows)
+            return pd.DataFrame({c: pd.Series(dtype=t) for c, t in _TOKEN_TABLE_DTYPES.items()})
         messages = np.array([b.message for b in blocks], dtype=object)[blk]
         roles = np.array([b.role for b in blocks], dtype=object)[blk]
         block_index = np.array([b.block for b in blocks], dtype=np.int64)[blk]

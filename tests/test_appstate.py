@@ -82,7 +82,11 @@ def test_bound_message_for_each_way_selection_stops(support):
     assert 0.1 < frontier < 0.4  # the fixture: every redundant token is used at about 20 %
 
     budget = bound_message(support.at_ratio(0.1))
-    assert budget.stopped_by == "ratio" and budget.text == "The budget (r = 0.10) is spent." and budget.offer is None
+    at_10 = support.at_ratio(0.1)
+    assert budget.stopped_by == "ratio" and budget.offer is None
+    assert budget.text == (f"The budget (r = 0.10: at most {int(0.1 * at_10.tokens_total)} tokens) is used as far as "
+                           f"whole spans fit: {at_10.tokens_pruned} pruned; a higher ratio prunes more.")
+    assert at_10.tokens_pruned < int(0.1 * at_10.tokens_total)  # (why it says "as far as whole spans fit")
 
     safe_used = bound_message(support.at_ratio(0.5))
     assert safe_used.stopped_by == "floor" and safe_used.offer == 0.98

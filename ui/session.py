@@ -70,6 +70,7 @@ LINKED_CONTROLS: tuple[str, ...] = (RATIO, RATIO_TOUCHED, FLOOR, LOW_INFORMATION
                                     SOURCE)
 """Session keys a debug link carries as :class:`ViewState` fields (the source, the sidebar's controls)."""
 
+DEBUG_LINK_SHOWN = "debug_link_shown"  # ((page, ratio, floor), link): the last link made, for its view
 NOT_VIEW_STATE: Mapping[str, str] = {
     LOAD_ERROR: "a message about a failed load, shown once",
     LINK_ERROR: "a message about a broken link, shown once",
@@ -83,6 +84,7 @@ NOT_VIEW_STATE: Mapping[str, str] = {
     PASTE: "input: the link carries the loaded text itself",
     UPLOAD: "input: the link carries the loaded text itself",
     "debug_link": "an action (button)",
+    DEBUG_LINK_SHOWN: "the link the last click made, shown under the button while its view is on screen",
     "allow_lossy": "an action (button)",
     "load_paste": "an action (button)",
     "open:": "actions (the gallery's buttons), by prefix",

@@ -126,6 +126,9 @@ def _metrics(cur: Current) -> None:
 
 
 def _debug_link(page: str) -> None:
+    # the view a link is for: the link stays shown under the button while this is on screen (the clipboard
+    # component's report reruns the script, and in that run the button reads False)
+    here = (page, st.session_state.get(session.RATIO), st.session_state.get(session.FLOOR))
     if st.button("Copy debug link", key="debug_link", icon=":material/link:", width="stretch",
                  help="Copies a URL that reopens exactly this view: conversation, ratio, floor, profile, toggles, "
                       "page, token page, search, filters and the selected token."):
@@ -138,5 +141,9 @@ def _debug_link(page: str) -> None:
             return
         clipboard.copy(link, key="copy_link_js", copied="Debug link copied to the clipboard",
                        failed="The browser did not allow copying: copy the link below the button by hand.")
-        st.code(link, language=None, wrap_lines=True)
-        st.caption("Secrets (API keys, auth headers) are redacted from the link.")
+        st.session_state[session.DEBUG_LINK_SHOWN] = (here, link)
+    shown = st.session_state.get(session.DEBUG_LINK_SHOWN)
+    if shown is not None and shown[0] == here:
+        st.code(shown[1], language=None, wrap_lines=True)
+        st.caption("Secrets (API keys, auth headers) are redacted from the link. Click again after changing the "
+                   "view: the link is the view at the click.")

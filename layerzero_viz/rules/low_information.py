@@ -476,8 +476,5 @@ def _zh_word_after(right: str) -> tuple[str, str]:
 @lru_cache(maxsize=1)
 def _tables() -> tuple[dict[str, int], dict[str, str]]:
     """jieba's word frequencies and part-of-speech tags (loaded once, through ``lexicon._jieba``)."""
-    from ..lexicon import _jieba
-    jieba = _jieba()
-    import jieba.posseg as pseg
-    pseg.initialize() if hasattr(pseg, "initialize") else None
-    return jieba.dt.FREQ, pseg.dt.word_tag_tab
+    from ..lexicon import load_jieba, word_tags
+    return load_jieba().dt.FREQ, word_tags()  # (jieba.posseg.initialize() would read the word tags a second time)

@@ -81,7 +81,7 @@ def test_the_heatmap_legend_has_the_lossy_tier():
 def test_the_sidebar_says_the_budget_is_spent():
     at = open_sample(new_app(), SUPPORT).run()
     at.slider[0].set_value(0.1).run()
-    assert "The budget (r = 0.10) is spent." in sidebar_says(at)
+    assert "The budget (r = 0.10: at most " in sidebar_says(at) and "a higher ratio prunes more." in sidebar_says(at)
     assert "allow_lossy" not in [b.key for b in at.sidebar.button]
 
 

@@ -238,3 +238,14 @@ def test_a_view_value_from_a_hand_edited_link_falls_back_to_its_default():
     assert no_exception(at)
     assert at.session_state["heatmap_page"] == 1 and at.session_state["heatmap_reasons"] == []
     assert at.session_state["sweep_floors"] == [1.0] and at.session_state["chip"] is None
+
+
+def test_the_link_stays_under_the_button_after_the_rerun_the_clipboard_report_causes():
+    # (a UX review: the clipboard component reports back, which reruns the script; the button then reads False and
+    # the link vanished — "copy the link below the button by hand" pointed at nothing when copying was refused)
+    at = open_sample(new_app(), "finance_qa.zh.json").run()
+    link = copy_debug_link(at)
+    at.run()  # the rerun the component's report makes
+    assert [c.value for c in at.sidebar.code] == [link]
+    at.slider[0].set_value(0.5).run()  # another view: the link shown would not reopen it
+    assert not at.sidebar.code
