@@ -32,7 +32,9 @@ if source is not None:
 st.selectbox("Format", FORMAT_CHOICES, key=session.LOAD_FORMAT, persist_state="session",
              help="auto detects it; pick one when detection guesses wrong. Applies to pasted text and uploads.")
 
-gallery, paste, upload = st.tabs(["Samples", "Paste", "Upload"])
+# after a failed load the page opens on the tab it came from, with what was pasted still in it (the error above
+# the tabs makes them new elements, which would open on Samples)
+gallery, paste, upload = st.tabs(["Samples", "Paste", "Upload"], default=ss.get(session.LOAD_TAB) if error else None)
 
 with gallery:
     items = read_gallery(Path(__file__).resolve().parent.parent / "fixtures")

@@ -260,8 +260,14 @@ def bound_message(result: Any) -> Bound | None:
         return Bound(why, f"The budget (r = {result.ratio:.2f}: at most {budget:,} tokens) is used as far as whole "
                           f"spans fit: {result.tokens_pruned:,} pruned; a higher ratio prunes more.")
     if why == "floor" and floor >= LOSSLESS:
-        return Bound(why, f"All redundant tokens are used from r = {slider_frontier(result.safe_frontier):.2f}; to "
-                          f"prune more, allow lossy pruning (floor {RECOMMENDED_FLOOR:g}).", offer=RECOMMENDED_FLOOR)
+        used = f"All redundant tokens are used from r = {slider_frontier(result.safe_frontier):.2f}"
+        # what the offer would add here (the lossy tier is built once per conversation, its entries once per floor)
+        more = result.annotated.at_ratio(result.ratio, min_effectiveness=RECOMMENDED_FLOOR).tokens_pruned \
+            - result.tokens_pruned
+        if more <= 0:
+            return Bound(why, f"{used}; lossy pruning (floor {RECOMMENDED_FLOOR:g}) would take nothing more here.")
+        return Bound(why, f"{used}; allowing lossy pruning (floor {RECOMMENDED_FLOOR:g}) takes {more:,} more "
+                          f"token{'s' if more > 1 else ''}.", offer=RECOMMENDED_FLOOR)
     if floor < LOSSLESS and result.effectiveness_estimate < floor and not result.tokens_lossy:
         # (a short prompt: the safe rules' own prunes already weigh more than the floor allows)
         return Bound(why, f"The safe rules alone bring the estimate to {result.effectiveness_estimate:.3f}, below "

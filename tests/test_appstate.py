@@ -91,8 +91,15 @@ def test_bound_message_for_each_way_selection_stops(support):
     safe_used = bound_message(support.at_ratio(0.5))
     assert safe_used.stopped_by == "floor" and safe_used.offer == 0.98
     step = slider_frontier(frontier)
-    assert safe_used.text == (f"All redundant tokens are used from r = {step:.2f}; to prune more, allow lossy "
-                              "pruning (floor 0.98).")
+    more = support.at_ratio(0.5, min_effectiveness=0.98).tokens_pruned - support.at_ratio(0.5).tokens_pruned
+    assert more > 0 and safe_used.text == (f"All redundant tokens are used from r = {step:.2f}; allowing lossy "
+                                           f"pruning (floor 0.98) takes {more} more tokens.")
+    # where the lossy tier has nothing to add, there is no offer (a UX review: the button gave +0 on five of the
+    # bundled samples)
+    gov = annotate(load_conversation(ROOT / "fixtures" / "gov_hotline_12345.zh.json"), env={})
+    assert gov.at_ratio(0.95, min_effectiveness=0.98).tokens_pruned == gov.at_ratio(0.95).tokens_pruned
+    none_more = bound_message(gov.at_ratio(0.95))
+    assert none_more.offer is None and none_more.text.endswith("would take nothing more here."), none_more
     # the position it names takes every safe-tier token, and the one below it does not yet
     assert support.at_ratio(step).tokens_pruned == support.at_ratio(0.95).tokens_pruned
     assert support.at_ratio(round(step - 0.01, 2)).tokens_pruned < support.at_ratio(0.95).tokens_pruned

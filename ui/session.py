@@ -51,6 +51,7 @@ SWEEP_FLOORS = "sweep_floors"
 FINDING = "finding"
 # Bookkeeping.
 LOAD_ERROR = "load_error"
+LOAD_TAB = "load_tab"  # the Load page's tab the last load came from: the page reopens on it after an error
 LINK_ERROR = "link_error"
 LINK_SEEN = "link_seen"
 SIZE_NOTICE = "size_notice"  # the loaded conversation was cut to what the app renders (appstate.held_to_size)
@@ -73,6 +74,7 @@ LINKED_CONTROLS: tuple[str, ...] = (RATIO, RATIO_TOUCHED, FLOOR, LOW_INFORMATION
 DEBUG_LINK_SHOWN = "debug_link_shown"  # ((page, ratio, floor), link): the last link made, for its view
 NOT_VIEW_STATE: Mapping[str, str] = {
     LOAD_ERROR: "a message about a failed load, shown once",
+    LOAD_TAB: "which tab of the Load page the last load came from (input, not a view)",
     LINK_ERROR: "a message about a broken link, shown once",
     LINK_SEEN: "which link was restored already",
     SIZE_NOTICE: "that the loaded conversation was cut to the app's size, shown while it is loaded",
@@ -229,12 +231,14 @@ def load_fixture_once(path: str | None) -> None:
 def load_paste() -> None:
     """Callback of the Load page's button: load the pasted text in the chosen format."""
     ss = st.session_state
+    ss[LOAD_TAB] = "Paste"
     load(Source(ss.get(PASTE) or "", ss.get(LOAD_FORMAT) or "auto", name="pasted"))
 
 
 def load_upload() -> None:
     """Callback of the Load page's file uploader: load the file as soon as it arrives."""
     ss = st.session_state
+    ss[LOAD_TAB] = "Upload"
     uploaded = ss.get(UPLOAD)
     if uploaded is None:  # the file was removed
         return

@@ -89,8 +89,8 @@ def test_past_the_safe_frontier_the_sidebar_offers_the_floor():
     at = past_the_frontier()
     frontier = annotate(at.session_state["source"].load(), env={}).safe_frontier
     says = sidebar_says(at)
-    assert (f"All redundant tokens are used from r = {slider_frontier(frontier):.2f}; to prune more, allow lossy "
-            "pruning (floor 0.98)." in says)
+    assert (f"All redundant tokens are used from r = {slider_frontier(frontier):.2f}; allowing lossy pruning "
+            "(floor 0.98) takes " in says)
     before = pruned_tokens(at)
     at.sidebar.button(key="allow_lossy").click().run()
     assert no_exception(at)

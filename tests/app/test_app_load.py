@@ -136,3 +136,27 @@ def test_missing_fixture_from_the_command_line_is_an_error_not_a_crash(monkeypat
     at = new_app()
     assert no_exception(at)
     assert "nope.json" in at.error[0].value
+
+
+def _tab_container(node):
+    """The proto of the first tab container under ``node`` (its ``default_tab_index`` is the tab it opens on)."""
+    proto = getattr(node, "proto", None)
+    if proto is not None and hasattr(proto, "WhichOneof") and "tab_container" in {
+            f.name for f in proto.DESCRIPTOR.fields} and proto.HasField("tab_container"):
+        return proto.tab_container
+    children = getattr(node, "children", None)
+    for child in (children.values() if isinstance(children, dict) else ()):
+        found = _tab_container(child)
+        if found is not None:
+            return found
+    return None
+
+
+def test_after_a_failed_load_the_page_opens_on_the_tab_the_input_came_from():
+    # (a UX review: the error above the tabs made them new elements, which opened on Samples, hiding the pasted
+    # text the user had to fix)
+    at = paste(new_app(), '{"messages": [ broken')
+    assert at.error and at.text_area(key="paste_text").value == '{"messages": [ broken'
+    assert _tab_container(at._tree).default_tab_index == 1  # Paste
+    at = goto(new_app(), "load")
+    assert _tab_container(at._tree).default_tab_index == 0  # no error: Samples first
