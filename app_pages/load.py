@@ -12,7 +12,9 @@ st.caption("Anthropic or OpenAI requests, ShareGPT, JSONL (one conversation per 
            "or plain text. Nothing leaves this machine.")
 
 if error := ss.get(session.LOAD_ERROR):
-    kept = " The conversation loaded before is kept." if ss.get(session.SOURCE) is not None else ""
+    # (an error may end without a full stop: "… at or just before this point)")
+    end = "" if error.rstrip().endswith((".", "。", "!", "?", "！", "？")) else "."
+    kept = f"{end} The conversation loaded before is kept." if ss.get(session.SOURCE) is not None else ""
     st.error(f"**Could not load this input.** {md_escape(error)}{kept}", icon=":material/error:")
 
 source = ss.get(session.SOURCE)

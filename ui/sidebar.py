@@ -97,8 +97,8 @@ def _bound(cur: Current) -> None:
     st.info(md_escape(bound.text), icon=":material/info:")
     st.button(f"Allow lossy pruning (floor {floor_label(bound.offer)})", key="allow_lossy", width="stretch",
               icon=":material/trending_down:", on_click=session.set_floor, args=(bound.offer,),
-              help=f"The slider is past the safe frontier (r = {slider_frontier(cur.result.safe_frontier):.2f}): under the "
-                   "lossless floor no higher ratio prunes more. This lets the lossy tier spend the rest of the "
+              help=f"The slider is past the safe frontier (r = {slider_frontier(cur.result.safe_frontier):.2f}): "
+                   "under the lossless floor no higher ratio prunes more. This lets the lossy tier spend the rest of the "
                    "budget while the estimate stays ≥ the floor.")
 
 

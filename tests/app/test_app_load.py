@@ -160,3 +160,11 @@ def test_after_a_failed_load_the_page_opens_on_the_tab_the_input_came_from():
     assert _tab_container(at._tree).default_tab_index == 1  # Paste
     at = goto(new_app(), "load")
     assert _tab_container(at._tree).default_tab_index == 0  # no error: Samples first
+
+
+def test_a_failed_load_says_the_previous_conversation_is_kept_in_a_sentence_of_its_own():
+    # (a UX review: "… at or just before this point) The conversation loaded before is kept.")
+    at = paste(open_sample(new_app(), "finance_qa.zh.json").run(), '{"messages": [ broken')
+    [error] = at.error
+    assert "). The conversation loaded before is kept." in error.value, error.value
+    assert at.session_state["source"].name == "finance_qa.zh.json"

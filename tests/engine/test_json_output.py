@@ -224,3 +224,13 @@ def test_deleted_spans_are_exactly_what_the_pruned_text_lacks():
     # the ranges are the definition's: joined, the compiled reconstruction's result
     text, removed = "Hi!  Please help me.  ", [(0, 3), (5, 12)]
     assert "".join(text[a:b] for a, b in kept_ranges(text, removed)) == reconstruct(text, removed)
+
+
+def test_a_result_without_tokens_has_the_token_tables_columns():
+    # (the empty table's columns are written out in result._TOKEN_TABLE_DTYPES: held to the full table's here)
+    full = annotate(load_conversation(FIXTURES / "support_chat.en.json"), env={}).at_ratio(0.3).token_table()
+    empty = annotate(load_conversation('{"messages": [{"role": "user", "content": ""}]}'), env={}).at_ratio(0.3)
+    table = empty.token_table()
+    assert table.empty and list(table.columns) == list(full.columns)
+    numeric = [c for c in full.columns if full[c].dtype.kind in "if"]
+    assert numeric == [c for c in table.columns if table[c].dtype.kind in "if"]
