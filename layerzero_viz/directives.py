@@ -1,6 +1,7 @@
 """Where the settings come from: argument > environment > header > directive > default.
 
-* ``<layer-zero enabled="true" prune_ratio="0.35"/>`` alone on the first line of the system prompt;
+* ``<layer-zero enabled="true" prune_ratio="0.35"/>`` alone on the first line of the system prompt (of a
+  plain-text prompt, which is the whole prompt, and whose lists count as the system prompt's too);
   anywhere else it is not honoured (a warning says so); elsewhere in the system prompt it is still removed as
   an engine directive, in a user or assistant turn it is that turn's text (quoted, say) and stays.
 * ``ANTHROPIC_EXPERIMENTAL_LAYER_ZERO=true|false`` and ``ANTHROPIC_LAYER_ZERO_PRUNE_RATIO=0.32``.
@@ -188,8 +189,10 @@ def resolve_settings(
     phrases: list[str] = []
     directive: tuple[bool | None, float | None] = (None, None)
     system = conv.system
+    if system is None and conv.format == "text" and conv.messages:
+        system = conv.messages[0]  # a plain-text prompt is the whole prompt: its first line may hold the directive
     for msg in conv.messages:
-        is_system = msg.role in ("system", "developer")
+        is_system = msg is system or msg.role in ("system", "developer")
         for block in msg.blocks:
             if block.kind != "text":
                 continue

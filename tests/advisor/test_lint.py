@@ -179,6 +179,11 @@ def test_ratio_from_an_argument_gets_advice_but_no_fix():
     conv = anthropic("你是基金理财顾问。", "七日年化收益率是什么？")
     finding = next(f for f in lint(conv, ratio=0.6) if f.code == "LZ180")
     assert not finding.fix_available and "argument" in finding.message
+    assert "the app's slider" in finding.suggestion  # where that is, in words the app's user knows
+    # the directive did not set this ratio: it is not pointed at (a UX review: its span was highlighted)
+    with_directive = anthropic('<layer-zero enabled="true" prune_ratio="0.2"/>\n你是基金理财顾问。', "七日年化收益率是什么？")
+    finding = next(f for f in lint(with_directive, ratio=0.6) if f.code == "LZ180")
+    assert finding.message_key is None and not finding.excerpt
 
 
 def test_date_fix_adds_an_anchor_inside_an_existing_context():

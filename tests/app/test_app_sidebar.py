@@ -56,8 +56,14 @@ def test_low_information_switch_changes_what_is_pruned():
 
 
 def test_engine_warnings_are_shown():
-    at = open_sample(new_app(), "plain_prompt.zh.txt").run()
+    misplaced = {"system": 'Be brief.\n<layer-zero enabled="true" prune_ratio="0.35"/>',
+                 "messages": [{"role": "user", "content": "hello"}]}
+    at = paste(new_app(), json.dumps(misplaced))
     assert any("not honoured" in w.value for w in at.sidebar.warning)
+    # the plain-text sample's own directive is honoured (it opens the prompt): no warning there
+    at = open_sample(new_app(), "plain_prompt.zh.txt").run()
+    assert not [w for w in at.sidebar.warning if "not honoured" in w.value]
+    assert "Effective ratio **0.35** · from the" in " ".join(m.value for m in at.sidebar.markdown)
 
 
 def test_disabled_layer_zero_says_so_and_prunes_nothing():

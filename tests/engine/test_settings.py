@@ -31,6 +31,21 @@ def test_directive_in_user_message_is_not_honoured():
     assert ann.warnings
 
 
+def test_a_plain_text_prompt_is_the_whole_prompt_its_first_line_directive_and_lists_are_honoured():
+    # (a UX review: the bundled plain_prompt.zh.txt advertises its directive and <redundant_phrases>, and both were
+    # ignored — plain text loads as one user message, and only the system prompt's first line was a directive)
+    text = DIRECTIVE + '\n<redundant_phrases>["亲亲"]</redundant_phrases>\n亲亲，帮我写一段种草文案，字数300字以内。'
+    ann = annotate(load_conversation(text), env={})
+    assert ann.conversation.format == "text" and not ann.warnings
+    assert (ann.settings.ratio, ann.settings.ratio_source) == (0.35, "directive")
+    pruned = ann.at_ratio().messages[0].pruned
+    assert "<layer-zero" not in pruned and "redundant_phrases" not in pruned and "亲亲" not in pruned, pruned
+    assert "300字以内" in pruned
+    # anywhere else in the text it is still not honoured, and says so
+    later = annotate(load_conversation("帮我写一段文案。\n" + DIRECTIVE), env={})
+    assert later.settings.ratio_source == "default" and any("not honoured" in w for w in later.warnings)
+
+
 def test_disabled_directive_prunes_nothing():
     r = prune(conv('<layer-zero enabled="false" prune_ratio="0.5"/>\nYou are a bot.', "Hello, could you please help?"), None)
     assert r.tokens_pruned == 0
