@@ -43,7 +43,7 @@ else:
 try:
     result = advisor.mine_upload(data, name, top=int(top), skip_bad_lines=bool(skip), column=column.strip() or None)
 except LayerZeroError as exc:
-    st.error(f"**Could not mine this history.** {md_escape(str(exc))}", icon=":material/error:")
+    st.error(f"**Could not mine this history.** {md_escape(advisor.mining_error(exc))}", icon=":material/error:")
     st.stop()
 
 a, b, c, d = st.columns(4)

@@ -223,6 +223,22 @@ def _mine(digest: str, name: str, top: int, skip_bad_lines: bool, column: str | 
     return mine(_data, top=top, skip_bad_lines=skip_bad_lines, column=column or None, name=name, progress=False)
 
 
+# the library's hints name the command line's options; the page has a control for each
+_PAGE_HINTS = (("--skip-bad-lines", "fix or remove the line, or turn on “Skip bad lines” above to skip and count "
+                                    "bad lines"),
+               ("--column", "type the column's name in “CSV column” above"))
+
+
+def mining_error(exc: LayerZeroError) -> str:
+    """``exc`` as the History mining page says it: where, what, and how to fix it with the page's own controls."""
+    from layerzero_viz.errors import InputError
+    if isinstance(exc, InputError) and exc.hint:
+        for flag, hint in _PAGE_HINTS:
+            if flag in exc.hint:
+                return f"{exc.location}: {exc.message} ({hint})" if exc.location else f"{exc.message} ({hint})"
+    return str(exc)
+
+
 def mine_upload(data: bytes, name: str, *, top: int, skip_bad_lines: bool, column: str | None) -> MiningResult:
     """The mining result of an uploaded history (cached per content and options); raises the library's errors."""
     digest = hashlib.sha256(data).hexdigest()

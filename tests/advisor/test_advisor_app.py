@@ -145,3 +145,17 @@ def test_profile_picker_caps_the_ratio_on_every_page():
     assert "0.20" in markdown and "domain profile" in markdown
     at.sidebar.selectbox(key="profile").set_value("off").run()
     assert "0.60" in " ".join(m.value for m in at.sidebar.markdown)
+
+
+def test_history_mining_errors_name_the_pages_controls_not_command_line_flags():
+    # (a UX review: "name it with --column NAME (or column=)" on a page that has a "CSV column" field)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    at.switch_page("app_pages/history.py").run()
+    at.file_uploader(key="history_upload").upload("chats.csv", b"id,body\n1,hello\n2,thanks\n", "text/csv").run()
+    assert not at.exception
+    [error] = at.error
+    assert "chats.csv:1" in error.value and "“CSV column” above" in error.value and "--column" not in error.value
+    at.file_uploader(key="history_upload").upload("chats.jsonl", b'{"text": "hi"}\n{broken\n', "text/plain").run()
+    [error] = at.error
+    assert "chats.jsonl:2" in error.value and "“Skip bad lines” above" in error.value, error.value
+    assert "--skip-bad-lines" not in error.value
