@@ -96,7 +96,8 @@ if view == "tokens":
         st.info("This selection has no text tokens (images and tool blocks are passed through untouched).")
     else:
         directive = int((shown["reason"] == "directive").sum())
-        of = f"{len(shown) - directive:,} + {directive:,} directive" if directive else f"{len(shown):,}"
+        # (the range counts every chip: "1–1,146 of 1,099 + 47 directive" read as running past the total)
+        of = f"{len(shown):,} ({directive:,} of them engine directives)" if directive else f"{len(shown):,}"
         st.caption(f"Token chips {first + 1:,}–{last:,} of {of} ({TOKENS_PER_PAGE:,} per page). "
                    "Click or tap a token (or Tab to it and press Enter) for its details.")
         st.markdown(render.TOKEN_CSS, unsafe_allow_html=True)

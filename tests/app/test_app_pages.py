@@ -327,3 +327,10 @@ def test_a_conversation_without_text_shows_every_page_without_a_traceback():
         at.segmented_control(key="heatmap_view").set_value("overview").run()
         assert no_exception(at), [e.value for e in at.exception]
         assert any("Nothing to prune: no text block holds a token" in c.value for c in at.sidebar.caption)
+
+
+def test_the_chip_range_is_counted_out_of_every_chip():
+    # (a UX review: "Token chips 1–1,146 of 1,099 + 47 directive" read as a range past its total)
+    at = open_sample(new_app(), "finance_qa.zh.json").run()
+    caption = next(c.value for c in at.caption if c.value.startswith("Token chips"))
+    assert caption.startswith("Token chips 1–1,146 of 1,146 (47 of them engine directives)"), caption
