@@ -37,9 +37,11 @@ sweeps = {f: cache.sweep(cur.source, low, f, profile=session.profile_key()) for 
 frame = pd.DataFrame([row for f in floors for row in sweeps[f]])
 exact_frontier = cur.annotated.safe_frontier
 frontier = slider_frontier(exact_frontier)  # the chart, the metric and the sidebar name the same slider position
-slider = float(cur.result.ratio)
+slider = float(cur.result.ratio)  # the effective ratio: a domain profile may cap the slider's value
+marker = "profile cap" if cur.result.ratio_source == "profile" else "slider"
 st.altair_chart(cur.view.memo(("sweep", tuple(floors), low),
-                              lambda: charts.sweep_chart(frame, safe_frontier=frontier, current_ratio=slider)),
+                              lambda: charts.sweep_chart(frame, safe_frontier=frontier, current_ratio=slider,
+                                                         current_label=marker)),
                 width="stretch")
 
 

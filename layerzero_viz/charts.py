@@ -276,7 +276,7 @@ def _estimate_domain(estimates: Iterable[float], floors: Iterable[float]) -> lis
 
 
 def sweep_chart(sweep_df: pd.DataFrame, *, safe_frontier: float | None = None,
-                current_ratio: float | None = None) -> alt.LayerChart:
+                current_ratio: float | None = None, current_label: str = "slider") -> alt.LayerChart:
     """Pruned fraction (left axis) and the effectiveness estimate (right axis, zoomed to its range) against
     ``prune_ratio``, one curve of each per effectiveness floor in ``sweep_df``.
 
@@ -284,7 +284,8 @@ def sweep_chart(sweep_df: pd.DataFrame, *, safe_frontier: float | None = None,
     ``effectiveness_estimate`` and ``min_effectiveness`` (rows of :meth:`Annotated.sweep` for several floors,
     concatenated; without the column every row is lossless).  Marked: the ``safe_frontier`` (a vertical rule),
     each floor between 0 and 1 (a horizontal rule on the estimate axis), each floor's knee (:func:`sweep_knee`,
-    a point on its pruned curve) and the slider's ``current_ratio``.  Every layer is named (``pruned-0.98``,
+    a point on its pruned curve) and the slider's ``current_ratio`` (labelled ``current_label``: "profile cap" where
+    a domain profile caps the slider's value).  Every layer is named (``pruned-0.98``,
     ``estimate-0.98``, ``floor-0.98``, ``knee-0.98``, ``frontier``, ``current``, ``budget``; Altair adds a
     ``_0``/``_1`` suffix) so tests and readers can find it.
     """
@@ -380,7 +381,8 @@ def sweep_chart(sweep_df: pd.DataFrame, *, safe_frontier: float | None = None,
                     .mark_text(angle=270, align="left", baseline="bottom", dx=4, dy=-4, color=_GREEN, fontSize=11)
                     .encode(x=x, y=alt.datum(0.0), text="label:N"))
     if current_ratio is not None:
-        current = pd.DataFrame({"ratio": [float(current_ratio)], "label": [f"slider {float(current_ratio):.2f}"]})
+        current = pd.DataFrame({"ratio": [float(current_ratio)],
+                                "label": [f"{current_label} {float(current_ratio):.2f}"]})
         left.append(alt.Chart(_inline(current), name="current").mark_rule(color=_GREY, strokeWidth=1)
                     .encode(x=x))
         left.append(alt.Chart(_inline(current), name="current-label")

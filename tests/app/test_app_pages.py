@@ -297,17 +297,9 @@ def test_the_details_panel_shows_the_sentence_a_token_belongs_to():
 def test_the_sweep_chart_marks_the_safe_frontier_where_the_metric_and_the_sidebar_put_it():
     # (a UX review: the chart said "safe frontier 0.13" while the metric said r = 0.14; at 0.13 3 of finance_qa's
     # 124 redundant tokens still stand)
-    import io
-
-    import pyarrow as pa
-
     at = goto(open_sample(new_app(), "finance_qa.zh.json"), "sweep")
     assert no_exception(at)
-    chart = at.get("vega_lite_chart")[0]
-    spec = json.loads(chart.proto.spec)
-    label = next(layer for layer in spec["layer"][0]["layer"] if layer.get("name", "").startswith("frontier-label"))
-    data = next(d for d in chart.proto.datasets if d.name == label["data"]["name"])
-    marked = pa.ipc.open_stream(io.BytesIO(data.data.data)).read_all().to_pandas()
+    marked = _layer_data(at.get("vega_lite_chart")[0], "frontier-label")
     shown = next(m for m in at.metric if m.label == "Safe frontier").value
     assert shown == "r = 0.14" and list(marked["label"]) == ["safe frontier 0.14"]
     assert list(marked["ratio"]) == [0.14]
@@ -334,3 +326,29 @@ def test_the_chip_range_is_counted_out_of_every_chip():
     at = open_sample(new_app(), "finance_qa.zh.json").run()
     caption = next(c.value for c in at.caption if c.value.startswith("Token chips"))
     assert caption.startswith("Token chips 1–1,146 of 1,146 (47 of them engine directives)"), caption
+
+
+def _layer_data(chart, name: str):
+    """The data (a DataFrame) of the first layer of a sweep chart whose name starts with ``name``."""
+    import io
+
+    import pyarrow as pa
+
+    spec = json.loads(chart.proto.spec)
+    layer = next(x for x in spec["layer"][0]["layer"] if x.get("name", "").startswith(name))
+    data = next(d for d in chart.proto.datasets if d.name == layer["data"]["name"])
+    return pa.ipc.open_stream(io.BytesIO(data.data.data)).read_all().to_pandas()
+
+
+def test_under_a_profile_cap_the_sweep_marks_the_capped_ratio_as_the_profiles():
+    # (a UX review: with the slider at 0.60 and a finance profile, the chart's rule said "slider 0.20")
+    at = open_sample(new_app(), "finance_qa.zh.json").run()
+    at.sidebar.slider(key="ratio").set_value(0.6).run()
+    at.sidebar.selectbox(key="profile").set_value("finance").run()
+    at = goto(at, "sweep")
+    assert no_exception(at) and at.sidebar.slider(key="ratio").value == 0.6
+    marked = _layer_data(at.get("vega_lite_chart")[0], "current-label")
+    [label] = list(marked["label"])
+    assert label.startswith("profile cap 0.") and float(label.rsplit(" ", 1)[1]) < 0.6, label
+    at.sidebar.selectbox(key="profile").set_value("Off").run()
+    assert list(_layer_data(at.get("vega_lite_chart")[0], "current-label")["label"]) == ["slider 0.60"]
