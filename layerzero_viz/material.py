@@ -873,7 +873,7 @@ _EXAMPLE_INTRO = re.compile(r"[^\n]{0,40}?(?:例子|示例|范例|例句|样例|
 _LINE_END_COLON = re.compile(r"[:：][ \t]*(?:\*\*)?[ \t]*(?=\n)")
 _LIST_LINE = re.compile(r"[ \t]*(?:[-*+•]|\d{1,3}[.)、．]|[（(]\d{1,3}[)）])")
 # a list line, or a turn of an example dialogue ("用户：…", "小智：…", "User: …")
-_EXAMPLE_LINE = re.compile(r"[ \t]*(?:[-*+•]|\d{1,3}[.)、．]|[（(]\d{1,3}[)）]|[^\s:：]{1,12}[:：])")
+_EXAMPLE_LINE = re.compile(rf"{_LIST_LINE.pattern}|[ \t]*[^\s:：]{{1,12}}[:：]")
 _HEADING = re.compile(r"\n[ \t]{0,3}(#{1,6})[ \t]")
 
 
@@ -889,7 +889,8 @@ def _section_end(text: str, b: int, e: int, level: int) -> int:
 # a section that holds the agent's opening line ("## Initialization\n- 您好，我是…"): said as written
 _OPENING_HEADING = re.compile(r"\n[ \t]{0,3}(#{1,6})[ \t]+(?:\*\*)?(?:Initiali[sz]ation|初始化|开场白|Opening(?: [Ll]ine)?|"
                               r"Greetings?)\b[^\n]*")
-_GREETING_START = re.compile(r"[ \t]*(?:[-*>][ \t]*)?(?:你好|您好|大家好|嗨|哈喽|欢迎|(?i:hi|hello|hey|greetings|welcome)\b)")
+_GREETING = r"(?:你好|您好|大家好|嗨|哈喽|欢迎|(?i:hi|hello|hey|greetings|welcome)\b)"
+_GREETING_START = re.compile(rf"[ \t]*(?:[-*>][ \t]*)?{_GREETING}")
 
 
 def _opening_lines(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
@@ -1163,15 +1164,15 @@ def _declares_processing(text: str, s: int, e: int) -> re.Match[str] | None:
 
 # a system prompt's line that greets and introduces itself in the first person ("您好，我是 Joi，您的私人旅行助理，请问有什么
 # 可以帮您？", "Hi, I'm Max, your study buddy!"): the agent's own line — a system prompt speaks of the agent otherwise
-_AGENT_LINE = re.compile(r"(?:^[ \t]*(?:[-*>][ \t]*)?|(?<=[。！？!?.])[ \t]*)"
-                         r"(?:你好|您好|大家好|嗨|哈喽|欢迎|(?i:hi|hello|hey|greetings|welcome)\b)"
+_AGENT_LINE = re.compile(rf"(?:^[ \t]*(?:[-*>][ \t]*)?|(?<=[。！？!?.])[ \t]*){_GREETING}"
                          r"[^\n]{0,12}?(?:我是|我叫|(?i:\bI am\b|\bI['’]m\b|\bthis is\b|\bmy name is\b))[^\n]*", re.MULTILINE)
 
 
 def _agent_lines(text: str, s: int, e: int) -> list[Material]:
     """The lines of a system block in which the agent greets and introduces itself, from the greeting on (it may
     follow a sentence of the script: "作为一名专家教练，我将…进行对话。您好，我是您的专家教练，…"): said as written."""
-    if "我" not in text[s:e] and "I" not in text[s:e] and "is" not in text[s:e]:
+    seg = text[s:e]
+    if "我" not in seg and "I" not in seg and "is" not in seg:
         return []
     return [Material(m.start(), m.end(), "few_shot", "kept: the agent's own greeting line, said as written")
             for m in _AGENT_LINE.finditer(text, s, e)]

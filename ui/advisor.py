@@ -22,6 +22,7 @@ from layerzero_viz.advisor.lint import apply_fix as apply_one_fix
 from layerzero_viz.advisor.mine import MiningResult, mine
 from layerzero_viz.advisor.profiles import AUTO, ENV_PROFILES, load_profiles
 from layerzero_viz.appstate import Source, md_escape
+from layerzero_viz.errors import InputError
 from layerzero_viz.formats import dump_conversation, dump_text
 from layerzero_viz.model import Conversation
 
@@ -231,11 +232,10 @@ _PAGE_HINTS = (("--skip-bad-lines", "fix or remove the line, or turn on “Skip 
 
 def mining_error(exc: LayerZeroError) -> str:
     """``exc`` as the History mining page says it: where, what, and how to fix it with the page's own controls."""
-    from layerzero_viz.errors import InputError
     if isinstance(exc, InputError) and exc.hint:
         for flag, hint in _PAGE_HINTS:
             if flag in exc.hint:
-                return f"{exc.location}: {exc.message} ({hint})" if exc.location else f"{exc.message} ({hint})"
+                return str(InputError(exc.message, location=exc.location, hint=hint))
     return str(exc)
 
 

@@ -475,6 +475,7 @@ def _zh_word_after(right: str) -> tuple[str, str]:
 
 @lru_cache(maxsize=1)
 def _tables() -> tuple[dict[str, int], dict[str, str]]:
-    """jieba's word frequencies and part-of-speech tags (loaded once, through ``lexicon._jieba``)."""
+    """jieba's word frequencies and part-of-speech tags (loaded once, by ``lexicon.load_jieba`` and
+    ``lexicon.word_tags``)."""
     from ..lexicon import load_jieba, word_tags
     return load_jieba().dt.FREQ, word_tags()  # (jieba.posseg.initialize() would read the word tags a second time)

@@ -141,8 +141,8 @@ def test_missing_fixture_from_the_command_line_is_an_error_not_a_crash(monkeypat
 def _tab_container(node):
     """The proto of the first tab container under ``node`` (its ``default_tab_index`` is the tab it opens on)."""
     proto = getattr(node, "proto", None)
-    if proto is not None and hasattr(proto, "WhichOneof") and "tab_container" in {
-            f.name for f in proto.DESCRIPTOR.fields} and proto.HasField("tab_container"):
+    if proto is not None and "tab_container" in {f.name for f in proto.DESCRIPTOR.fields} \
+            and proto.HasField("tab_container"):
         return proto.tab_container
     children = getattr(node, "children", None)
     for child in (children.values() if isinstance(children, dict) else ()):
