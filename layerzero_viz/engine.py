@@ -19,7 +19,7 @@ import numpy as np
 
 from . import native as _native
 from .directives import Settings, resolve_settings
-from .guards import close_candidates, guard_blocks
+from .guards import close_candidates, guard_blocks, keep_sentence_case
 from .model import Conversation
 from .profile import Profile, apply_profile  # caps the ratio, adds pattern packs; says which rule fired
 from .protect import Protection, add_material, find_protections, xml_protections
@@ -361,6 +361,7 @@ def _annotate(source: Any, config: Config) -> Annotated:
         else:
             candidates.extend(hits.candidates())
     candidates, columns = close_candidates(view, candidates, columns)
+    candidates, columns, lower_starts = keep_sentence_case(view, candidates, columns)
     candidates, columns, kept_whole = guard_blocks(view, candidates, columns, directive_ranges)
     timings["detect"] = _ms(t0) + scans.repeats_ms
 
@@ -377,7 +378,7 @@ def _annotate(source: Any, config: Config) -> Annotated:
     g_span, g_veto, spans, selection = resolve(view, candidates, columns, protection, g_start, g_end, g_tokens,
                                                g_prot, g_prot_iv, g_directive, ids, group)
     tok_directive, tokens_directive, info_total, span_loss, span_cost = selection
-    for s, e, why in repeated_rule.kept_notes(view):  # near-copies the repeat rule kept say why
+    for s, e, why in (*repeated_rule.kept_notes(view), *lower_starts):  # candidates kept say why
         a, b = np.searchsorted(g_start, s, "left"), np.searchsorted(g_start, e, "left")
         for g in range(int(a), int(b)):
             if not g_prot[g] and g_span[g] < 0 and g not in g_veto:

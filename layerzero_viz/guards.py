@@ -7,6 +7,12 @@
   ("谢谢！", "Hello.") still says something: when the candidates of a text block together cover every word of
   it, none of them is taken and the block's text stays whole (:func:`guard_blocks`).  Candidates are checked
   before any budget is spent, so no ratio can empty a block.
+* **No sentence left starting in lower case.** A cut that takes the opening words of a sentence that begins
+  with a capital ("As my tax advisor, tell me …", "Thanks again, you've been …", "I was wondering if you could
+  find …") would leave it starting in lower case; reconstruction may not capitalise (it changes a kept token),
+  so such a candidate is not taken (:func:`keep_sentence_case`).  A cut that takes whole sentences, or that
+  starts inside a sentence, is not concerned; nor is a phrase the author declared redundant: their
+  ``<redundant_phrases>`` list says to take it wherever it stands as a word ("Kindly check …" → "check …").
 
 A character is *content* when it is a letter, a digit or a CJK character (``[^\\W_]``); whitespace, punctuation
 and symbols alone do not make a turn.
@@ -18,7 +24,7 @@ from typing import Callable, NamedTuple, Sequence
 
 from .view import Candidate, Hits, TextView
 
-__all__ = ["EMPTY_BLOCK", "BlockGuard", "close_candidates", "guard_blocks"]
+__all__ = ["EMPTY_BLOCK", "BlockGuard", "close_candidates", "guard_blocks", "keep_sentence_case"]
 
 _CONTENT = re.compile(r"[^\W_]")
 # a list marker alone before a candidate on its line: "- ", "4. ", "a) ", "(3) ", "（三）", "• "
@@ -91,6 +97,74 @@ def guard_blocks(view: TextView, candidates: Sequence[Candidate], bulks: Sequenc
     kept_candidates = [c for c in candidates if not inside_kept(c.start)]
     kept_bulks = [_without(bulk, inside_kept) for bulk in bulks]
     return BlockGuard(kept_candidates, kept_bulks, tuple(whole))
+
+
+# what may stand between a sentence's start and its first word: space, emphasis, a quote or bracket opening it,
+# a bullet
+_LEAD = " \t*_>#-•+\"'“‘(（[「『"
+# what ends the sentence before (or a line break: a heading, a list item)
+_SENTENCE_END = ".!?。！？…\n"
+DECLARED = "declared_redundant"
+LOWER_START = "kept: taking {cut!r} would leave its sentence starting in lower case ({rest!r}…)"
+
+
+def keep_sentence_case(view: TextView, candidates: Sequence[Candidate], bulks: Sequence[Hits]
+                       ) -> tuple[list[Candidate], list[Hits], list[tuple[int, int, str]]]:
+    """The candidates without those that take the opening words of a sentence beginning with a capital and
+    leave a word in lower case to start it; and (start, end, why) of each one dropped.
+
+    >>> from layerzero_viz import load_conversation
+    >>> view = TextView.of(load_conversation("Thanks again, you've been helpful!"))
+    >>> kept, _, notes = keep_sentence_case(view, [Candidate(0, 14, "filler", 0.9, "thanks", 0.05)], [])
+    >>> kept, notes[0][:2]
+    ([], (0, 14))
+    """
+    text = view.text
+    notes: list[tuple[int, int, str]] = []
+
+    def lowers(s: int, e: int) -> bool:
+        if not text[s].isupper():  # (most hits: a CJK character, a lower-case word, punctuation)
+            if text[s] not in " \t*_" or not text[s:e].lstrip(" \t*_")[:1].isupper():
+                return False
+            s = e - len(text[s:e].lstrip(" \t*_"))
+        k = e - 1
+        while k > s and text[k].isspace():
+            k -= 1
+        if text[k] in _SENTENCE_END or (text[k] in "\"'”’)）" and text[k - 1] in _SENTENCE_END):
+            return False  # whole sentences go: the next one starts as it was written
+        r = e
+        while r < len(text) and text[r] in " \t*_":
+            r += 1
+        if r >= len(text) or not text[r].islower():
+            return False
+        block = view.block_at(s)
+        k = s - 1
+        while k >= block.start and text[k] in _LEAD:
+            k -= 1
+        if k >= block.start and text[k] not in _SENTENCE_END and not _after_list_number(text, k):
+            return False  # inside a sentence ("…, and I think that it is late")
+        notes.append((s, e, LOWER_START.format(cut=text[s:e].strip(), rest=text[r:r + 20].split("\n")[0])))
+        return True
+
+    kept = [c for c in candidates if c.reason == DECLARED or not lowers(c.start, c.end)]
+    out_bulks = []
+    for bulk in bulks:
+        if bulk.reason == DECLARED:
+            out_bulks.append(bulk)
+            continue
+        dropped = {s for s, e in zip(bulk.starts, bulk.ends) if lowers(s, e)}
+        out_bulks.append(_without(bulk, dropped.__contains__) if dropped else bulk)
+    return kept, out_bulks, notes
+
+
+# a numbered list item's marker opening its line ("1. ", "a) ", "(3) "): what follows starts a sentence
+_LIST_NUMBER = re.compile(r"[ \t]*(?:\d{1,3}[.)、]|[A-Za-z][.)]|[(（][0-9A-Za-z]{1,3}[)）])[ \t]")
+
+
+def _after_list_number(text: str, k: int) -> bool:
+    """Whether ``text[k]`` closes a numbered list item's marker that opens its line."""
+    m = _LIST_NUMBER.match(text, text.rfind("\n", 0, k + 1) + 1)
+    return m is not None and m.end() > k
 
 
 def close_candidates(view: TextView, candidates: Sequence[Candidate], bulks: Sequence[Hits]

@@ -569,9 +569,6 @@ def _filler_clause(text: str, info: list[_Clause], i: int, n: int, se: int,
     return prev_be, be
 
 
-_SENTENCE_LEAD = " \t*_-•>#0123456789.)"  # what may stand before a sentence's first word: markup, a list marker
-
-
 def _frame(view: TextView, text: str, run: _Run, bs: int, be: int, ss: int, se: int,
            zh_neg: list[int]) -> tuple[int, int] | None:
     """The range of a frame inside a content clause, or None when taking it could leave debris."""
@@ -589,8 +586,6 @@ def _frame(view: TextView, text: str, run: _Run, bs: int, be: int, ss: int, se: 
                 return None
             if rs == bs and text[end:be].split(None, 1)[0].lower().strip(",.") in _EN_BAD_START:
                 return None
-            if text[end].islower() and not text[ss:rs].strip(_SENTENCE_LEAD):
-                return None  # opening its sentence: the rest would start in lower case ("Please generate …")
             if rs > 0 and text[rs - 1] in "([（【":
                 return None  # "(please specify)": the space after it belongs to the next token, "( specify)" would stay
             return rs, end
@@ -628,8 +623,6 @@ def _frame(view: TextView, text: str, run: _Run, bs: int, be: int, ss: int, se: 
         words = rest.split()
         if len(words) < 2 or not words[0][0].isalpha() or words[0].lower().strip(",.;:") in _EN_BAD_START:
             return None
-        if words[0][0].islower() and not text[ss:rs].strip(_SENTENCE_LEAD):
-            return None  # opening its sentence: the rest would start in lower case ("Please generate …")
         return rs, rest_start
     # zh
     if not _is_cjk(rest[0]) and not rest[0].isalnum():

@@ -89,7 +89,8 @@ def test_assistant_turn_keeps_its_words():
 
 
 def test_interjection_opening_a_clause_goes_with_its_comma():
-    assert out("Um, check order 7.") == "check order 7."
+    assert out("Um, I need order 7 checked.") == "I need order 7 checked."
+    assert out("Um, check order 7.") == "Um, check order 7."  # "check …" would start it in lower case
     assert out("嗯，我想查订单7。").startswith("我想")
     # half of an acknowledgement: the turn says "ok" and stays as it is
     assert out("嗯嗯，好的。") == "嗯嗯，好的。"

@@ -1,4 +1,5 @@
-"""Guards no selection may break: a text block is never pruned to empty (zh and en)."""
+"""Guards no selection may break: a text block is never pruned to empty (zh and en); no sentence is left starting
+in lower case."""
 import json
 
 import pytest
@@ -118,3 +119,44 @@ def test_a_block_that_was_only_a_directive_leaves_the_request_instead_of_staying
     assert all(t.strip() for t in texts(out)), out
     assert "layer-zero" not in json.dumps(out)
     assert not any(m.pruned.startswith("\n") for m in result.messages)
+
+
+@pytest.mark.parametrize("system, turn", [
+    # derivable_context: the role frame opens its sentence
+    ("You are a certified tax advisor for US freelancers.",
+     "As my tax advisor, tell me whether I can deduct my co-working membership of $250/month."),
+    # filler: a thanks clause, a greeting before a question, a request frame
+    ("You are Nova, a support assistant.", "The label arrived. Thanks again, you've been incredibly helpful!"),
+    ("You are Nova, a support assistant.", "Hey, how do I merge two dictionaries in Python?"),
+    ("You are a librarian.", "I was wondering if you could find me three papers on microplastics."),
+    ("You are a librarian.", "1. Please generate a summary of chapter 3."),
+])
+def test_a_cut_never_leaves_its_sentence_starting_in_lower_case(system, turn):
+    r = prune(conv(system, turn), 0.95)
+    assert r.messages[1].pruned == turn
+    # the heatmap says why the opening words stay
+    details = {t["detail"] for t in tokens_of(r) if t["message"] == 0 and t["decision"] == "keep"}
+    assert any("would leave its sentence starting in lower case" in d for d in details), details
+
+
+def test_the_same_openings_go_inside_a_sentence_or_as_whole_sentences():
+    # inside a sentence (after a clause break) the frame goes: nothing starts in lower case
+    r = prune(conv("You are a certified tax advisor for US freelancers.",
+                   "I moved to Texas in 2024; as my tax advisor, tell me whether I can deduct it."), 0.95)
+    assert r.messages[1].pruned == "I moved to Texas in 2024; tell me whether I can deduct it."
+    r = prune(conv("You are a librarian.", "My thesis is due Friday, so I was wondering if you could find me papers."),
+              0.95)
+    assert r.messages[1].pruned == "My thesis is due Friday, so find me papers."
+    # a whole thanks sentence goes, even before a sentence written in lower case
+    r = prune(conv("You are Nova, a support assistant.", "Thank you so much! the label never arrived."), 0.95)
+    assert r.messages[1].pruned == "the label never arrived."
+    # a sentence the writer began in lower case keeps its style: its opening filler may go
+    r = prune(conv("You are Nova, a support assistant.", "The label came. hey, can you check order 7?"), 0.95)
+    assert r.messages[1].pruned == "The label came. can you check order 7?"
+
+
+def test_a_declared_phrase_goes_wherever_it_stands_as_a_word():
+    # the author's <redundant_phrases> list is their call: taken at a sentence start too
+    r = prune(conv('<redundant_phrases>["As per my previous message,"]</redundant_phrases>\nYou are Nova.',
+                   "I want a replacement. As per my previous message, the left earcup is silent."), 0.95)
+    assert r.messages[1].pruned == "I want a replacement. the left earcup is silent."

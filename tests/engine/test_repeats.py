@@ -129,8 +129,8 @@ def test_role_restated_in_other_words_is_derivable():
 
 
 def test_role_restated_in_other_words_is_derivable_en_and_across_languages():
-    r = prune(conv("You are a certified tax advisor. Be precise.", "As your tax advisor, explain the deduction."))
-    assert not r.messages[1].pruned.lower().startswith("as your tax advisor")
+    r = prune(conv("You are a certified tax advisor. Be precise.", "I filed late; as your tax advisor, explain the deduction."))
+    assert r.messages[1].pruned == "I filed late; explain the deduction."
     r = prune(conv("You are a physics teacher.", "作为物理老师，请出三道题。"))
     assert "作为物理老师" not in r.messages[1].pruned
 

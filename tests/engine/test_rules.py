@@ -53,9 +53,12 @@ def test_derivable_role_restatement_zh_and_en():
     zh = prune(conv("你是一名税务顾问，擅长个税。", "作为税务顾问，请帮我算一下个税。"))
     assert "作为税务顾问" not in zh.messages[1].pruned
     assert "restates the role" in tokens_of(zh, "derivable_context")[0]["detail"]
+    en = prune(conv("You are a tax advisor. Be precise.", "I filed late; as a tax advisor, explain the deduction."),
+               low_information=False)
+    assert en.messages[1].pruned == "I filed late; explain the deduction."
+    # opening its sentence the frame stays: "explain …" would start it in lower case
     en = prune(conv("You are a tax advisor. Be precise.", "As a tax advisor, explain the deduction."), low_information=False)
-    assert not en.messages[1].pruned.lower().startswith("as a tax advisor")
-    assert "explain the deduction" in en.messages[1].pruned
+    assert en.messages[1].pruned == "As a tax advisor, explain the deduction."
 
 
 def test_derivable_reply_language_already_required():
