@@ -218,7 +218,8 @@ def detect_format(text: str) -> str:
     Rules, first match wins:
 
     - a request line (``POST /v1/messages HTTP/1.1``) at the start → ``http``;
-    - text not starting with ``{`` or ``[`` → ``text``;
+    - text not starting with ``{`` or ``[`` → ``text``, unless it is one JSON value that is no container
+      (``null``, ``true``, ``42``, ``"…"``: what a JSON tool prints when it found nothing), an InputError;
     - JSON that parses: a list → ``openai``; an object with ``conversations`` and no ``messages`` →
       ``sharegpt``; an object with a top-level ``system`` or an Anthropic-only block (``tool_use``,
       ``tool_result``, ``thinking``, ``document``, ``image`` with a ``source`` …) → ``anthropic``; a message
@@ -432,6 +433,7 @@ def _sniff(text: str, format: str, name: str) -> tuple[str, Any]:
         if _REQUEST_LINE.match(start):
             return "http", None
         if not start.startswith(("{", "[")):
+            _no_json_scalar(start.rstrip(), name)
             return "text", None
     try:
         doc = _parse_json(text, name)
@@ -440,6 +442,27 @@ def _sniff(text: str, format: str, name: str) -> tuple[str, Any]:
             return "jsonl", None
         raise
     return (_classify(doc) if format == "auto" else format), doc
+
+
+_JSON_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
+
+
+def _no_json_scalar(text: str, name: str) -> None:
+    """InputError when ``text`` (stripped) is one JSON value that is not a container — ``null``, ``true``, a
+    number, a quoted string: what a JSON tool printed when it found no conversation, not a prompt to prune."""
+    if text in ("null", "true", "false") or _JSON_NUMBER.fullmatch(text):
+        what = f"the JSON value {text[:40]}"
+    elif len(text) >= 2 and text[0] == text[-1] == '"':
+        try:
+            json.loads(text)
+        except ValueError:
+            return  # a prompt that only starts and ends with a quote mark
+        what = "one JSON string"
+    else:
+        return
+    raise InputError(f"the input is {what}, not a conversation", location=name,
+                     hint='load a request {"messages": [...]}, a list of messages or ShareGPT {"conversations": '
+                          '[...]}; for a plain-text prompt, its text without JSON quotes')
 
 
 def _looks_like_jsonl(text: str) -> bool:

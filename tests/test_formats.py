@@ -212,11 +212,17 @@ def test_every_corpus_record_loads_as_anthropic():
     ('{"a": 1}\n{"b": ', "jsonl"),
     ("POST /v1/messages HTTP/1.1\nHost: x\n\n{}", "http"),
     ("Hello, world", "text"),
-    ("42", "text"),
-    ("null", "text"),
+    ("42 apples", "text"),
+    ("null pointer?", "text"),
 ])
 def test_detect_format(text, expected):
     assert detect_format(text) == expected
+
+
+@pytest.mark.parametrize("text", ["42", "null", '"hi"'])
+def test_detect_format_refuses_one_json_value_that_is_no_container(text):
+    with pytest.raises(InputError, match="not a conversation"):
+        detect_format(text)
 
 
 def test_detect_format_refuses_broken_json_that_is_not_jsonl():
@@ -435,6 +441,11 @@ def test_dump_copies_documents_nested_near_the_json_limit():
     ("", "<input>", "the input is empty"),
     (" \n\t", "<input>", "the input is empty"),
     ("[]", "<input>", "the conversation is empty"),
+    # one JSON value that is no container: what a JSON tool prints when it found nothing, not a prompt
+    ("null", "<input>", "the input is the JSON value null, not a conversation"),
+    (" false\n", "<input>", "the input is the JSON value false, not a conversation"),
+    ("-4.2e3", "<input>", "the input is the JSON value -4.2e3, not a conversation"),
+    ('"Summarise this."', "<input>", "the input is one JSON string, not a conversation"),
     ('{"system": "", "messages": []}', "<input>", "the conversation is empty"),
     ('[{"role": "developer", "content": ""}]', "<input>", "the conversation is empty"),
     ('{"model": "m"}', "<input>: messages", '"messages" is missing'),
@@ -614,3 +625,9 @@ def test_lone_surrogate_is_a_located_input_error(source, location):
 def test_surrogate_pair_is_one_character():
     conv = load_conversation(b'{"messages": [{"role": "user", "content": "ok \\ud83d\\ude00"}]}')
     assert conv.messages[0].text == "ok \U0001F600"
+
+
+@pytest.mark.parametrize("text", ['"Translate" this "text"', '"unterminated', "2024 budget review", "null pointer?"])
+def test_text_that_only_looks_like_a_json_value_is_a_plain_text_prompt(text):
+    conv = load_conversation(text)
+    assert conv.format == "text" and conv.messages[0].text == text
