@@ -44,6 +44,7 @@ __all__ = [
     "TIER_CHOICES",
     "MAX_SEARCH_CHARS",
     "view_values",
+    "message_count",
     "FLOOR_CHOICES",
     "LOSSLESS",
     "RECOMMENDED_FLOOR",
@@ -233,6 +234,21 @@ def slider_frontier(safe_frontier: float) -> float:
     """The first slider position at which every safe-tier span is taken: the frontier rounded *up* to the
     slider's step (a frontier of 0.134 shown as "0.13" sent a user to a position that leaves 3 of 124 tokens)."""
     return min(0.95, math.ceil(round(safe_frontier / SLIDER_STEP, 6)) * SLIDER_STEP)
+
+
+def message_count(conv: Conversation) -> str:
+    """How many messages ``conv`` has, as a gallery card counts them: the system prompt apart.
+
+    >>> from layerzero_viz import load_conversation
+    >>> message_count(load_conversation('{"system": "Be brief.", "messages": [{"role": "user", "content": "Hi"}]}'))
+    '1 message + system prompt'
+    """
+    system = sum(m.role in ("system", "developer") for m in conv.messages)
+    n = len(conv.messages) - system
+    text = f"{n:,} message{'' if n == 1 else 's'}"
+    if system:
+        text += " + system prompt" if system == 1 else f" + {system} system prompts"
+    return text
 
 
 def _percent(fraction: float) -> str:

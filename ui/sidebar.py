@@ -13,7 +13,8 @@ from streamlit.delta_generator import DeltaGenerator
 
 from layerzero_viz import LayerZeroError
 from layerzero_viz.appstate import (
-    FLOOR_CHOICES, app_base_url, bound_message, floor_label, md_escape, page_url_path, slider_frontier,
+    FLOOR_CHOICES, app_base_url, bound_message, floor_label, md_escape, message_count, page_url_path,
+    slider_frontier,
 )
 
 from . import advisor, claude, clipboard, session
@@ -122,7 +123,7 @@ def _metrics(cur: Current) -> None:
               help="Time spent finding and protecting <context> blocks; 0 when there is none.")
     conv = cur.annotated.conversation
     line = f" · line {conv.jsonl_line} of {conv.jsonl_lines}" if conv.jsonl_line else ""
-    st.caption(f"{md_escape(cur.source.name)} · {conv.format}{line} · {len(conv.messages)} messages")
+    st.caption(f"{md_escape(cur.source.name)} · {conv.format}{line} · {message_count(conv)}")
 
 
 def _debug_link(page: str) -> None:

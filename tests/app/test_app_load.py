@@ -52,6 +52,21 @@ def test_paste_invalid_json_shows_where_and_keeps_the_previous_conversation():
     assert metrics(at) == before
 
 
+def test_sidebar_counts_messages_as_the_gallery_card_does():
+    # the card says "A 17-message hotel booking"; the sidebar had said "18 messages" (the system prompt counted)
+    at = goto(new_app(), "load")
+    assert any("A 17-message hotel booking" in c.value for c in at.caption)
+    at = open_sample(new_app(), "vip_multiturn.zh.json").run()
+    assert any("· 17 messages + system prompt" in c.value for c in at.sidebar.caption)
+
+
+def test_paste_of_a_bare_json_value_is_an_error_not_a_prompt():
+    at = paste(new_app(), "null")
+    assert no_exception(at)
+    assert "not a conversation" in at.error[0].value
+    assert "source" not in at.session_state
+
+
 def test_paste_with_a_wrong_shape_names_the_json_path():
     at = paste(new_app(), '{"messages": [{"role": "user"}]}')
     assert no_exception(at)
