@@ -192,7 +192,8 @@ def timings_bar(timings_ms: Mapping[str, float]) -> alt.Chart:
         alt.Chart(_inline(frame))
         .mark_bar(color=_BLUE)
         .encode(
-            y=alt.Y("stage:N", sort=[str(s) for s in stages], title=None),
+            # (Vega-Lite cuts axis labels at 180 px by default: "context_preserva…")
+            y=alt.Y("stage:N", sort=[str(s) for s in stages], title=None, axis=alt.Axis(labelLimit=0)),
             x=alt.X("ms:Q", title="ms"),
             tooltip=[
                 alt.Tooltip("stage:N"),
@@ -222,7 +223,7 @@ def message_timings_bar(rows: list[dict[str, Any]]) -> alt.Chart:
         alt.Chart(_inline(frame))
         .mark_bar()
         .encode(
-            y=alt.Y("message:N", sort=order, title=None),
+            y=alt.Y("message:N", sort=order, title=None, axis=alt.Axis(labelLimit=0)),
             x=alt.X("sum(ms):Q", title="ms"),
             color=color,
             tooltip=[alt.Tooltip("message:N"), alt.Tooltip("stage:N"), alt.Tooltip("ms:Q", format=",.1f")],

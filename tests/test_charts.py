@@ -173,6 +173,14 @@ def test_timings_bar_lists_stages_in_order_with_their_share():
     assert {t["field"] for t in spec["encoding"]["tooltip"]} == {"stage", "ms", "share"}
 
 
+def test_timing_bars_never_cut_their_labels():
+    # the app's theme cut the y labels at a fixed width: "context_preserva…" (UX walkthrough); 0 = no limit
+    spec = timings_bar({"parse": 1.0, "context_preservation": 0.0}).to_dict()
+    assert spec["encoding"]["y"]["axis"]["labelLimit"] == 0
+    spec = message_timings_bar([{"label": "#12 assistant (a long label)", "ms": 1.0}]).to_dict()
+    assert spec["encoding"]["y"]["axis"]["labelLimit"] == 0
+
+
 def test_message_timings_stack_by_stage_when_given():
     spec = message_timings_bar(
         [
