@@ -309,14 +309,29 @@ def _zh_hesitation(text: str, s: int, e: int, word: str) -> Span:
 
 def _zh_final_particle(text: str, s: int, e: int, word: str) -> Span:
     """啊/呀/哦 closing a sentence or clause after a Chinese character — not 啦 or 咯, which fuse 了 with the tone
-    (太好啦 → 太好 is ungrammatical; 我知道啦 "got it now" → 我知道 "I (already) know")."""
+    (太好啦 → 太好 is ungrammatical; 我知道啦 "got it now" → 我知道 "I (already) know"); not in an interjection
+    (这样啊，"oh, I see" → 这样，"like this"), nor as a question's only mark (门票多钱啊，: no ？ after it)."""
     if word in _ZH_FUSED_LE:
         return None
     before = text[s - 1] if s > 0 else ""
     after = text[e] if e < len(text) else ""
-    if before and _is_cjk(before) and after and after in "。！？!?，,～~…" and not _ZH_NEGATION_BEFORE.search(before):
-        return s, e
-    return None
+    if not (before and _is_cjk(before) and after and after in "。！？!?，,～~…") or _ZH_NEGATION_BEFORE.search(before):
+        return None
+    lo = max(0, s - 40)
+    clause = text[max(lo - 1, *(text.rfind(c, lo, s) for c in _ZH_CLAUSE_BREAKS)) + 1:s]
+    if _ZH_INTERJECTION.fullmatch(clause.strip()):
+        return None
+    if after not in "？?" and _ZH_QUESTION_WORD.search(clause):
+        return None
+    return s, e
+
+
+# what opens the clause a final particle closes
+_ZH_CLAUSE_BREAKS = "，。！？!?；;：:\n"
+# a clause that is only an interjection with its particle ("这样啊", "原来是这样啊", "是吗啊")
+_ZH_INTERJECTION = re.compile(r"(?:原来)?(?:是)?(?:这样|那样)(?:子)?|原来如此|是吗|是嘛|真的|天哪|我的天")
+# a question word: with no question mark after the particle, the particle is what makes it a question
+_ZH_QUESTION_WORD = re.compile(r"多少|多钱|哪|什么|啥|几[点个天号时家位]|谁|怎么|怎样|如何|有没有|是不是|能不能|可不可以|吗")
 
 
 def _zh_degree(text: str, s: int, e: int, word: str) -> Span:

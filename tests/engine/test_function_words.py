@@ -116,3 +116,12 @@ def test_word_before_reads_what_its_patterns_find():
         negated = li._EN_NEGATION_BEFORE.search(text, max(0, s - 12), s) is not None
         prev = li._EN_PREV_WORD.search(text[max(0, s - 20):s])
         assert li._word_before(text, s) == (negated, prev.group(1).lower() if prev else ""), (text, s)
+
+
+def test_a_final_particle_stays_in_an_interjection_and_where_it_alone_makes_the_question():
+    # (review 15: "这样啊，" "oh, I see" became "这样，" "like this"; "门票多钱啊，" lost its only question mark)
+    assert out("这样啊，那酒店里的餐厅有没有咖喱？").startswith("这样啊，")
+    assert out("门票多钱啊，把电话也告诉我吧。").startswith("门票多钱啊，")
+    # before a question mark, or closing a plain clause, it still goes
+    assert out("酒店地址是在哪里啊？") == "酒店地址是在哪里？"
+    assert out("好啊，帮我订一间。").startswith("好，")

@@ -377,3 +377,16 @@ def test_di_stays_where_the_phrase_needs_it_on_both_tiers():
     floor = [m.pruned for m in ann.at_ratio(0.95, min_effectiveness=0.0).messages]
     assert "更好地理解" in floor[0] and "优雅地要" in floor[1], floor
     assert "耐心回答" in floor[0], floor  # an adverbial before a verb of two characters still loses its 地
+
+
+def test_articles_that_point_back_name_a_part_or_follow_a_question_word_stay():
+    # (review 15 at the 0.98 floor: "Only perspectives of mentioned personalities" could be any mentioned;
+    # "each of five personalities"; "* What primary conversion goal is")
+    system = ("You are an advisor.\n## Constraints\n- Only perspectives of the mentioned personalities should be used.\n"
+              "- Consider each of the five personalities and the above rules.\nBriefly explain:\n"
+              "* What the primary conversion goal is\n* The big idea behind the offer for the customer in the story.")
+    ann = _ann(conv(system, "Go."))
+    pruned = ann.at_ratio(0.95, min_effectiveness=0.0).messages[0].pruned
+    for kept in ("of the mentioned personalities", "each of the five", "the above rules", "What the primary"):
+        assert kept in pruned, (kept, pruned)
+    assert "behind offer" in pruned or "for customer" in pruned  # the other articles of the prose still go
