@@ -327,6 +327,7 @@ def sweep_chart(sweep_df: pd.DataFrame, *, safe_frontier: float | None = None,
 
     left: list[alt.Chart] = []
     right: list[alt.Chart] = []
+    knees_labelled: list[tuple[float, float]] = []  # (ratio, pruned fraction) of each knee label drawn
     # floor labels at the right end, unless the slider's label is there
     label_x = 0.8 if current_ratio is not None and current_ratio > 0.85 else 0.95
     # the budget: at most ⌊r·N⌋ tokens, so no curve rises above this diagonal
@@ -360,10 +361,15 @@ def sweep_chart(sweep_df: pd.DataFrame, *, safe_frontier: float | None = None,
                                          alt.Tooltip("pruned_fraction:Q", title="pruned", format=".1%"),
                                          alt.Tooltip("effectiveness_estimate:Q", title="estimate",
                                                      format=".4f")]))
-            left.append(alt.Chart(_inline(mark), name=f"knee-label-{labels[f]}")
-                        .mark_text(align="left", dx=7, dy=-9, fontSize=11, fontWeight="bold")
-                        .encode(x=x, y=y_pruned, text="label:N",
-                                color=color))
+            spot = (knee, float(at["pruned_fraction"]))
+            # two floors with the same knee: one label (the second was drawn over the first; the diamonds and
+            # their tooltips still name each floor)
+            if not any(abs(spot[0] - k) < 0.03 and abs(spot[1] - p) < 0.04 * pruned_max for k, p in knees_labelled):
+                knees_labelled.append(spot)
+                left.append(alt.Chart(_inline(mark), name=f"knee-label-{labels[f]}")
+                            .mark_text(align="left", dx=7, dy=-9, fontSize=11, fontWeight="bold")
+                            .encode(x=x, y=y_pruned, text="label:N",
+                                    color=color))
         if 0.0 < f < 1.0:
             rule = pd.DataFrame({"effectiveness_estimate": [f], "floor": [labels[f]], "label": [f"floor {f:g}"]})
             right.append(alt.Chart(_inline(rule), name=f"floor-{labels[f]}")
@@ -386,9 +392,13 @@ def sweep_chart(sweep_df: pd.DataFrame, *, safe_frontier: float | None = None,
                                 "label": [f"{current_label} {float(current_ratio):.2f}"]})
         left.append(alt.Chart(_inline(current), name="current").mark_rule(color=_GREY, strokeWidth=1)
                     .encode(x=x))
+        # next to the frontier's label the slider's goes to the top of the rule (both were drawn at the bottom,
+        # one over the other)
+        near = safe_frontier is not None and abs(float(current_ratio) - float(safe_frontier)) < 0.04
         left.append(alt.Chart(_inline(current), name="current-label")
-                    .mark_text(angle=270, align="left", baseline="bottom", dx=4, dy=-4, color="#777777", fontSize=11)
-                    .encode(x=x, y=alt.datum(0.0), text="label:N"))
+                    .mark_text(angle=270, align="right" if near else "left", baseline="bottom",
+                               dx=-4 if near else 4, dy=-4, color="#777777", fontSize=11)
+                    .encode(x=x, y=alt.datum(pruned_max if near else 0.0), text="label:N"))
     return (
         alt.layer(alt.layer(*left), alt.layer(*right))
         .resolve_scale(y="independent")

@@ -309,6 +309,23 @@ def test_sweep_chart_of_a_real_conversation_and_two_floors():
     assert knee_098["effectiveness_estimate"] >= 0.98
 
 
+def test_sweep_labels_never_sit_on_each_other():
+    # (UX walkthrough: "slider 0.14" drawn over "safe frontier 0.13" at the bottom of the chart, and two floors'
+    # "knee 0.14" over each other)
+    from layerzero_viz import annotate, load_conversation
+
+    ann = annotate(load_conversation(ROOT / "fixtures" / "finance_qa.zh.json"), env={})
+    frame = pd.DataFrame(ann.sweep(min_effectiveness=1.0) + ann.sweep(min_effectiveness=0.98))
+    layers = named_layers(sweep_chart(frame, safe_frontier=0.134, current_ratio=0.14).to_dict())
+    assert layers["knee-lossless"]["rows"][0]["ratio"] == layers["knee-0.98"]["rows"][0]["ratio"]
+    assert "knee-label-lossless" in layers and "knee-label-0.98" not in layers  # one label, both diamonds
+    assert layers["frontier-label"]["encoding"]["y"]["datum"] == 0.0
+    assert layers["current-label"]["encoding"]["y"]["datum"] > 0.0  # at the top of its rule
+    # apart, each sits at the bottom of its rule
+    layers = named_layers(sweep_chart(frame, safe_frontier=0.134, current_ratio=0.5).to_dict())
+    assert layers["current-label"]["encoding"]["y"]["datum"] == 0.0
+
+
 # ---------------------------------------------------------------- export and purity
 
 
