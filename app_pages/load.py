@@ -42,14 +42,16 @@ with gallery:
     items = read_gallery(Path(__file__).resolve().parent.parent / "fixtures")
     if not items:
         st.info("No sample conversations found in fixtures/.")
-    columns = st.columns(3)
-    for n, item in enumerate(items):
-        with columns[n % 3].container(border=True):
-            lang = f" · {item.lang}" if item.lang else ""
-            st.markdown(f"**{md_escape(item.title)}**")
-            st.caption(f"{md_escape(item.description)}  \n`{item.file}`{lang}")
-            st.button("Open", key=f"open:{item.file}", on_click=session.load_file, args=(str(item.path),),
-                      icon=":material/open_in_new:")
+    # row by row, each card as tall as its row (in three tall columns the cards' tops drifted apart, and a phone,
+    # which stacks the columns, listed the samples out of order)
+    for first in range(0, len(items), 3):
+        for column, item in zip(st.columns(3), items[first:first + 3]):
+            with column.container(border=True, height="stretch"):
+                lang = f" · {item.lang}" if item.lang else ""
+                st.markdown(f"**{md_escape(item.title)}**")
+                st.caption(f"{md_escape(item.description)}  \n`{item.file}`{lang}")
+                st.button("Open", key=f"open:{item.file}", on_click=session.load_file, args=(str(item.path),),
+                          icon=":material/open_in_new:")
 
 with paste:
     st.text_area("Conversation", key=session.PASTE, height=280, persist_state="session",

@@ -30,6 +30,16 @@ def test_gallery_lists_every_fixture_with_its_description():
     assert any("七日年化收益率4.2%" in c.value for c in at.caption)
 
 
+def test_gallery_cards_come_row_by_row_in_the_gallery_order():
+    # laid out in three tall columns, the cards' tops drifted apart and a phone (which stacks the columns) listed
+    # them 1, 4, 7, 2, … (UX walkthrough)
+    from layerzero_viz.appstate import read_gallery
+
+    at = goto(new_app(), "load")
+    shown = [b.key.removeprefix("open:") for b in at.button if (b.key or "").startswith("open:")]
+    assert shown == [item.file for item in read_gallery(ROOT / "fixtures")] and len(shown) > 3
+
+
 def test_opening_a_sample_lands_on_the_heatmap_with_metrics():
     at = goto(new_app(), "load")
     at.button(key="open:finance_qa.zh.json").click().run()
