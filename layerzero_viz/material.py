@@ -1147,9 +1147,11 @@ _PROCESS_EN = re.compile(r"\b(?i:correct|proofread|review|revis|rewrit|translat|
                          r"check|grad|scor|rephras|refin|summari[sz]|analy[sz]|critiqu|evaluat|convert|format|simplif)")
 _HANDED_ZH = re.compile(r"(?:用户|我)(?:会|将|将会|可能会|每次)?(?:给你|向你|为你|发给你|提供给你)?(?:提供|发送|输入|发|给出|粘贴|给)"
                         r"你?[^。！？\n]{0,20}?(?:文本|文字|句子|段落|文章|内容|代码|英文|中文|一段话|语句|稿件|作文|文案|单词|词语|"
-                        r"短语)|输入的?(?:内容|文本|文字|句子|段落|提示词|提示语|prompt)")  # "如果输入内容为中文，…翻译成日文"
+                        r"短语)|输入的?(?:内容|文本|文字|句子|段落|提示词|提示语|prompt)"  # "如果输入内容为中文，…翻译成日文"
+                        # "请直接粘贴需要重写的段落": the agent asks for the text it will work on
+                        r"|(?:请|直接|请直接)粘贴[^。！？\n]{0,12}?(?:文本|文字|段落|内容|文章|稿件|作文|文案)")
 _PROCESS_ZH = re.compile(r"翻译|润色|纠正|修改|改写|校对|批改|检查|优化|修正|改进|点评|评分|总结|提炼|转换|转写|改成|扩写|扩展|续写|"
-                         r"仿写|缩写")
+                         r"仿写|缩写|重写|重新撰写|重新创作|改述|降重")
 
 
 def _declares_processing(text: str, s: int, e: int) -> re.Match[str] | None:

@@ -491,3 +491,15 @@ def test_a_scripted_greeting_after_a_sentence_and_an_example_under_a_bare_label_
                    env={})
     pruned = ann.at_ratio(0.95).messages[0].pruned
     assert "您好，我是您的专家教练，我将帮助您打开思路。请问您准备好开始了吗？" in pruned and "保湿工作哦！" in pruned
+
+
+def test_a_rewriter_that_asks_for_the_text_to_paste_keeps_its_replies_voice():
+    # (lobehub 279, a "make AI text sound human" agent: its earlier reply lost a deliberate 说实话, the voice it
+    # was asked for; the system prompt asks the user to paste what it rewrites)
+    system = ("## 主要任务\n将 AI 生成的内容完全重写，使其具有真实人类作者的特征。\n## 初始化\n"
+              "我已准备好接收您的 AI 生成文本。请直接粘贴需要重写的段落，我将以一个真实的人类作者的身份重新创作这段内容。")
+    r = prune(conv(system, "请帮我重写：\"远程工作提高了员工的灵活性。\"",
+                   "说实话，远程工作确实给大家带来了更多自由。", "再口语化一点：\"数据显示社交媒体影响很大。\""), 0.95)
+    assert r.messages[2].pruned == "说实话，远程工作确实给大家带来了更多自由。"
+    assert any("a turn of the text this conversation processes" in t["detail"] for t in tokens_of(r)
+               if t["message"] == 1)
