@@ -100,10 +100,11 @@ def guard_blocks(view: TextView, candidates: Sequence[Candidate], bulks: Sequenc
 
 
 # what may stand between a sentence's start and its first word: space, emphasis, a quote or bracket opening it,
-# a bullet
-_LEAD = " \t*_>#-•+\"'“‘(（[「『"
+# a heading mark (a list marker is _MARKER_LINE's)
+_LEAD = " \t*_>#\"'“‘(（[「『"
 # what ends the sentence before (or a line break: a heading, a list item)
 _SENTENCE_END = ".!?。！？…\n"
+_FIRST_LETTER = re.compile(r"[^\W\d_]")
 DECLARED = "declared_redundant"
 LOWER_START = "kept: taking {cut!r} would leave its sentence starting in lower case ({rest!r}…)"
 
@@ -124,9 +125,11 @@ def keep_sentence_case(view: TextView, candidates: Sequence[Candidate], bulks: S
 
     def lowers(s: int, e: int) -> bool:
         if not text[s].isupper():  # (most hits: a CJK character, a lower-case word, punctuation)
-            if text[s] not in " \t*_" or not text[s:e].lstrip(" \t*_")[:1].isupper():
+            # (a span may open with space, emphasis or the list marker it takes along: "- Thanks again,")
+            m = _FIRST_LETTER.search(text, s, e)
+            if m is None or not m.group().isupper():
                 return False
-            s = e - len(text[s:e].lstrip(" \t*_"))
+            s = m.start()
         k = e - 1
         while k > s and text[k].isspace():
             k -= 1
@@ -141,8 +144,9 @@ def keep_sentence_case(view: TextView, candidates: Sequence[Candidate], bulks: S
         k = s - 1
         while k >= block.start and text[k] in _LEAD:
             k -= 1
-        if k >= block.start and text[k] not in _SENTENCE_END and not _after_list_number(text, k):
-            return False  # inside a sentence ("…, and I think that it is late")
+        if k >= block.start and text[k] not in _SENTENCE_END and not _MARKER_LINE.search(
+                text, max(0, text.rfind("\n", 0, s)), s):
+            return False  # inside a sentence ("…, and I think that it is late"), not after a list marker
         notes.append((s, e, LOWER_START.format(cut=text[s:e].strip(), rest=text[r:r + 20].split("\n")[0])))
         return True
 
@@ -155,16 +159,6 @@ def keep_sentence_case(view: TextView, candidates: Sequence[Candidate], bulks: S
         dropped = {s for s, e in zip(bulk.starts, bulk.ends) if lowers(s, e)}
         out_bulks.append(_without(bulk, dropped.__contains__) if dropped else bulk)
     return kept, out_bulks, notes
-
-
-# a numbered list item's marker opening its line ("1. ", "a) ", "(3) "): what follows starts a sentence
-_LIST_NUMBER = re.compile(r"[ \t]*(?:\d{1,3}[.)、]|[A-Za-z][.)]|[(（][0-9A-Za-z]{1,3}[)）])[ \t]")
-
-
-def _after_list_number(text: str, k: int) -> bool:
-    """Whether ``text[k]`` closes a numbered list item's marker that opens its line."""
-    m = _LIST_NUMBER.match(text, text.rfind("\n", 0, k + 1) + 1)
-    return m is not None and m.end() > k
 
 
 def close_candidates(view: TextView, candidates: Sequence[Candidate], bulks: Sequence[Hits]

@@ -93,6 +93,8 @@ _NEGATION = re.compile(r"\b(?:not|no|never|don't|dont|don’t|without|cannot|can
 _DIGIT = re.compile(r"\d")
 _BULLET = re.compile(r"[ \t]*[-*•][ \t]+")
 _NUMBERED = re.compile(r"[ \t]*(?:\d+[.)、]|[A-Za-z][.)]|\([A-Za-z0-9]\))")
+# a list item's marker with the space after it, opening a sentence
+_ITEM_MARK = re.compile(r"[ \t]*(?:[-*+•·]|\d{1,3}[.)、]|[A-Za-z][.)]|\([A-Za-z0-9]\))[ \t]+")
 _SOFT_END = "，,、：:；;"
 _TERMINATORS = "。！？!?…；;.\n"
 _SPACE = " \t"
@@ -560,6 +562,8 @@ def _filler_clause(text: str, info: list[_Clause], i: int, n: int, se: int,
             return None
         if i == 0 and n == 2 and _only_an_address(rest, text[se - 1:se + 1]):
             return None  # "Thank you for your cooperation, respected chatbot!": the address alone would be left
+        if i == 0 and (m := _ITEM_MARK.match(text, cs, ce)):
+            cs = m.end()  # "- Thanks again, I love it!": the item keeps its marker ("I love it!" had lost it)
         return cs, end
     # the closing clause: the comma before it goes, the clause's own terminator stays
     prev_cs, prev_ce, prev_bs, prev_be = info[i - 1][:4]

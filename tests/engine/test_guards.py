@@ -160,3 +160,12 @@ def test_a_declared_phrase_goes_wherever_it_stands_as_a_word():
     r = prune(conv('<redundant_phrases>["As per my previous message,"]</redundant_phrases>\nYou are Nova.',
                    "I want a replacement. As per my previous message, the left earcup is silent."), 0.95)
     assert r.messages[1].pruned == "I want a replacement. the left earcup is silent."
+
+
+def test_a_thanks_clause_opening_a_list_item_leaves_the_items_marker():
+    # "- Thanks again, I love it!" had lost "- " with the thanks: "I love it!" stood on its own line
+    r = prune(conv("You are a helper.", "- Please generate a summary.\n- Thanks again, I love it!"), 0.95)
+    assert r.messages[1].pruned.endswith("\n- I love it!")
+    # and a lower-case rest keeps the whole item, marker and all
+    r = prune(conv("You are a helper.", "- Please generate a summary.\n- Thanks again, you rock!"), 0.95)
+    assert r.messages[1].pruned.endswith("\n- Thanks again, you rock!")
