@@ -231,3 +231,11 @@ def test_an_agents_self_introduction_and_a_greeting_before_a_bare_form_of_addres
     # a user's greeting before what they want still goes, and so does one before their own introduction
     left = prune(conv(None, "你好，我想去吃饭。您好，我是浦东新区的居民，想咨询噪音投诉。"), 0.95).messages[0].pruned
     assert left.startswith("我想去吃饭。") and "您好" not in left, left
+
+
+def test_a_thanks_with_a_compliment_goes_whole():
+    # (the bundled support chat kept "Thanks again, you've been incredibly helpful!" whole: the compliment was not
+    # known as a closer, and taking "Thanks again," alone would leave "you've …" starting in lower case)
+    assert out("I don't need the box, right? Thanks again, you've been incredibly helpful!") == \
+        "I don't need the box, right?"
+    assert out("You have been very helpful. Send the label to jo@example.com.") == "Send the label to jo@example.com."

@@ -126,7 +126,7 @@ def test_a_block_that_was_only_a_directive_leaves_the_request_instead_of_staying
     ("You are a certified tax advisor for US freelancers.",
      "As my tax advisor, tell me whether I can deduct my co-working membership of $250/month."),
     # filler: a thanks clause, a greeting before a question, a request frame
-    ("You are Nova, a support assistant.", "The label arrived. Thanks again, you've been incredibly helpful!"),
+    ("You are Nova, a support assistant.", "The label arrived. Thanks again, the new earcup works fine!"),
     ("You are Nova, a support assistant.", "Hey, how do I merge two dictionaries in Python?"),
     ("You are a librarian.", "I was wondering if you could find me three papers on microplastics."),
     ("You are a librarian.", "1. Please generate a summary of chapter 3."),
