@@ -42,9 +42,25 @@ def _found(view: TextView, ctx: RuleContext) -> list[Candidate]:
             continue  # 请问 inside 申请问题 is not the declared phrase
         if not word.isascii() and _zh_content_use(view.text, m.start(), m.end()):
             continue  # 麻烦 in 遇到麻烦 / 很麻烦 / 麻烦的事 is what is said, not a frame around it
-        out.append(Candidate(m.start(), m.end(), "declared_redundant", 1.0,
+        start, end = _with_its_commas(view.text, m.start(), m.end())
+        out.append(Candidate(start, end, "declared_redundant", 1.0,
                              f"listed in <redundant_phrases>: {word!r}", 0.0, _OVERRIDE))
     return out
+
+
+_PARENTHESIS = re.compile(r"[ \t]*[,，][ \t]*\Z")
+
+
+def _with_its_commas(text: str, start: int, end: int) -> tuple[int, int]:
+    """[start, end) widened to the commas around it when the phrase is a parenthesis ("The left earcup, as per my
+    previous message, is silent"): alone it would leave "The left earcup, is silent"."""
+    before = _PARENTHESIS.search(text, max(0, start - 4), start)
+    after = end
+    while after < len(text) and text[after] in " \t":
+        after += 1
+    if before is None or after >= len(text) or text[after] not in ",，":
+        return start, end
+    return before.start(), after + 1
 
 
 # a word just before that makes the phrase an object or a predicate (遇到麻烦, 添麻烦, 很麻烦, 不麻烦), or a

@@ -169,3 +169,12 @@ def test_a_thanks_clause_opening_a_list_item_leaves_the_items_marker():
     # and a lower-case rest keeps the whole item, marker and all
     r = prune(conv("You are a helper.", "- Please generate a summary.\n- Thanks again, you rock!"), 0.95)
     assert r.messages[1].pruned.endswith("\n- Thanks again, you rock!")
+
+
+def test_a_declared_phrase_between_commas_goes_with_them():
+    # "The left earcup, as per my previous message, is silent" had become "The left earcup, is silent"
+    system = '<redundant_phrases>["as per my previous message"]</redundant_phrases>\nYou are Nova.'
+    r = prune(conv(system, "I want a replacement. The left earcup, as per my previous message, is silent."), 0.95)
+    assert r.messages[1].pruned == "I want a replacement. The left earcup is silent."
+    r = prune(conv(system, "The left earcup is silent as per my previous message, even after a reset."), 0.95)
+    assert r.messages[1].pruned == "The left earcup is silent, even after a reset."
