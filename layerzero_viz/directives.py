@@ -23,7 +23,7 @@ from .model import Block, Conversation, Message, MessageKey
 
 __all__ = [
     "DEFAULT_RATIO", "MAX_RATIO", "DirectiveSpan", "Settings", "resolve_settings", "check_ratio",
-    "ENV_ENABLED", "ENV_RATIO", "HEADER", "compile_pattern", "parse_layer_zero_tag",
+    "ENV_ENABLED", "ENV_RATIO", "HEADER", "compile_pattern", "parse_layer_zero_tag", "directive_message",
 ]
 
 DEFAULT_RATIO = 0.30
@@ -173,6 +173,14 @@ def _json_list(body: str, tag: str, where: str) -> list[str]:
     return value
 
 
+def directive_message(conv: Conversation) -> Message | None:
+    """The message whose first line may hold the ``<layer-zero/>`` directive and whose engine lists count: the
+    system prompt, or — a plain-text prompt being the whole prompt — its one message."""
+    if conv.system is None and conv.format == "text" and conv.messages:
+        return conv.messages[0]
+    return conv.system
+
+
 def resolve_settings(
     conv: Conversation,
     *,
@@ -188,9 +196,7 @@ def resolve_settings(
     compiled: list[CompiledPattern] = []
     phrases: list[str] = []
     directive: tuple[bool | None, float | None] = (None, None)
-    system = conv.system
-    if system is None and conv.format == "text" and conv.messages:
-        system = conv.messages[0]  # a plain-text prompt is the whole prompt: its first line may hold the directive
+    system = directive_message(conv)
     for msg in conv.messages:
         is_system = msg is system or msg.role in ("system", "developer")
         for block in msg.blocks:

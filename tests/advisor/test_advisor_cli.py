@@ -35,11 +35,19 @@ def test_lint_prints_json_findings_and_exits_0_without_errors(capsys):
             "suggestion", "fix_available"} <= set(f)
 
 
-def test_lint_exits_1_on_an_error_severity_finding(capsys):
-    code, out, _ = run(capsys, "lint", FIXTURES / "plain_prompt.zh.txt")
+def test_lint_exits_1_on_an_error_severity_finding(capsys, tmp_path):
+    # the plain-text sample's first line is its directive (its own system prompt), so it moved into a user turn
+    text = (FIXTURES / "plain_prompt.zh.txt").read_text(encoding="utf-8")
+    path = tmp_path / "misplaced.json"
+    path.write_text(json.dumps({"system": "你是文案助手。", "messages": [{"role": "user", "content": text}]},
+                               ensure_ascii=False), encoding="utf-8")
+    code, out, _ = run(capsys, "lint", path)
     data = json.loads(out)
     assert code == 1 and data["summary"]["error"] >= 1
     assert {"LZ101", "LZ105"} <= {f["code"] for f in data["findings"]}
+    # the sample itself is read as the engine reads it: no error
+    code, out, _ = run(capsys, "lint", FIXTURES / "plain_prompt.zh.txt")
+    assert code == 0 and json.loads(out)["summary"]["error"] == 0
 
 
 def test_lint_many_inputs_and_jsonl_lines(capsys):

@@ -168,6 +168,19 @@ def test_misplaced_directive_becomes_the_honoured_one():
     assert fixed.messages[0].text.startswith(DIRECTIVE) and "<layer-zero" not in fixed.messages[1].text
 
 
+def test_a_plain_text_prompts_directive_and_lists_are_read_as_the_engine_reads_them():
+    # (UX walkthrough: on the bundled plain-text sample the Detector and `lint` reported LZ101 and LZ105 errors
+    # for the directive and the list the engine honours; `lint` exited 1)
+    from layerzero_viz import load_conversation
+
+    text = (f"{DIRECTIVE}\n<redundant_phrases>[\"您好\"]</redundant_phrases>\n您好！帮我写一段种草文案。")
+    conv = load_conversation(text)
+    assert resolve_settings(conv, env={}).ratio_source == "directive"
+    assert not {"LZ101", "LZ105"} & set(codes(lint(conv)))
+    # in a chat, the same lines in a user turn are still not read, and lint still says so
+    assert {"LZ101", "LZ105"} <= set(codes(lint(anthropic("You are support.", text))))
+
+
 def test_ratio_fix_sets_the_domain_limit():
     conv = CASES["LZ180"][0]()
     finding = next(f for f in lint(conv) if f.code == "LZ180")

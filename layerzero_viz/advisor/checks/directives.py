@@ -7,7 +7,7 @@ import json
 import re
 from typing import Iterator
 
-from ...directives import LAYER_ZERO_RE, MAX_RATIO, compile_pattern, parse_layer_zero_tag
+from ...directives import LAYER_ZERO_RE, MAX_RATIO, compile_pattern, directive_message, parse_layer_zero_tag
 from ...errors import LayerZeroError
 from ..edits import Fix
 from ..findings import Finding, LIST_TAG_RE, LintDoc, line_span
@@ -50,7 +50,7 @@ def check_directives(doc: LintDoc) -> Iterator[Finding]:
     view, conv = doc.view, doc.conv
     seen_any = False
     honoured_exists = False
-    system = conv.system
+    system = directive_message(conv)  # the engine's own rule (a plain-text prompt is its own system prompt)
     for b in view.blocks:
         seg = doc.text(b)
         first_text = system is not None and b.msg_pos == 0 and b is next(
@@ -120,9 +120,11 @@ def _list_values(body: str) -> tuple[list[str] | None, str]:
 
 
 def check_list_tags(doc: LintDoc) -> Iterator[Finding]:
+    prompt = directive_message(doc.conv)
     for b in doc.view.blocks:
         seg = doc.text(b)
-        in_system = b.role in ("system", "developer")
+        in_system = b.role in ("system", "developer") or (
+            prompt is not None and doc.conv.messages[b.msg_pos] is prompt)
         for m in LIST_TAG_RE.finditer(seg):
             tag = m.group(1)
             s, e = b.start + m.start(), b.start + m.end()
