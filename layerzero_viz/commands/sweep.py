@@ -8,6 +8,7 @@ import argparse
 import json
 import sys
 
+from ..appstate import floor_label, slider_frontier
 from ..directives import check_ratio
 from ..engine import EFFECTIVENESS_TARGET, Annotated, annotate, check_min_effectiveness
 from ..errors import DirectiveError
@@ -66,8 +67,11 @@ def format_table(payload: dict) -> str:
                      f"{row['effectiveness_estimate']:>8.4f}  {row['stopped_by']}")
     best = payload["best_ratio"]
     verdict = "none (even r = 0 is below the target)" if best is None else f"{best:.2f}"
-    lines.append(f"{payload['tokens_total']:,} tokens; safe tier used up at r = {payload['safe_frontier']:.2f}; "
-                 f"floor {payload['min_effectiveness']:g}; best ratio (estimate ≥ {payload['target']:g}): {verdict}")
+    # the frontier as the app shows it: the first ratio (of 0.01 steps) that takes every safe-tier token (0.134 read
+    # as "0.13" named a ratio that leaves 3 of 124)
+    lines.append(f"{payload['tokens_total']:,} tokens; every safe-tier token goes from r = "
+                 f"{slider_frontier(payload['safe_frontier']):.2f}; floor {floor_label(payload['min_effectiveness'])}; "
+                 f"highest ratio with the estimate ≥ {payload['target']:g}: {verdict}")
     return "\n".join(lines)
 
 

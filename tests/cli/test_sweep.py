@@ -31,7 +31,15 @@ def test_the_table_has_a_row_per_step_and_names_the_best_ratio(capsys):
     lines = capsys.readouterr().out.strip().splitlines()
     assert lines[0].split() == ["ratio", "pruned", "pruned", "%", "estimate", "stopped", "by"]
     assert [line.split()[0] for line in lines[1:-1]] == ["0.00", "0.25", "0.50", "0.75", "0.95"]
-    assert "best ratio" in lines[-1]
+    assert "highest ratio with the estimate ≥ 0.99" in lines[-1]
+
+
+def test_the_table_names_the_safe_frontier_as_the_app_does(capsys):
+    # (UX walkthrough: "safe tier used up at r = 0.13" while its own row at 0.13 pruned 121 of 124; the app says 0.14)
+    assert main(["sweep", str(FIXTURE), "--ratios", "0.13,0.14"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert [line.split()[1] for line in lines[1:3]] == ["121", "124"]
+    assert "every safe-tier token goes from r = 0.14" in lines[-1] and "floor lossless" in lines[-1]
 
 
 def test_a_floor_lets_the_sweep_go_past_the_safe_frontier(capsys):
