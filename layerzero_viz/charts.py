@@ -80,7 +80,7 @@ def overview_heatmap(df: pd.DataFrame, *, bins: int = 60, color_by: str = "prune
     if bins < 1:
         raise ValueError(f"bins must be at least 1, not {bins}")
     _require(df, ("message", "role", "decision", "score"), "overview_heatmap")
-
+    df = _without_directives(df)
     codes, labels = _messages(df)
     sizes = np.bincount(codes, minlength=len(labels)) if len(df) else np.zeros(0, dtype=int)
     position = df.groupby(codes, sort=False).cumcount().to_numpy() if len(df) else np.zeros(0, dtype=int)
@@ -137,6 +137,15 @@ def overview_heatmap(df: pd.DataFrame, *, bins: int = 60, color_by: str = "prune
     )
 
 
+def _without_directives(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` without engine-directive tokens: counted like the sidebar and the token cards, outside every total
+    (the bars had added 29 directive tokens to 107 pruned)."""
+    if "reason" not in df.columns:
+        return df
+    directive = df["reason"].to_numpy() == "directive"
+    return df[~directive] if directive.any() else df
+
+
 def _reason_scale(codes: Iterable[str]) -> alt.Scale:
     """Prune reasons in priority order, then any other code present (an engine newer than this module)."""
     domain = list(dict.fromkeys([*PRUNE_REASONS, *codes]))
@@ -149,6 +158,7 @@ def _reason_scale(codes: Iterable[str]) -> alt.Scale:
 def pruned_by_reason_bar(df: pd.DataFrame) -> alt.Chart:
     """Stacked bars: per message (input order), how many tokens were pruned for each prune reason."""
     _require(df, ("message", "role", "decision", "reason"), "pruned_by_reason_bar")
+    df = _without_directives(df)
     codes, labels = _messages(df)
     pruned = df["decision"].to_numpy() == "prune"
     counts = (

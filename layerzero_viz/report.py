@@ -155,7 +155,9 @@ def _token_cards(df: pd.DataFrame) -> str:
             out.append(f'<p class="lz-note">Token chips stop after {MAX_TOKEN_CHIPS:,} tokens; '
                        "the overview chart covers all of them.</p>")
             break
-        counts = {"tokens": len(part), "pruned": int((part["decision"] == "prune").sum())}
+        # counted like the app's cards and the header: engine directives are outside every total
+        counted = part[part["reason"] != "directive"]
+        counts = {"tokens": len(counted), "pruned": int((counted["decision"] == "prune").sum())}
         chips = render.token_html(part, max_tokens=MAX_TOKEN_CHIPS - shown)
         shown += len(part)
         out.append(render.message_card_html(role, message, chips, counts))

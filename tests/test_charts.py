@@ -35,7 +35,7 @@ def token_table(n: int, messages: int, *, seed: int = 0) -> pd.DataFrame:
     decision = rng.choice(["keep", "prune"], n, p=[0.7, 0.3])
     reason = np.where(
         decision == "prune",
-        rng.choice(PRUNE_REASONS, n),
+        rng.choice([r for r in PRUNE_REASONS if r != "directive"], n),  # (directives: outside every count)
         rng.choice([c for c in ALL_REASONS if c not in PRUNE_REASONS], n),
     )
     return pd.DataFrame(

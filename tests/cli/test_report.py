@@ -91,3 +91,21 @@ def test_the_report_shows_the_estimate_of_a_result_saved_in_either_version(xss_r
                                            else "layer_zero_effectiveness_ratio_estimate": v
                                            for k, v in result["metrics"].items()})
     assert f"effectiveness estimate {estimate:.4f}" in prune_report_html(old)
+
+
+def test_engine_directives_are_outside_every_count_of_the_report_and_its_charts():
+    # (second UX walkthrough: the bars added 29 directive tokens to 107 pruned, and the system card said "tokens
+    # 101 · pruned 29" under a header of "107 of 517 tokens pruned")
+    from layerzero_viz import charts
+    from layerzero_viz.report import prune_report_html, result_tokens
+
+    result = annotate(load_conversation(FIXTURES / "support_chat.en.json"), env={}).at_ratio(0.35).to_dict()
+    assert result["tokens_directive"] > 0
+    page = prune_report_html(result)
+    cards = re.findall(r'class="lz-card-counts">tokens ([\d,]+) · pruned ([\d,]+)<', page)
+    assert sum(int(t.replace(",", "")) for t, _ in cards) == result["tokens_total"]
+    assert sum(int(p.replace(",", "")) for _, p in cards) == result["tokens_pruned"]
+    spec = charts.pruned_by_reason_bar(result_tokens(result)).to_dict()
+    bars = spec["datasets"][spec["data"]["name"]] if "datasets" in spec else spec["data"]["values"]
+    assert sum(b["tokens"] for b in bars) == result["tokens_pruned"]
+    assert "directive" not in {b["reason"] for b in bars}
