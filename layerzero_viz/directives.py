@@ -92,7 +92,8 @@ def check_ratio(value: object, where: str) -> float:
     except (TypeError, ValueError):
         raise DirectiveError(f"{where}: prune_ratio {value!r} is not a number (use e.g. 0.3)") from None
     if not (0.0 <= ratio <= MAX_RATIO) or ratio != ratio:
-        raise DirectiveError(f"{where}: prune_ratio {value!r} is outside [0, {MAX_RATIO}]")
+        raise DirectiveError(f"{where}: prune_ratio {value!r} is outside [0, {MAX_RATIO}] "
+                             f"(use a value from 0 to {MAX_RATIO}, e.g. 0.35)")
     return ratio
 
 
@@ -204,7 +205,8 @@ def resolve_settings(
                 continue
             if "<" not in block.text:  # every directive is a tag
                 continue
-            where_block = f"message {msg.key} block {block.index}"
+            # where a bad directive or list is: the input's name too (a batch names many files)
+            where_block = f"{conv.source_name}: message {msg.key} block {block.index}"
             for m in LAYER_ZERO_RE.finditer(block.text):
                 first_line_end = block.text.find("\n")
                 first_line = block.text if first_line_end < 0 else block.text[:first_line_end]
@@ -213,7 +215,10 @@ def resolve_settings(
                     and first_line.strip() == m.group(0).strip() and not spans_have_layer_zero(spans)
                 )
                 if honoured:
-                    directive = parse_layer_zero_tag(m.group(0))
+                    try:
+                        directive = parse_layer_zero_tag(m.group(0))
+                    except DirectiveError as exc:
+                        raise DirectiveError(f"{where_block}, line 1: {exc}") from None
                 else:
                     warnings.append(
                         f"{m.group(0)} in {where_block} is not honoured: the directive must stand alone on the "

@@ -64,6 +64,15 @@ def test_malformed_directive_is_a_directive_error_naming_it(bad):
     with pytest.raises(DirectiveError) as exc:
         settings_of(conv(bad + "\nsys", "hi"))
     assert "layer-zero" in str(exc.value)
+    # where it is (the input, the message, the line), as every input error says (second UX walkthrough)
+    assert str(exc.value).startswith("<input>: message system block 0, line 1: ")
+
+
+def test_an_out_of_range_ratio_says_what_to_write_and_a_bad_pattern_names_its_input():
+    with pytest.raises(DirectiveError, match=r"use a value from 0 to 0\.95"):
+        settings_of(conv('<layer-zero enabled="true" prune_ratio="1.2"/>\nsys', "hi"))
+    with pytest.raises(PatternError, match=r"^<input>: message system block 0 <protected_tokens>"):
+        settings_of(conv('<protected_tokens>["(a+"]</protected_tokens>\nsys', "hi"))
 
 
 def test_precedence_argument_env_header_directive_default():
