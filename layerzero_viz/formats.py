@@ -798,6 +798,11 @@ def _read_anthropic(doc: Any, where: str) -> tuple[Message, ...]:
 def _read_openai(doc: Any, where: str) -> tuple[Message, ...]:
     """The messages of an OpenAI request or bare message list, in order (a system message is one of them)."""
     items, base = (doc, ()) if isinstance(doc, list) else (_message_list(doc, "messages", where), ("messages",))
+    if isinstance(doc, dict) and doc.get("system") is not None:
+        # read as OpenAI, a top-level system prompt would be dropped without a word (and OpenAI rejects the field)
+        _fail(where, ("system",), 'a top-level "system" is not part of an OpenAI request: this reads as an '
+              "Anthropic request", 'choose the anthropic format or auto, or move it into messages as '
+              '{"role": "system", "content": "..."}')
     messages = []
     for i, item in enumerate(items):
         path = (*base, i)

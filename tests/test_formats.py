@@ -631,3 +631,13 @@ def test_surrogate_pair_is_one_character():
 def test_text_that_only_looks_like_a_json_value_is_a_plain_text_prompt(text):
     conv = load_conversation(text)
     assert conv.format == "text" and conv.messages[0].text == text
+
+
+def test_an_anthropic_request_read_as_openai_is_an_error_not_a_dropped_system_prompt():
+    # (second UX walkthrough: the format override "openai" on an Anthropic request counted 239 tokens instead of
+    # 335, the system prompt gone without a word)
+    body = json.dumps({"system": "Be brief.", "messages": [{"role": "user", "content": "hi"}]})
+    with pytest.raises(InputError) as info:
+        load_conversation(body, format="openai")
+    assert info.value.location == "<input>: system" and "choose the anthropic format" in info.value.hint
+    assert load_conversation(body).format == "anthropic"  # auto still reads it
