@@ -752,6 +752,7 @@ def _read_messages(fmt: str, doc: Any, where: str) -> tuple[Message, ...]:
 
     ``where`` prefixes locations: the source name, plus ``:line`` inside JSONL.
     """
+    _no_record_list(doc, where)
     messages = _READERS[fmt](doc, where)
     for m in messages:
         _check_unicode(m.blocks, where)
@@ -875,6 +876,21 @@ def _tool_result_pieces(block: dict[str, Any], path: JsonPath, where: str) -> li
 def _number(pieces: list[_Piece]) -> tuple[Block, ...]:
     """The blocks of one message, indexed in order."""
     return tuple(Block(i, kind, text, path, type_) for i, (kind, text, path, type_) in enumerate(pieces))
+
+
+def _no_record_list(doc: Any, where: str) -> None:
+    """InputError for a JSON array of whole conversations (a ShareGPT dataset: ``[{"conversations": …}, …]``),
+    which is no one conversation: it said "[0].role is missing" and pointed the wrong way."""
+    if not isinstance(doc, list) or not doc or not isinstance(doc[0], dict) or "role" in doc[0]:
+        return
+    if not any(key in doc[0] for key in ("conversations", "messages")):
+        return
+    raise InputError(
+        f"the input is a JSON array of {len(doc):,} conversations (records like [0] with "
+        f'"{"conversations" if "conversations" in doc[0] else "messages"}"), not one conversation',
+        location=where,
+        hint="write one record per line as JSONL (e.g. jq -c '.[]' data.json > data.jsonl), then pick a line; "
+             "the batch command reads such JSONL files whole")
 
 
 def _message_list(doc: Any, key: str, where: str) -> list[Any]:

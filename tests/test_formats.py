@@ -641,3 +641,15 @@ def test_an_anthropic_request_read_as_openai_is_an_error_not_a_dropped_system_pr
         load_conversation(body, format="openai")
     assert info.value.location == "<input>: system" and "choose the anthropic format" in info.value.hint
     assert load_conversation(body).format == "anthropic"  # auto still reads it
+
+
+@pytest.mark.parametrize("fmt", ["auto", "sharegpt", "openai"])
+def test_a_json_array_of_conversations_says_so_and_how_to_read_it(fmt):
+    # (second UX walkthrough: a ShareGPT dataset, the usual shape, failed with "[0].role: "role" is missing")
+    doc = [{"id": "a", "conversations": [{"from": "human", "value": "hi"}]},
+           {"id": "b", "conversations": [{"from": "human", "value": "x"}]}]
+    with pytest.raises(InputError) as info:
+        load_conversation(json.dumps(doc), format=fmt)
+    assert "a JSON array of 2 conversations" in str(info.value) and "JSONL" in info.value.hint
+    # a plain list of OpenAI messages is still one conversation
+    assert load_conversation(json.dumps([{"role": "user", "content": "hi"}])).format == "openai"
