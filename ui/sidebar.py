@@ -79,8 +79,14 @@ def _status(cur: Current) -> None:
     result, settings = cur.result, cur.annotated.settings
     source = _SOURCE_LABELS.get(result.ratio_source, result.ratio_source)
     st.markdown(f"Effective ratio **{result.ratio:.2f}** · from {md_escape(source)}")
-    if settings.enabled:
-        st.caption(f"Layer-zero enabled (by {md_escape(settings.enabled_source)})")
+    if settings.enabled and settings.enabled_source == "default" and settings.ratio_source == "default":
+        # the app previews every conversation; the middleware prunes only what something switches on (and the
+        # API itself prunes nothing: "enabled (by default)" read as an Anthropic feature that is on)
+        st.caption("Previewing: nothing in this request switches layer-zero on (no directive, header or environment "
+                   "variable), so the SDK middleware would send it unpruned unless its caller enables it. Pruning "
+                   "runs here, client-side; the Anthropic API prunes nothing.")
+    elif settings.enabled:
+        st.caption(f"Layer-zero enabled (by {md_escape(settings.enabled_source)}); pruning runs here, client-side")
     else:
         st.warning(f"Layer-zero is disabled by {md_escape(settings.enabled_source)}: nothing is pruned.")
     for warning in cur.annotated.warnings:

@@ -80,3 +80,15 @@ def test_ratio_from_the_environment_is_the_initial_value(monkeypatch):
     at = open_sample(new_app(), "support_chat.en.json").run()
     assert at.slider[0].value == 0.21
     assert "environment" in sidebar_text(at)
+
+
+def test_a_request_nothing_switches_on_is_a_preview_and_the_api_prunes_nothing():
+    # (second UX walkthrough: "Layer-zero enabled (by default)" read as an Anthropic feature that is on, while the
+    # SDK middleware sends such a request unpruned)
+    at = paste(new_app(), json.dumps({"messages": [{"role": "user", "content": "Hi! Could you please check order 7?"}]}))
+    assert no_exception(at)
+    captions = " ".join(c.value for c in at.sidebar.caption)
+    assert "nothing in this request switches layer-zero on" in captions and "prunes nothing" in captions
+    assert "enabled (by default)" not in captions
+    at = open_sample(new_app(), "finance_qa.zh.json").run()  # its directive switches it on
+    assert any("Layer-zero enabled (by directive)" in c.value for c in at.sidebar.caption)
