@@ -50,6 +50,11 @@ def render(page: str, cur: Current | None) -> None:
             help="At most ⌊r · tokens⌋ tokens are pruned. Moving the slider only re-selects: "
                  "detection ran once when the conversation was loaded.",
         )
+        if cur is not None and cur.result.ratio_source == "profile":
+            # at the slider itself: past a profile's cap moving it changes nothing (it read 0.50 over r = 0.20)
+            profile = cur.annotated.settings.profile or "domain"
+            st.caption(f"Capped at **{cur.result.ratio:.2f}** by the {md_escape(profile)} profile: above it the "
+                       f"slider prunes as at {cur.result.ratio:.2f} (Domain profile: Off lifts the cap).")
         st.segmented_control(
             "Effectiveness floor", FLOOR_CHOICES, key=session.FLOOR, required=True, format_func=floor_label,
             disabled=cur is None, width="stretch",

@@ -92,3 +92,15 @@ def test_a_request_nothing_switches_on_is_a_preview_and_the_api_prunes_nothing()
     assert "enabled (by default)" not in captions
     at = open_sample(new_app(), "finance_qa.zh.json").run()  # its directive switches it on
     assert any("Layer-zero enabled (by directive)" in c.value for c in at.sidebar.caption)
+
+
+def test_under_a_profile_cap_the_slider_says_it_is_capped():
+    # (second UX walkthrough: the slider read 0.50 while pruning ran at r = 0.20, and moving it changed nothing)
+    at = open_sample(new_app(), "finance_qa.zh.json").run()
+    at.sidebar.slider(key="ratio").set_value(0.6).run()
+    at.sidebar.selectbox(key="profile").set_value("finance").run()
+    assert no_exception(at)
+    [note] = [c.value for c in at.sidebar.caption if c.value.startswith("Capped at")]
+    assert "finance profile" in note and "Off lifts the cap" in note
+    at.sidebar.selectbox(key="profile").set_value("Off").run()
+    assert not [c for c in at.sidebar.caption if c.value.startswith("Capped at")]
