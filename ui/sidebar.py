@@ -114,12 +114,21 @@ def _bound(cur: Current) -> None:
                    "budget while the estimate stays ≥ the floor.")
 
 
+def _short(n: int) -> str:
+    """``n`` in at most 6 characters: 175528 → "175.5k", 12345678 → "12.3M"."""
+    return f"{n / 1e6:.1f}M" if n >= 1_000_000 else f"{n / 1e3:.1f}k" if n >= 10_000 else f"{n:,}"
+
+
 def _metrics(cur: Current) -> None:
     result = cur.result
     after = result.tokens_total - result.tokens_pruned
-    st.metric("Tokens before → after", f"{result.tokens_total:,} → {after:,}",
+    exact = f"{result.tokens_total:,} → {after:,}"
+    # the sidebar fits about 16 characters of a metric: "175,528 → 15…" cut the number the user came for
+    st.metric("Tokens before → after", exact if len(exact) <= 16 else f"{_short(result.tokens_total)} → {_short(after)}",
               help="Engine directives are not counted here (nor anywhere a total is shown): they instruct the "
                    "pruner and always leave the output, outside the budget.")
+    if len(exact) > 16:
+        st.caption(f"{exact} tokens")
     if result.tokens_directive:
         st.caption(f"Engine directives: {result.tokens_directive:,} tokens, removed, outside the budget")
     st.metric("Pruned", f"{result.pruned_fraction:.1%}")

@@ -104,3 +104,16 @@ def test_under_a_profile_cap_the_slider_says_it_is_capped():
     assert "finance profile" in note and "Off lifts the cap" in note
     at.sidebar.selectbox(key="profile").set_value("Off").run()
     assert not [c for c in at.sidebar.caption if c.value.startswith("Capped at")]
+
+
+def test_the_token_counts_of_a_large_conversation_fit_the_sidebar():
+    # (second UX walkthrough: "175,528 → 15…" on a 600-message upload: the after-count was cut off)
+    turns = [{"role": "user" if k % 2 == 0 else "assistant", "content": f"Thank you so much! Check order {k}. " + "word " * 500}
+             for k in range(240)]  # about 120,000 tokens
+    at = paste(new_app(), json.dumps({"messages": turns}))
+    assert no_exception(at)
+    shown = metrics(at)["Tokens before → after"]
+    assert len(shown) <= 16 and shown.endswith("k") and " → " in shown
+    [exact] = [c.value for c in at.sidebar.caption if c.value.endswith(" tokens") and "→" in c.value]
+    before, after = (int(x.replace(",", "")) for x in exact.removesuffix(" tokens").split(" → "))
+    assert before > after > 10_000
