@@ -117,7 +117,8 @@ def overview_heatmap(df: pd.DataFrame, *, bins: int = 60, color_by: str = "prune
         .mark_rect()
         .encode(
             x=alt.X("bin:O", title="position in message (→ end)", axis=alt.Axis(labels=False, ticks=False)),
-            y=alt.Y("message:N", sort=labels, title=None),
+            # every row named ("Where pruning happens" had labelled every other message, the user rows bare)
+            y=alt.Y("message:N", sort=labels, title=None, axis=alt.Axis(labelOverlap=False, labelLimit=0)),
             color=alt.Color(
                 f"{color_by}:Q",
                 title=title,
@@ -133,7 +134,7 @@ def overview_heatmap(df: pd.DataFrame, *, bins: int = 60, color_by: str = "prune
                 alt.Tooltip("score:Q", title="mean score", format=".2f"),
             ],
         )
-        .properties(width=640, height=alt.Step(18), title="Where pruning happens")
+        .properties(width=640, height=alt.Step(20), title="Where pruning happens")
     )
 
 

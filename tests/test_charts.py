@@ -1,6 +1,7 @@
 """Altair builders: bounded data for long inputs, the expected encodings, reason colours, PNG export."""
 from __future__ import annotations
 
+import json
 import doctest
 import subprocess
 import sys
@@ -179,6 +180,21 @@ def test_timing_bars_never_cut_their_labels():
     assert spec["encoding"]["y"]["axis"]["labelLimit"] == 0
     spec = message_timings_bar([{"label": "#12 assistant (a long label)", "ms": 1.0}]).to_dict()
     assert spec["encoding"]["y"]["axis"]["labelLimit"] == 0
+
+
+def test_the_overview_and_the_phrase_chart_name_every_row():
+    # (second UX walkthrough: "Where pruning happens" labelled every other message, the history chart ~6 of 11)
+    spec = overview_heatmap(token_table(300, 17)).to_dict()
+    assert spec["encoding"]["y"]["axis"]["labelOverlap"] is False and spec["encoding"]["y"]["axis"]["labelLimit"] == 0
+    import io
+
+    from layerzero_viz.advisor.mine import mine
+    from layerzero_viz.advisor.views import phrases_chart
+
+    lines = [json.dumps({"content": f"非常感谢您的耐心解答，请问订单{k}到哪了？"}, ensure_ascii=False) for k in range(6)]
+    result = mine(io.BytesIO("\n".join(lines).encode()), top=10, progress=False)
+    axis = phrases_chart(result).to_dict()["encoding"]["y"]["axis"]
+    assert axis["labelOverlap"] is False and axis["labelLimit"] >= 300
 
 
 def test_message_timings_stack_by_stage_when_given():

@@ -121,9 +121,11 @@ def phrases_chart(result: MiningResult, top: int = 25) -> alt.Chart:
         .mark_bar(color="#0072B2")
         .encode(
             x=alt.X("saving:Q", title="estimated tokens saved"),
-            y=alt.Y("phrase:N", sort=alt.EncodingSortField("rank", order="ascending"), title=None),
+            # every bar named, the phrase whole up to 320 px ("非常感谢您的耐…" and every other label dropped)
+            y=alt.Y("phrase:N", sort=alt.EncodingSortField("rank", order="ascending"), title=None,
+                    axis=alt.Axis(labelOverlap=False, labelLimit=320)),
             tooltip=[alt.Tooltip("phrase:N"), alt.Tooltip("messages:Q", format=","),
                      alt.Tooltip("saving:Q", format=","), alt.Tooltip("lexicon:N", title="known filler")],
         )
-        .properties(height=max(120, 18 * len(df)))
+        .properties(height=max(120, 20 * len(df)))
     )
