@@ -1,8 +1,8 @@
 """Altair builders: bounded data for long inputs, the expected encodings, reason colours, PNG export."""
 from __future__ import annotations
 
-import json
 import doctest
+import json
 import subprocess
 import sys
 from pathlib import Path
