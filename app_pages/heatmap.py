@@ -6,6 +6,7 @@ import streamlit as st
 from layerzero_viz import charts, render
 from layerzero_viz.appstate import (
     COLOR_BY, HEATMAP_VIEWS, MAX_SEARCH_CHARS, TIER_CHOICES, TOKENS_PER_PAGE, floor_label, md_escape, page_bounds,
+    passed_through,
 )
 from layerzero_viz.find import chip_details, filters_active, groups_of, match_rows, run_starts, sentence_of
 from layerzero_viz.reasons import ALL_REASONS, reason_style
@@ -108,14 +109,27 @@ if view == "tokens":
                                .reindex(sorted(tokens["m"].unique()), fill_value=0))
         marks = set(groups_of(shown, found)) if active else None
         cards = []
-        for m, part in chunk.groupby("m", sort=True):
+        parts = dict(iter(chunk.groupby("m", sort=True)))
+        # a message with no text (a tool call, an image) between this page's first and last message gets a card too:
+        # it had been skipped, the tool call shown nowhere
+        lo = 0 if page == 1 else int(chunk["m"].iloc[0])
+        hi = len(conv.messages) - 1 if page == len(bounds) - 1 else int(chunk["m"].iloc[-1])
+        textless = [p for p in range(lo, hi + 1) if p not in parts and (position is None or p == position)
+                    and not any(b.kind == "text" and b.text for b in conv.messages[p].blocks)
+                    and passed_through(conv, p)]
+        for m in sorted([*parts, *textless]):
             message = conv.messages[int(m)]
+            note = render.passed_through_html(passed_through(conv, int(m)))
+            if m not in parts:
+                cards.append(render.message_card_html(message.role, message.key, note, {"tokens": 0}))
+                continue
+            part = parts[m]
             counts = {"tokens": int(totals.at[m, "tokens"]), "pruned": int(totals.at[m, "pruned"])}
             if len(part) < counts["tokens"]:
                 counts["on this page"] = len(part)
             html = render.token_html(part, show_whitespace=ss[session.SHOW_WHITESPACE], marks=marks, selected=chip,
                                      interactive=True, show_protections=ss[session.PROTECTIONS])
-            cards.append(render.message_card_html(message.role, message.key, html, counts))
+            cards.append(render.message_card_html(message.role, message.key, html + note, counts))
         scroll = ss.get(heatmap.SCROLL)
         chips.chips("".join(cards), on_pick=heatmap.pick, scroll=None if scroll is None else str(scroll))
 else:

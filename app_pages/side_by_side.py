@@ -2,7 +2,7 @@
 import streamlit as st
 
 from layerzero_viz import render
-from layerzero_viz.appstate import MESSAGES_PER_PAGE, TOKENS_PER_PAGE, md_escape, page_count
+from layerzero_viz.appstate import MESSAGES_PER_PAGE, TOKENS_PER_PAGE, md_escape, page_count, passed_through
 from ui import session, sidebar, widgets
 
 ss = st.session_state
@@ -23,6 +23,8 @@ for pos in positions:
     message = result.messages[pos]
     with st.container(border=True):
         st.markdown(f"**{md_escape(render.message_label(message.message, message.role))}**")
+        if notes := passed_through(conv, pos):  # a tool call had been two empty boxes
+            st.markdown(render.passed_through_html(notes), unsafe_allow_html=True)
         before, after = st.columns(2)
         with before:
             st.caption(f"Original · {message.tokens_before:,} tokens · deletions struck through")

@@ -27,7 +27,7 @@ import pandas as pd
 from .engine import FLOOR_CHOICES
 from .errors import InputError, ShareLinkError
 from .formats import dump_conversation, dump_text, load_conversation
-from .model import Conversation, MessageKey
+from .model import Conversation, MessageKey, PathPart
 from .reasons import ALL_REASONS
 from .render import message_label
 
@@ -45,6 +45,7 @@ __all__ = [
     "MAX_SEARCH_CHARS",
     "view_values",
     "message_count",
+    "passed_through",
     "FLOOR_CHOICES",
     "LOSSLESS",
     "RECOMMENDED_FLOOR",
@@ -234,6 +235,51 @@ def slider_frontier(safe_frontier: float) -> float:
     """The first slider position at which every safe-tier span is taken: the frontier rounded *up* to the
     slider's step (a frontier of 0.134 shown as "0.13" sent a user to a position that leaves 3 of 124 tokens)."""
     return min(0.95, math.ceil(round(safe_frontier / SLIDER_STEP, 6)) * SLIDER_STEP)
+
+
+def passed_through(conv: Conversation, position: int) -> list[str]:
+    """What message ``position`` holds besides text, as the pages name it: "tool_use get_weather", "tool_call
+    run_sql", "image", "tool result (tu_1)" — passed through untouched, never pruned (a tool call had been
+    invisible, a tool result indistinguishable from what the user typed).
+
+    >>> from layerzero_viz import load_conversation
+    >>> body = ('{"messages": [{"role": "user", "content": "Weather?"}, {"role": "assistant", "content": '
+    ...         '[{"type": "tool_use", "id": "tu_1", "name": "get_weather", "input": {}}]}]}')
+    >>> passed_through(load_conversation(body), 1)
+    ['tool_use get_weather']
+    """
+    out: list[str] = []
+    results: set[tuple[PathPart, ...]] = set()
+    for block in conv.messages[position].blocks:
+        if block.type == "tool_result":
+            # the tool_result block itself: its path up to the last "content" (its text's own key)
+            holder = block.path[:len(block.path) - 1 - block.path[::-1].index("content")] \
+                if "content" in block.path else block.path
+            if holder not in results:  # one note per tool_result block, however many text pieces it has
+                results.add(holder)
+                raw = _at(conv.raw, holder)
+                ref = raw.get("tool_use_id") if isinstance(raw, dict) else None
+                out.append(f"tool result ({ref})" if ref else "tool result")
+            continue
+        if block.kind != "opaque":
+            continue
+        raw = _at(conv.raw, block.path)
+        name = None
+        if isinstance(raw, dict):
+            function = raw.get("function")  # an OpenAI tool call names its function there
+            name = raw.get("name") or (function.get("name") if isinstance(function, dict) else None)
+        out.append(f"{block.type} {name}" if isinstance(name, str) and name else block.type)
+    return out
+
+
+def _at(doc: Any, path: Sequence[PathPart]) -> Any:
+    """The value at ``path`` inside a loaded document, or None."""
+    for part in path:
+        try:
+            doc = doc[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return doc
 
 
 def message_count(conv: Conversation) -> str:

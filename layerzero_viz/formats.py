@@ -813,6 +813,9 @@ def _read_openai(doc: Any, where: str) -> tuple[Message, ...]:
             pieces: list[_Piece] = []
         else:
             pieces = _content_pieces(content, path + ("content",), where, tool_results=False)
+        calls = item.get("tool_calls")
+        if role == "assistant" and isinstance(calls, list):  # passed through untouched, shown as such
+            pieces += [("opaque", "", path + ("tool_calls", k), "tool_call") for k in range(len(calls))]
         messages.append(Message(i, role, _number(pieces)))
     return tuple(messages)
 

@@ -17,7 +17,7 @@ import html
 import re
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Collection, Iterable, Mapping
+from typing import Any, Collection, Iterable, Mapping, Sequence
 
 import pandas as pd
 
@@ -34,6 +34,7 @@ __all__ = [
     "token_html",
     "legend_html",
     "message_card_html",
+    "passed_through_html",
     "message_label",
     "tint_alpha",
 ]
@@ -174,6 +175,8 @@ def _build_css() -> str:
         ".lz-card-head { display: flex; flex-wrap: wrap; justify-content: space-between; gap: 0 8px; "
         "font-size: 0.85em; opacity: 0.85; margin-bottom: 4px; }",
         ".lz-card-role { font-weight: 600; }",
+        ".lz-pass { font-size: 0.85em; opacity: 0.8; margin-top: 4px; }",
+        ".lz-pass code { font-size: 0.95em; }",
     ]
     for code, style in REASON_STYLES.items():
         if not style.css:
@@ -342,6 +345,18 @@ def legend_html() -> str:
         parts.extend(_legend_item(REASON_STYLES[c]) for c in codes)
     parts.append("</div>")
     return "".join(parts)
+
+
+def passed_through_html(notes: Sequence[str]) -> str:
+    """One line naming what a message holds besides text (``appstate.passed_through``), escaped; "" for none.
+
+    >>> passed_through_html(["tool_use get_weather", "image"])
+    '<div class="lz-pass">Passed through untouched: <code>tool_use get_weather</code> · <code>image</code></div>'
+    """
+    if not notes:
+        return ""
+    items = " · ".join(f"<code>{html.escape(n, quote=True)}</code>" for n in notes)
+    return f'<div class="lz-pass">Passed through untouched: {items}</div>'
 
 
 def message_card_html(role: str, key: Any, chips_html: str, counts: Mapping[str, Any]) -> str:

@@ -91,7 +91,7 @@ def test_openai_request_reads_parts_and_tool_call_without_content():
             (0, "text", "text", ("messages", 1, "content", 0, "text"), "Could you kindly explain this diagram?"),
             (1, "opaque", "image_url", ("messages", 1, "content", 1), ""),
         ]),
-        (2, "assistant", []),
+        (2, "assistant", [(0, "opaque", "tool_call", ("messages", 2, "tool_calls", 0), "")]),  # shown, untouched
         (3, "tool", [(0, "text", "text", ("messages", 3, "content"), "Ohm's law: V = I R")]),
         (4, "assistant", [(0, "text", "text", ("messages", 4, "content"), "Think of voltage as water pressure.")]),
     ]

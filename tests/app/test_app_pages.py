@@ -352,3 +352,27 @@ def test_under_a_profile_cap_the_sweep_marks_the_capped_ratio_as_the_profiles():
     assert label.startswith("profile cap 0.") and float(label.rsplit(" ", 1)[1]) < 0.6, label
     at.sidebar.selectbox(key="profile").set_value("Off").run()
     assert list(_layer_data(at.get("vega_lite_chart")[0], "current-label")["label"]) == ["slider 0.60"]
+
+
+def test_tool_calls_and_tool_results_are_named_on_both_pages():
+    # (second UX walkthrough: an OpenAI tool call was skipped by the heatmap and two empty boxes side by side; an
+    # Anthropic tool_use appeared nowhere, and a tool result read as something the user typed)
+    openai_chat = [{"role": "user", "content": "How many orders came in today?"},
+                   {"role": "assistant", "content": None, "tool_calls": [
+                       {"id": "c1", "type": "function", "function": {"name": "run_sql", "arguments": "{}"}}]},
+                   {"role": "tool", "tool_call_id": "c1", "content": "42"},
+                   {"role": "assistant", "content": "42 orders came in today."}]
+    at = paste(new_app(), json.dumps(openai_chat))
+    assert no_exception(at)
+    assert "<code>tool_call run_sql</code>" in chips_html(at)
+    at = goto(at, "side-by-side")
+    assert any("<code>tool_call run_sql</code>" in m.value for m in at.markdown)
+    anthropic = {"messages": [
+        {"role": "user", "content": "Weather in Paris?"},
+        {"role": "assistant", "content": [{"type": "text", "text": "Sure, let me check that for you."},
+                                          {"type": "tool_use", "id": "tu_1", "name": "get_weather",
+                                           "input": {"city": "Paris"}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_1", "content": "Sunny, 24 C"}]}]}
+    at = paste(new_app(), json.dumps(anthropic))
+    html = chips_html(at)
+    assert "<code>tool_use get_weather</code>" in html and "<code>tool result (tu_1)</code>" in html
