@@ -25,8 +25,10 @@ with options:
     skip = skip_col.toggle("Skip bad lines", key="history_skip", persist_state="session",
                            help="Skip and count malformed lines instead of stopping at the first one.")
 with sample:
-    use_sample = st.button("Try a sample", key="history_sample", icon=":material/science:",
-                           help="A generated history of 5,000 messages with four planted redundant phrases.")
+    # (with a file uploaded the button did nothing visible: the upload wins)
+    use_sample = st.button("Try a sample", key="history_sample", icon=":material/science:", disabled=upload is not None,
+                           help="Remove the uploaded file (× above) to mine the sample instead." if upload is not None
+                           else "A generated history of 5,000 messages with four planted redundant phrases.")
 if use_sample:
     ss["history_sample_on"] = True
 if upload is not None:
@@ -60,6 +62,12 @@ if not result.phrases:
     st.stop()
 
 judged = verdicts(result.phrases, messages=result.messages)
+# a new history starts from its own pre-selection: the last one's choice, kept by the widget, had cut a new file's
+# 7 pre-selected phrases to the 3 both shared
+history = (name, len(data), int(top), column.strip(), bool(skip))
+if ss.get("history_mined") != history:
+    ss["history_mined"] = history
+    ss.pop("history_chosen", None)
 st.altair_chart(phrases_chart(result), width="stretch")
 st.caption(f"**Pre-selected** are only phrases in at least {MIN_SHARE:.0%} of the messages that are, by "
            "segmentation, politeness frames (麻烦您帮我看一下, “could you please”) or runs of function words "

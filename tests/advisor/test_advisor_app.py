@@ -134,6 +134,26 @@ def test_history_page_mines_the_sample_and_offers_the_block():
     assert at.main.code[0].value == '<redundant_phrases>["麻烦您帮我看一下"]</redundant_phrases>'
 
 
+def test_a_new_history_starts_from_its_own_pre_selection():
+    # (second UX walkthrough: after the sample, an uploaded file's block held 3 of its 7 pre-selected phrases — the
+    # overlap with the sample's — and "Try a sample" did nothing while a file was uploaded)
+    from layerzero_viz.advisor.sample import sample_history
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    at.switch_page("app_pages/history.py").run()
+    at.button(key="history_sample").click().run()
+    at.multiselect(key="history_chosen").set_value(["麻烦您帮我看一下"]).run()
+    data = ("\n".join(sample_history(3000, seed=11)) + "\n").encode()
+    at.file_uploader(key="history_upload").upload("other.jsonl", data, "text/plain").run()
+    assert not at.exception
+    fresh = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    fresh.switch_page("app_pages/history.py").run()
+    fresh.file_uploader(key="history_upload").upload("other.jsonl", data, "text/plain").run()
+    assert at.multiselect(key="history_chosen").value == fresh.multiselect(key="history_chosen").value
+    assert len(at.multiselect(key="history_chosen").value) > 1
+    assert at.button(key="history_sample").disabled  # the upload wins; its help says to remove it first
+
+
 def test_profile_picker_caps_the_ratio_on_every_page():
     at = open_sample("finance_qa.zh.json", "app_pages/heatmap.py")
     at.sidebar.slider(key="ratio").set_value(0.6).run()
