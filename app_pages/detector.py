@@ -7,7 +7,7 @@ from layerzero_viz.advisor.diff import DIFF_CSS, conversation_diff, diff_html
 from layerzero_viz.advisor.lint import apply_fix
 from layerzero_viz.advisor.profiles import AUTO, detect_domain
 from layerzero_viz.advisor.views import FIND_CSS, finding_label, findings_frame, fixed_counts, highlight_html
-from layerzero_viz.appstate import md_escape, message_position
+from layerzero_viz.appstate import counted, md_escape, message_position
 from ui import advisor, session, widgets
 
 
@@ -38,7 +38,7 @@ profile = advisor.active_profile() or AUTO
 guess = detect_domain(conv) if profile == AUTO else None
 domain = f"domain **{md_escape(guess.name)}** (detected)" if guess else (
     "no domain recognised" if profile == AUTO else f"profile **{md_escape(profile)}**")
-st.caption(f"{md_escape(cur.source.name)} · {len(found)} findings · {domain}. Codes are explained in docs/LINT.md.")
+st.caption(f"{md_escape(cur.source.name)} · {counted(len(found), 'finding')} · {domain}. Codes are explained in docs/LINT.md.")
 
 edits = advisor.history(cur.source)
 if edits:
@@ -76,7 +76,7 @@ if proposal := advisor.pending(cur.source):
         cancel_col.button("Cancel", key="advisor_cancel_pending", icon=":material/close:",
                           on_click=advisor.cancel_pending, width="stretch")
 elif fixable:
-    st.button(f"Review all {fixable} mechanical fixes", key="apply_all", icon=":material/auto_fix_high:",
+    st.button(f"Review the {fixable} mechanical fixes" if fixable > 1 else "Review the mechanical fix", key="apply_all", icon=":material/auto_fix_high:",
               on_click=advisor.propose_all, args=(cur.source, conv, profile, ratio),
               help="Shows the original and the fixed conversation side by side before anything changes.")
 

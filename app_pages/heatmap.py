@@ -6,7 +6,7 @@ import streamlit as st
 from layerzero_viz import charts, render
 from layerzero_viz.appstate import (
     COLOR_BY, HEATMAP_VIEWS, MAX_SEARCH_CHARS, TIER_CHOICES, TOKENS_PER_PAGE, floor_label, md_escape, page_bounds,
-    passed_through,
+    counted, passed_through,
 )
 from layerzero_viz.find import chip_details, filters_active, groups_of, match_rows, run_starts, sentence_of
 from layerzero_viz.reasons import ALL_REASONS, reason_style
@@ -82,7 +82,8 @@ if view == "tokens":
         with st.popover("Download", icon=":material/download:"):
             widgets.downloads(cur, key="heatmap_downloads", result_json=False)
     if active:
-        st.caption(f"{len(targets):,} matches ({int(found.sum()):,} tokens); the rest is dimmed.")
+        st.caption(f"{counted(len(targets), 'match', 'matches')} ({counted(int(found.sum()), 'token')}); "
+                   "the rest is dimmed.")
 
     with st.container(key="heatmap_legend"):  # after the text on a phone (LAYOUT_CSS)
         with st.expander("Legend: what the colours and marks mean", expanded=True):  # open on a first visit

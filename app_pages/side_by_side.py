@@ -2,7 +2,7 @@
 import streamlit as st
 
 from layerzero_viz import render
-from layerzero_viz.appstate import MESSAGES_PER_PAGE, TOKENS_PER_PAGE, md_escape, page_count, passed_through
+from layerzero_viz.appstate import MESSAGES_PER_PAGE, TOKENS_PER_PAGE, counted, md_escape, page_count, passed_through
 from ui import session, sidebar, widgets
 
 ss = st.session_state
@@ -27,12 +27,12 @@ for pos in positions:
             st.markdown(render.passed_through_html(notes), unsafe_allow_html=True)
         before, after = st.columns(2)
         with before:
-            st.caption(f"Original · {message.tokens_before:,} tokens · deletions struck through")
+            st.caption(f"Original · {counted(message.tokens_before, 'token')} · deletions struck through")
             chips = render.token_html(tokens[tokens["m"] == pos], show_whitespace=ss[session.SHOW_WHITESPACE],
                                       max_tokens=TOKENS_PER_PAGE)
             st.markdown(chips, unsafe_allow_html=True)
         with after:
-            st.caption(f"Pruned · {message.tokens_after:,} tokens")
+            st.caption(f"Pruned · {counted(message.tokens_after, 'token')}")
             st.code(message.pruned, language=None, wrap_lines=True)
 
 st.subheader("Deleted spans")

@@ -45,6 +45,7 @@ __all__ = [
     "MAX_SEARCH_CHARS",
     "view_values",
     "message_count",
+    "counted",
     "passed_through",
     "FLOOR_CHOICES",
     "LOSSLESS",
@@ -280,6 +281,15 @@ def _at(doc: Any, path: Sequence[PathPart]) -> Any:
         except (KeyError, IndexError, TypeError):
             return None
     return doc
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` and its noun, singular for one ("1 token", "1,234 tokens", "1 match"; "1 matches" had been shown).
+
+    >>> counted(1, "token"), counted(1234, "token"), counted(2, "match", "matches")
+    ('1 token', '1,234 tokens', '2 matches')
+    """
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
 
 
 def message_count(conv: Conversation) -> str:

@@ -376,3 +376,12 @@ def test_tool_calls_and_tool_results_are_named_on_both_pages():
     at = paste(new_app(), json.dumps(anthropic))
     html = chips_html(at)
     assert "<code>tool_use get_weather</code>" in html and "<code>tool result (tu_1)</code>" in html
+
+
+def test_counts_of_one_read_in_the_singular():
+    # (second UX walkthrough: "Original · 1 tokens", "1 matches (1 tokens)", "1 findings")
+    at = goto(paste(new_app(), json.dumps({"messages": [{"role": "user", "content": "hi"}]})), "side-by-side")
+    assert no_exception(at)
+    captions = [c.value for c in at.caption]
+    assert any(c.startswith("Original · 1 token · ") for c in captions), captions
+    assert "Pruned · 1 token" in captions

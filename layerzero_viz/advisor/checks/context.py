@@ -54,7 +54,8 @@ def check_values(doc: LintDoc) -> Iterator[Finding]:
     body = json.dumps(list(pack), ensure_ascii=False)
     yield doc.finding(
         "LZ150", s, e,
-        f"{len(found)} numbers, percentages or amounts in user messages ({examples}) and no <protected_tokens>: "
+        f"{len(found)} {'value' if len(found) == 1 else 'numbers, percentages or amounts'} in user messages "
+        f"({examples}) and no <protected_tokens>: "
         "nothing states which values must survive pruning exactly",
         f"add {source} to the system prompt: <protected_tokens>{body}</protected_tokens>",
         Fix("Add <protected_tokens> with a pattern pack", protected_tokens=tuple(pack)))
