@@ -110,7 +110,7 @@ if view == "tokens":
                                .reindex(sorted(tokens["m"].unique()), fill_value=0))
         marks = set(groups_of(shown, found)) if active else None
         cards = []
-        parts = dict(iter(chunk.groupby("m", sort=True)))
+        parts = dict(list(chunk.groupby("m", sort=True)))
         # a message with no text (a tool call, an image) between this page's first and last message gets a card too:
         # it had been skipped, the tool call shown nowhere
         lo = 0 if page == 1 else int(chunk["m"].iloc[0])

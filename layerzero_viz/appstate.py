@@ -300,8 +300,7 @@ def message_count(conv: Conversation) -> str:
     '1 message + system prompt'
     """
     system = sum(m.role in ("system", "developer") for m in conv.messages)
-    n = len(conv.messages) - system
-    text = f"{n:,} message{'' if n == 1 else 's'}"
+    text = counted(len(conv.messages) - system, "message")
     if system:
         text += " + system prompt" if system == 1 else f" + {system} system prompts"
     return text
