@@ -415,7 +415,10 @@ def sweep_chart(sweep_df: pd.DataFrame, *, safe_frontier: float | None = None,
         .resolve_scale(y="independent")
         .properties(title=alt.TitleParams("Ratio sweep", anchor="start",  # short lines: a phone shows them whole
                                           subtitle=["pruned fraction: left axis, solid lines",
-                                                    "effectiveness estimate: right axis, dashed"]),
+                                                    "effectiveness estimate: right axis, dashed"],
+                                          # a mid grey reads on the light and the dark theme (near-black had
+                                          # vanished on the dark one)
+                                          subtitleColor="#888888"),
                     height=_SWEEP_HEIGHT)
     )
 

@@ -325,6 +325,15 @@ def test_sweep_chart_of_a_real_conversation_and_two_floors():
     assert knee_098["effectiveness_estimate"] >= 0.98
 
 
+def test_the_sweep_subtitle_reads_on_a_dark_theme_too():
+    # (second UX walkthrough: near-black on the dark theme's near-black background)
+    from layerzero_viz.render import THEMES, contrast_ratio
+
+    color = sweep_chart(floors_sweep()).to_dict()["title"]["subtitleColor"]
+    for theme in THEMES.values():
+        assert contrast_ratio(color, theme.background) >= 3.0, (color, theme)
+
+
 def test_sweep_labels_never_sit_on_each_other():
     # (UX walkthrough: "slider 0.14" drawn over "safe frontier 0.13" at the bottom of the chart, and two floors'
     # "knee 0.14" over each other)
