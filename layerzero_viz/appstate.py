@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from .engine import FLOOR_CHOICES
+from .select import SLIDER_STEP, floor_label, slider_frontier  # (pandas-free: the CLI reads them there)
 from .errors import InputError, ShareLinkError
 from .formats import dump_conversation, dump_text, load_conversation
 from .model import Conversation, MessageKey, PathPart
@@ -91,16 +92,6 @@ LOSSLESS = 1.0
 """The default effectiveness floor: no lossy-tier token is ever taken (the trust contract)."""
 RECOMMENDED_FLOOR = 0.98
 """The article's alert threshold: the floor the app offers when the safe tier is used up."""
-
-
-def floor_label(floor: float) -> str:
-    """How the app names a floor: ``lossless`` (1.0), ``off`` (0) or the number.
-
-    >>> [floor_label(f) for f in FLOOR_CHOICES]
-    ['lossless', '0.99', '0.98', '0.95', 'off']
-    """
-    floor = float(floor)
-    return "lossless" if floor >= 1.0 else "off" if floor <= 0.0 else f"{floor:g}"
 
 
 def clean_floor(value: Any) -> float:
@@ -229,13 +220,6 @@ class Bound:
     offer: float | None = None
 
 
-SLIDER_STEP = 0.01  # the sidebar's prune_ratio slider
-
-
-def slider_frontier(safe_frontier: float) -> float:
-    """The first slider position at which every safe-tier span is taken: the frontier rounded *up* to the
-    slider's step (a frontier of 0.134 shown as "0.13" sent a user to a position that leaves 3 of 124 tokens)."""
-    return min(0.95, math.ceil(round(safe_frontier / SLIDER_STEP, 6)) * SLIDER_STEP)
 
 
 def passed_through(conv: Conversation, position: int) -> list[str]:

@@ -20,7 +20,30 @@ if TYPE_CHECKING:
     from .lossy import LossyTier
 
 __all__ = ["budget_for", "PrefixTables", "prefix_tables", "entry_points", "grid_index", "GRID",
-           "NEVER", "safe_frontier"]
+           "NEVER", "safe_frontier", "SLIDER_STEP", "slider_frontier", "floor_label"]
+
+
+SLIDER_STEP = 0.01  # the app's prune_ratio slider; the CLI's sweep names its frontier on the same grid
+
+
+def slider_frontier(safe_frontier: float) -> float:
+    """The first slider position at which every safe-tier span is taken: the frontier rounded *up* to the
+    slider's step (a frontier of 0.134 shown as "0.13" sent a user to a position that leaves 3 of 124 tokens).
+
+    >>> slider_frontier(0.134), slider_frontier(0.14)
+    (0.14, 0.14)
+    """
+    return min(0.95, math.ceil(round(safe_frontier / SLIDER_STEP, 6)) * SLIDER_STEP)
+
+
+def floor_label(floor: float) -> str:
+    """How the app and the CLI name an effectiveness floor: ``lossless`` (1.0), ``off`` (0) or the number.
+
+    >>> [floor_label(f) for f in (1.0, 0.99, 0.98, 0.95, 0.0)]
+    ['lossless', '0.99', '0.98', '0.95', 'off']
+    """
+    floor = float(floor)
+    return "lossless" if floor >= 1.0 else "off" if floor <= 0.0 else f"{floor:g}"
 
 
 def budget_for(ratio: float, tokens_total: int) -> int:

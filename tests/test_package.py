@@ -72,6 +72,18 @@ def test_requirements_pins_satisfy_the_declared_ranges():
         assert req.specifier.contains(pins[name], prereleases=True), f"{name}=={pins[name]} is outside {req}"
 
 
+@pytest.mark.parametrize("command", [["prune", "--ratio", "0.3"], ["sweep", "--ratios", "0.1,0.3"]])
+def test_the_core_cli_runs_without_the_app_extras(tmp_path, command):
+    """prune and sweep work in a core install (no pandas, no altair): a session's sweep had imported the app's
+    state module (pandas) for two helpers, and `prune` failed in the clean-venv wheel test."""
+    code = ("import sys\nsys.modules['pandas'] = None\nsys.modules['altair'] = None\n"
+            "from layerzero_viz.cli import main\nsys.exit(main(sys.argv[1:]))")
+    args = [command[0], str(ROOT / "fixtures" / "finance_qa.zh.json"), *command[1:]]
+    result = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=tmp_path,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert result.returncode == 0, result.stderr[-2000:]
+
+
 def test_py_typed_ships():
     assert (ROOT / "layerzero_viz" / "py.typed").is_file()
     package_data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]

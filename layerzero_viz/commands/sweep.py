@@ -8,7 +8,7 @@ import argparse
 import json
 import sys
 
-from ..appstate import floor_label, slider_frontier
+from ..select import floor_label, slider_frontier
 from ..directives import check_ratio
 from ..engine import EFFECTIVENESS_TARGET, Annotated, annotate, check_min_effectiveness
 from ..errors import DirectiveError
