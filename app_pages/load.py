@@ -59,6 +59,6 @@ with paste:
     st.button("Load pasted text", key="load_paste", type="primary", on_click=session.load_paste)
 
 with upload:
-    st.file_uploader("Conversation file", type=["json", "jsonl", "txt", "http"], key=session.UPLOAD,
+    st.file_uploader("Conversation file", type=["json", "jsonl", "ndjson", "txt", "http"], key=session.UPLOAD,
                      on_change=session.load_upload,
-                     help="JSON, JSONL, plain text or a raw HTTP request capture (.http), UTF-8.")
+                     help="JSON, JSONL (.jsonl or .ndjson), plain text or a raw HTTP request capture (.http), UTF-8.")

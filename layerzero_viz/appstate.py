@@ -413,7 +413,7 @@ def held_to_size(source: Source, max_tokens: int | None = None) -> tuple[Source,
     >>> turn = '{"role": "user", "content": "%s"}' % ("word " * 300)
     >>> small, notice = held_to_size(Source('{"messages": [%s, %s]}' % (turn, turn)), max_tokens=400)
     >>> len(small.load().messages), notice.split(": ")[1].split(".")[0]
-    (1, 'the app shows its first 1 of 2 messages')
+    (1, 'the app shows its first 1 message of 2')
     """
     max_tokens = MAX_LINK_TOKENS if max_tokens is None else max_tokens
     n_bytes = len(source.text.encode("utf-8", "surrogatepass"))
@@ -463,7 +463,12 @@ def held_to_size(source: Source, max_tokens: int | None = None) -> tuple[Source,
     fmt = "auto" if conv.jsonl_line is not None else source.format
     what = []
     if kept < len(conv.messages) or cut_text is not None:
-        what.append(f"its first {kept} of {len(conv.messages)} messages" + (", cut short" if cut_text else ""))
+        # counted as the sidebar counts them (message_count): the system prompt apart ("683 of 1001 messages"
+        # had stood beside the sidebar's "682 messages + system prompt")
+        system = [m.role in ("system", "developer") for m in conv.messages]
+        shown, total = kept - sum(system[:kept]), len(system) - sum(system)
+        what.append(f"its first {counted(shown, 'message')} of {total:,}" + (" and its system prompt" if any(
+            system[:kept]) else "") + (", cut short" if cut_text else ""))
     if not whole:
         what.append(f"only line {conv.jsonl_line} of the {conv.jsonl_lines}-line file")
     notice = (f"This conversation ({_size(n_bytes)}) holds more than the {max_tokens:,} tokens the app renders in "

@@ -106,7 +106,8 @@ def test_a_huge_link_conversation_is_cut_to_its_leading_messages_within_the_toke
     assert 0.9 * MAX_LINK_TOKENS <= _tokens(source) <= MAX_LINK_TOKENS
     kept = source.load().messages
     assert kept[-1].text == json.loads(text)["messages"][len(kept) - 2]["content"]  # whole messages, in order
-    assert f"first {len(kept)} of 4001 messages" in notice and "CLI" in notice
+    # counted as the sidebar counts them: the system prompt apart
+    assert f"first {len(kept) - 1:,} messages of 4,000 and its system prompt" in notice and "CLI" in notice
 
 
 def test_a_link_conversation_within_the_limit_is_kept_whole():

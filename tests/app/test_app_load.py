@@ -117,6 +117,18 @@ def test_upload_of_a_broken_file_names_the_file_and_line_and_keeps_the_previous(
     assert at.session_state["source"].name == "support_chat.en.json"
 
 
+def test_an_ndjson_file_uploads_as_jsonl():
+    # (second UX walkthrough: the browser refused .ndjson on the Load page, which History mining accepts)
+    at = goto(new_app(), "load")
+    uploader = at.file_uploader(key="upload")
+    assert ".ndjson" in list(uploader.proto.type)
+    lines = b'{"messages": [{"role": "user", "content": "hi"}]}\n{"messages": [{"role": "user", "content": "yo"}]}\n'
+    uploader.upload("chats.ndjson", lines, "application/x-ndjson").run()
+    assert no_exception(at)
+    conv = at.session_state["source"].load()
+    assert conv.jsonl_lines == 2 and conv.messages[0].text == "hi"
+
+
 def test_upload_that_is_not_utf8_says_which_byte():
     at = goto(new_app(), "load")
     at.file_uploader(key="upload").upload("latin1.txt", "Grüße".encode("latin-1"), "text/plain").run()
