@@ -27,9 +27,11 @@ if source is not None:
         lines = cur.annotated.conversation.jsonl_lines if cur else None
         if lines:
             ss[session.JSONL_LINE] = cur.annotated.conversation.jsonl_line  # the picker shows the line loaded
-            st.number_input(f"JSONL line (1–{lines})", min_value=1, max_value=lines, step=1,
+            unit = "JSON array record" if source.text.lstrip().startswith("[") else "JSONL line"
+            st.number_input(f"{unit} (1–{lines})", min_value=1, max_value=lines, step=1,
                             key=session.JSONL_LINE, on_change=session.change_line,
-                            help="Each line of a JSONL file is its own conversation.")
+                            help="Each line of a JSONL file, or each record of a JSON array (a ShareGPT dataset), "
+                                 "is its own conversation.")
 
 st.selectbox("Format", FORMAT_CHOICES, key=session.LOAD_FORMAT, persist_state="session",
              help="auto detects it; pick one when detection guesses wrong. Applies to pasted text and uploads.")

@@ -470,7 +470,9 @@ def held_to_size(source: Source, max_tokens: int | None = None) -> tuple[Source,
         what.append(f"its first {counted(shown, 'message')} of {total:,}" + (" and its system prompt" if any(
             system[:kept]) else "") + (", cut short" if cut_text else ""))
     if not whole:
-        what.append(f"only line {conv.jsonl_line} of the {conv.jsonl_lines}-line file")
+        what.append(f"only record {conv.jsonl_line} of the {conv.jsonl_lines} in its JSON array"
+                    if source.text.lstrip().startswith("[")
+                    else f"only line {conv.jsonl_line} of the {conv.jsonl_lines}-line file")
     notice = (f"This conversation ({_size(n_bytes)}) holds more than the {max_tokens:,} tokens the app renders in "
               f"a few seconds: the app shows {' and '.join(what)}. To see all of it, prune the file itself with "
               f"the CLI (layerzero-viz prune / report).")

@@ -143,6 +143,8 @@ def load_conversation(
     fmt, doc = _sniff(text, format, display)
     if fmt == "jsonl":
         return _select_jsonl_line(text, 1 if line is None else line, display)
+    if _record_list(doc):  # a JSON array of conversations (a ShareGPT dataset): ``line`` picks the record
+        return _select_record(doc, 1 if line is None else line, display)
     if line not in (None, 1):
         raise InputError(
             f"line={line!r} was given but the input is {fmt}, not JSONL",
@@ -587,6 +589,9 @@ def _iter_conversations(
         for number, line in enumerate(lines, 1):
             if line.strip():
                 yield number, _attempt(_jsonl_conversation, line, number, len(lines), display)
+    elif _record_list(doc):
+        for number, record in enumerate(doc, 1):
+            yield number, _attempt(_record_conversation, record, number, len(doc), display)
     else:
         yield 1, _attempt(_whole_conversation, fmt, doc, text, display)
 
@@ -881,6 +886,28 @@ def _number(pieces: list[_Piece]) -> tuple[Block, ...]:
     return tuple(Block(i, kind, text, path, type_) for i, (kind, text, path, type_) in enumerate(pieces))
 
 
+def _record_list(doc: Any) -> bool:
+    """Whether ``doc`` is a JSON array of whole conversations (``[{"conversations": …}, …]`` or requests with
+    ``messages``), not one conversation's message list."""
+    return isinstance(doc, list) and bool(doc) and all(
+        isinstance(r, dict) and "role" not in r and ("conversations" in r or "messages" in r) for r in doc)
+
+
+def _select_record(doc: list[Any], line: int, name: str) -> Conversation:
+    """Record ``line`` (1-based) of a JSON array of conversations, numbered like a JSONL file's lines."""
+    if isinstance(line, bool) or not isinstance(line, int) or not 1 <= line <= len(doc):
+        raise InputError(f"record {line!r} is out of range: the input is a JSON array of {len(doc)} conversations",
+                         location=name, hint=f"pick a record from 1 to {len(doc)}")
+    return _record_conversation(doc[line - 1], line, len(doc), name)
+
+
+def _record_conversation(record: Any, line: int, total: int, name: str) -> Conversation:
+    """Record ``line`` of ``total`` of a JSON array of conversations, in whatever format it is written."""
+    fmt = _classify(record)
+    return Conversation(format=fmt, messages=_read_messages(fmt, record, f"{name}: [{line - 1}]"), raw=record,
+                        source_name=name, jsonl_line=line, jsonl_lines=total)
+
+
 def _no_record_list(doc: Any, where: str) -> None:
     """InputError for a JSON array of whole conversations (a ShareGPT dataset: ``[{"conversations": …}, …]``),
     which is no one conversation: it said "[0].role is missing" and pointed the wrong way."""
@@ -892,8 +919,9 @@ def _no_record_list(doc: Any, where: str) -> None:
         f"the input is a JSON array of {len(doc):,} conversations (records like [0] with "
         f'"{"conversations" if "conversations" in doc[0] else "messages"}"), not one conversation',
         location=where,
-        hint="write one record per line as JSONL (e.g. jq -c '.[]' data.json > data.jsonl), then pick a line; "
-             "the batch command reads such JSONL files whole")
+        hint="a request or a log line holds one conversation: to batch the array, write one record per line as "
+             "JSONL (jq -c '.[]' data.json > data.jsonl); prune, the app and load_conversation read it record by "
+             "record (--line N)")
 
 
 def _message_list(doc: Any, key: str, where: str) -> list[Any]:

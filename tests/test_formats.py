@@ -12,6 +12,7 @@ from layerzero_viz.errors import InputError
 from layerzero_viz.formats import (
     FORMATS,
     Headers,
+    conversation_from_json,
     detect_format,
     dump_conversation,
     dump_text,
@@ -643,13 +644,25 @@ def test_an_anthropic_request_read_as_openai_is_an_error_not_a_dropped_system_pr
     assert load_conversation(body).format == "anthropic"  # auto still reads it
 
 
-@pytest.mark.parametrize("fmt", ["auto", "sharegpt", "openai"])
-def test_a_json_array_of_conversations_says_so_and_how_to_read_it(fmt):
+@pytest.mark.parametrize("fmt", ["auto", "sharegpt"])
+def test_a_json_array_of_conversations_loads_record_by_record(fmt):
     # (second UX walkthrough: a ShareGPT dataset, the usual shape, failed with "[0].role: "role" is missing")
-    doc = [{"id": "a", "conversations": [{"from": "human", "value": "hi"}]},
+    doc = [{"id": "a", "conversations": [{"from": "human", "value": "hi"}, {"from": "gpt", "value": "hello"}]},
            {"id": "b", "conversations": [{"from": "human", "value": "x"}]}]
+    first = load_conversation(json.dumps(doc), format=fmt)
+    assert (first.format, first.jsonl_line, first.jsonl_lines, first.messages[1].text) == ("sharegpt", 1, 2, "hello")
+    second = load_conversation(json.dumps(doc), line=2)
+    assert second.messages[0].text == "x" and second.raw == doc[1]
+    assert [n for n, _ in iter_conversations(json.dumps(doc))] == [1, 2]
+    with pytest.raises(InputError, match="record 3 is out of range") as info:
+        load_conversation(json.dumps(doc), line=3)
+    assert "pick a record from 1 to 2" in info.value.hint
+    doc[1]["conversations"][0]["from"] = "wizard"  # an error says which record
     with pytest.raises(InputError) as info:
-        load_conversation(json.dumps(doc), format=fmt)
-    assert "a JSON array of 2 conversations" in str(info.value) and "JSONL" in info.value.hint
+        load_conversation(json.dumps(doc), line=2)
+    assert info.value.location == "<input>: [1]: conversations[0].from"
     # a plain list of OpenAI messages is still one conversation
     assert load_conversation(json.dumps([{"role": "user", "content": "hi"}])).format == "openai"
+    # a request body holds one conversation: an array there is still an error that says so
+    with pytest.raises(InputError, match="a JSON array of 2 conversations"):
+        conversation_from_json(doc)

@@ -142,7 +142,8 @@ def _metrics(cur: Current) -> None:
     st.metric("Context preservation", f"{result.timings_ms['context_preservation']:.2f} ms",
               help="Time spent finding and protecting <context> blocks; 0 when there is none.")
     conv = cur.annotated.conversation
-    line = f" · line {conv.jsonl_line} of {conv.jsonl_lines}" if conv.jsonl_line else ""
+    unit = "record" if cur.source.text.lstrip().startswith("[") else "line"  # a JSON array's, or a JSONL file's
+    line = f" · {unit} {conv.jsonl_line} of {conv.jsonl_lines}" if conv.jsonl_line else ""
     st.caption(f"{md_escape(cur.source.name)} · {conv.format}{line} · {message_count(conv)}")
 
 

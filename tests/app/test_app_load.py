@@ -160,6 +160,23 @@ def test_jsonl_line_picker_loads_another_line():
     assert "line 3 of 5" in " ".join(c.value for c in at.sidebar.caption)
 
 
+def test_a_sharegpt_dataset_loads_and_its_picker_picks_a_record():
+    # (second UX walkthrough: a JSON array of ShareGPT records, the usual dataset shape, could not be loaded)
+    records = [{"id": str(k), "conversations": [{"from": "human", "value": f"Thanks! Where is order {k}?"},
+                                                {"from": "gpt", "value": f"Order {k} ships today."}]}
+               for k in range(1, 4)]
+    at = paste(new_app(), json.dumps(records))
+    assert no_exception(at) and not at.error
+    assert at.session_state["source"].load().messages[0].text == "Thanks! Where is order 1?"
+    goto(at, "load")
+    picker = at.number_input(key="jsonl_line")
+    assert picker.max == 3 and picker.label.startswith("JSON array record")
+    picker.set_value(2).run()
+    assert no_exception(at)
+    assert at.session_state["source"].load().messages[0].text == "Thanks! Where is order 2?"
+    assert "record 2 of 3" in " ".join(c.value for c in at.sidebar.caption)
+
+
 def test_fixture_from_the_command_line_is_loaded_on_the_first_run(monkeypatch):
     monkeypatch.setattr(sys, "argv", ["app.py", "--fixture", "fixtures/finance_qa.zh.json"])
     at = new_app()
