@@ -121,7 +121,8 @@ def add_input_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("input", help="file path, or - for stdin")
     p.add_argument("--format", default="auto", choices=INPUT_FORMATS,
                    help="the input's format (default: auto, detected from the content)")
-    p.add_argument("--line", type=int, default=None, help="JSONL: 1-based line to use")
+    p.add_argument("--line", type=int, default=None,
+                   help="JSONL: 1-based line to use; a JSON array of conversations (a ShareGPT dataset): the record")
     p.add_argument("--no-low-information", action="store_true", help="do not prune frequent function words")
     p.add_argument("--keep-directives", action="store_true", help="keep <layer-zero/> and list tags in the output")
     p.add_argument("--max-bytes", type=int, default=20 * 1024 * 1024, help="input size limit (default 20 MB)")
