@@ -31,8 +31,11 @@ tokens = cur.view.tokens
 st.title("Heatmap")
 result = cur.result
 tiers = (f" ({result.tokens_safe:,} safe, {result.tokens_lossy:,} lossy ≈)" if result.tokens_lossy else "")
+settings = cur.annotated.settings
+off = "" if settings.enabled else f" Layer-zero is disabled by the {md_escape(settings.enabled_source)}: nothing is pruned."
 st.caption(f"{md_escape(cur.source.name)} · {result.tokens_pruned:,} of {result.tokens_total:,} tokens "
-           f"pruned{tiers} at r = {result.ratio:.2f}. Effectiveness floor: {floor_label(result.min_effectiveness)}.")
+           f"pruned{tiers} at r = {result.ratio:.2f}. Effectiveness floor: {floor_label(result.min_effectiveness)}."
+           + off)
 
 # A control rather than st.tabs: only the chosen view is computed, and a debug link can reopen it.
 view = st.segmented_control("View", HEATMAP_VIEWS, key=session.HEATMAP_VIEW, persist_state="session",

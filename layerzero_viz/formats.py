@@ -222,7 +222,8 @@ def detect_format(text: str) -> str:
     - a request line (``POST /v1/messages HTTP/1.1``) at the start → ``http``;
     - text not starting with ``{`` or ``[`` → ``text``, unless it is one JSON value that is no container
       (``null``, ``true``, ``42``, ``"…"``: what a JSON tool prints when it found nothing), an InputError;
-    - JSON that parses: a list → ``openai``; an object with ``conversations`` and no ``messages`` →
+    - JSON that parses: a list → ``openai`` (a list of whole conversations, a ShareGPT dataset, is then read record
+      by record by :func:`load_conversation`, each record in its own format); an object with ``conversations`` and no ``messages`` →
       ``sharegpt``; an object with a top-level ``system`` or an Anthropic-only block (``tool_use``,
       ``tool_result``, ``thinking``, ``document``, ``image`` with a ``source`` …) → ``anthropic``; a message
       with role ``system``/``developer``/``tool``/``function``, ``tool_calls``, or an OpenAI-only part

@@ -332,11 +332,15 @@ def _legend_item(style: ReasonStyle) -> str:
     return _span(style, decision=style.decision, title=title, score=1.0, inner=html.escape(style.label))
 
 
-def legend_html() -> str:
-    """A legend of every reason, grouped into pruned, protected and other kept tokens, styled like the chips."""
+def legend_html(*, protections_toggle: bool = True) -> str:
+    """A legend of every reason, grouped into pruned, protected and other kept tokens, styled like the chips.
+
+    ``protections_toggle``: the page has the "Show protections" toggle (the app's heatmap); a static report has
+    none, and its legend does not mention it."""
+    marked = "marked when “Show protections” is on, or on hover" if protections_toggle else "marked on hover"
     groups = (
         ("Pruned", PRUNE_REASONS),
-        ("Protected (always kept; marked when “Show protections” is on, or on hover)", PROTECTED_REASONS),
+        (f"Protected (always kept; {marked})", PROTECTED_REASONS),
         ("Other kept", tuple(c for c in ALL_REASONS if c not in PRUNE_REASONS and c not in PROTECTED_REASONS)),
     )
     parts = ['<div class="lz-legend">']

@@ -131,7 +131,7 @@ def prune_report_html(result: Mapping[str, Any], *, title: str | None = None) ->
     else:
         parts.append(_chart(charts.overview_heatmap(df)))
         parts.append(_chart(charts.pruned_by_reason_bar(df)))
-        parts.append(render.TOKEN_CSS + render.legend_html())
+        parts.append(render.TOKEN_CSS + render.legend_html(protections_toggle=False))
         parts.append(_token_cards(df))
 
     parts.append('<h2 id="side-by-side">Side by side</h2>')

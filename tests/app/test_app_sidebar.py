@@ -73,6 +73,8 @@ def test_disabled_layer_zero_says_so_and_prunes_nothing():
     assert no_exception(at)
     assert any("disabled" in w.value for w in at.sidebar.warning)
     assert metrics(at)["Pruned"] == "0.0%"
+    # and the heatmap's own caption says why nothing is pruned (second UX walkthrough: only the sidebar, far down)
+    assert any("Layer-zero is disabled by the directive: nothing is pruned." in c.value for c in at.main.caption)
 
 
 def test_ratio_from_the_environment_is_the_initial_value(monkeypatch):

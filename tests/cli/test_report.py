@@ -109,3 +109,11 @@ def test_engine_directives_are_outside_every_count_of_the_report_and_its_charts(
     bars = spec["datasets"][spec["data"]["name"]] if "datasets" in spec else spec["data"]["values"]
     assert sum(b["tokens"] for b in bars) == result["tokens_pruned"]
     assert "directive" not in {b["reason"] for b in bars}
+
+
+def test_the_reports_legend_names_no_control_it_lacks():
+    # (second UX walkthrough: the static report's legend spoke of a "Show protections" toggle it does not have)
+    from layerzero_viz.report import prune_report_html
+
+    page = prune_report_html(annotate(load_conversation(FIXTURES / "finance_qa.zh.json"), env={}).at_ratio(0.3).to_dict())
+    assert "Show protections" not in page and "marked on hover" in page
