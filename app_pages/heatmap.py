@@ -118,12 +118,12 @@ if view == "tokens":
         # it had been skipped, the tool call shown nowhere
         lo = 0 if page == 1 else int(chunk["m"].iloc[0])
         hi = len(conv.messages) - 1 if page == len(bounds) - 1 else int(chunk["m"].iloc[-1])
-        textless = [p for p in range(lo, hi + 1) if p not in parts and (position is None or p == position)
-                    and not any(b.kind == "text" and b.text for b in conv.messages[p].blocks)
-                    and passed_through(conv, p)]
+        notes = {p: passed_through(conv, p) for p in range(lo, hi + 1) if position is None or p == position}
+        textless = [p for p, found in notes.items() if found and p not in parts
+                    and not any(b.kind == "text" and b.text for b in conv.messages[p].blocks)]
         for m in sorted([*parts, *textless]):
             message = conv.messages[int(m)]
-            note = render.passed_through_html(passed_through(conv, int(m)))
+            note = render.passed_through_html(notes[int(m)])  # (every message of the page is in notes)
             if m not in parts:
                 cards.append(render.message_card_html(message.role, message.key, note, {"tokens": 0}))
                 continue

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from layerzero_viz.appstate import FORMAT_CHOICES, md_escape, read_gallery
+from layerzero_viz.appstate import FORMAT_CHOICES, holds_records, md_escape, read_gallery
 from ui import session
 
 ss = st.session_state
@@ -27,7 +27,7 @@ if source is not None:
         lines = cur.annotated.conversation.jsonl_lines if cur else None
         if lines:
             ss[session.JSONL_LINE] = cur.annotated.conversation.jsonl_line  # the picker shows the line loaded
-            unit = "JSON array record" if source.text.lstrip().startswith("[") else "JSONL line"
+            unit = "JSON array record" if holds_records(source) else "JSONL line"
             st.number_input(f"{unit} (1–{lines})", min_value=1, max_value=lines, step=1,
                             key=session.JSONL_LINE, on_change=session.change_line,
                             help="Each line of a JSONL file, or each record of a JSON array (a ShareGPT dataset), "

@@ -47,6 +47,7 @@ __all__ = [
     "view_values",
     "message_count",
     "counted",
+    "holds_records",
     "passed_through",
     "FLOOR_CHOICES",
     "LOSSLESS",
@@ -267,6 +268,12 @@ def _at(doc: Any, path: Sequence[PathPart]) -> Any:
     return doc
 
 
+def holds_records(source: Source) -> bool:
+    """Whether ``source`` is a JSON array of conversations, read record by record (its "line" is a record), rather
+    than a JSONL file."""
+    return source.text.lstrip().startswith("[")
+
+
 def counted(n: int, noun: str, plural: str | None = None) -> str:
     """``n`` and its noun, singular for one ("1 token", "1,234 tokens", "1 match"; "1 matches" had been shown).
 
@@ -321,8 +328,8 @@ def bound_message(result: Any) -> Bound | None:
             - result.tokens_pruned
         if more <= 0:
             return Bound(why, f"{used}; lossy pruning (floor {RECOMMENDED_FLOOR:g}) would take nothing more here.")
-        return Bound(why, f"{used}; allowing lossy pruning (floor {RECOMMENDED_FLOOR:g}) takes {more:,} more "
-                          f"token{'s' if more > 1 else ''}.", offer=RECOMMENDED_FLOOR)
+        return Bound(why, f"{used}; allowing lossy pruning (floor {RECOMMENDED_FLOOR:g}) takes "
+                          f"{counted(more, 'more token')}.", offer=RECOMMENDED_FLOOR)
     if floor < LOSSLESS and result.effectiveness_estimate < floor and not result.tokens_lossy:
         # (a short prompt: the safe rules' own prunes already weigh more than the floor allows)
         return Bound(why, f"The safe rules alone bring the estimate to {result.effectiveness_estimate:.3f}, below "
@@ -471,7 +478,7 @@ def held_to_size(source: Source, max_tokens: int | None = None) -> tuple[Source,
             system[:kept]) else "") + (", cut short" if cut_text else ""))
     if not whole:
         what.append(f"only record {conv.jsonl_line} of the {conv.jsonl_lines} in its JSON array"
-                    if source.text.lstrip().startswith("[")
+                    if holds_records(source)
                     else f"only line {conv.jsonl_line} of the {conv.jsonl_lines}-line file")
     notice = (f"This conversation ({_size(n_bytes)}) holds more than the {max_tokens:,} tokens the app renders in "
               f"a few seconds: the app shows {' and '.join(what)}. To see all of it, prune the file itself with "

@@ -890,8 +890,13 @@ def _number(pieces: list[_Piece]) -> tuple[Block, ...]:
 def _record_list(doc: Any) -> bool:
     """Whether ``doc`` is a JSON array of whole conversations (``[{"conversations": …}, …]`` or requests with
     ``messages``), not one conversation's message list."""
-    return isinstance(doc, list) and bool(doc) and all(
-        isinstance(r, dict) and "role" not in r and ("conversations" in r or "messages" in r) for r in doc)
+    return isinstance(doc, list) and bool(doc) and all(map(_is_record, doc))
+
+
+def _is_record(item: Any) -> bool:
+    """Whether ``item`` is a whole conversation (ShareGPT ``conversations`` or a request's ``messages``), not a
+    message."""
+    return isinstance(item, dict) and "role" not in item and ("conversations" in item or "messages" in item)
 
 
 def _select_record(doc: list[Any], line: int, name: str) -> Conversation:
@@ -912,9 +917,7 @@ def _record_conversation(record: Any, line: int, total: int, name: str) -> Conve
 def _no_record_list(doc: Any, where: str) -> None:
     """InputError for a JSON array of whole conversations (a ShareGPT dataset: ``[{"conversations": …}, …]``),
     which is no one conversation: it said "[0].role is missing" and pointed the wrong way."""
-    if not isinstance(doc, list) or not doc or not isinstance(doc[0], dict) or "role" in doc[0]:
-        return
-    if not any(key in doc[0] for key in ("conversations", "messages")):
+    if not isinstance(doc, list) or not doc or not _is_record(doc[0]):
         return
     raise InputError(
         f"the input is a JSON array of {len(doc):,} conversations (records like [0] with "

@@ -13,8 +13,8 @@ from streamlit.delta_generator import DeltaGenerator
 
 from layerzero_viz import LayerZeroError
 from layerzero_viz.appstate import (
-    FLOOR_CHOICES, app_base_url, bound_message, floor_label, md_escape, message_count, page_url_path,
-    slider_frontier,
+    FLOOR_CHOICES, app_base_url, bound_message, floor_label, holds_records, md_escape, message_count,
+    page_url_path, slider_frontier,
 )
 
 from . import advisor, claude, clipboard, session
@@ -142,7 +142,7 @@ def _metrics(cur: Current) -> None:
     st.metric("Context preservation", f"{result.timings_ms['context_preservation']:.2f} ms",
               help="Time spent finding and protecting <context> blocks; 0 when there is none.")
     conv = cur.annotated.conversation
-    unit = "record" if cur.source.text.lstrip().startswith("[") else "line"  # a JSON array's, or a JSONL file's
+    unit = "record" if holds_records(cur.source) else "line"  # a JSON array's, or a JSONL file's
     line = f" · {unit} {conv.jsonl_line} of {conv.jsonl_lines}" if conv.jsonl_line else ""
     st.caption(f"{md_escape(cur.source.name)} · {conv.format}{line} · {message_count(conv)}")
 
