@@ -676,6 +676,8 @@ def reconstruct(text: str, removed: list[tuple[int, int]], protected: Sequence[t
     'Fee for SKU-1? Also check #2.'
     >>> reconstruct("我是VIP客户，请帮我查订单。", [(7, 11)])   # the token "，请" went: its comma stays
     '我是VIP客户，查订单。'
+    >>> reconstruct("1. 谢谢，订单号", [(2, 6)])                 # the token " 谢" went: the space after "1." stays
+    '1. 订单号'
     """
     from . import native
     removed = _keeping_separators(text, removed)
@@ -699,14 +701,25 @@ _SEPARATORS = "，,、；;"
 
 
 def _keeping_separators(text: str, removed: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """``removed`` less a clause separator it starts with when words are kept on both sides of the cut.
+    """``removed`` less a clause separator or a space it starts with when text is kept on both sides of the cut.
 
-    Tokens glue punctuation to the next word (cl100k has "，请" as one token), so a cut of "请帮我" in
-    "我是VIP客户，请帮我查订单" removes the comma that separates two kept clauses; the words would run together.
+    Tokens glue punctuation and spaces to the next word (cl100k has "，请" and " 谢" as tokens), so a cut of "请帮我"
+    in "我是VIP客户，请帮我查订单" removes the comma that separates two kept clauses, and a cut of " 谢谢，" in
+    "1. 谢谢，订单号…" the space after the list marker; the words would run together ("1.订单号").  A space stays
+    when the cut ends right before a word and follows a word or ASCII punctuation (English keeps its own: " please"
+    is followed by " help"; after full-width punctuation "对， 不好意思，这就" needs none).
     """
-    out = list(removed)
+    out: list[tuple[int, int]] = []
+    for s, e in sorted(removed):  # (touching cuts as one: the characters on either side must be kept ones)
+        if out and s <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], e))
+        elif e > s:
+            out.append((s, e))
+    n = len(text)
     for k, (s, e) in enumerate(out):
-        if 0 < s < e < len(text) and text[s] in _SEPARATORS and text[s - 1].isalnum() and text[e].isalnum():
+        if 0 < s < e < n and text[e].isalnum() and (
+                (text[s] in _SEPARATORS and text[s - 1].isalnum())
+                or (text[s] in " \t" and (text[s - 1].isalnum() or "!" <= text[s - 1] <= "~"))):
             out[k] = (s + 1, e)
     return out
 
