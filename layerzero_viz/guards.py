@@ -150,15 +150,47 @@ def keep_sentence_case(view: TextView, candidates: Sequence[Candidate], bulks: S
         notes.append((s, e, LOWER_START.format(cut=text[s:e].strip(), rest=text[r:r + 20].split("\n")[0])))
         return True
 
-    kept = [c for c in candidates if c.reason == DECLARED or not lowers(c.start, c.end)]
+    kept = []
+    for c in candidates:
+        if c.reason == DECLARED or not lowers(c.start, c.end):
+            kept.append(c)
+        elif c.reason == FILLER:
+            kept.extend(_inner_politeness(text, c.start, c.end, c.score, c.residual, c.may_override))
     out_bulks = []
     for bulk in bulks:
         if bulk.reason == DECLARED:
             out_bulks.append(bulk)
             continue
-        dropped = {s for s, e in zip(bulk.starts, bulk.ends) if lowers(s, e)}
-        out_bulks.append(_without(bulk, dropped.__contains__) if dropped else bulk)
+        dropped = {k for k, (s, e) in enumerate(zip(bulk.starts, bulk.ends)) if lowers(s, e)}
+        if dropped and bulk.reason == FILLER:
+            for k in sorted(dropped):
+                kept.extend(_inner_politeness(text, bulk.starts[k], bulk.ends[k], bulk.scores[k],
+                                              bulk.residuals_of([k])[0], bulk.override_of(k)))
+        starts = {bulk.starts[k] for k in dropped}
+        out_bulks.append(_without(bulk, starts.__contains__) if dropped else bulk)
     return kept, out_bulks, notes
+
+
+FILLER = "filler"
+# the politeness words inside a request frame ("Could you please kindly …", "Please kindly …"): when the frame opens
+# its sentence and stays, they may still go ("Could you tell me …", "Please check …")
+_INNER_POLITENESS = re.compile(r"(?:[ \t]+(?:please|kindly)\b)+")
+_LOWER_WORD_NEXT = re.compile(r"[ \t]+[a-z]")
+
+
+def _inner_politeness(text: str, s: int, e: int, score: float, residual: float,
+                      may_override: frozenset[str]) -> list[Candidate]:
+    """The run of "please"/"kindly" after the first word of the filler [s, e) that stays whole (or right after it),
+    as a candidate, when a lower-case word follows the run."""
+    # (the run may follow the frame at once: "I was wondering if you could | please check …")
+    m = _INNER_POLITENESS.search(text, s, min(len(text), e + 16))
+    if m is None or m.start() > e or not _LOWER_WORD_NEXT.match(text, m.end()):  # (a word follows it)
+        return []
+    words = " ".join(m.group().split())
+    frame = text[s:e].strip()
+    return [Candidate(m.start(), m.end(), FILLER, score,
+                      f"filler word{'s' if ' ' in words else ''} {words!r} inside a request frame that opens its "
+                      f"sentence (the frame {frame!r} stays)", residual, may_override)]
 
 
 def close_candidates(view: TextView, candidates: Sequence[Candidate], bulks: Sequence[Hits]

@@ -139,6 +139,19 @@ def test_a_cut_never_leaves_its_sentence_starting_in_lower_case(system, turn):
     assert any("would leave its sentence starting in lower case" in d for d in details), details
 
 
+@pytest.mark.parametrize("turn, pruned", [
+    ("Could you please kindly tell me when order #40817 ships?", "Could you tell me when order #40817 ships?"),
+    ("Please kindly check order #123.", "Please check order #123."),
+    ("I was wondering if you could please check order #123.", "I was wondering if you could check order #123."),
+    ("Would you please summarise chapter 3 in five bullets?", "Would you summarise chapter 3 in five bullets?"),
+])
+def test_a_request_frame_that_stays_at_its_sentence_start_still_loses_its_please(turn, pruned):
+    r = prune(conv("You are a support agent for an online bookshop.", turn), 0.95)
+    assert r.messages[1].pruned == pruned
+    gone = [t for t in tokens_of(r) if t["message"] == 0 and t["decision"] == "prune"]
+    assert gone and all("inside a request frame that opens its sentence" in t["detail"] for t in gone), gone
+
+
 def test_the_same_openings_go_inside_a_sentence_or_as_whole_sentences():
     # inside a sentence (after a clause break) the frame goes: nothing starts in lower case
     r = prune(conv("You are a certified tax advisor for US freelancers.",
