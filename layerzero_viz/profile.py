@@ -206,12 +206,17 @@ def _hits(text: str, keywords: tuple[str, ...]) -> dict[str, int]:
     return out
 
 
+# fenced code (``` or ~~~) and inline `code`: left out of the domain guess
+_CODE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)|`[^`\n]+`", re.MULTILINE | re.DOTALL)
+
+
 def detect_domain(conv_or_text: Conversation | str,
                   profiles: Mapping[str, Profile] | None = None) -> DomainGuess | None:
     """The profile whose keywords the text matches best, or None when no profile reaches 2 distinct keywords.
 
     Score: distinct keywords matched plus a little for repeats (log-damped), so one word said ten times
-    does not outweigh five different domain words.
+    does not outweigh five different domain words.  Words inside fenced or inline code do not count: a code review
+    of ``refund(order)`` is not an e-commerce chat.
 
     >>> detect_domain("我的订单#12345还没发货，申请退款").name
     'ecommerce'
@@ -222,6 +227,7 @@ def detect_domain(conv_or_text: Conversation | str,
 
     profiles = load_profiles() if profiles is None else profiles
     text = conv_or_text if isinstance(conv_or_text, str) else conversation_text(conv_or_text)
+    text = _CODE.sub(" ", text)  # identifiers in code (order.refund()) say what the code handles, not the chat's domain
     best: DomainGuess | None = None
     for name, prof in profiles.items():
         hits = _hits(text, prof.keywords)

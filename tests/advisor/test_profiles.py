@@ -53,6 +53,17 @@ def test_no_domain_for_small_talk():
     assert detect_domain("Hello there, how are you?") is None
 
 
+def test_words_inside_code_do_not_pick_the_domain():
+    # a code review whose code handles orders and refunds is not an e-commerce chat (a new user saw "ecommerce")
+    review = ("Please review this Python function for bugs:\n```python\ndef refund(order_id, amount):\n"
+              "    order = db.orders.get(order_id)\n    if order.payment_status == 'paid':\n"
+              "        issue_refund(order.payment_id, amount)\n    return order\n```\n"
+              "Is the comparison right? Also `order.return_window` must be checked.")
+    assert detect_domain(review) is None
+    # the same words in prose still do
+    assert detect_domain("My order #12345 never arrived; I want a refund or to return it.").name == "ecommerce"
+
+
 def test_cap_fires_and_shows_in_the_result():
     conv = anthropic("你是理财顾问。", "这只基金的七日年化收益率4.2%，¥1,000.50存七天收益多少？")
     result = annotate(conv, Config(profile="finance", env={})).at_ratio(0.6)
