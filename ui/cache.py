@@ -15,6 +15,8 @@ low-information switch, the layer-zero environment variables and the sidebar's d
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import threading
 from collections import OrderedDict
@@ -79,6 +81,14 @@ class ByteLRU(Generic[V]):
             self._items.clear()
             self._held = 0
 
+    def get(self, key: Hashable) -> V | None:
+        """The value under ``key``, or None when it is not held (never built, or evicted)."""
+        return self._get(key)[1]
+
+    def put(self, key: Hashable, value: V) -> None:
+        """Hold ``value`` under ``key`` (unless it is larger than the whole budget)."""
+        self._put(key, value)
+
     def _get(self, key: Hashable) -> tuple[bool, V | None]:
         with self._lock:
             if key in self._items:
@@ -134,6 +144,26 @@ def _tokens(annotated: Annotated) -> int:
 
 
 ANNOTATIONS: ByteLRU[Annotated] = ByteLRU(ANNOTATION_BYTES, size=annotation_bytes)
+SOURCE_BYTES = 128 * 2**20
+"""The conversations sessions loaded, held for a browser reload (:func:`hold`): their text, ≈ 4 bytes a character."""
+SOURCES: ByteLRU[Source] = ByteLRU(SOURCE_BYTES, size=lambda source: 4 * len(source.text) + 256)
+
+
+def hold(source: Source) -> str:
+    """Hold ``source`` in this process for a reload of the page that shows it; the token the URL carries (``?c=``).
+
+    The token is a digest of the source (text, format, line and name): loading the same conversation again gives the
+    same URL.  Only this server process holds it, in memory, least recently used first out; nothing is written.
+    """
+    token = hashlib.sha256(json.dumps([source.digest, source.format, source.line, source.name]).encode()).hexdigest()
+    token = token[:16]
+    SOURCES.put(token, source)
+    return token
+
+
+def held(token: str) -> Source | None:
+    """The source :func:`hold` gave ``token`` for, or None when this process does not hold it (restarted, evicted)."""
+    return SOURCES.get(token) if isinstance(token, str) else None
 VIEWS: ByteLRU[ResultView] = ByteLRU(VIEW_BYTES, size=view_bytes)
 
 

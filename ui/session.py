@@ -50,6 +50,10 @@ MESSAGES_PAGE = "messages_page"
 SWEEP_FLOORS = "sweep_floors"
 FINDING = "finding"
 # Bookkeeping.
+HELD = "held"  # the token (?c=) under which this process holds the loaded conversation for a browser reload
+HELD_PARAM = "c"
+HELD_SEEN = "held_seen"  # the ?c= token already handled in this session
+HELD_MISSING = "held_missing"  # the page's ?c= names a conversation this process no longer holds: said once
 LOAD_ERROR = "load_error"
 LOAD_TAB = "load_tab"  # the Load page's tab the last load came from: the page reopens on it after an error
 LINK_ERROR = "link_error"
@@ -73,6 +77,9 @@ LINKED_CONTROLS: tuple[str, ...] = (RATIO, RATIO_TOUCHED, FLOOR, LOW_INFORMATION
 
 DEBUG_LINK_SHOWN = "debug_link_shown"  # ((page, ratio, floor), link): the last link made, for its view
 NOT_VIEW_STATE: Mapping[str, str] = {
+    HELD: "the URL carries it itself (?c=), for a reload; a link carries the conversation",
+    HELD_SEEN: "which ?c= was restored already",
+    HELD_MISSING: "a message about a conversation no longer held, shown until one is loaded",
     LOAD_ERROR: "a message about a failed load, shown once",
     LOAD_TAB: "which tab of the Load page the last load came from (input, not a view)",
     LINK_ERROR: "a message about a broken link, shown once",
@@ -188,6 +195,9 @@ def load(source: Source, *, goto: str | None = DEFAULT_PAGE) -> bool:
     source, annotated = loaded
     ss = st.session_state
     ss[SIZE_NOTICE] = notice
+    for param in ("s", "share"):  # the URL no longer shows the link's conversation: a reload must not reopen it
+        if param in st.query_params:
+            del st.query_params[param]
     # the floor is the user's choice, like the low-information switch: a new conversation keeps it
     _install(source, annotated, ViewState(source=source, low_information=ss[LOW_INFORMATION],
                                           show_whitespace=ss[SHOW_WHITESPACE], min_effectiveness=floor()))
@@ -199,6 +209,8 @@ def load(source: Source, *, goto: str | None = DEFAULT_PAGE) -> bool:
 def _install(source: Source, annotated: Annotated, view: ViewState) -> None:
     ss = st.session_state
     ss[SOURCE] = source
+    ss[HELD] = ss[HELD_SEEN] = cache.hold(source)
+    ss[HELD_MISSING] = None
     ss[LOAD_ERROR] = None
     ss[LINK_ERROR] = None
     ss[RATIO] = annotated.settings.ratio if view.ratio is None else view.ratio
@@ -313,6 +325,37 @@ def link_error(params: Mapping[str, Any]) -> str | None:
     if ss.get(LINK_ERROR) and ss.get(LINK_SEEN) == (params.get("s"), params.get("share")):
         return ss[LINK_ERROR]
     return None
+
+
+# ---------------------------------------------------------------------------------------------- reload
+
+
+def restore_held(params: Mapping[str, Any]) -> None:
+    """After a browser reload (a new session): reopen the conversation the URL's ``?c=`` names, if this process
+    still holds it (``cache.hold``), with fresh controls; say so once when it does not.  A link wins over it."""
+    ss = st.session_state
+    token = params.get(HELD_PARAM)
+    if not token or ss.get(SOURCE) is not None or ss.get(HELD_SEEN) == token:
+        return
+    ss[HELD_SEEN] = token
+    ss[FIXTURE_DONE] = True  # the page's own conversation (or the notice that it is gone) wins over --fixture
+    source = cache.held(token)
+    loaded = try_load(source) if source is not None else None
+    if loaded is None or isinstance(loaded, str):
+        ss[HELD_MISSING] = ("The conversation this page showed is no longer held by the app (it was restarted, or "
+                            "has held many conversations since): load it again. A debug link keeps a view for good.")
+        return
+    source, annotated = loaded
+    _install(source, annotated, ViewState(source=source, low_information=ss[LOW_INFORMATION],
+                                          show_whitespace=ss[SHOW_WHITESPACE], min_effectiveness=floor()))
+
+
+def keep_in_url() -> None:
+    """Put the loaded conversation's ``?c=`` token in the URL (a page switch clears the query), so that a reload of
+    the page reopens it."""
+    token = st.session_state.get(HELD)
+    if token and st.session_state.get(SOURCE) is not None and st.query_params.get(HELD_PARAM) != token:
+        st.query_params[HELD_PARAM] = token
 
 
 def current_view(page: str) -> ViewState:

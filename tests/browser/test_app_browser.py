@@ -175,6 +175,19 @@ def test_uploading_a_file_on_the_load_page_opens_its_conversation(page, app_url)
     expect(page.get_by_test_id("stMain").get_by_text("support_chat.en.json · format")).to_be_visible()
 
 
+def test_an_uploaded_conversation_survives_a_browser_reload(page, app_url):
+    open_app(page, f"{app_url}/load")
+    upload(page, FIXTURES / "support_chat.en.json")
+    wait_loaded(page, "support_chat.en.json")
+    go_to(page, "Side by side")
+    expect(page).to_have_url(re.compile(r"/side-by-side\?c=[0-9a-f]{16}$"))
+
+    page.reload()
+    wait_loaded(page, "support_chat.en.json")
+    expect(heading(page)).to_have_text("Side by side")
+    expect(page.get_by_test_id("stMain").get_by_text("AeroSound X2 headphones (SKU-40912)").first).to_be_visible()
+
+
 def test_ratio_slider_keys_change_the_sidebar_metrics(page, app_url):
     open_app(page, app_url)
     expect(slider(page)).to_have_value("0.35")
