@@ -91,6 +91,10 @@ cdef inline bint _is_closer(Py_UCS4 c) noexcept nogil:
     return c == u'”' or c == u'’' or c == u'」' or c == u'』' or c == u'）' or c == u')' or c == u'"' or c == u"'"
 
 
+cdef inline bint _period_closer(Py_UCS4 c) noexcept nogil:   # view._SENTENCE_END's [”’"')] after a period
+    return c == u'”' or c == u'’' or c == u'"' or c == u"'" or c == u')'
+
+
 cdef inline bint _is_comma(Py_UCS4 c) noexcept nogil:
     return c == u'，' or c == u',' or c == u'、' or c == u'：' or c == u':'
 
@@ -121,6 +125,8 @@ cdef void _segments(Text t, Py_ssize_t length, Py_ssize_t start, Py_ssize_t end,
         elif c == u'.':
             if i + 1 >= end or _isspace(_at(t, i + 1)):
                 j = i + 1
+            elif not clause and _period_closer(_at(t, i + 1)) and (i + 2 >= end or _isspace(_at(t, i + 2))):
+                j = i + 2  # 'reply with "Anytime." Always …': the quotation closes the sentence
         elif c == u'\n':
             j = i + 1
             while j < end and _at(t, j) == u'\n':

@@ -20,7 +20,8 @@ __all__ = ["SEPARATOR", "BlockRef", "Interval", "Candidate", "Hits", "TextView",
 SEPARATOR = "\n\x00\n"
 
 # sentence ends: CJK/ASCII terminators (full- and half-width), a period before space/end, line breaks
-_SENTENCE_END = re.compile(r"[。！？!?；;…]+[”’」』）)\"']?|\.(?=\s|$)[”’\"')]?|\n+")
+# (a period may close a quotation first: 'reply with "Anytime." Always …' ends a sentence after the quote)
+_SENTENCE_END = re.compile(r"[。！？!?；;…]+[”’」』）)\"']?|\.[”’\"')]?(?=\s|$)|\n+")
 _CLAUSE_END = re.compile(r"[，,、：:]|[。！？!?；;…]+|\.(?=\s|$)|\n+")
 _UNIT = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[a-z0-9]+(?:['’][a-z]+)?")
 

@@ -184,14 +184,38 @@ _GREETING = re.compile(r"(?:[您你]好|大家好|早上好|上午好|中午好|
 _ROLE_PLAY = re.compile(r"(?i:\bpretend|\brole-?play|\bin\s+character\b)|扮演|假装|角色扮演")
 
 
+# a thanks, and a system prompt that says what to do when the user thanks ("If the driver says thanks, reply only
+# with 'Anytime.'", "如果用户说谢谢，只回复“不客气”", "当用户道谢时"): a thanks in a turn is then the trigger
+_THANKS = re.compile(r"(?i:thanks|thank\s+you|thx)|谢谢|感谢|多谢")
+_THANKS_TRIGGER = re.compile(r"道谢|致谢|(?i:\bthanks\s+(?:you|the\s+assistant)\b|\bexpress(?:es)?\s+(?:thanks|gratitude)\b)")
+
+
+def _thanks_keyed(view: TextView) -> bool:
+    """Whether the system prompt (the first turn without one) makes a user's thanks a trigger."""
+    text = view.text
+    for b in view.blocks_of_roles(("system", "developer")) or view.blocks[:1]:
+        if _THANKS_TRIGGER.search(text, b.start, b.end):
+            return True
+        if any(_said_about(text, m.start()) for m in _THANKS.finditer(text, b.start, b.end)):
+            return True
+    return False
+
+
 def _without_greetings_in_character(view: TextView, hits: list[_Hit]) -> list[_Hit]:
-    """``hits`` without the greetings of the dialogue's turns that are not filler: all of them where the system
-    prompt (the first turn without one) says what to do when the user greets — the greeting is its trigger — and
-    those of a turn that sets up a role-play."""
+    """``hits`` without the greetings and thanks of the dialogue's turns that are not filler: all greetings where the
+    system prompt (the first turn without one) says what to do when the user greets — the greeting is its trigger
+    —, all thanks where it says what to do when the user thanks, and the greetings of a turn that sets up a
+    role-play."""
     text = view.text
     scripted = None  # looked at once, at the first greeting in a turn
+    thanked = None  # and at the first thanks in a turn
     out = []
     for h in hits:
+        if _THANKS.match(text, h[0]) and view.block_at(h[0]).role not in ("system", "developer"):
+            if thanked is None:
+                thanked = _thanks_keyed(view)
+            if thanked:
+                continue
         if _GREETING.fullmatch(text, h[0], h[1]):
             block = view.block_at(h[0])
             if block.role not in ("system", "developer"):
@@ -255,16 +279,73 @@ _MENTION_CUE = re.compile(
 _SENTENCE_END_IN = re.compile(r"[!?。！？]|\.(?=\s)")
 
 
+# a verb whose object is the words to say ("Never say please …", "reply with thanks", "如果用户说谢谢"), unless the
+# speaker says them now ("I just wanted to say thank you", "我想说谢谢")
+_SAY_CUE = re.compile(
+    r"(?i:(?:\b(?:say|says|said|saying|use|uses|using|write|writes|type|types|add|adds|include|includes)\b"
+    r"|\b(?:reply|replies|replying|respond|responds|responding|answer|answers|start|starts|begin|begins|end|ends|"
+    r"open|opens|close|closes)\s+with\b)(?:\s+(?:the|a)?\s*(?:words?|phrases?|greetings?))?)[ \t]*[\"'“‘「]?"
+    r"|(?:说|回复|回答|写上|加上|使用)[“\"'「]?")
+_SAID_NOW = re.compile(r"(?i:\b(?:I|we)\s+(?:just\s+|really\s+|also\s+)?(?:want(?:ed)?|would\s+like|'d\s+like|have)\s+to\s+"
+                       r"|\blet\s+me\s+|\bI\s+(?:just\s+)?)$|(?:我|我们)(?:只是|就是|真的|也)?(?:想|要|得|必须)?$")
+# the words between a say-verb and a later item of the same list of words ("say please and thank you", "say hello,
+# thanks or sorry"): one word each ("Reply with the translation only, please" is no list)
+_SAID_LIST = re.compile(r"(?:[\w'’-]+[\"'”’」]?[ \t]*(?:,|、|/|\band\b|\bor\b|和|或)[ \t]*[\"'“‘「]?){0,4}")
+# an item of a list of labels or words after a colon ("Allowed labels: hello, thanks, please-help, sorry, other.",
+# "意图：问候、感谢、投诉、其他"): three or more short items between list separators (a Chinese "，" separates clauses,
+# not items: "好的，谢谢，没有问题了" is no list)
+_LIST_SEP = re.compile(r"[ \t]*(?:,|、|/|;|；|\bor\b|\band\b|或|和)[ \t]*")
+_ITEM_MAX_WORDS = 3
+
+
+def _said_about(text: str, s: int) -> bool:
+    """Whether the hit at ``s`` is the object of a say-verb (possibly a later item of its list), not said now."""
+    ls = max(text.rfind("\n", 0, s) + 1, s - 80)
+    for cue in reversed(list(_SAY_CUE.finditer(text, ls, s))):
+        between = _SAID_LIST.match(text, cue.end(), s)
+        if between is not None and between.end() == s:
+            return _SAID_NOW.search(text, max(ls, cue.start() - 30), cue.start()) is None
+    return False
+
+
+def _list_item(text: str, s: int, e: int) -> bool:
+    """Whether the hit [s, e) is one whole item of a list of at least three short items after a colon on its line
+    ("Allowed labels: hello, thanks, please-help, sorry, other."; "一级意图：问候、感谢、投诉、其他")."""
+    ls = text.rfind("\n", 0, s) + 1
+    le = text.find("\n", e)
+    le = len(text) if le < 0 else le
+    colon = max(text.rfind(":", ls, s), text.rfind("：", ls, s))
+    if colon < 0:
+        return False
+    start = colon + 1
+    end = le
+    for stop in (".", "。", "!", "！", "?", "？"):
+        k = text.find(stop, e, le)
+        if k >= 0 and (stop != "." or k + 1 >= le or text[k + 1] in " \t"):
+            end = min(end, k)
+    items = [t.strip(" \t\"'“”‘’「」*_`()（）") for t in _LIST_SEP.split(text[start:end])]
+    if len(items) < 3 or not all(items):
+        return False
+    hit = text[s:e].strip(" \t,，、")
+    if hit not in items:
+        return False
+    return all(len(t.split()) <= _ITEM_MAX_WORDS and (t.isascii() or len(t) <= 6) for t in items)
+
+
 def _mentioned(text: str, s: int, e: int) -> bool:
     """Whether a filler hit is a phrase named rather than said: after a cue that lists words (``_MENTION_CUE``)
-    in the same sentence, or an item of a bracketed list ("(certainly, absolutely, great question, etc.)") —
-    a list of banned phrases loses a ban when one of them goes."""
+    in the same sentence, an item of a bracketed list ("(certainly, absolutely, great question, etc.)") —
+    a list of banned phrases loses a ban when one of them goes —, the object of a say-verb ("Never say please when
+    …", "If the driver says thanks, …") or one item of a list of short labels ("intent: greeting, thanks,
+    complaint, other")."""
     ls = max(text.rfind("\n", 0, s) + 1, s - 200)
     window = text[ls:s]
     cue = None
     for cue in _MENTION_CUE.finditer(window):
         pass
     if cue is not None and not _SENTENCE_END_IN.search(window, cue.end()):
+        return True
+    if _said_about(text, s) or _list_item(text, s, e):
         return True
     for opener, closer in (("(", ")"), ("（", "）")):
         o = window.rfind(opener)
@@ -461,8 +542,10 @@ def _sentence_candidates(view: TextView, text: str, ss: int, se: int, block_end:
     roles_here = {_role(text, *h) for r in runs for h in r[2]}
     sentence_only = "only" in roles_here
     if all(f for *_, f in info) and not numbered and not _negated(text, ss, se, zh_neg):
-        if "stance" in roles_here:
-            return []  # "I guess." / "我觉得吧。": the speaker's answer, however unsure
+        if "stance" in roles_here or roles_here == {"hedge"}:
+            # "I guess." / "我觉得吧。": the speaker's answer, however unsure; "说实话嘛" alone: a hedge that frames
+            # nothing is the request itself ("come on, tell the truth")
+            return []
         if text[ss:se + 1].rstrip(" \t\n*_").endswith((":", "：")):
             return []  # "晚安：" over a list of good-night lines: a label, not a greeting
         if _quote_open(text, ss, se):

@@ -240,3 +240,44 @@ def test_a_thanks_with_a_compliment_goes_whole():
     assert out("I don't need the box, right? Thanks again, you've been incredibly helpful!") == \
         "I don't need the box, right?"
     assert out("You have been very helpful. Send the label to jo@example.com.") == "Send the label to jo@example.com."
+
+
+def _pruned(system: str, *turns: str) -> list[str]:
+    return [m.pruned for m in prune(conv(system, *turns), 0.95, low_information=False).messages]
+
+
+@pytest.mark.parametrize("system", [
+    "Classify each user utterance into one intent: greeting, thanks, complaint, question, other.",
+    "You label support messages. Allowed labels: hello, thanks, please-help, sorry, other.",
+    "你是意图分类器。一级意图：问候、感谢、投诉、其他。",
+    "You are an in-car assistant. Never say please when giving a navigation instruction.",
+    "You are a concierge. Always say please and thank you to guests.",
+])
+def test_politeness_words_named_as_labels_or_as_words_to_say_are_content(system):
+    # review 16: 'Allowed labels: hello, thanks, please-help' lost two labels; 'Never say please when …' became
+    # 'Never say when …'
+    assert _pruned(system, "Hi, I need help with order 12.")[0] == system
+
+
+def test_a_list_without_a_colon_or_a_chinese_clause_chain_is_no_list_of_labels():
+    assert out("Hi, thanks, I need help with my order 12.") == "Hi, I need help with my order 12."
+    assert out("好的，谢谢，没有问题了。") == "好的，没有问题了。"
+    # and a request ending a sentence with "please" is no list of words to say
+    assert out("Reply with the translation only, please.") == "Reply with the translation only."
+
+
+@pytest.mark.parametrize("system, turn", [
+    ('You are an in-car assistant. If the driver says thanks, reply only with "Anytime."',
+     "Thanks! How far is the next charging station?"),
+    ("你是客服。如果用户说谢谢，只回复“不客气”。", "谢谢！订单123到哪了？"),
+])
+def test_a_thanks_the_system_prompt_reacts_to_is_its_trigger(system, turn):
+    assert _pruned(system, turn)[1] == turn
+    # without such a rule the same thanks is politeness
+    assert _pruned("You are an in-car assistant.", turn)[1] != turn
+
+
+def test_a_hedge_that_is_the_whole_sentence_is_the_request_itself():
+    # "说实话嘛": "come on, tell the truth", not "to be honest, …"
+    assert out("话说你是不是AI啊？说实话嘛") == "话说你是不是AI啊？说实话嘛"
+    assert out("说实话，这个方案太贵了。") == "这个方案太贵了。"

@@ -278,3 +278,13 @@ def test_the_same_words_as_a_clause_are_no_repeat_unless_said_as_a_reminder_of_a
         result = prune(conv(system, later or "收益率是多少？"), 0.95)
         kept = result.messages[1 if later else 0].pruned
         assert stays in kept, kept
+
+
+def test_a_sentence_ending_in_a_quotation_ends_before_the_next_one():
+    # 'reply only with "Anytime." Always give …' was one sentence (a period before a closing quote ended nothing),
+    # so the rule after it was never compared with its repeat
+    system = ('You are an in-car assistant. If the driver says thanks, reply only with "Anytime." '
+              "Always give the distance in kilometres and the driving time in minutes.")
+    r = prune(conv(system, "How far is the next charging station? Always give the distance in kilometres and the "
+                           "driving time in minutes."), 0.95)
+    assert r.messages[1].pruned == "How far is the next charging station?"
