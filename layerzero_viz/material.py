@@ -339,7 +339,8 @@ _INSTRUCTION_PARA = re.compile(
     r"respond|reply|answer|give|provide|list|explain|translate|summari[sz]e|format|avoid|be|also|then|finally|"
     r"your (?:task|answer|response|output|job)|the (?:output|answer|response)|requirements?|instructions?|"
     r"rules?|constraints?|now)\b"
-    r"|请|要求|注意|务必|不要|需要|只需|只要|只|输出|回答|返回|翻译成|并且|然后|另外|最后|记住|确保|必须|你的任务|你需要|格式|规则|限制)"
+    r"|请|要求|注意|务必|不要|需要|只需|只要|只|输出|回答|返回|翻译成|并且|然后|另外|最后|记住|确保|必须|你的任务|你需要|格式|规则|限制"
+    r"|再强调|再次强调|强调一下)"
 )
 _TASK_WORDS = re.compile(
     r"(?i:translat|summar|answer|respon|reply|output|format|words|sentences|bullet|language|english|chinese|"
@@ -364,33 +365,37 @@ def _introduced(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, int,
             a += 1
         if a >= e or text[a] in "\"“「『«'‘`":
             continue  # nothing after it, or a quote or code: that finder keeps it (and only it)
-        # paragraphs after the introducer: stop before the next introducer paragraph or a task instruction
-        stop = e
-        nxt = next((p for p in intro_starts[k + 1:] if p > a), None)
-        paras = [a]
-        for br in _PARA_BREAK.finditer(text, a, e):
-            paras.append(br.end())
-        ends = []
-        for i, p in enumerate(paras):
-            pe = paras[i + 1] if i + 1 < len(paras) else e
-            if i and (nxt is not None and p <= nxt < pe or _is_task_instruction(text, p, pe)):
-                stop = p
-                break
-            ends.append((p, pe))
-        # a trailing instruction paragraph is the instruction, not part of the text
-        while len(ends) > 1 and _INSTRUCTION_PARA.match(text, ends[-1][0], ends[-1][1]):
-            ends.pop()
-        b = ends[-1][1] if ends else stop
-        b = min(b, stop)
-        while b > a and text[b - 1].isspace():
-            b -= 1
-        b = _without_trailing_task_sentences(text, a, b)
+        b = _handed_text_end(text, a, e, next((p for p in intro_starts[k + 1:] if p > a), None))
         if b <= a:
             continue
         label = _short(m.group(0).strip(" \t\n*#->"), 50)
         found_range = (a, b, "introduced", f"kept: the text handed over after {label!r}")
         last_end = b
         yield found_range
+
+
+def _handed_text_end(text: str, a: int, e: int, nxt: int | None) -> int:
+    """Where the text handed over from ``a`` (after an introducer) ends: its paragraphs up to the next introducer
+    (at ``nxt``) or a task instruction, without a trailing instruction paragraph or task sentences."""
+    stop = e
+    paras = [a]
+    for br in _PARA_BREAK.finditer(text, a, e):
+        paras.append(br.end())
+    ends = []
+    for i, p in enumerate(paras):
+        pe = paras[i + 1] if i + 1 < len(paras) else e
+        if i and (nxt is not None and p <= nxt < pe or _is_task_instruction(text, p, pe)):
+            stop = p
+            break
+        ends.append((p, pe))
+    # a trailing instruction paragraph is the instruction, not part of the text
+    while len(ends) > 1 and _INSTRUCTION_PARA.match(text, ends[-1][0], ends[-1][1]):
+        ends.pop()
+    b = ends[-1][1] if ends else stop
+    b = min(b, stop)
+    while b > a and text[b - 1].isspace():
+        b -= 1
+    return _without_trailing_task_sentences(text, a, b)
 
 
 # the end of the sentence (or line) before the last one in a range
@@ -1118,6 +1123,121 @@ def block_material(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]
     return found
 
 
+# --------------------------------------------------------------------------- text a user hands over with a task
+
+# a line of a user's turn that asks for work on the text after its colon: "Translate to Spanish, keep it short for a
+# push notification:", "Label this opener: Sorry to bother you again, …", "Now this one:", "Write release notes from
+# these points:", "帮我润色一下这段，语气正式一点：" (the introducers above need the text named: "Translate this
+# letter:")
+_TASK_VERB_EN = (r"(?:translate|proofread|rewrite|rephrase|paraphrase|reword|polish|correct|edit|tighten|shorten|"
+                 r"condense|summari[sz]e|label|classify|categori[sz]e|tag|grade|score|rate|review|critique|fix|"
+                 r"improve|simplify|check|answer|reply\s+to|respond\s+to)")
+_TASK_INTRO = re.compile(
+    r"(?:^[ \t]*(?:[-*>]+[ \t]*)?|(?<=[.!?。！？])[ \t]*)(?:\*\*)?"
+    r"(?i:(?:(?:ok|okay|now|next|also|and|then|great|thanks)[ \t]*[,!.]?[ \t]+)?"
+    r"(?:(?:(?:can|could|would|will)[ \t]+you[ \t]+(?:please[ \t]+)?|please[ \t]+)?"
+    # the verb's object is the text that follows: "this", "it", "the following", "my …", or a language to put it in
+    rf"{_TASK_VERB_EN}\b[^:：\n]{{0,60}}?\b(?:this|these|it|the[ \t]+following|following|below|my|"
+    r"(?:in)?to[ \t]+(?-i:[A-Z])[a-z]+)\b[^:：\n]{0,60}?"
+    r"|(?:this|that|another|the[ \t]+next)[ \t]+one"
+    r"|(?P<source>[^:：\n]{0,80}?\b(?:from|based[ \t]+on|using)[ \t]+(?:these|the[ \t]+following|this|my)[ \t]+"
+    r"(?:points|notes|bullets|facts|details|items|data|list|draft|outline|transcript)))"
+    r"|[^：:\n]{0,30}?(?:翻译|润色|校对|改写|修改|看看|检查|整理|总结|概括|分类|标注|打分|评分|回复)[^：:\n]{0,30}?"
+    r"(?:这段|这篇|这封|这句|这份|这条|这个|下面|以下|如下|它|成[\u4e00-\u9fff]{1,3}文)[^：:\n]{0,30}?"
+    r")(?:\*\*)?[ \t]*[:：]",
+    re.MULTILINE,
+)
+_LIST_NEXT = re.compile(r"[ \t]*\n\s*(?:[-*•+]|\d{1,2}[.)、])[ \t]")
+# what the colon of such a line may not head: a list of the steps or rules of the task itself
+_TASK_NOT_TEXT = re.compile(r"(?i:as[ \t]+follows|following[ \t]+(?:steps|rules|guidelines|format|instructions|"
+                            r"criteria|requirements)|(?:steps|rules|guidelines|format|instructions|criteria|"
+                            r"requirements)[ \t]*(?:\*\*)?[ \t]*$)|(?:如下要求|以下要求|要求|步骤|规则|格式)[ \t]*$")
+# a label at a line start before the text it names, on the same line ("Paragraph 2: In my last job …"), or before the
+# lines of a record ("会议记录（3月21日）：") — when the request names the same thing ("polish the second paragraph")
+_TEXT_LABEL = re.compile(r"^[ \t]*(?:\*\*)?((?i:paragraph|draft|email|e-mail|letter|sentence)(?=[ \t]*\d{0,2}(?:\*\*)?"
+                         r"[ \t]*:[ \t]*\S)(?:[ \t]*\d{1,2})?|第[一二三四五六七八九十\d]+段|(?:会议|聊天|对话|通话|访谈)?记录|邮件|草稿)"
+                         r"(?:[ \t]*[（(][^）)\n]{0,40}[）)])?(?:\*\*)?[ \t]*[:：]", re.MULTILINE)
+_TASK_VERB = re.compile(rf"(?i:\b{_TASK_VERB_EN}\b)|翻译|润色|校对|改写|修改|看看|检查|整理|总结|概括|分类|标注|打分|评分|回复")
+# a rule line that fences the text a turn hands over ("---", "———", "***", "===")
+_FENCE_RULE = re.compile(r"^[ \t]*(?:-{3,}|—{2,}|_{3,}|\*{3,}|={3,})[ \t]*$", re.MULTILINE)
+# the sentence that asks for the work (it is never the text): a verb of processing with what it works on
+_TASK_REQUEST = re.compile(rf"(?i:\b{_TASK_VERB_EN}\b[^.!?\n]{{0,60}}?\b(?:this|these|it|the\s+(?:above|following|"
+                           rf"below|email|letter|text|draft|message|paragraph))\b|\b(?:the\s+)?(?:above|below)\b)"
+                           r"|(?:以上|上面|下面|以下|这封|这段|这篇)")
+# a paragraph after the text that says what it was: "——以上是我要发给老师的邮件，请帮我看看语气", "That's the email."
+_TRAILING_REFERENCE = re.compile(
+    r"^[ \t]*(?:[-—_*=]+[ \t]*)?(?:(?:以上|上面)(?:是|为|就是|这)[^。！？\n]{0,20}?(?:邮件|信|文章|内容|文字|段落|稿|简历|作文|文案|回复|"
+    r"消息|通知|发言|材料)|(?i:(?:that's|that\s+is|this\s+is|the\s+above\s+is|above\s+is)\s+(?:my|the|our)\s+"
+    r"(?:draft|email|e-mail|letter|message|text|post|reply|note|announcement)\b))", re.MULTILINE)
+
+
+_LABEL_STRIP = " \t\n*#->"
+
+
+def _label_named(text: str, s: int, e: int, m: re.Match[str]) -> bool:
+    """Whether the rest of the block [s, e), outside the label ``m``, names what it labels, near a verb of
+    processing ("polish just the second paragraph" for "Paragraph 2:", "把下面的会议记录整理成纪要" for "会议记录：")."""
+    word = m.group(1).lower().rstrip("0123456789 \t")
+    word = "段" if word.startswith("第") else word
+    for a, b in ((s, m.start()), (m.end(), e)):
+        for found in re.finditer(re.escape(word), text[a:b], re.IGNORECASE):
+            k = a + found.start()
+            if _TASK_VERB.search(text, max(a, k - 40), min(b, k + 40)):
+                return True
+    return False
+
+
+_REQUEST_MAX = 400  # characters: the request beside a fenced text is a few sentences, not a prompt
+
+
+def _task_material(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
+    """The text a user's turn [s, e) hands over with its task, without quotes: after a line that asks for the work
+    ("Translate to Spanish, keep it short for a push notification:", "Label this opener: …", "Now this one:"), under
+    a label ("Paragraph 2: …"), between rule lines ("---") beside the request, and before a paragraph that says
+    what it was ("——以上是我要发给老师的邮件，…")."""
+    out: list[tuple[int, int, str, str]] = []
+    seg = text[s:e]
+    if ":" in seg or "：" in seg:
+        # (a list after "Check these common spots:" is a checklist of the task; after "from these points:", its
+        # source)
+        intros = [m for m in _TASK_INTRO.finditer(text, s, e)
+                  if not _TASK_NOT_TEXT.search(text, m.start(), m.end() - 1)
+                  and (m.group("source") or not _LIST_NEXT.match(text, m.end()))]
+        labels = [m for m in _TEXT_LABEL.finditer(text, s, e) if _label_named(text, s, e, m)] \
+            if _TASK_VERB.search(text, s, e) else []
+        found = sorted(intros + labels, key=lambda m: m.start())
+        starts = [m.start() for m in found]
+        for k, m in enumerate(found):
+            a = m.end()
+            while a < e and text[a] in " \t\n":
+                a += 1
+            if a < e and text[a] in "\"“「『«'‘`":
+                continue  # a quote or code: that finder keeps it (and only it)
+            b = _handed_text_end(text, a, e, next((p for p in starts[k + 1:] if p > a), None)) if a < e else a
+            if b > a:
+                label = _short(m.group(0).strip(_LABEL_STRIP), 50)
+                out.append((a, b, "introduced", f"kept: the text handed over after {label!r}"))
+    rules = list(_FENCE_RULE.finditer(text, s, e))
+    # (one fenced text beside a short request; a prompt of many "---" sections is no text handed over)
+    if 0 < len(rules) <= 2 and _TASK_VERB.search(text, s, e):
+        bounds = [s, *(x for m in rules for x in (m.start(), m.end())), e]
+        parts = [(bounds[i], bounds[i + 1]) for i in range(0, len(bounds), 2)]
+        asks = [bool(_TASK_REQUEST.search(text, a, b) and _TASK_VERB.search(text, a, b)) for a, b in parts]
+        if sum(asks) == 1 and all(b - a <= _REQUEST_MAX for (a, b), ask in zip(parts, asks) if ask):
+            for (a, b), ask in zip(parts, asks):
+                a, b = _stripped(text, a, b)
+                if not ask and b > a:
+                    out.append((a, b, "introduced", "kept: the text handed over between rule lines (---), beside the "
+                                                   "request that works on it"))
+    ref = _TRAILING_REFERENCE.search(text, s, e)
+    if ref is not None and ref.start() > s:
+        a, b = _stripped(text, s, ref.start())
+        if b > a:
+            out.append((a, b, "introduced", f"kept: the text that {_short(ref.group(0).strip(' -—_*='), 40)!r} "
+                                            "says it hands over"))
+    return out
+
+
 TOOL_ROLES = ("tool", "function")
 
 
@@ -1140,17 +1260,24 @@ _HANDED_EN = re.compile(
     rf"|\b(?i:the user|users?)\s+(?i:{_HAND_OVER})s\b[^.!?\n]{{0,60}}?\b(?i:{_TEXT_NOUN})\b"
     rf"|\b(?i:when|whenever|once|if)\s+(?:(?i:the user|users?)|I)\s+(?i:{_HAND_OVER})s?\b[^.!?\n]{{0,60}}?\b"
     rf"(?i:{_TEXT_NOUN})\b"
+    # "Classify each user utterance into one intent", "You label chat openers": each turn is an item to label
+    rf"|\b(?i:classify|label|categori[sz]e|tag)\s+(?i:each|every|all|the|incoming)?\s*(?:[a-z-]+\s+){{0,2}}?"
+    r"(?i:utterances?|messages?|inputs?|queries|query|texts?|sentences?|requests?|openers?|tickets?|reviews?|comments?)\b"
     # "… a commit message based on the following diff": what the turns after it bring is the input
     rf"|\b(?i:based on|from)\s+(?i:the\s+(?:following|given|provided)|these|this)\s+"
     rf"(?i:diffs?|changes?|commits?|descriptions?|inputs?|notes?|{_TEXT_NOUN})\b")
 _PROCESS_EN = re.compile(r"\b(?i:correct|proofread|review|revis|rewrit|translat|improv|edit|polish|paraphras|fix|"
+                         r"classif|label|categori|tag|"
                          r"check|grad|scor|rephras|refin|summari[sz]|analy[sz]|critiqu|evaluat|convert|format|simplif)")
 _HANDED_ZH = re.compile(r"(?:用户|我)(?:会|将|将会|可能会|每次)?(?:给你|向你|为你|发给你|提供给你)?(?:提供|发送|输入|发|给出|粘贴|给)"
                         r"你?[^。！？\n]{0,20}?(?:文本|文字|句子|段落|文章|内容|代码|英文|中文|一段话|语句|稿件|作文|文案|单词|词语|"
                         r"短语)|输入的?(?:内容|文本|文字|句子|段落|提示词|提示语|prompt)"  # "如果输入内容为中文，…翻译成日文"
                         # "请直接粘贴需要重写的段落": the agent asks for the text it will work on
-                        r"|(?:请|直接|请直接)粘贴[^。！？\n]{0,12}?(?:文本|文字|段落|内容|文章|稿件|作文|文案)")
-_PROCESS_ZH = re.compile(r"翻译|润色|纠正|修改|改写|校对|批改|检查|优化|修正|改进|点评|评分|总结|提炼|转换|转写|改成|扩写|扩展|续写|"
+                        r"|(?:请|直接|请直接)粘贴[^。！？\n]{0,12}?(?:文本|文字|段落|内容|文章|稿件|作文|文案)"
+                        # "把用户的话分成以下四类之一": each turn is an item to classify
+                        r"|(?:把|将|对)用户(?:的|说的)?(?:话|输入|消息|问题|句子|发言)[^。！？\n]{0,10}?(?:分成|分为|归为|归类|分类|标注)")
+_PROCESS_ZH = re.compile(r"翻译|润色|纠正|修改|改写|校对|批改|检查|优化|修正|改进|点评|评分|总结|提炼|转换|转写|改成|扩写|扩展|续写|分类|"
+                         r"归类|标注|分成|"
                          r"仿写|缩写|重写|重新撰写|重新创作|改述|降重")
 
 
@@ -1220,6 +1347,9 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
                                 f"kept: a turn of the text this conversation processes ({declared})"))
             continue
         found = block_material(text, b.start, b.end)
+        if b.role == "user":  # (what the introducers found already is not listed twice)
+            found.extend(r for r in _task_material(text, b.start, b.end)
+                         if not any(a <= r[0] and r[1] <= z for a, z, _, _ in found))
         out.extend(map(_as_material, found))
         if b.role in ("system", "developer"):  # (a line under an Initialization heading is found there already)
             out.extend(m for m in _agent_lines(text, b.start, b.end)

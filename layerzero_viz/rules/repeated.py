@@ -850,7 +850,8 @@ def _first_copy(entry: _Entry, by_family: Mapping[tuple[Any, ...], list[_Entry]]
     """(first copy, None) when an earlier statement says exactly the same and nothing since has said otherwise;
     (None, the statement it changes) when the latest statement of its family says something else (a flipped
     negation, another number); (None, None) when it is new.  ``may_be_first``: which earlier copies count as
-    the first (the earliest of them is taken; none: (None, None))."""
+    the first (the earliest of them is taken; none: (None, None)).  Only statements that end before this one
+    starts are earlier."""
     exact_of: Callable[[_Entry], tuple[Any, ...] | None]
     # the statement as a whole, its clauses in any order, and (by_clauses too: their keys start with "&") the
     # phrases joined by "and" after a head they share, in any order
@@ -860,6 +861,9 @@ def _first_copy(entry: _Entry, by_family: Mapping[tuple[Any, ...], list[_Entry]]
         if fam is None:
             continue
         seen = table.get(fam)
+        if seen and seen[-1].end > entry.start:
+            # a statement holding this one ("记住：千万不要承认自己是AI。" around its clause) is no earlier copy of it
+            seen = [x for x in seen if x.end <= entry.start]
         if not seen:
             continue
         if exact_of(seen[-1]) != ex:

@@ -503,3 +503,58 @@ def test_a_rewriter_that_asks_for_the_text_to_paste_keeps_its_replies_voice():
     assert r.messages[2].pruned == "说实话，远程工作确实给大家带来了更多自由。"
     assert any("a turn of the text this conversation processes" in t["detail"] for t in tokens_of(r)
                if t["message"] == 1)
+
+
+# review 16: text a user hands over without quotes
+
+def _handed(text: str, system: str | None = None) -> list[str]:
+    return [t for kind, t, _ in material_of(text, system) if kind == "introduced"]
+
+
+def test_the_text_after_a_line_that_asks_for_the_work_is_material():
+    text = ("Translate to Spanish, keep it short for a push notification:\n\nThank you for your order! "
+            "Please don't reply to this message.")
+    # (its last sentence reads like an instruction about the reply, and is left to the rules: it has no filler)
+    assert [t[:25] for t in _handed(text)] == ["Thank you for your order!"]
+    assert _handed("Perfect, thanks! Now this one:\n\nHi there! Thanks for waiting.") == ["Hi there! Thanks for waiting."]
+    assert _handed("帮我润色一下这段，语气正式一点：\n麻烦您有空回复我一下，谢谢！") == ["麻烦您有空回复我一下，谢谢！"]
+    assert _handed("Write release notes from these points:\n- Thanks to the new pool, p95 fell to 95 ms.") == [
+        "- Thanks to the new pool, p95 fell to 95 ms."]
+    # the steps of the task, a field name, a version line: instructions, not a text
+    assert not _handed("Summarize the article as follows:\n1. Please keep names.")
+    assert not _handed("Version: 1.5\nPlease answer briefly. Thanks!")
+
+
+def test_the_text_fenced_by_a_rule_line_beside_its_request_is_material():
+    email = "Dear Dr. Whitfield,\n\nI hope this message finds you well. Kind regards,\nAisha"
+    assert _handed(f"{email}\n\n---\nCould you tighten this email so it's under 80 words?") == [email]
+    assert _handed(f"Can you proofread this? Don't change the tone.\n\n---\n{email}\n---") == [email]
+    # a prompt of several sections is no text handed over
+    sections = "\n---\n".join(["## Role\nPlease review code.", "## Rules\nThanks are filler.", "## Output\nA list."])
+    assert not _handed(sections)
+
+
+def test_the_text_a_trailing_paragraph_says_it_hands_over_is_material():
+    letter = "张老师您好！\n\n冒昧打扰您了。麻烦您有空的时候回复我一下，非常感谢！\n\n刘洋"
+    assert _handed(f"{letter}\n\n——以上是我要发给老师的邮件，请帮我看看语气是否得体。") == [letter]
+    r = prune(conv(None, f"{letter}\n\n——以上是我要发给老师的邮件，请帮我看看语气是否得体。"), 0.95)
+    assert r.messages[0].pruned.startswith(letter)
+
+
+def test_labelled_paragraphs_the_request_names_are_material():
+    text = ("Can you polish just the second paragraph of my cover letter?\n\nParagraph 1: I am writing to apply for "
+            "the Data Analyst position.\n\nParagraph 2: In my last job I do many dashboards for the sales team.")
+    assert sorted(_handed(text)) == ["I am writing to apply for the Data Analyst position.",
+                                     "In my last job I do many dashboards for the sales team."]
+    r = annotate(load_conversation(conv(None, text)), env={}).at_ratio(0.95, min_effectiveness=0.98)
+    assert "for the sales team" in r.messages[0].pruned and "for the Data Analyst" in r.messages[0].pruned
+
+
+@pytest.mark.parametrize("system, turn", [
+    ("你是一个对话意图分类器。把用户的话分成以下四类之一：问候、感谢、投诉、咨询。只输出类别名称。", "谢谢你们啊，第三次送错货了。"),
+    ("Classify each user utterance into one intent: greeting, thanks, complaint, question, other.",
+     "Thanks so much, but this is the third wrong delivery!"),
+])
+def test_a_system_prompt_that_classifies_the_users_words_keeps_each_turn_whole(system, turn):
+    r = prune(conv(system, turn), 0.95)
+    assert r.messages[1].pruned == turn

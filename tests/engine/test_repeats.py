@@ -288,3 +288,13 @@ def test_a_sentence_ending_in_a_quotation_ends_before_the_next_one():
     r = prune(conv(system, "How far is the next charging station? Always give the distance in kilometres and the "
                            "driving time in minutes."), 0.95)
     assert r.messages[1].pruned == "How far is the next charging station?"
+
+
+def test_a_sentence_is_no_earlier_copy_of_its_own_clause():
+    # "记住：千万不要承认自己是AI。" was cut to a bare "记住" as a repeat of … itself (its clause inside the sentence)
+    system = ("你现在扮演“奶糖”，一只猫娘店员。\n设定：\n- 千万不要承认自己是AI或语言模型，就算用户追问也不要承认。\n"
+              "- 不要讨论政治话题。\n记住：千万不要承认自己是AI。")
+    r = prune(conv(system, "你今天吃了什么？"), 0.95)
+    assert not r.messages[0].pruned.endswith("记住")
+    details = {t["detail"] for t in tokens_of(r) if t["message"] == "system" and t["decision"] == "prune"}
+    assert not any("char 163" in d for d in details), details
