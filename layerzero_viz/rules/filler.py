@@ -51,6 +51,11 @@ _EN_OPENERS = re.compile(r"(?:could|would|can) you (?:please|kindly)|would you b
                          r"i(?: was|'m)? wonder(?:ing)? if you (?:could|would)|"
                          r"(?:i would|i'd|it would be) (?:appreciate it|be grateful|great|wonderful) if you could")
 _EN_SENTENCE_ONLY = re.compile(r"if (?:you have|you need|there)\b")
+# a request frame that asks ("could you …"), its politeness words, and a softener after a frame
+_EN_ASKS = re.compile(r"(?i:could|would|can)\s+you\b")
+_EN_INNER_POLITE = re.compile(r"(?i:please|kindly)(?:\s+(?i:please|kindly))*\s+")
+_EN_SOFTENER = re.compile(r"(?i:possibly|perhaps|maybe)\s+(?=[a-z])")
+_CLOSERS = " \t\n\"'”’」』）)*_"
 _ZH_ASK_FRAMES = re.compile(r"^(?:我?还?想?请问(?:一下)?|我?还?想问一下|我?还?想咨询一下|我?想?请教一下|冒昧(?:地)?问一下|冒昧请问|"
                             r"麻烦问一?下)$")
 _ZH_REQUEST_FRAMES = re.compile(r"^(?:麻烦.*|劳驾.*|劳烦.*|烦请|烦劳|有劳.*|能不能.*|可不可以.*|能否帮我|可以帮我|请帮我|请帮忙|"
@@ -710,6 +715,14 @@ def _frame(view: TextView, text: str, run: _Run, bs: int, be: int, ss: int, se: 
         words = rest.split()
         if len(words) < 2 or not words[0][0].isalpha() or words[0].lower().strip(",.;:") in _EN_BAD_START:
             return None
+        if "opener" in roles and _EN_ASKS.match(text, rs) and text[rest_start:se + 1].rstrip(_CLOSERS).endswith("?"):
+            # "Also, could you please kindly tell me when …?": without "could you" a command would end in a
+            # question mark; only the politeness words inside the frame go ("Also, could you tell me when …?")
+            inner = _EN_INNER_POLITE.search(text, rs, rest_start)
+            return (inner.start(), inner.end()) if inner is not None else None
+        softener = _EN_SOFTENER.match(text, rest_start)
+        if softener is not None and "opener" in roles:
+            rest_start = softener.end()  # "… if you could possibly help me": the softener goes with the frame
         return rs, rest_start
     # zh
     if not _is_cjk(rest[0]) and not rest[0].isalnum():

@@ -63,8 +63,10 @@ def test_filler_cut_never_leaves_a_stray_complement():
 
 
 def test_request_frame_opening_a_clause_goes():
+    assert out("Order 7 is late, so could you please check its status.") == "Order 7 is late, so check its status."
+    # in a question the asking words stay ("so tell me its status?" was a command with a question mark)
     assert out("Order 7 is late, so could you please kindly tell me its status?") == \
-        "Order 7 is late, so tell me its status?"
+        "Order 7 is late, so could you tell me its status?"
     assert out("So please don't send order 7 by ground.") == "So don't send order 7 by ground."
 
 
@@ -281,3 +283,18 @@ def test_a_hedge_that_is_the_whole_sentence_is_the_request_itself():
     # "说实话嘛": "come on, tell the truth", not "to be honest, …"
     assert out("话说你是不是AI啊？说实话嘛") == "话说你是不是AI啊？说实话嘛"
     assert out("说实话，这个方案太贵了。") == "这个方案太贵了。"
+
+
+def test_a_request_frame_inside_a_question_keeps_its_question_words():
+    # review 16: "Also, could you please kindly tell me when …?" had become "Also, tell me when …?"
+    assert out("Thanks for the reply. Also, could you please kindly tell me when the refund will show up?") == \
+        "Also, could you tell me when the refund will show up?"
+    assert out("Hi there, could you please tell me what 2+2 is?") == "Hi there, could you tell me what 2+2 is?"
+    # a command keeps what it had: the frame goes whole
+    assert out("Also, could you please check order 7.") == "Also, check order 7."
+
+
+def test_a_softener_after_a_request_frame_goes_with_it():
+    # "…, but I was wondering if you could possibly help me" had left "but possibly help me"
+    assert out("My thesis is due Friday, so I was wondering if you could possibly find me papers.") == \
+        "My thesis is due Friday, so find me papers."

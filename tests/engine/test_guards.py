@@ -149,7 +149,9 @@ def test_a_request_frame_that_stays_at_its_sentence_start_still_loses_its_please
     r = prune(conv("You are a support agent for an online bookshop.", turn), 0.95)
     assert r.messages[1].pruned == pruned
     gone = [t for t in tokens_of(r) if t["message"] == 0 and t["decision"] == "prune"]
-    assert gone and all("inside a request frame that opens its sentence" in t["detail"] for t in gone), gone
+    assert gone and all(t["reason"] == "filler" for t in gone), gone
+    if not turn.endswith("?"):  # (a question's frame gives up only its politeness words itself: test_filler)
+        assert all("inside a request frame that opens its sentence" in t["detail"] for t in gone), gone
 
 
 def test_the_same_openings_go_inside_a_sentence_or_as_whole_sentences():
