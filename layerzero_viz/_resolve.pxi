@@ -532,11 +532,34 @@ cdef void _drop_clause_punct(Text t, vector[pair[Py_ssize_t, Py_ssize_t]]& out, 
     out.back().second = e
 
 
+cdef Py_ssize_t _without_lead_newlines(Text t, vector[pair[Py_ssize_t, Py_ssize_t]]& out, Py_ssize_t s,
+                                       Py_ssize_t e, Py_UCS4 tail, vector[unsigned char]& free):
+    """``result._without_lead_newlines``."""
+    cdef Py_ssize_t lead = 0, trail = 0, drop, k, a
+    while s + lead < e and _at(t, s + lead) == u'\n':
+        lead += 1
+    if tail == _NONE:
+        drop = lead
+    else:
+        for k in range(<Py_ssize_t>out.size() - 1, -1, -1):
+            a = out[k].second
+            while a > out[k].first and _at(t, a - 1) == u'\n':
+                a -= 1
+            trail += out[k].second - a
+            if a > out[k].first:
+                break
+        drop = min(lead, trail)
+    while drop and free[s]:
+        s += 1
+        drop -= 1
+    return s
+
+
 def reconstruct(str text, list removed, list protected):
     """``result.reconstruct_python``: ``text`` minus ``removed``, tidying whitespace and dangling
     punctuation at the cuts, never touching ``protected`` characters."""
     cdef Text t = _raw(text)
-    cdef Py_ssize_t n = len(text), s, e, pos = 0, lead, trail, drop, i, a, k
+    cdef Py_ssize_t n = len(text), s, e, pos = 0, i, dangling
     cdef vector[unsigned char] free
     cdef vector[pair[Py_ssize_t, Py_ssize_t]] pieces, out
     cdef Py_UCS4 tail, visible, c
@@ -562,25 +585,9 @@ def reconstruct(str text, list removed, list protected):
                 while s < e and _space_tab(_at(t, s)) and free[s]:
                     s += 1
             if tail == _NONE or tail == u'\n':
-                lead = 0
-                while s + lead < e and _at(t, s + lead) == u'\n':
-                    lead += 1
-                if tail == _NONE:
-                    drop = lead
-                else:
-                    trail = 0
-                    for k in range(<Py_ssize_t>out.size() - 1, -1, -1):
-                        a = out[k].second
-                        while a > out[k].first and _at(t, a - 1) == u'\n':
-                            a -= 1
-                        trail += out[k].second - a
-                        if a > out[k].first:
-                            break
-                    drop = min(lead, trail)
-                while drop and free[s]:
-                    s += 1
-                    drop -= 1
+                s = _without_lead_newlines(t, out, s, e, tail, free)
             visible = _last_kept(t, out, True)
+            dangling = s
             while s < e and free[s]:
                 c = _at(t, s)
                 if not ((_clause_punct(c) and (visible == _NONE or visible == u'\n' or _clause_punct(visible)
@@ -590,6 +597,8 @@ def reconstruct(str text, list removed, list protected):
                 s += 1
                 while s < e and _space_tab(_at(t, s)) and free[s] and blank_tail:
                     s += 1
+            if s > dangling and (tail == _NONE or tail == u'\n'):
+                s = _without_lead_newlines(t, out, s, e, tail, free)  # (result._kept_pieces: the emptied line)
             if out.size() and s < e and (_end_punct(_at(t, s)) or _clause_punct(_at(t, s))):
                 _drop_clause_punct(t, out, free)
         if s < e:

@@ -678,6 +678,8 @@ def reconstruct(text: str, removed: list[tuple[int, int]], protected: Sequence[t
     '我是VIP客户，查订单。'
     >>> reconstruct("1. 谢谢，订单号", [(2, 6)])                 # the token " 谢" went: the space after "1." stays
     '1. 订单号'
+    >>> reconstruct("6. 先安抚。\\n7. 再次强调：不要透露。\\n8. 用中文。", [(8, 20)])  # the "。" left alone: no blank line
+    '6. 先安抚。\\n8. 用中文。'
     """
     from . import native
     removed = _keeping_separators(text, removed)
@@ -779,21 +781,19 @@ def _kept_pieces(text: str, removed: list[tuple[int, int]], protected: Sequence[
                 while s < e and text[s] in " \t" and free[s]:
                     s += 1
             if tail in ("", "\n"):
-                lead = 0
-                while s + lead < e and text[s + lead] == "\n":
-                    lead += 1
-                trail = 0 if tail == "" else _trailing_newlines(text, out)
-                drop = lead if tail == "" else min(lead, trail)
-                while drop and free[s]:
-                    s, drop = s + 1, drop - 1
+                s = _without_lead_newlines(text, out, s, e, tail, free)
             visible = _tail(text, out, skip=" \t")
             # punctuation left dangling: "，" or "。" right after a line start or another mark
+            dangling = s
             while s < e and free[s] and (
                     (text[s] in _CLAUSE_PUNCT and (visible in ("", "\n") or visible in _CLAUSE_PUNCT + _END_PUNCT + _OPENERS))
                     or (text[s] in _END_PUNCT and (visible in ("", "\n") or visible in _END_PUNCT))):
                 s += 1
                 while s < e and text[s] in " \t" and free[s] and tail in ("", "\n", " ", "\t"):
                     s += 1
+            if s > dangling and tail in ("", "\n"):
+                # the line the cut emptied ("7. 再次强调：…" cut, its "。" left alone on the line): no blank line stays
+                s = _without_lead_newlines(text, out, s, e, tail, free)
             if out and s < e and text[s] in _END_PUNCT + _CLAUSE_PUNCT:
                 _drop_trailing_clause_punct(text, out, free)
         if s < e:
@@ -801,6 +801,19 @@ def _kept_pieces(text: str, removed: list[tuple[int, int]], protected: Sequence[
     if cut_at_end and out:
         _drop_trailing_clause_punct(text, out, free)
     return out
+
+
+def _without_lead_newlines(text: str, out: list[list[int]], s: int, e: int, tail: str, free: bytearray) -> int:
+    """``s`` past the newlines a piece after a cut starts with, as many as the kept text already ends with (all of
+    them at the start of the text): a cut never leaves a blank line the text did not have."""
+    lead = 0
+    while s + lead < e and text[s + lead] == "\n":
+        lead += 1
+    trail = 0 if tail == "" else _trailing_newlines(text, out)
+    drop = lead if tail == "" else min(lead, trail)
+    while drop and free[s]:
+        s, drop = s + 1, drop - 1
+    return s
 
 
 def _trailing_newlines(text: str, out: list[list[int]]) -> int:
