@@ -1133,20 +1133,63 @@ _TASK_VERB_EN = (r"(?:translate|proofread|rewrite|rephrase|paraphrase|reword|pol
                  r"condense|summari[sz]e|label|classify|categori[sz]e|tag|grade|score|rate|review|critique|fix|"
                  r"improve|simplify|check|answer|reply\s+to|respond\s+to)")
 _TASK_INTRO = re.compile(
-    r"(?:^[ \t]*(?:[-*>]+[ \t]*)?|(?<=[.!?。！？])[ \t]*)(?:\*\*)?"
-    r"(?i:(?:(?:ok|okay|now|next|also|and|then|great|thanks)[ \t]*[,!.]?[ \t]+)?"
-    r"(?:(?:(?:can|could|would|will)[ \t]+you[ \t]+(?:please[ \t]+)?|please[ \t]+)?"
+    r"[ \t]*(?:[-*>]+[ \t]*)?(?:\*\*)?"
+    r"(?:"
+    r"(?i:(?:ok|okay|now|next|also|and|then|great|thanks)[ \t]*[,!.]?[ \t]+)?"
+    r"(?:"
     # the verb's object is the text that follows: "this", "it", "the following", "my …", or a language to put it in
+    r"(?i:(?:(?:can|could|would|will)[ \t]+you[ \t]+(?:please[ \t]+)?|please[ \t]+)?"
     rf"{_TASK_VERB_EN}\b[^:：\n]{{0,60}}?\b(?:this|these|it|the[ \t]+following|following|below|my|"
-    r"(?:in)?to[ \t]+(?-i:[A-Z])[a-z]+)\b[^:：\n]{0,60}?"
-    r"|(?:this|that|another|the[ \t]+next)[ \t]+one"
-    r"|(?P<source>[^:：\n]{0,80}?\b(?:from|based[ \t]+on|using)[ \t]+(?:these|the[ \t]+following|this|my)[ \t]+"
+    r"(?:in)?to[ \t]+(?-i:[A-Z])[a-z]+)\b[^:：\n]{0,60}?)"
+    r"|(?i:(?:this|that|another|the[ \t]+next)[ \t]+one)"
+    r"|(?P<source>(?i:[^:：\n]{0,80}?\b(?:from|based[ \t]+on|using)[ \t]+(?:these|the[ \t]+following|this|my)[ \t]+"
     r"(?:points|notes|bullets|facts|details|items|data|list|draft|outline|transcript)))"
+    r")"
     r"|[^：:\n]{0,30}?(?:翻译|润色|校对|改写|修改|看看|检查|整理|总结|概括|分类|标注|打分|评分|回复)[^：:\n]{0,30}?"
     r"(?:这段|这篇|这封|这句|这份|这条|这个|下面|以下|如下|它|成[\u4e00-\u9fff]{1,3}文)[^：:\n]{0,30}?"
-    r")(?:\*\*)?[ \t]*[:：]",
-    re.MULTILINE,
+    r")(?:\*\*)?[ \t]*[:：]"
 )
+# what a line must hold before _TASK_INTRO is tried at its colon (most colons head "Rules:", a time or a key)
+# (searched in the lower-cased words before the colon: a case-insensitive search costs twice as much)
+_TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\bone\b|\bfrom\b|\bbased\b|\busing\b"
+                       r"|翻译|润色|校对|改写|修改|看看|检查|整理|总结|概括|分类|标注|打分|评分|回复")
+_CUE_WINDOW = 160  # characters before a colon: every intro's verb, "one" or "from" stands within them
+# a turn asks for its work before the text it hands over, in its first lines: a colon further on heads a section of a
+# long prompt ("Check for:", "Output:"), not the text of a request
+_INTRO_WITHIN = 600
+_COLONS = re.compile(r"[:：]")
+_SENTENCE_STOP = re.compile(r"[.!?。！？][ \t]*")
+
+
+def _task_intros(text: str, s: int, e: int) -> list[re.Match[str]]:
+    """The ``_TASK_INTRO`` lines of the first ``_INTRO_WITHIN`` characters of [s, e), in order: tried at the first
+    colon of each line when a word ends before it (every intro does; a JSON key, a time or a URL does not), from the line's start or a sentence end on it (at
+    most ``_CUE_WINDOW`` characters back), when the words before it hold a cue."""
+    out: list[re.Match[str]] = []
+    line = -1
+    for cm in _COLONS.finditer(text, s, min(e, s + _INTRO_WITHIN)):
+        c = cm.start()
+        ls = text.rfind("\n", s, c) + 1 or s
+        if ls == line:
+            continue  # (only a line's first colon)
+        line = ls
+        k = c - 1
+        while k >= ls and text[k] in " \t*":
+            k -= 1
+        if k < ls or not (text[k].isalpha() or text[k] == ")"):
+            continue
+        ws = max(ls, c - _CUE_WINDOW)
+        if not _TASK_CUE.search(text[ws:c].lower()):
+            continue
+        starts = ([ls] if ws == ls else []) + [m.end() for m in _SENTENCE_STOP.finditer(text, ws, c)]
+        for p in starts:
+            m = _TASK_INTRO.match(text, p, c + 1)
+            if m is not None and m.end() == c + 1:
+                out.append(m)
+                break
+    return out
+
+
 _LIST_NEXT = re.compile(r"[ \t]*\n\s*(?:[-*•+]|\d{1,2}[.)、])[ \t]")
 # what the colon of such a line may not head: a list of the steps or rules of the task itself
 _TASK_NOT_TEXT = re.compile(r"(?i:as[ \t]+follows|following[ \t]+(?:steps|rules|guidelines|format|instructions|"
@@ -1154,10 +1197,12 @@ _TASK_NOT_TEXT = re.compile(r"(?i:as[ \t]+follows|following[ \t]+(?:steps|rules|
                             r"requirements)[ \t]*(?:\*\*)?[ \t]*$)|(?:如下要求|以下要求|要求|步骤|规则|格式)[ \t]*$")
 # a label at a line start before the text it names, on the same line ("Paragraph 2: In my last job …"), or before the
 # lines of a record ("会议记录（3月21日）：") — when the request names the same thing ("polish the second paragraph")
-_TEXT_LABEL = re.compile(r"^[ \t]*(?:\*\*)?((?i:paragraph|draft|email|e-mail|letter|sentence)(?=[ \t]*\d{0,2}(?:\*\*)?"
+_TEXT_LABEL = re.compile(r"[ \t]*(?:\*\*)?((?i:paragraph|draft|email|e-mail|letter|sentence)(?=[ \t]*\d{0,2}(?:\*\*)?"
                          r"[ \t]*:[ \t]*\S)(?:[ \t]*\d{1,2})?|第[一二三四五六七八九十\d]+段|(?:会议|聊天|对话|通话|访谈)?记录|邮件|草稿)"
-                         r"(?:[ \t]*[（(][^）)\n]{0,40}[）)])?(?:\*\*)?[ \t]*[:：]", re.MULTILINE)
+                         r"(?:[ \t]*[（(][^）)\n]{0,40}[）)])?(?:\*\*)?[ \t]*[:：]")
 _TASK_VERB = re.compile(rf"(?i:\b{_TASK_VERB_EN}\b)|翻译|润色|校对|改写|修改|看看|检查|整理|总结|概括|分类|标注|打分|评分|回复")
+_FENCE_MARKS = ("---", "——", "___", "***", "===")
+_LABEL_WORDS = ("aragraph", "raft", "mail", "etter", "entence", "段", "记录", "邮件", "草稿")
 # a rule line that fences the text a turn hands over ("---", "———", "***", "===")
 _FENCE_RULE = re.compile(r"^[ \t]*(?:-{3,}|—{2,}|_{3,}|\*{3,}|={3,})[ \t]*$", re.MULTILINE)
 # the sentence that asks for the work (it is never the text): a verb of processing with what it works on
@@ -1172,6 +1217,22 @@ _TRAILING_REFERENCE = re.compile(
 
 
 _LABEL_STRIP = " \t\n*#->"
+
+
+def _text_labels(text: str, s: int, e: int) -> list[re.Match[str]]:
+    """The ``_TEXT_LABEL`` matches of [s, e), in order: tried only at the starts of the lines that hold a label word
+    (a multi-line regex tried at every line of a long prompt costs more)."""
+    found: dict[int, re.Match[str]] = {}
+    for word in _LABEL_WORDS:
+        k = text.find(word, s, e)
+        while k >= 0:
+            ls = text.rfind("\n", s, k) + 1 or s
+            if ls not in found and k - ls <= 12:  # (a label opens its line: "**Paragraph 2**:", "会议记录（…）：")
+                m = _TEXT_LABEL.match(text, ls, e)
+                if m is not None:
+                    found[ls] = m
+            k = text.find(word, k + 1, e)
+    return [found[k] for k in sorted(found)]
 
 
 def _label_named(text: str, s: int, e: int, m: re.Match[str]) -> bool:
@@ -1196,15 +1257,13 @@ def _task_material(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]
     a label ("Paragraph 2: …"), between rule lines ("---") beside the request, and before a paragraph that says
     what it was ("——以上是我要发给老师的邮件，…")."""
     out: list[tuple[int, int, str, str]] = []
-    seg = text[s:e]
-    if ":" in seg or "：" in seg:
+    if text.find(":", s, e) >= 0 or text.find("：", s, e) >= 0:
         # (a list after "Check these common spots:" is a checklist of the task; after "from these points:", its
         # source)
-        intros = [m for m in _TASK_INTRO.finditer(text, s, e)
+        intros = [m for m in _task_intros(text, s, e)
                   if not _TASK_NOT_TEXT.search(text, m.start(), m.end() - 1)
                   and (m.group("source") or not _LIST_NEXT.match(text, m.end()))]
-        labels = [m for m in _TEXT_LABEL.finditer(text, s, e) if _label_named(text, s, e, m)] \
-            if _TASK_VERB.search(text, s, e) else []
+        labels = [m for m in _text_labels(text, s, e) if _label_named(text, s, e, m)]
         found = sorted(intros + labels, key=lambda m: m.start())
         starts = [m.start() for m in found]
         for k, m in enumerate(found):
@@ -1217,19 +1276,23 @@ def _task_material(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]
             if b > a:
                 label = _short(m.group(0).strip(_LABEL_STRIP), 50)
                 out.append((a, b, "introduced", f"kept: the text handed over after {label!r}"))
-    rules = list(_FENCE_RULE.finditer(text, s, e))
+    rules = list(_FENCE_RULE.finditer(text, s, e)) if any(text.find(r, s, e) >= 0 for r in _FENCE_MARKS) else []
     # (one fenced text beside a short request; a prompt of many "---" sections is no text handed over)
-    if 0 < len(rules) <= 2 and _TASK_VERB.search(text, s, e):
+    if 0 < len(rules) <= 2:
         bounds = [s, *(x for m in rules for x in (m.start(), m.end())), e]
         parts = [(bounds[i], bounds[i + 1]) for i in range(0, len(bounds), 2)]
-        asks = [bool(_TASK_REQUEST.search(text, a, b) and _TASK_VERB.search(text, a, b)) for a, b in parts]
-        if sum(asks) == 1 and all(b - a <= _REQUEST_MAX for (a, b), ask in zip(parts, asks) if ask):
+        asks = [b - a <= _REQUEST_MAX and bool(_TASK_REQUEST.search(text, a, b) and _TASK_VERB.search(text, a, b))
+                for a, b in parts]
+        if sum(asks) == 1:
             for (a, b), ask in zip(parts, asks):
                 a, b = _stripped(text, a, b)
                 if not ask and b > a:
                     out.append((a, b, "introduced", "kept: the text handed over between rule lines (---), beside the "
                                                    "request that works on it"))
-    ref = _TRAILING_REFERENCE.search(text, s, e)
+    # (the paragraph that says what the text was ends the turn: looked for in its last characters)
+    tail = max(s, e - _REQUEST_MAX)
+    tail = text.rfind("\n", s, tail) + 1 or s
+    ref = _TRAILING_REFERENCE.search(text, tail, e)
     if ref is not None and ref.start() > s:
         a, b = _stripped(text, s, ref.start())
         if b > a:
