@@ -167,11 +167,28 @@ def _json_list(body: str, tag: str, where: str) -> list[str]:
         value = json.loads(body)
     except json.JSONDecodeError as exc:
         raise DirectiveError(
-            f"{where}: <{tag}> must hold a JSON list of strings; {exc.msg} at column {exc.colno}: {body.strip()[:80]!r}"
+            f"{where}: <{tag}> must hold a JSON list of strings; {exc.msg} at column {exc.colno}: "
+            f"{body.strip()[:80]!r}{_as_json_list(body, tag)}"
         ) from None
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise DirectiveError(f"{where}: <{tag}> must hold a JSON list of strings, got {body.strip()[:80]!r}")
+        raise DirectiveError(f"{where}: <{tag}> must hold a JSON list of strings, got {body.strip()[:80]!r}"
+                             f"{_as_json_list(body, tag)}")
     return value
+
+
+def _as_json_list(body: str, tag: str) -> str:
+    """The fix for a list written as prose ("P1, P2, hardware" or one item a line): the same items as a JSON list."""
+    items = [item.strip(" \t\"'“”‘’「」-*•") for item in re.split(r"[,，、;；\n]", body)]
+    items = [item for item in items if item]
+    if not items or len(items) > 50:
+        return ""
+    escaped = " (patterns are RE2 regexes: escape . + * ? ( ) [ ] with a backslash)" if tag == "protected_tokens" else ""
+    return f"; write it as {_short_json(items)}{escaped}"
+
+
+def _short_json(items: list[str]) -> str:
+    text = json.dumps(items, ensure_ascii=False)
+    return text if len(text) <= 160 else text[:150] + " …]"
 
 
 def directive_message(conv: Conversation) -> Message | None:

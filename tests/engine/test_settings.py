@@ -75,6 +75,16 @@ def test_an_out_of_range_ratio_says_what_to_write_and_a_bad_pattern_names_its_in
         settings_of(conv('<protected_tokens>["(a+"]</protected_tokens>\nsys', "hi"))
 
 
+def test_a_list_written_as_prose_says_how_to_write_it_as_json():
+    # review 16: '<protected_tokens>P1, P2, P3, hardware</protected_tokens>' only said what was wrong
+    with pytest.raises(DirectiveError) as exc:
+        settings_of(conv("You are a helpdesk bot.\n<protected_tokens>\nP1, P2, P3, hardware\n</protected_tokens>", "hi"))
+    assert 'write it as ["P1", "P2", "P3", "hardware"]' in str(exc.value)
+    assert "escape" in str(exc.value)  # (they are regexes)
+    with pytest.raises(DirectiveError, match=r'write it as \["as I said", "just to confirm"\]'):
+        settings_of(conv("<redundant_phrases>\nas I said\njust to confirm\n</redundant_phrases>\nsys", "hi"))
+
+
 def test_precedence_argument_env_header_directive_default():
     capture = ("POST /v1/messages HTTP/1.1\r\nX-Anthropic-Layer-Zero: enabled;prune_ratio=0.32\r\n"
                "Content-Type: application/json\r\n\r\n" + conv(DIRECTIVE + "\nsys", "hi"))
