@@ -344,7 +344,8 @@ _INSTRUCTION_PARA = re.compile(
 )
 _TASK_WORDS = re.compile(
     r"(?i:translat|summar|answer|respon|reply|output|format|words|sentences|bullet|language|english|chinese|"
-    r"tone|style|json|markdown)|翻译|总结|回答|输出|格式|字数|字以内|\d+\s*字|语言|中文|英文|风格|语气|要求"
+    r"tone|style|json|markdown|classif|sentiment|label)|翻译|总结|回答|输出|格式|字数|字以内|\d+\s*字|语言|中文|英文|风格|语气|要求"
+    r"|分类|情感"
 )
 _PARA_BREAK = re.compile(r"\n[ \t]*\n\s*")
 
@@ -405,17 +406,27 @@ _SENTENCE_BEFORE = re.compile(r"[.!?。！？\n](?=[\s\"”’」』]*[^\s.!?。
 def _without_trailing_task_sentences(text: str, a: int, b: int) -> int:
     """``b`` moved back past the sentences that end the handed-over text by instructing about the task ("…来坐坐。
     不要超过100字。", "… this month. Do not exceed 80 words."): they are the author's instruction, not the text."""
+    end, pending = b, None  # a thanks after the instruction goes with it ("… Please classify it. Thanks in advance!")
     while b > a:
         m = _SENTENCE_BEFORE.search(text, a, b)
         if m is None:
-            return b
+            break
         k = m.end()
         while k < b and text[k] in " \t\n\"”’」』":
             k += 1
-        if not _is_task_instruction(text, k, b):
-            return b
-        b = m.end()
-    return b
+        if _is_task_instruction(text, k, b):
+            b, pending = m.end(), None
+            continue
+        if b == end and _CLOSING_THANKS.fullmatch(text, k, b):
+            pending, b = b, m.end()  # (only if an instruction comes before it)
+            continue
+        break
+    return pending if pending is not None else b
+
+
+# a closing thanks (a sentence of its own): "Thanks in advance!", "谢谢！"
+_CLOSING_THANKS = re.compile(r"[ \t]*(?:(?i:thanks?(?:\s+you)?(?:\s+(?:so|very)\s+much)?(?:\s+in\s+advance)?|thx|cheers|ty)"
+                             r"|谢谢(?:你|您)?(?:啦|了)?|多谢|感谢)[ \t]*[.!！。~～]*[ \t]*")
 
 
 def _introducers(text: str, s: int, e: int) -> list[re.Match[str]]:
@@ -1131,7 +1142,8 @@ def block_material(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]
 # letter:")
 _TASK_VERB_EN = (r"(?:translate|proofread|rewrite|rephrase|paraphrase|reword|polish|correct|edit|tighten|shorten|"
                  r"condense|summari[sz]e|label|classify|categori[sz]e|tag|grade|score|rate|review|critique|fix|"
-                 r"improve|simplify|check|answer|reply\s+to|respond\s+to)")
+                 r"improve|simplify|check|answer|reply\s+to|respond\s+to|explain|assess|analy[sz]e|interpret|evaluate|"
+                 r"mark)")
 _TASK_INTRO = re.compile(
     r"[ \t]*(?:[-*>]+[ \t]*)?(?:\*\*)?"
     r"(?:"
@@ -1142,17 +1154,21 @@ _TASK_INTRO = re.compile(
     rf"{_TASK_VERB_EN}\b[^:：\n]{{0,60}}?\b(?:this|these|it|the[ \t]+following|following|below|my|"
     r"(?:in)?to[ \t]+(?-i:[A-Z])[a-z]+)\b[^:：\n]{0,60}?)"
     r"|(?i:(?:this|that|another|the[ \t]+next)[ \t]+one)"
+    # reported words: "The customer wrote:", "Their second message was just:"
+    r"|(?i:[^:：\n]{0,60}?\b(?:wrote|writes|said|says|replied|posted|texted|messaged|(?:message|email|e-mail|review|"
+    r"comment|reply|text|note|post|answer)[ \t]+(?:was|is|reads|read|said|says)(?:[ \t]+(?:just|only|simply))?))"
     r"|(?P<source>(?i:[^:：\n]{0,80}?\b(?:from|based[ \t]+on|using)[ \t]+(?:these|the[ \t]+following|this|my)[ \t]+"
     r"(?:points|notes|bullets|facts|details|items|data|list|draft|outline|transcript)))"
     r")"
-    r"|[^：:\n]{0,30}?(?:翻译|润色|校对|改写|修改|看看|检查|整理|总结|概括|分类|标注|打分|评分|回复)[^：:\n]{0,30}?"
-    r"(?:这段|这篇|这封|这句|这份|这条|这个|下面|以下|如下|它|成[\u4e00-\u9fff]{1,3}文)[^：:\n]{0,30}?"
+    r"|[^：:\n]{0,30}?(?:翻译|润色|校对|改写|修改|看看|检查|整理|总结|概括|分类|标注|打分|评分|回复|判断|识别|分析|解释|批改|点评)"
+    r"[^：:\n]{0,30}?(?:这段|这篇|这封|这句|这份|这条|这个|这几条|下面|以下|如下|它|成[\u4e00-\u9fff]{1,3}[文语])[^：:\n]{0,30}?"
     r")(?:\*\*)?[ \t]*[:：]"
 )
 # what a line must hold before _TASK_INTRO is tried at its colon (most colons head "Rules:", a time or a key)
 # (searched in the lower-cased words before the colon: a case-insensitive search costs twice as much)
-_TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\bone\b|\bfrom\b|\bbased\b|\busing\b"
-                       r"|翻译|润色|校对|改写|修改|看看|检查|整理|总结|概括|分类|标注|打分|评分|回复")
+_TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
+                       r"\breplied\b|\bposted\b|\btexted\b|\bmessaged\b|\b(?:was|is|reads?)\b"
+                       r"|翻译|润色|校对|改写|修改|看看|检查|整理|总结|概括|分类|标注|打分|评分|回复|判断|识别|分析|解释|批改|点评")
 _CUE_WINDOW = 160  # characters before a colon: every intro's verb, "one" or "from" stands within them
 # a turn asks for its work before the text it hands over, in its first lines: a colon further on heads a section of a
 # long prompt ("Check for:", "Output:"), not the text of a request
@@ -1198,13 +1214,26 @@ _TASK_NOT_TEXT = re.compile(r"(?i:as[ \t]+follows|following[ \t]+(?:steps|rules|
 # a label at a line start before the text it names, on the same line ("Paragraph 2: In my last job …"), or before the
 # lines of a record ("会议记录（3月21日）：") — when the request names the same thing ("polish the second paragraph")
 _TEXT_LABEL = re.compile(r"[ \t]*(?:\*\*)?((?i:paragraph|draft|email|e-mail|letter|sentence)(?=[ \t]*\d{0,2}(?:\*\*)?"
-                         r"[ \t]*:[ \t]*\S)(?:[ \t]*\d{1,2})?|第[一二三四五六七八九十\d]+段|(?:会议|聊天|对话|通话|访谈)?记录|邮件|草稿)"
+                         r"[ \t]*:[ \t]*\S)(?:[ \t]*\d{1,2})?|第[一二三四五六七八九十\d]+段|(?:会议|聊天|对话|通话|访谈)?记录|邮件|草稿"
+                         r"|(?P<self>内容|原文|正文|评论|作文|文章|文本|Text(?:[ \t]+below)?|The[ \t]+text))"
                          r"(?:[ \t]*[（(][^）)\n]{0,40}[）)])?(?:\*\*)?[ \t]*[:：]")
-_TASK_VERB = re.compile(rf"(?i:\b{_TASK_VERB_EN}\b)|翻译|润色|校对|改写|修改|看看|检查|整理|总结|概括|分类|标注|打分|评分|回复")
-_FENCE_MARKS = ("---", "——", "___", "***", "===")
-_LABEL_WORDS = ("aragraph", "raft", "mail", "etter", "entence", "段", "记录", "邮件", "草稿")
+_TASK_VERB_ZH = r"翻译|润色|校对|改写|修改|看看|看一?下|检查|整理|总结|概括|分类|标注|打个?分|评个?分|回复|判断|识别|分析|解释|批改|点评"
+_TASK_VERB = re.compile(rf"(?i:\b{_TASK_VERB_EN}\b)|{_TASK_VERB_ZH}")
+# a short paragraph that asks for the work on the rest of the turn ("Could you please explain this clause in plain
+# English?", "here is my essay, please grade it honestly", "帮我整理成待办清单，按负责人列"): what it points at, or a
+# request form opening it ("can you summarize …", "帮我整理…")
+_REQUEST_POINTER = re.compile(r"(?i:\b(?:this|these|it|the\s+following|below|above|my\s+[a-z]+|the\s+(?:essay|e-?mail|"
+                              r"clause|message|text|review|log|letter|passage|paragraph|article|story|poem|code|error|"
+                              r"document|draft|transcript|chat|thread|contract|notes?)s?)\b)"
+                              r"|下面|以下|如下|上面|以上|这段|这篇|这封|这条|这份|这几条|这些|它|原文|内容")
+_REQUEST_FORM = re.compile(rf"[ \t]*(?:(?i:(?:hi|hello|hey|ok|okay)\b[^.!?\n]{{0,30}}?[,.!]\s*)?(?i:(?:please|pls|can|could|"
+                           rf"would|will)\s+(?:you\s+)?(?:please\s+)?)?(?i:{_TASK_VERB_EN})\b"
+                           rf"|(?:请|请你|请您|麻烦|帮我|帮忙|麻烦你|麻烦您)?(?:帮我|帮忙)?(?:把|将)?(?:{_TASK_VERB_ZH}))")
+_FENCE_MARKS = ("---", "——", "___", "***", "===", "<<<", ">>>", '"""', "'''")
+_LABEL_WORDS = ("aragraph", "raft", "mail", "etter", "entence", "段", "记录", "邮件", "草稿", "内容", "原文", "正文", "评论", "作文",
+                "文章", "文本", "ext")
 # a rule line that fences the text a turn hands over ("---", "———", "***", "===")
-_FENCE_RULE = re.compile(r"^[ \t]*(?:-{3,}|—{2,}|_{3,}|\*{3,}|={3,})[ \t]*$", re.MULTILINE)
+_FENCE_RULE = re.compile(r"^[ \t]*(?:-{3,}|—{2,}|_{3,}|\*{3,}|={3,}|<{3,}|>{3,}|\"{3}|'{3})[ \t]*$", re.MULTILINE)
 # the sentence that asks for the work (it is never the text): a verb of processing with what it works on
 _TASK_REQUEST = re.compile(rf"(?i:\b{_TASK_VERB_EN}\b[^.!?\n]{{0,60}}?\b(?:this|these|it|the\s+(?:above|following|"
                            rf"below|email|letter|text|draft|message|paragraph))\b|\b(?:the\s+)?(?:above|below)\b)"
@@ -1251,7 +1280,43 @@ def _label_named(text: str, s: int, e: int, m: re.Match[str]) -> bool:
 _REQUEST_MAX = 400  # characters: the request beside a fenced text is a few sentences, not a prompt
 
 
-def _task_material(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
+def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
+    """A turn of a short request paragraph and the text it works on, in the paragraphs after it (when it opens the
+    turn) or before it (when it closes the turn): the text, as handed over.  A paragraph that sets up a role ("You
+    are …", "Act as …", "# Role") opens a prompt, not a request."""
+    first = _PARA_BREAK.search(text, s, e)
+    if first is None or _ROLE_SETUP.match(text, s, e):
+        return []  # (one paragraph, or a prompt that sets up a role: its paragraphs are instructions)
+    last = first
+    for last in _PARA_BREAK.finditer(text, first.end(), e):
+        pass
+    for a, b, pa, pb in ((s, first.start(), first.end(), e), (last.end(), e, s, last.start())):
+        a, b = _stripped(text, a, b)
+        if b - a > _REQUEST_PARA_MAX or not _TASK_VERB.search(text, a, b) or _ROLE_SETUP.match(text, a, b):
+            continue
+        # (a request before the text points at it: "explain this clause", "here is my essay"; one after it may only
+        # ask, "帮我整理成待办清单", when what it leaves before is no long prompt)
+        pointed = _REQUEST_POINTER.search(text, a, b) is not None
+        if not pointed and (a == s or not _REQUEST_FORM.match(text, a, b) or pb - pa > _UNPOINTED_MAX):
+            continue
+        pa, pb = _stripped(text, pa, pb)
+        if a == s or text[s:a].isspace():  # (the request opens the turn: the text ends where instructions start)
+            pb = _handed_text_end(text, pa, e, None)
+        if _is_task_instruction(text, pa, pb):
+            continue  # what is left beside the request is another instruction ("请用正式的语气，不要超过五十个字。")
+        if pb > pa:
+            return [(pa, pb, "introduced", f"kept: the text handed over with the request {_short(text[a:b], 50)!r}")]
+    return []
+
+
+_UNPOINTED_MAX = 3000  # characters of text before a request that does not point at it
+_ROLE_SETUP = re.compile(r"[ \t>*_]*(?:#|-{3}|(?i:you\s+are|you're|act\s+as|acting\s+as|i\s+want\s+you\s+to|your\s+"
+                         r"(?:task|job|role|goal|mission)|as\s+an?\s|imagine|pretend|role\b|system\b)|你是|你现在是|你将|"
+                         r"扮演|作为|假设你|请你扮演|我希望你|我想让你)")
+_REQUEST_PARA_MAX = 300  # characters: a request beside the text it hands over, not a prompt's paragraph
+
+
+def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tuple[int, int, str, str]]:
     """The text a user's turn [s, e) hands over with its task, without quotes: after a line that asks for the work
     ("Translate to Spanish, keep it short for a push notification:", "Label this opener: …", "Now this one:"), under
     a label ("Paragraph 2: …"), between rule lines ("---") beside the request, and before a paragraph that says
@@ -1263,7 +1328,8 @@ def _task_material(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]
         intros = [m for m in _task_intros(text, s, e)
                   if not _TASK_NOT_TEXT.search(text, m.start(), m.end() - 1)
                   and (m.group("source") or not _LIST_NEXT.match(text, m.end()))]
-        labels = [m for m in _text_labels(text, s, e) if _label_named(text, s, e, m)]
+        labels = [m for m in _text_labels(text, s, e)
+                  if (m.group("self") and _TASK_VERB.search(text, s, e)) or _label_named(text, s, e, m)]
         found = sorted(intros + labels, key=lambda m: m.start())
         starts = [m.start() for m in found]
         for k, m in enumerate(found):
@@ -1277,8 +1343,9 @@ def _task_material(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]
                 label = _short(m.group(0).strip(_LABEL_STRIP), 50)
                 out.append((a, b, "introduced", f"kept: the text handed over after {label!r}"))
     rules = list(_FENCE_RULE.finditer(text, s, e)) if any(text.find(r, s, e) >= 0 for r in _FENCE_MARKS) else []
-    # (one fenced text beside a short request; a prompt of many "---" sections is no text handed over)
-    if 0 < len(rules) <= 2:
+    # (one fenced text beside a short request; a prompt of many "---" sections, or one that sets up a role, is no
+    # text handed over)
+    if 0 < len(rules) <= 2 and not _ROLE_SETUP.match(text, s, e):
         bounds = [s, *(x for m in rules for x in (m.start(), m.end())), e]
         parts = [(bounds[i], bounds[i + 1]) for i in range(0, len(bounds), 2)]
         asks = [b - a <= _REQUEST_MAX and bool(_TASK_REQUEST.search(text, a, b) and _TASK_VERB.search(text, a, b))
@@ -1289,6 +1356,8 @@ def _task_material(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]
                 if not ask and b > a:
                     out.append((a, b, "introduced", "kept: the text handed over between rule lines (---), beside the "
                                                    "request that works on it"))
+    if payload and not out:  # (a turn whose text a finder, a label or a rule line hands over has said so already)
+        out.extend(_request_payload(text, s, e))
     # (the paragraph that says what the text was ends the turn: looked for in its last characters)
     tail = max(s, e - _REQUEST_MAX)
     tail = text.rfind("\n", s, tail) + 1 or s
@@ -1324,7 +1393,7 @@ _HANDED_EN = re.compile(
     rf"|\b(?i:when|whenever|once|if)\s+(?:(?i:the user|users?)|I)\s+(?i:{_HAND_OVER})s?\b[^.!?\n]{{0,60}}?\b"
     rf"(?i:{_TEXT_NOUN})\b"
     # "Classify each user utterance into one intent", "You label chat openers": each turn is an item to label
-    rf"|\b(?i:classify|label|categori[sz]e|tag)\s+(?i:each|every|all|the|incoming)?\s*(?:[a-z-]+\s+){{0,2}}?"
+    rf"|\b(?i:classify|label|categori[sz]e|tag)\s+(?i:each|every|all|the|incoming)?\s*(?:[a-z-]+\s+){{0,3}}?"
     r"(?i:utterances?|messages?|inputs?|queries|query|texts?|sentences?|requests?|openers?|tickets?|reviews?|comments?)\b"
     # "… a commit message based on the following diff": what the turns after it bring is the input
     rf"|\b(?i:based on|from)\s+(?i:the\s+(?:following|given|provided)|these|this)\s+"
@@ -1411,7 +1480,8 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
             continue
         found = block_material(text, b.start, b.end)
         if b.role == "user":  # (what the introducers found already is not listed twice)
-            found.extend(r for r in _task_material(text, b.start, b.end)
+            handed = any(r[2] == "introduced" for r in found)  # (a quote or code inside a text hands nothing over)
+            found.extend(r for r in _task_material(text, b.start, b.end, payload=not handed)
                          if not any(a <= r[0] and r[1] <= z for a, z, _, _ in found))
         out.extend(map(_as_material, found))
         if b.role in ("system", "developer"):  # (a line under an Initialization heading is found there already)

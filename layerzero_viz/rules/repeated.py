@@ -567,7 +567,15 @@ def _why_not_a_constraint_copy(view: TextView, s: int, e: int, sent: tuple[int, 
         m = _CORRECTION.search(text, *prev)  # "更正一下。" / "Correction." on its own just before
     if m:
         return f"a correction ({m.group(0)!r})", s
+    if cut == s and sent[0] < s and _LEAD_IN.fullmatch(text, sent[0], s):
+        cut = sent[0]  # "Remember: never …" / "记住：千万…": the lead-in goes with the repeat, not left alone
     return "", cut
+
+
+# what may open a repeated rule's sentence and goes with it: "Remember:", "Again,", "**IMPORTANT:**", "记住：", "再次强调："
+_LEAD_IN = re.compile(r"[ \t*_]*(?:(?i:(?:and\s+)?(?:once\s+)?again|remember|please\s+remember|reminder|as\s+a\s+reminder|"
+                      r"important|note|please\s+note|to\s+repeat|repeat(?:ing)?)|记住|切记|注意|再次强调|再强调一下|强调一下|重申|"
+                      r"重要|提醒一下|再说一遍)[ \t*_]*[:：,，!！]?[ \t*_]*")
 
 
 def _sentence_bounds(view: TextView, block: BlockRef) -> tuple[tuple[int, ...], tuple[int, ...]]:

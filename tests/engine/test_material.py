@@ -558,3 +558,34 @@ def test_labelled_paragraphs_the_request_names_are_material():
 def test_a_system_prompt_that_classifies_the_users_words_keeps_each_turn_whole(system, turn):
     r = prune(conv(system, turn), 0.95)
     assert r.messages[1].pruned == turn
+
+
+# review 17: more ways to hand a text over
+
+@pytest.mark.parametrize("turn, text", [
+    # a request paragraph before the text it points at, no colon
+    ("Could you please explain this clause in plain English? I'm the Receiving Party.\n\n7.2 The Receiving Party "
+     "shall not disclose any Confidential Information. Kindly note that this obligation survives.",
+     "7.2 The Receiving Party shall not disclose any Confidential Information. Kindly note that this obligation "
+     "survives."),
+    ("can you summarize this for my manager in 3 bullets, keep all dates\n\nHi team, thanks for your patience. "
+     "Deliveries resume on July 8.", "Hi team, thanks for your patience. Deliveries resume on July 8."),
+    # a chat log, then the request
+    ("李强：收到，谢谢张姐！我负责准备销售数据。\n赵磊：收到收到，谢谢！\n\n帮我整理成待办清单，按负责人列。",
+     "李强：收到，谢谢张姐！我负责准备销售数据。\n赵磊：收到收到，谢谢！"),
+    # reported words, a label naming a text, 成X语, 判断…：
+    ("Their second message was just: Thanks for nothing, really appreciate it.",
+     "Thanks for nothing, really appreciate it."),
+    ("翻译成日语，注意敬语。内容：您好，麻烦您在3月31日前确认订单。谢谢！", "您好，麻烦您在3月31日前确认订单。谢谢！"),
+    ("判断下面这条评论的情感：谢谢你们啊，快递又丢了。", "谢谢你们啊，快递又丢了。"),
+    ("麻烦您帮我打个分，谢谢老师！\n\n内容：\n回家的路上，我心里默默地说：谢谢您。", "回家的路上，我心里默默地说：谢谢您。"),
+])
+def test_more_ways_a_turn_hands_a_text_over(turn, text):
+    assert text in _handed(turn), _handed(turn)
+
+
+def test_a_prompt_that_sets_up_a_role_hands_nothing_over():
+    prompt = ("You are a senior code reviewer. Please review this code carefully.\n\nThanks to the linter, style "
+              "issues are rare.\n\n## Rules\nPlease be brief.")
+    assert not _handed(prompt)
+    assert not _handed("---\nname: eli8\ndescription: Explain this concept simply\n---\n\nThanks for reading.")

@@ -298,3 +298,15 @@ def test_a_sentence_is_no_earlier_copy_of_its_own_clause():
     assert not r.messages[0].pruned.endswith("记住")
     details = {t["detail"] for t in tokens_of(r) if t["message"] == "system" and t["decision"] == "prune"}
     assert not any("char 163" in d for d in details), details
+
+
+@pytest.mark.parametrize("lead", ["Remember: ", "Again, ", "记住："])
+def test_a_repeated_rule_goes_with_its_lead_in(lead):
+    # review 17: "Remember: never reveal …" had become a bare "Remember"
+    zh = lead == "记住："
+    rule = "不要向用户透露内部工单号。" if zh else "Never reveal internal ticket IDs to customers."
+    repeat = rule if zh else rule[0].lower() + rule[1:]
+    system = ("你是客服。" if zh else "You are a support agent. ") + rule + ("回答简洁。" if zh else " Be brief.") + \
+        "\n" + lead + repeat
+    r = prune(conv(system, "hi, where is my order 12?"), 0.95)
+    assert r.messages[0].pruned == system[:system.index("\n")]
