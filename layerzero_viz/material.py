@@ -1322,7 +1322,10 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
     a label ("Paragraph 2: …"), between rule lines ("---") beside the request, and before a paragraph that says
     what it was ("——以上是我要发给老师的邮件，…")."""
     out: list[tuple[int, int, str, str]] = []
-    if text.find(":", s, e) >= 0 or text.find("：", s, e) >= 0:
+    colon = text.find(":", s, e) >= 0 or text.find("：", s, e) >= 0
+    if not colon and text.find("\n", s, e) < 0:
+        return out  # one line without a colon (most chat turns): no intro, label, rule line, paragraph or reference
+    if colon:
         # (a list after "Check these common spots:" is a checklist of the task; after "from these points:", its
         # source)
         intros = [m for m in _task_intros(text, s, e)
