@@ -1179,8 +1179,9 @@ _SENTENCE_STOP = re.compile(r"[.!?。！？][ \t]*")
 
 def _task_intros(text: str, s: int, e: int) -> list[re.Match[str]]:
     """The ``_TASK_INTRO`` lines of the first ``_INTRO_WITHIN`` characters of [s, e), in order: tried at the first
-    colon of each line when a word ends before it (every intro does; a JSON key, a time or a URL does not), from the line's start or a sentence end on it (at
-    most ``_CUE_WINDOW`` characters back), when the words before it hold a cue."""
+    colon of each line when a word ends before it (every intro does; a JSON key, a time or a URL does not), from the
+    line's start or a sentence end on it (at most ``_CUE_WINDOW`` characters back), when the words before it hold a
+    cue."""
     out: list[re.Match[str]] = []
     line = -1
     for cm in _COLONS.finditer(text, s, min(e, s + _INTRO_WITHIN)):
@@ -1234,10 +1235,6 @@ _LABEL_WORDS = ("aragraph", "raft", "mail", "etter", "entence", "段", "记录",
                 "文章", "文本", "ext")
 # a rule line that fences the text a turn hands over ("---", "———", "***", "===")
 _FENCE_RULE = re.compile(r"^[ \t]*(?:-{3,}|—{2,}|_{3,}|\*{3,}|={3,}|<{3,}|>{3,}|\"{3}|'{3})[ \t]*$", re.MULTILINE)
-# the sentence that asks for the work (it is never the text): a verb of processing with what it works on
-_TASK_REQUEST = re.compile(rf"(?i:\b{_TASK_VERB_EN}\b[^.!?\n]{{0,60}}?\b(?:this|these|it|the\s+(?:above|following|"
-                           rf"below|email|letter|text|draft|message|paragraph))\b|\b(?:the\s+)?(?:above|below)\b)"
-                           r"|(?:以上|上面|下面|以下|这封|这段|这篇)")
 # a paragraph after the text that says what it was: "——以上是我要发给老师的邮件，请帮我看看语气", "That's the email."
 _TRAILING_REFERENCE = re.compile(
     r"^[ \t]*(?:[-—_*=]+[ \t]*)?(?:(?:以上|上面)(?:是|为|就是|这)[^。！？\n]{0,20}?(?:邮件|信|文章|内容|文字|段落|稿|简历|作文|文案|回复|"
@@ -1277,7 +1274,7 @@ def _label_named(text: str, s: int, e: int, m: re.Match[str]) -> bool:
     return False
 
 
-_REQUEST_MAX = 400  # characters: the request beside a fenced text is a few sentences, not a prompt
+_REQUEST_MAX = 400  # characters: a request beside the text it hands over is a few sentences, not a prompt's section
 
 
 def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
@@ -1292,7 +1289,7 @@ def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str
         pass
     for a, b, pa, pb in ((s, first.start(), first.end(), e), (last.end(), e, s, last.start())):
         a, b = _stripped(text, a, b)
-        if b - a > _REQUEST_PARA_MAX or not _TASK_VERB.search(text, a, b) or _ROLE_SETUP.match(text, a, b):
+        if b - a > _REQUEST_MAX or not _TASK_VERB.search(text, a, b) or _ROLE_SETUP.match(text, a, b):
             continue
         # (a request before the text points at it: "explain this clause", "here is my essay"; one after it may only
         # ask, "帮我整理成待办清单", when what it leaves before is no long prompt)
@@ -1310,10 +1307,10 @@ def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str
 
 
 _UNPOINTED_MAX = 3000  # characters of text before a request that does not point at it
+_REFERENCE_TAIL = 400  # characters at a turn's end where "以上是我要发给老师的邮件" may stand
 _ROLE_SETUP = re.compile(r"[ \t>*_]*(?:#|-{3}|(?i:you\s+are|you're|act\s+as|acting\s+as|i\s+want\s+you\s+to|your\s+"
                          r"(?:task|job|role|goal|mission)|as\s+an?\s|imagine|pretend|role\b|system\b)|你是|你现在是|你将|"
                          r"扮演|作为|假设你|请你扮演|我希望你|我想让你)")
-_REQUEST_PARA_MAX = 300  # characters: a request beside the text it hands over, not a prompt's paragraph
 
 
 def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tuple[int, int, str, str]]:
@@ -1351,7 +1348,7 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
     if 0 < len(rules) <= 2 and not _ROLE_SETUP.match(text, s, e):
         bounds = [s, *(x for m in rules for x in (m.start(), m.end())), e]
         parts = [(bounds[i], bounds[i + 1]) for i in range(0, len(bounds), 2)]
-        asks = [b - a <= _REQUEST_MAX and bool(_TASK_REQUEST.search(text, a, b) and _TASK_VERB.search(text, a, b))
+        asks = [b - a <= _REQUEST_MAX and bool(_TASK_VERB.search(text, a, b) and _REQUEST_POINTER.search(text, a, b))
                 for a, b in parts]
         if sum(asks) == 1:
             for (a, b), ask in zip(parts, asks):
@@ -1362,7 +1359,7 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
     if payload and not out:  # (a turn whose text a finder, a label or a rule line hands over has said so already)
         out.extend(_request_payload(text, s, e))
     # (the paragraph that says what the text was ends the turn: looked for in its last characters)
-    tail = max(s, e - _REQUEST_MAX)
+    tail = max(s, e - _REFERENCE_TAIL)
     tail = text.rfind("\n", s, tail) + 1 or s
     ref = _TRAILING_REFERENCE.search(text, tail, e)
     if ref is not None and ref.start() > s:
