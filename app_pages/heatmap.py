@@ -107,7 +107,7 @@ if view == "tokens":
                    "Click or tap a token (or Tab to it and press Enter) for its details.")
         st.markdown(render.TOKEN_CSS, unsafe_allow_html=True)
         # counted like the sidebar: engine directives are outside tokens_total and tokens_pruned
-        totals = cur.view.memo("per_message", lambda: tokens[tokens["reason"] != "directive"]
+        totals = cur.view.memo("per_message", lambda: charts.without_directives(tokens)
                                .assign(pruned=lambda t: t["decision"] == "prune")
                                .groupby("m").agg(tokens=("pruned", "size"), pruned=("pruned", "sum"))
                                .reindex(sorted(tokens["m"].unique()), fill_value=0))

@@ -30,6 +30,7 @@ __all__ = [
     "message_timings_bar",
     "sweep_chart",
     "sweep_knee",
+    "without_directives",
     "chart_png",
     "EFFECTIVENESS_TARGET",
 ]
@@ -80,7 +81,7 @@ def overview_heatmap(df: pd.DataFrame, *, bins: int = 60, color_by: str = "prune
     if bins < 1:
         raise ValueError(f"bins must be at least 1, not {bins}")
     _require(df, ("message", "role", "decision", "score"), "overview_heatmap")
-    df = _without_directives(df)
+    df = without_directives(df)
     codes, labels = _messages(df)
     sizes = np.bincount(codes, minlength=len(labels)) if len(df) else np.zeros(0, dtype=int)
     position = df.groupby(codes, sort=False).cumcount().to_numpy() if len(df) else np.zeros(0, dtype=int)
@@ -138,9 +139,9 @@ def overview_heatmap(df: pd.DataFrame, *, bins: int = 60, color_by: str = "prune
     )
 
 
-def _without_directives(df: pd.DataFrame) -> pd.DataFrame:
-    """``df`` without engine-directive tokens: counted like the sidebar and the token cards, outside every total
-    (the bars had added 29 directive tokens to 107 pruned)."""
+def without_directives(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` without engine-directive tokens: they are outside every total (the sidebar's, the charts', the token
+    cards' of the app and the report; the bars had added 29 directive tokens to 107 pruned)."""
     if "reason" not in df.columns:
         return df
     directive = df["reason"].to_numpy() == "directive"
@@ -159,7 +160,7 @@ def _reason_scale(codes: Iterable[str]) -> alt.Scale:
 def pruned_by_reason_bar(df: pd.DataFrame) -> alt.Chart:
     """Stacked bars: per message (input order), how many tokens were pruned for each prune reason."""
     _require(df, ("message", "role", "decision", "reason"), "pruned_by_reason_bar")
-    df = _without_directives(df)
+    df = without_directives(df)
     codes, labels = _messages(df)
     pruned = df["decision"].to_numpy() == "prune"
     counts = (

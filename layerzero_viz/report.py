@@ -156,7 +156,7 @@ def _token_cards(df: pd.DataFrame) -> str:
                        "the overview chart covers all of them.</p>")
             break
         # counted like the app's cards and the header: engine directives are outside every total
-        counted = part[part["reason"] != "directive"]
+        counted = charts.without_directives(part)
         counts = {"tokens": len(counted), "pruned": int((counted["decision"] == "prune").sum())}
         chips = render.token_html(part, max_tokens=MAX_TOKEN_CHIPS - shown)
         shown += len(part)
