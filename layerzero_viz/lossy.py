@@ -192,7 +192,7 @@ def lossy_tier(ann: Annotated) -> LossyTier:
         free &= ~directive_groups
     g_tokens = np.bincount(ann.tok_group, minlength=len(g_start)) if len(ann.tok_group) else np.zeros(0, dtype=np.int64)
     rows: list[tuple[int, int, str, int, int, int, float, int]] = []
-    system = view.blocks_of_roles(("system", "developer")) or view.blocks[:1]
+    system = view.standing_blocks()
     articles = not any(_GRAMMAR_TASK.search(text, b.start, b.end) for b in system)
     for bi, block in enumerate(view.blocks):
         if block.end <= block.start or block.role in _MODEL_ROLES:

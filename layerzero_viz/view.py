@@ -249,6 +249,11 @@ class TextView:
     def blocks_of_roles(self, roles: tuple[str, ...]) -> list[BlockRef]:
         return [b for b in self.blocks if b.role in roles]
 
+    def standing_blocks(self) -> list[BlockRef]:
+        """The blocks that set up the conversation: the system prompt's, or with none the first block (a prompt
+        pasted as the first turn)."""
+        return self.blocks_of_roles(("system", "developer")) or list(self.blocks[:1])
+
 
 def _segments(text: str, start: int, end: int, boundary: re.Pattern[str]) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []

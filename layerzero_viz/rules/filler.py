@@ -198,7 +198,7 @@ _THANKS_TRIGGER = re.compile(r"道谢|致谢|(?i:\bthanks\s+(?:you|the\s+assista
 def _thanks_keyed(view: TextView) -> bool:
     """Whether the system prompt (the first turn without one) makes a user's thanks a trigger."""
     text = view.text
-    for b in view.blocks_of_roles(("system", "developer")) or view.blocks[:1]:
+    for b in view.standing_blocks():
         if _THANKS_TRIGGER.search(text, b.start, b.end):
             return True
         if any(_said_about(text, m.start()) for m in _THANKS.finditer(text, b.start, b.end)):
@@ -225,8 +225,7 @@ def _without_greetings_in_character(view: TextView, hits: list[_Hit]) -> list[_H
             block = view.block_at(h[0])
             if block.role not in ("system", "developer"):
                 if scripted is None:
-                    system = view.blocks_of_roles(("system", "developer")) or view.blocks[:1]
-                    scripted = any(_GREETING_TRIGGER.search(text, b.start, b.end) for b in system)
+                    scripted = any(_GREETING_TRIGGER.search(text, b.start, b.end) for b in view.standing_blocks())
                 if scripted or _ROLE_PLAY.search(text, block.start, block.end):
                     continue
                 if block.role in ("assistant", "model") and _SELF_INTRO.match(text, h[1], block.end):
