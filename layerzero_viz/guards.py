@@ -123,36 +123,75 @@ def keep_sentence_case(view: TextView, candidates: Sequence[Candidate], bulks: S
     text = view.text
     notes: list[tuple[int, int, str]] = []
 
-    def lowers(s: int, e: int) -> bool:
+    def opening(s: int, e: int) -> int | None:
+        """Where the capital that opens a sentence stands in [s, e), when the span starts that sentence."""
         if not text[s].isupper():  # (most hits: a CJK character, a lower-case word, punctuation)
             # (a span may open with space, emphasis or the list marker it takes along: "- Thanks again,")
             m = _FIRST_LETTER.search(text, s, e)
             if m is None or not m.group().isupper():
-                return False
+                return None
             s = m.start()
-        k = e - 1
-        while k > s and text[k].isspace():
-            k -= 1
-        if text[k] in _SENTENCE_END or (text[k] in "\"'”’)）" and text[k - 1] in _SENTENCE_END):
-            return False  # whole sentences go: the next one starts as it was written
-        r = e
-        while r < len(text) and text[r] in " \t*_":
-            r += 1
-        if r >= len(text) or not text[r].islower():
-            return False
         block = view.block_at(s)
         k = s - 1
         while k >= block.start and text[k] in _LEAD:
             k -= 1
         if k >= block.start and text[k] not in _SENTENCE_END and not _MARKER_LINE.search(
                 text, max(0, text.rfind("\n", 0, s)), s):
-            return False  # inside a sentence ("…, and I think that it is late"), not after a list marker
-        notes.append((s, e, LOWER_START.format(cut=text[s:e].strip(), rest=text[r:r + 20].split("\n")[0])))
+            return None  # inside a sentence ("…, and I think that it is late"), not after a list marker
+        return s
+
+    def lower_after(e: int) -> int | None:
+        """Where the lower-case word left to start the sentence stands, when a cut ending at ``e`` leaves one."""
+        k = e - 1
+        while k > 0 and text[k].isspace():
+            k -= 1
+        if text[k] in _SENTENCE_END or (text[k] in "\"'”’)）" and text[k - 1] in _SENTENCE_END):
+            return None  # whole sentences go: the next one starts as it was written
+        r = e
+        while r < len(text) and text[r] in " \t*_":
+            r += 1
+        return r if r < len(text) and text[r].islower() else None
+
+    def note(s: int, e: int, cut_from: int, r: int) -> None:
+        notes.append((s, e, LOWER_START.format(cut=text[cut_from:e].strip(), rest=text[r:r + 20].split("\n")[0])))
+
+    def lowers(s: int, e: int) -> bool:
+        at = opening(s, e)
+        r = None if at is None else lower_after(e)
+        if at is None or r is None:
+            return False
+        note(at, e, at, r)
         return True
+
+    # the candidates that open a sentence and stay: one that starts where such an opener ends would, taken with it,
+    # leave the sentence in lower case ("Sorry to bother you, but | I was wondering if you could | help me …")
+    spans = [(c.start, c.end, c.reason) for c in candidates]
+    for bulk in bulks:
+        spans.extend((s, e, bulk.reason) for s, e in zip(bulk.starts, bulk.ends))
+    openers: dict[int, int] = {}
+    for s, e, reason in spans:
+        if reason != DECLARED:
+            at = opening(s, e)
+            if at is not None and lower_after(e) is None:
+                openers[e] = at
+
+    def lowers_after_opener(s: int, e: int) -> bool:
+        k = s
+        while k > 0 and text[k - 1] in " \t":
+            k -= 1
+        at = openers.get(k, openers.get(s))
+        r = None if at is None else lower_after(e)
+        if at is None or r is None or opening(s, e) is not None:
+            return False
+        note(s, e, at, r)
+        return True
+
+    def drops(s: int, e: int) -> bool:
+        return lowers(s, e) or lowers_after_opener(s, e)
 
     kept = []
     for c in candidates:
-        if c.reason == DECLARED or not lowers(c.start, c.end):
+        if c.reason == DECLARED or not drops(c.start, c.end):
             kept.append(c)
         elif c.reason == FILLER:
             kept.extend(_inner_politeness(text, c.start, c.end, c.score, c.residual, c.may_override))
@@ -161,7 +200,7 @@ def keep_sentence_case(view: TextView, candidates: Sequence[Candidate], bulks: S
         if bulk.reason == DECLARED:
             out_bulks.append(bulk)
             continue
-        dropped = {k for k, (s, e) in enumerate(zip(bulk.starts, bulk.ends)) if lowers(s, e)}
+        dropped = {k for k, (s, e) in enumerate(zip(bulk.starts, bulk.ends)) if drops(s, e)}
         if dropped and bulk.reason == FILLER:
             for k in sorted(dropped):
                 kept.extend(_inner_politeness(text, bulk.starts[k], bulk.ends[k], bulk.scores[k],

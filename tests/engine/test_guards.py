@@ -193,3 +193,17 @@ def test_a_declared_phrase_between_commas_goes_with_them():
     assert r.messages[1].pruned == "I want a replacement. The left earcup is silent."
     r = prune(conv(system, "The left earcup is silent as per my previous message, even after a reset."), 0.95)
     assert r.messages[1].pruned == "The left earcup is silent, even after a reset."
+
+
+@pytest.mark.parametrize("turn, pruned", [
+    # an apology opening the sentence goes; the frame after it, which would then start the sentence, stays
+    ("Sorry to bother you, but I was wondering if you could help me with my tax return.",
+     "I was wondering if you could help me with my tax return."),
+    ("Hi there, I was wondering if you could check order #123.", "I was wondering if you could check order #123."),
+])
+def test_two_cuts_that_together_leave_a_sentence_in_lower_case_are_not_both_taken(turn, pruned):
+    # each cut alone was fine; taken together they had left "help me with my tax return." in lower case
+    r = prune(conv("You are a support agent.", turn), 0.95)
+    assert r.messages[1].pruned == pruned
+    kept = {t["detail"] for t in tokens_of(r) if t["message"] == 0 and t["decision"] == "keep"}
+    assert any("would leave its sentence starting in lower case" in d for d in kept), kept
