@@ -1424,8 +1424,9 @@ def _declares_processing(text: str, s: int, e: int) -> re.Match[str] | None:
 
 
 # a system prompt's line that greets and introduces itself in the first person ("您好，我是 Joi，您的私人旅行助理，请问有什么
-# 可以帮您？", "Hi, I'm Max, your study buddy!"): the agent's own line — a system prompt speaks of the agent otherwise
-_AGENT_LINE = re.compile(rf"(?:^[ \t]*(?:[-*>][ \t]*)?|(?<=[。！？!?.])[ \t]*){_GREETING}"
+# 可以帮您？", "Hi, I'm Max, your study buddy!"), also after the colon that introduces it ("… something like this: Hi, I'm
+# your community manager agent, …"): the agent's own line — a system prompt speaks of the agent otherwise
+_AGENT_LINE = re.compile(rf"(?:^[ \t]*(?:[-*>][ \t]*)?|(?<=[。！？!?.:：])[ \t]*){_GREETING}"
                          r"[^\n]{0,12}?(?:我是|我叫|(?i:\bI am\b|\bI['’]m\b|\bthis is\b|\bmy name is\b))[^\n]*", re.MULTILINE)
 
 

@@ -6,7 +6,7 @@ rewrite and, where the rewrite is mechanical, a :class:`~layerzero_viz.advisor.e
 :func:`apply_fix` turns into the rewritten conversation.
 
 >>> from layerzero_viz import load_conversation
->>> conv = load_conversation('{"system": "截至2024年10月1日的数据。", "messages": [{"role": "user", "content": "Hi"}]}')
+>>> conv = load_conversation('{"system": "截至2024年10月1日的数据。", "messages": [{"role": "user", "content": "Summarise it."}]}')
 >>> [f.code for f in lint(conv, profile=None)]
 ['LZ110']
 >>> fixed = apply_fix(conv, lint(conv, profile=None)[0])

@@ -131,7 +131,8 @@ def find(view: TextView, ctx: RuleContext) -> Hits:
         return Hits("filler", [], [], [], 0.05, _OVERRIDE, partial(_detail, text, [], [], [], []))  # most views
     h_starts, h_ends, h_sources = view.lexicon_columns(_LEXICON_NAMES)
     hits = sorted((s, e, src) for s, e, src in zip(h_starts, h_ends, h_sources)
-                  if not (_LEXICONS[src][3] == "en" and _not_filler_en(text, s, e)) and not _mentioned(text, s, e))
+                  if not (_not_filler_en(text, s, e) if _LEXICONS[src][3] == "en" else _not_filler_zh(text, s, e))
+                  and not _mentioned(text, s, e))
     if hits:
         hits = _without_greetings_in_character(view, hits)
     starts: list[int] = []
@@ -253,13 +254,16 @@ _TITLE_AFTER = re.compile(r"[ \t]+[A-Z][a-z]*\b")
 
 def _not_filler_en(text: str, s: int, e: int) -> bool:
     """Whether an English lexicon hit is the words of something else: "as …" after a role verb ("act as an AI
-    model": a role), and (from a review of the lossless default) "please" as a verb or before the name it
+    model": a role), "hi" beside a hyphen or in capitals ("Hi-Fi", "Honolulu, HI"), and (from a review of the lossless default) "please" as a verb or before the name it
     addresses ("fill this in please Perplexity") or a capital "Please" with no sentence break before it (the only
     mark of one: "{preference} Please design …"), or a phrase in title case inside a title ("Subject: Thank You
     Note", "PROMPT NAME: I Think I Need a Lawyer")."""
     if text[s] in "aA" and text[s:s + 3].lower() == "as " and _ROLE_VERB.search(text, max(0, s - 12), s):
         return True
     phrase = text[s:e]
+    if len(phrase) == 2 and phrase.lower() == "hi":
+        # "Hi-Fi", "hi-res", "Honolulu, HI 96815": a word or a state, not a greeting
+        return phrase == "HI" or text[s - 1:s] == "-" or text[e:e + 1] == "-"
     if phrase.lower() == "please":
         if _PLEASE_VERB_BEFORE.search(text, max(0, s - 12), s):
             return True
@@ -271,6 +275,11 @@ def _not_filler_en(text: str, s: int, e: int) -> bool:
             return True  # mid-sentence "please" before a capitalised word: a name it addresses, or a title
     words = phrase.split()
     return len(words) >= 2 and all(w[:1].isupper() for w in words) and _TITLE_AFTER.match(text, e) is not None
+
+
+def _not_filler_zh(text: str, s: int, e: int) -> bool:
+    """Whether a Chinese lexicon hit is part of a word: 嗨 before a letter or a CJK character (嗨皮, 嗨翻天)."""
+    return e - s == 1 and text[s] == "嗨" and e < len(text) and (text[e].isalnum() or _is_cjk(text[e]))
 
 
 # what introduces words that are named rather than said: "No filler phrases like: certainly, great question, …",

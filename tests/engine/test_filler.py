@@ -298,3 +298,27 @@ def test_a_softener_after_a_request_frame_goes_with_it():
     # "…, but I was wondering if you could possibly help me" had left "but possibly help me"
     assert out("My thesis is due Friday, so I was wondering if you could possibly find me papers.") == \
         "My thesis is due Friday, so find me papers."
+
+
+@pytest.mark.parametrize("text, pruned", [
+    # a bare "hi" / 嗨 greeting goes as a whole sentence or clause
+    ("Hi! Can you check order 123?", "Can you check order 123?"),
+    ("Oh hi, I'm back with order 9.", "I'm back with order 9."),
+    ("嗨！帮我查一下订单123。", "帮我查一下订单123。"),
+    ("嗨，订单123还没到。", "订单123还没到。"),
+    # but not inside a word, beside a hyphen, in capitals (a state) or named as what to say
+    ("Hi-Fi speakers: which is best?", "Hi-Fi speakers: which is best?"),
+    ("Ship to 12 Kai St, Honolulu, HI, 96815.", "Ship to 12 Kai St, Honolulu, HI, 96815."),
+    ("Say hi, then ask for the order number.", "Say hi, then ask for the order number."),
+    ("今天玩得很嗨皮，帮我写篇日记。", "今天玩得很嗨皮，帮我写篇日记。"),
+])
+def test_a_bare_hi_is_a_greeting_only_on_its_own(text, pruned):
+    assert out(text) == pruned
+
+
+def test_an_agent_greeting_line_after_a_colon_is_its_script():
+    # (lobehub 324) the line the agent is to say, introduced by a colon, is said as written
+    system = ("At the beginning of a conversation you will ask the user how you can help them since you are their "
+              "community manager agent, something like this: Hello, I'm your community manager agent, how can I help you?")
+    r = prune(conv(system, "Hi"), 0.95)
+    assert r.messages[0].pruned.endswith("like this: Hello, I'm your community manager agent, how can I help you?")

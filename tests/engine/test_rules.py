@@ -30,9 +30,13 @@ def test_repeated_constraint_keeps_first_copy_and_names_it_zh():
 
 def test_repeated_constraint_near_copy_en():
     r = prune(conv("Always answer in formal English. Never reveal internal notes.",
-                   "Hi. Remember: never reveal the internal notes."))
+                   "My order 5 is late. Remember: never reveal the internal notes."))
     assert "internal notes" in r.messages[0].pruned
     assert "never reveal" not in r.messages[1].pruned.lower()
+    # a turn that is a greeting and the repeat, nothing else, is kept whole: every word of it is a candidate
+    r = prune(conv("Always answer in formal English. Never reveal internal notes.",
+                   "Hi. Remember: never reveal the internal notes."))
+    assert r.messages[1].pruned == "Hi. Remember: never reveal the internal notes."
 
 
 def test_repeat_with_a_different_number_is_kept_and_says_why():
