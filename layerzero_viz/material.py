@@ -1142,8 +1142,8 @@ def block_material(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]
 # letter:")
 _TASK_VERB_EN = (r"(?:translate|proofread|rewrite|rephrase|paraphrase|reword|polish|correct|edit|tighten|shorten|"
                  r"condense|summari[sz]e|label|classify|categori[sz]e|tag|grade|score|rate|review|critique|fix|"
-                 r"improve|simplify|check|answer|reply\s+to|respond\s+to|explain|assess|analy[sz]e|interpret|evaluate|"
-                 r"mark)")
+                 r"improve|simplify|check|answer|reply\s+to|respond\s+to|draft|explain|assess|analy[sz]e|"
+                 r"interpret|evaluate|mark)")
 _TASK_INTRO = re.compile(
     r"[ \t]*(?:[-*>]+[ \t]*)?(?:\*\*)?"
     r"(?:"
@@ -1151,8 +1151,8 @@ _TASK_INTRO = re.compile(
     r"(?:"
     # the verb's object is the text that follows: "this", "it", "the following", "my …", or a language to put it in
     r"(?i:(?:(?:can|could|would|will)[ \t]+you[ \t]+(?:please[ \t]+)?|please[ \t]+)?"
-    rf"{_TASK_VERB_EN}\b[^:：\n]{{0,60}}?\b(?:this|these|it|the[ \t]+following|following|below|my|"
-    r"(?:in)?to[ \t]+(?-i:[A-Z])[a-z]+)\b[^:：\n]{0,60}?)"
+    rf"(?:{_TASK_VERB_EN}|make|turn)\b[^:：\n.!?]{{0,60}}?\b(?:this|these|it|the[ \t]+following|following|below|my|"
+    r"each|every|all|both|(?:in)?to[ \t]+(?-i:[A-Z])[a-z]+|这个|这段|这篇|这些|这份|这条|下面的?|以下的?)\b[^:：\n.!?]{0,60}?)"
     r"|(?i:(?:this|that|another|the[ \t]+next)[ \t]+one)"
     # reported words: "The customer wrote:", "Their second message was just:"
     r"|(?i:[^:：\n]{0,60}?\b(?:wrote|writes|said|says|replied|posted|texted|messaged|(?:message|email|e-mail|review|"
@@ -1162,13 +1162,16 @@ _TASK_INTRO = re.compile(
     r")"
     r"|[^：:\n]{0,30}?(?:翻译|润色|校对|改写|修改|看看|检查|整理|总结|概括|分类|标注|打分|评分|回复|判断|识别|分析|解释|批改|点评)"
     r"[^：:\n]{0,30}?(?:这段|这篇|这封|这句|这份|这条|这个|这几条|下面|以下|如下|它|成[\u4e00-\u9fff]{1,3}[文语])[^：:\n]{0,30}?"
+    # the text pointed at before the verb: "帮我把下面这份通知改得更正式一点，意思不要变："
+    r"|[^：:\n]{0,20}?(?:把|将|对|给)(?:下面|以下|下列|这)[^：:\n]{0,20}?(?:改|翻译|润色|校对|整理|总结|概括|分类|标注|打分|评分|"
+    r"回复|判断|识别|分析|解释|批改|点评)[^：:\n]{0,30}?"
     r")(?:\*\*)?[ \t]*[:：]"
 )
 # what a line must hold before _TASK_INTRO is tried at its colon (most colons head "Rules:", a time or a key)
 # (searched in the lower-cased words before the colon: a case-insensitive search costs twice as much)
-_TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
+_TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\bmake\b|\bturn\b|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
                        r"\breplied\b|\bposted\b|\btexted\b|\bmessaged\b|\b(?:was|is|reads?)\b"
-                       r"|翻译|润色|校对|改写|修改|看看|检查|整理|总结|概括|分类|标注|打分|评分|回复|判断|识别|分析|解释|批改|点评")
+                       r"|翻译|润色|校对|改|看看|检查|整理|总结|概括|分类|标注|打分|评分|回复|判断|识别|分析|解释|批改|点评")
 _CUE_WINDOW = 160  # characters before a colon: every intro's verb, "one" or "from" stands within them
 # a turn asks for its work before the text it hands over, in its first lines: a colon further on heads a section of a
 # long prompt ("Check for:", "Output:"), not the text of a request
@@ -1208,6 +1211,11 @@ def _task_intros(text: str, s: int, e: int) -> list[re.Match[str]]:
 
 
 _LIST_NEXT = re.compile(r"[ \t]*\n\s*(?:[-*•+]|\d{1,2}[.)、])[ \t]")
+# an intro that names the items of the list after it as texts ("Classify the sentiment of each review:", "Answer these
+# questions:", "给下面的评论打分："): the list is what the task works on, not its checklist
+_ITEM_NOUNS = re.compile(r"(?i:\b(?:reviews?|comments?|messages?|sentences?|headlines?|tweets?|posts?|e-?mails?|tickets?|"
+                         r"titles?|phrases?|questions?|utterances?|texts?|quotes?|replies|responses?|answers?|"
+                         r"paragraphs?|openers?|lines?)\b)|评论|评价|留言|消息|句子|标题|问题|文本|回复|回答|段落")
 # what the colon of such a line may not head: a list of the steps or rules of the task itself
 _TASK_NOT_TEXT = re.compile(r"(?i:as[ \t]+follows|following[ \t]+(?:steps|rules|guidelines|format|instructions|"
                             r"criteria|requirements)|(?:steps|rules|guidelines|format|instructions|criteria|"
@@ -1216,7 +1224,9 @@ _TASK_NOT_TEXT = re.compile(r"(?i:as[ \t]+follows|following[ \t]+(?:steps|rules|
 # lines of a record ("会议记录（3月21日）：") — when the request names the same thing ("polish the second paragraph")
 _TEXT_LABEL = re.compile(r"[ \t]*(?:\*\*)?((?i:paragraph|draft|email|e-mail|letter|sentence)(?=[ \t]*\d{0,2}(?:\*\*)?"
                          r"[ \t]*:[ \t]*\S)(?:[ \t]*\d{1,2})?|第[一二三四五六七八九十\d]+段|(?:会议|聊天|对话|通话|访谈)?记录|邮件|草稿"
-                         r"|(?P<self>内容|原文|正文|评论|作文|文章|文本|Text(?:[ \t]+below)?|The[ \t]+text))"
+                         r"|(?P<self>[\u4e00-\u9fff]{0,6}?(?:内容|原文|正文|评论|评价|留言|反馈|作文|文章|文本)|Text(?:[ \t]+below)?|The[ \t]+text"
+                         r"|(?i:(?:customer|user|client|original|their|his|her)(?:'s)?[ \t]+(?:message|e-?mail|complaint|"
+                         r"review|comment|ticket|feedback|reply|post|text)|complaint)))"
                          r"(?:[ \t]*[（(][^）)\n]{0,40}[）)])?(?:\*\*)?[ \t]*[:：]")
 _TASK_VERB_ZH = r"翻译|润色|校对|改写|修改|看看|看一?下|检查|整理|总结|概括|分类|标注|打个?分|评个?分|回复|判断|识别|分析|解释|批改|点评"
 _TASK_VERB = re.compile(rf"(?i:\b{_TASK_VERB_EN}\b)|{_TASK_VERB_ZH}")
@@ -1226,13 +1236,13 @@ _TASK_VERB = re.compile(rf"(?i:\b{_TASK_VERB_EN}\b)|{_TASK_VERB_ZH}")
 _REQUEST_POINTER = re.compile(r"(?i:\b(?:this|these|it|the\s+following|below|above|my\s+[a-z]+|the\s+(?:essay|e-?mail|"
                               r"clause|message|text|review|log|letter|passage|paragraph|article|story|poem|code|error|"
                               r"document|draft|transcript|chat|thread|contract|notes?)s?)\b)"
-                              r"|下面|以下|如下|上面|以上|这段|这篇|这封|这条|这份|这几条|这些|它|原文|内容")
+                              r"|下面|以下|如下|上面|以上|这段|这篇|这封|这首|这则|这句|这几句|这条|这份|这几条|这些|这个|它|原文|内容")
 _REQUEST_FORM = re.compile(rf"[ \t]*(?:(?i:(?:hi|hello|hey|ok|okay)\b[^.!?\n]{{0,30}}?[,.!]\s*)?(?i:(?:please|pls|can|could|"
                            rf"would|will)\s+(?:you\s+)?(?:please\s+)?)?(?i:{_TASK_VERB_EN})\b"
                            rf"|(?:请|请你|请您|麻烦|帮我|帮忙|麻烦你|麻烦您)?(?:帮我|帮忙)?(?:把|将)?(?:{_TASK_VERB_ZH}))")
 _FENCE_MARKS = ("---", "——", "___", "***", "===", "<<<", ">>>", '"""', "'''")
 _LABEL_WORDS = ("aragraph", "raft", "mail", "etter", "entence", "段", "记录", "邮件", "草稿", "内容", "原文", "正文", "评论", "作文",
-                "文章", "文本", "ext")
+                "文章", "文本", "评价", "留言", "反馈", "ext", "essage", "omplaint", "eview", "omment", "icket", "eedback", "eply", "ost")
 # a rule line that fences the text a turn hands over ("---", "———", "***", "===")
 _FENCE_RULE = re.compile(r"^[ \t]*(?:-{3,}|—{2,}|_{3,}|\*{3,}|={3,}|<{3,}|>{3,}|\"{3}|'{3})[ \t]*$", re.MULTILINE)
 # a paragraph after the text that says what it was: "——以上是我要发给老师的邮件，请帮我看看语气", "That's the email."
@@ -1253,7 +1263,10 @@ def _text_labels(text: str, s: int, e: int) -> list[re.Match[str]]:
         k = text.find(word, s, e)
         while k >= 0:
             ls = text.rfind("\n", s, k) + 1 or s
-            if ls not in found and k - ls <= 12:  # (a label opens its line: "**Paragraph 2**:", "会议记录（…）：")
+            # (a label opens its line, or a sentence on it: "**Paragraph 2**:", "会议记录（…）：", "您好！用户投诉原文：")
+            stop = max(text.rfind(c, ls, k) for c in "。！？!?")
+            ls = stop + 1 if stop >= 0 else ls
+            if ls not in found and k - ls <= 12:
                 m = _TEXT_LABEL.match(text, ls, e)
                 if m is not None:
                     found[ls] = m
@@ -1289,11 +1302,14 @@ def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str
         pass
     for a, b, pa, pb in ((s, first.start(), first.end(), e), (last.end(), e, s, last.start())):
         a, b = _stripped(text, a, b)
-        if b - a > _REQUEST_MAX or not _TASK_VERB.search(text, a, b) or _ROLE_SETUP.match(text, a, b):
+        if b - a > _REQUEST_MAX or _ROLE_SETUP.match(text, a, b):
             continue
-        # (a request before the text points at it: "explain this clause", "here is my essay"; one after it may only
-        # ask, "帮我整理成待办清单", when what it leaves before is no long prompt)
+        # (a request before the text points at it: "explain this clause", "here is my essay", or asks about it: "What
+        # should I do about this alert?"; one after it may only ask, "帮我整理成待办清单", when what it leaves before is
+        # no long prompt)
         pointed = _REQUEST_POINTER.search(text, a, b) is not None
+        if not (_TASK_VERB.search(text, a, b) or pointed and a == s and text[a:b].rstrip(" *")[-1:] in ("?", "？")):
+            continue
         if not pointed and (a == s or not _REQUEST_FORM.match(text, a, b) or pb - pa > _UNPOINTED_MAX):
             continue
         pa, pb = _stripped(text, pa, pb)
@@ -1327,7 +1343,8 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
         # source)
         intros = [m for m in _task_intros(text, s, e)
                   if not _TASK_NOT_TEXT.search(text, m.start(), m.end() - 1)
-                  and (m.group("source") or not _LIST_NEXT.match(text, m.end()))]
+                  and (m.group("source") or not _LIST_NEXT.match(text, m.end())
+                       or _ITEM_NOUNS.search(text, m.start(), m.end()))]
         labels = [m for m in _text_labels(text, s, e)
                   if (m.group("self") and _TASK_VERB.search(text, s, e)) or _label_named(text, s, e, m)]
         found = sorted(intros + labels, key=lambda m: m.start())
@@ -1397,9 +1414,12 @@ _HANDED_EN = re.compile(
     r"(?i:utterances?|messages?|inputs?|queries|query|texts?|sentences?|requests?|openers?|tickets?|reviews?|comments?)\b"
     # "… a commit message based on the following diff": what the turns after it bring is the input
     rf"|\b(?i:based on|from)\s+(?i:the\s+(?:following|given|provided)|these|this)\s+"
-    rf"(?i:diffs?|changes?|commits?|descriptions?|inputs?|notes?|{_TEXT_NOUN})\b")
+    rf"(?i:diffs?|changes?|commits?|descriptions?|inputs?|notes?|{_TEXT_NOUN})\b"
+    # "You will receive a customer review; extract …"
+    rf"|\b(?i:you\s+(?:will|'ll|are\s+going\s+to)\s+(?:receive|get|be\s+given|be\s+shown|see))\b[^.!?\n]{{0,40}}?\b"
+    rf"(?i:reviews?|comments?|tickets?|utterances?|inputs?|{_TEXT_NOUN})\b")
 _PROCESS_EN = re.compile(r"\b(?i:correct|proofread|review|revis|rewrit|translat|improv|edit|polish|paraphras|fix|"
-                         r"classif|label|categori|tag|"
+                         r"classif|label|categori|tag|extract|identif|detect|"
                          r"check|grad|scor|rephras|refin|summari[sz]|analy[sz]|critiqu|evaluat|convert|format|simplif)")
 _HANDED_ZH = re.compile(r"(?:用户|我)(?:会|将|将会|可能会|每次)?(?:给你|向你|为你|发给你|提供给你)?(?:提供|发送|输入|发|给出|粘贴|给)"
                         r"你?[^。！？\n]{0,20}?(?:文本|文字|句子|段落|文章|内容|代码|英文|中文|一段话|语句|稿件|作文|文案|单词|词语|"
@@ -1407,8 +1427,12 @@ _HANDED_ZH = re.compile(r"(?:用户|我)(?:会|将|将会|可能会|每次)?(?:�
                         # "请直接粘贴需要重写的段落": the agent asks for the text it will work on
                         r"|(?:请|直接|请直接)粘贴[^。！？\n]{0,12}?(?:文本|文字|段落|内容|文章|稿件|作文|文案)"
                         # "把用户的话分成以下四类之一": each turn is an item to classify
-                        r"|(?:把|将|对)用户(?:的|说的)?(?:话|输入|消息|问题|句子|发言)[^。！？\n]{0,10}?(?:分成|分为|归为|归类|分类|标注)")
+                        r"|(?:把|将|对)用户(?:的|说的)?(?:话|输入|消息|问题|句子|发言)[^。！？\n]{0,10}?(?:分成|分为|归为|归类|分类|标注)"
+                        # "对下面每条评论判断情感", "你会收到一条用户评价，请抽取…": each turn is an item to process
+                        r"|(?:对|给|把|将)(?:下面|以下|下列)的?(?:每条|每一条|每句|每个|所有|这些)?(?:评论|评价|留言|消息|句子|文本|反馈|标题)"
+                        r"|(?:你|您)(?:会|将|将会)(?:收到|看到|得到)[^。！？\n]{0,10}?(?:评论|评价|留言|消息|句子|文本|反馈|文章|邮件)")
 _PROCESS_ZH = re.compile(r"翻译|润色|纠正|修改|改写|校对|批改|检查|优化|修正|改进|点评|评分|总结|提炼|转换|转写|改成|扩写|扩展|续写|分类|"
+                         r"情感|情绪|意图|打分|打标签|"
                          r"归类|标注|分成|"
                          r"仿写|缩写|重写|重新撰写|重新创作|改述|降重")
 
