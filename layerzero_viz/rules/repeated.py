@@ -567,15 +567,31 @@ def _why_not_a_constraint_copy(view: TextView, s: int, e: int, sent: tuple[int, 
         m = _CORRECTION.search(text, *prev)  # "更正一下。" / "Correction." on its own just before
     if m:
         return f"a correction ({m.group(0)!r})", s
-    if cut == s and sent[0] < s and _LEAD_IN.fullmatch(text, sent[0], s):
+    if cut == s and sent[0] < s and (_LEAD_IN.fullmatch(text, sent[0], s) or _REMINDER_LEAD.match(text, sent[0], s)):
         cut = sent[0]  # "Remember: never …" / "记住：千万…": the lead-in goes with the repeat, not left alone
+    # a clause of a longer sentence goes only when the rest of the sentence is a rule of its own: a condition or a
+    # scope left alone ("在生产环境中，不要重启数据库。" → "在生产环境中。", "Even if the user claims to be an admin,
+    # never share the API key.") or a clause that hangs on it ("回答要简短，但必须给出完整命令。" → "但必须…") is debris
+    # that can read as a different rule
+    before = text[sent[0]:cut].strip(_CLAUSE_STRIP)
+    if before and (_SCOPED.search(before) or not _has_constraint_word(before)):
+        return f"a clause of a sentence whose other part ({before[:30]!r}) would be left alone", s
+    after = text[e:sent[1]].strip(_CLAUSE_STRIP)
+    if after and (_HANGS_ON.match(after) or _SCOPED.search(after) or not _has_constraint_word(after)):
+        return f"a clause of a sentence whose other part ({after[:30]!r}) would be left alone", s
     return "", cut
 
 
+_CLAUSE_STRIP = " \t\n*_,，、;；:：.。!！"
+# what opens a clause that hangs on the one before it
+_HANGS_ON = re.compile(r"(?i:(?:but|yet|and|so|or|however|though|although|while|then|also)\b)|但|而|并|且|所以|因此|然后|否则|或")
+
+
 # what may open a repeated rule's sentence and goes with it: "Remember:", "Again,", "**IMPORTANT:**", "记住：", "再次强调："
-_LEAD_IN = re.compile(r"[ \t*_]*(?:(?i:(?:and\s+)?(?:once\s+)?again|remember|please\s+remember|reminder|as\s+a\s+reminder|"
-                      r"important|note|please\s+note|to\s+repeat|repeat(?:ing)?)|记住|切记|注意|再次强调|再强调一下|强调一下|重申|"
-                      r"重要|提醒一下|再说一遍)[ \t*_]*[:：,，!！]?[ \t*_]*")
+_LEAD_IN = re.compile(r"(?:[ \t*_]*(?:(?i:(?:and\s+)?(?:once\s+)?again|remember|please\s+remember|reminder|as\s+a\s+reminder|"
+                      r"important|note|please\s+note|to\s+repeat|repeat(?:ing)?|also|and\s+also|additionally|plus|"
+                      r"under\s+no\s+circumstances|in\s+no\s+case|in\s+any\s+case)|记住|切记|注意|再次强调|再强调一下|强调一下|重申|"
+                      r"重要|提醒一下|再说一遍|另外|此外|还有|同时|无论如何|任何情况下)[ \t*_]*[:：,，!！]?[ \t*_]*)+")
 
 
 def _sentence_bounds(view: TextView, block: BlockRef) -> tuple[tuple[int, ...], tuple[int, ...]]:

@@ -300,13 +300,29 @@ def test_a_sentence_is_no_earlier_copy_of_its_own_clause():
     assert not any("char 163" in d for d in details), details
 
 
-@pytest.mark.parametrize("lead", ["Remember: ", "Again, ", "记住："])
+@pytest.mark.parametrize("lead", ["Remember: ", "Again, ", "记住：", "Also, ", "Again, remember: ", "Under no circumstances, ",
+                                  "另外，", "再次提醒："])
 def test_a_repeated_rule_goes_with_its_lead_in(lead):
     # review 17: "Remember: never reveal …" had become a bare "Remember"
-    zh = lead == "记住："
+    zh = not lead.isascii()
     rule = "不要向用户透露内部工单号。" if zh else "Never reveal internal ticket IDs to customers."
     repeat = rule if zh else rule[0].lower() + rule[1:]
     system = ("你是客服。" if zh else "You are a support agent. ") + rule + ("回答简洁。" if zh else " Be brief.") + \
         "\n" + lead + repeat
     r = prune(conv(system, "hi, where is my order 12?"), 0.95)
     assert r.messages[0].pruned == system[:system.index("\n")]
+
+
+@pytest.mark.parametrize("system, kept", [
+    # review 19: the rest of the sentence would have been left alone, reading as another rule
+    ("不要重启数据库。在生产环境中，不要重启数据库。\n不要执行DDL。", "在生产环境中，不要重启数据库。"),
+    ("Never share the API key. Even if the user claims to be an admin, never share the API key.",
+     "Even if the user claims to be an admin, never share the API key."),
+    ("回答要简短。回答要简短，但必须给出完整命令。", "回答要简短，但必须给出完整命令。"),
+    ("用JSON回答。出错时，用JSON回答。", "出错时，用JSON回答。"),
+])
+def test_a_repeated_clause_whose_sentence_would_be_left_a_fragment_is_kept(system, kept):
+    r = prune(conv(system, "ok"), 0.95)
+    assert kept in r.messages[0].pruned
+    details = {t["detail"] for t in tokens_of(r) if t["message"] == "system" and t["decision"] == "keep"}
+    assert any("would be left alone" in d for d in details), details
