@@ -23,7 +23,7 @@ from __future__ import annotations
 import bisect
 import re
 from functools import lru_cache, partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 from ..view import Hits, TextView, clauses, sentences
 
@@ -116,6 +116,20 @@ def _negated(text: str, s: int, e: int, zh_neg: list[int]) -> bool:
     return k < len(zh_neg) and zh_neg[k] < e and zh_neg[k + 1] > s
 
 
+# who says the quoted words: the user, not the agent ("If the customer writes 'please hurry'", "用户说“麻烦快点”")
+_USER_SAYS = re.compile(r"(?i:\b(?:user|customer|client|caller|driver|visitor|guest|patient|they|he|she)s?\s+(?:writes|says|"
+                        r"types|sends|replies|asks|texts|messages)\b)|(?:用户|客户|顾客|对方|客人)(?:说|写|发|回复|输入)")
+
+
+def _user_quoted(text: str, quotes: Sequence[int], s: int, e: int) -> bool:
+    """Whether [s, e) lies inside a quotation (``quotes``: [start, end, …], sorted) of what the user says."""
+    k = bisect.bisect_right(quotes, s)
+    if k % 2 == 0 or quotes[k] < e:
+        return False
+    q = quotes[k - 1]
+    return _USER_SAYS.search(text, max(text.rfind("\n", 0, q) + 1, q - 60), q) is not None
+
+
 def _norm(phrase: str) -> str:
     return " ".join(phrase.lower().replace("’", "'").split())
 
@@ -130,9 +144,20 @@ def find(view: TextView, ctx: RuleContext) -> Hits:
     if not any(view.lexicon_of(name) for name in _LEXICON_NAMES):
         return Hits("filler", [], [], [], 0.05, _OVERRIDE, partial(_detail, text, [], [], [], []))  # most views
     h_starts, h_ends, h_sources = view.lexicon_columns(_LEXICON_NAMES)
-    hits = sorted((s, e, src) for s, e, src in zip(h_starts, h_ends, h_sources)
-                  if not (_not_filler_en(text, s, e) if _LEXICONS[src][3] == "en" else _not_filler_zh(text, s, e))
-                  and not _mentioned(text, s, e))
+    standing = view.standing_blocks()
+    quotes = ctx.scans.quotes
+    keyed: set[str] = set()  # the phrases the standing prompt names ("If the customer writes 'please hurry', …")
+    hits = []
+    for s, e, src in sorted(zip(h_starts, h_ends, h_sources)):
+        if _not_filler_en(text, s, e) if _LEXICONS[src][3] == "en" else _not_filler_zh(text, s, e):
+            continue
+        named = _mentioned(text, s, e)
+        if (named or _user_quoted(text, quotes, s, e)) and any(b.start <= s < b.end for b in standing):
+            keyed.add(_norm(text[s:e]))
+        if not named:
+            hits.append((s, e, src))
+    if keyed:  # said in a later turn, a phrase the prompt names is what it reacts to ("please hurry", "says please")
+        hits = [h for h in hits if _norm(text[h[0]:h[1]]) not in keyed or any(b.start <= h[0] < b.end for b in standing)]
     if hits:
         hits = _without_greetings_in_character(view, hits)
     starts: list[int] = []

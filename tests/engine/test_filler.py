@@ -322,3 +322,20 @@ def test_an_agent_greeting_line_after_a_colon_is_its_script():
               "community manager agent, something like this: Hello, I'm your community manager agent, how can I help you?")
     r = prune(conv(system, "Hi"), 0.95)
     assert r.messages[0].pruned.endswith("like this: Hello, I'm your community manager agent, how can I help you?")
+
+
+@pytest.mark.parametrize("system, turn", [
+    # review 19: the system prompt names the words as what the customer says: they are its trigger
+    ("If the customer writes 'please hurry', prioritise the ticket.", "please hurry, my card was blocked"),
+    ("Escalate to a human only if the customer says please twice in one message.",
+     "Please, please help, my shop is down."),
+    ("如果用户说“麻烦快点”，把工单标为加急。", "麻烦快点，我的卡被冻结了。"),
+])
+def test_a_politeness_phrase_the_system_prompt_names_as_the_users_words_is_kept(system, turn):
+    assert prune(conv(system, turn), 0.95).messages[1].pruned == turn
+
+
+def test_an_agent_script_the_system_prompt_quotes_keys_nothing():
+    # a quoted line the agent says is no trigger: the user's own thanks still goes
+    r = prune(conv("Reply only with 'Thank you for contacting Acme.'", "Thank you! My order 5 is late."), 0.95)
+    assert r.messages[1].pruned == "My order 5 is late."
