@@ -327,7 +327,12 @@ _SAY_CUE = re.compile(
     r"open|opens|close|closes)\s+with\b)(?:\s+(?:the|a)?\s*(?:words?|phrases?|greetings?))?)[ \t]*[\"'“‘「]?"
     r"|(?:说|回复|回答|写上|加上|使用)[“\"'「]?")
 # a substring every _SAY_CUE match holds (lower case): a cheap test before it
-_SAY_HINT = re.compile(r"say|said|us[ei]|writ|wrot|typ|add|includ|with|说|回复|回答|写上|加上|使用")
+_SAY_HINT = re.compile(r"say|said|us[ei]|writ|wrot|typ|add|includ|with|说|回复|回答|写上|加上|使用|统一|一律|开头|结尾|开场|结束")
+# a verb whose object is a whole script, to the end of its sentence ("开头统一用 您好，很高兴为您服务。", "Always start with:
+# Hi, thanks for reaching out to Acme."): each politeness phrase in it is the script's
+_SCRIPT_CUE = re.compile(r"(?:开头|结尾|开场|结束|开场白|结束语)(?:时|的时候)?(?:统一|一律|都|请|要|必须)?(?:用|说|使用|是)|(?:统一|一律)(?:用|使用|说)"
+                         r"|以[^。！？\n]{0,12}?(?:开头|结尾)|(?i:\b(?:start|begin|end|open|close|finish|sign\s+off)s?\b[^.!?\n]{0,30}?"
+                         r"\bwith\b)")
 _SAID_NOW = re.compile(r"(?i:\b(?:I|we)\s+(?:just\s+|really\s+|also\s+)?(?:want(?:ed)?|would\s+like|'d\s+like|have)\s+to\s+"
                        r"|\blet\s+me\s+|\bI\s+(?:just\s+)?)$|(?:我|我们)(?:只是|就是|真的|也)?(?:想|要|得|必须)?$")
 # the words between a say-verb and a later item of the same list of words ("say please and thank you", "say hello,
@@ -349,7 +354,10 @@ def _said_about(text: str, s: int) -> bool:
         between = _SAID_LIST.match(text, cue.end(), s)
         if between is not None and between.end() == s:
             return _SAID_NOW.search(text, max(ls, cue.start() - 30), cue.start()) is None
-    return False
+    script = None
+    for script in _SCRIPT_CUE.finditer(text, ls, s):
+        pass
+    return script is not None and not _SENTENCE_END_IN.search(text, script.end(), s)
 
 
 def _list_item(text: str, s: int, e: int) -> bool:

@@ -339,3 +339,10 @@ def test_an_agent_script_the_system_prompt_quotes_keys_nothing():
     # a quoted line the agent says is no trigger: the user's own thanks still goes
     r = prune(conv("Reply only with 'Thank you for contacting Acme.'", "Thank you! My order 5 is late."), 0.95)
     assert r.messages[1].pruned == "My order 5 is late."
+
+
+def test_a_script_after_start_with_or_tongyi_yong_is_said_as_written():
+    system = "开头统一用 您好，很高兴为您服务。结尾统一用 感谢您的耐心等待，祝您生活愉快。"
+    assert prune(conv(system, "订单什么时候到？"), 0.95).messages[0].pruned == system
+    system = "Always start with: Hi, thanks for reaching out to Acme. Be brief."
+    assert prune(conv(system, "Where is order 5?"), 0.95).messages[0].pruned == system
