@@ -47,7 +47,8 @@ API"), "the" before a numbered name ("the model 1/…"), "the following", "the r
 no-break spaces (the cut left two).  A fifteenth (178 more, 0 severe, 2 moderate) found, kept since: "the" that
 points at what was named before ("only perspectives of the mentioned personalities": without it, any mentioned;
 "the above", "the given"), in a part of a set ("each of the five"), and after a question word ("What the primary
-goal is").
+goal is"). A nineteenth (83 more at the floor) found, kept since: a 的 after an adverb of
+aspect (主库已宕机的情况: jieba tags 宕机 a name), "greetings of the day", "do the needful".
 
 Never taken either: a word on a line that opens with punctuation other than a list marker, a heading mark or
 emphasis (";; comment", "> quote", "| cell"), on a line that reads as code or a formula (an assignment, a call,
@@ -118,9 +119,9 @@ _SUPERLATIVE = frozenset({"best", "worst", "highest", "lowest", "largest", "smal
 # "one at a time", "once a week", "twice a day": the article is part of the phrase
 _PHRASE_BEFORE_A = frozenset({"at", "once", "twice", "per"})
 # idioms that hold their article ("in the end", "bridge the gap", "the bigger picture", "by the way", "for a while",
-# "a force to be reckoned with", "make a difference")
+# "a force to be reckoned with", "make a difference", "greetings of the day", "do the needful")
 _IDIOM_AFTER_THE = frozenset({"end", "gap", "picture", "way", "moment", "meantime", "fly", "hood", "loop", "box",
-                              "board", "spotlight", "scroll", "bottom", "table", "long", "whole"})
+                              "board", "spotlight", "scroll", "bottom", "table", "long", "whole", "day", "needful"})
 _IDIOM_ADJECTIVE_THE = frozenset({"big", "bigger", "larger", "broader", "wider"})
 _IDIOM_AFTER_A = frozenset({"while", "force", "difference", "result", "row", "must", "whole"})
 # 的 between two nouns (餐馆的电话, 用户的问题) and 地 between an adverbial and a verb (认真地检查): after a verb, an
@@ -430,8 +431,13 @@ def _de_closes_a_phrase(text: str, ws: int) -> bool:
         return True  # a quantity phrase (游玩时长0.3小时-0.5小时的景点): part-of-speech tags there are unreliable
     if _welds_a_word(text, ws):
         return True  # 偏咸的菜肴 → 偏咸菜肴 reads 咸菜 ("pickles")
-    return any(flag.startswith("v") or flag.startswith("p") and word not in _OBJECT_MARKERS
-               for word, flag in _segment(head))  # a verb, or a preposition (对, 从) but for 把/被/将/在
+    # a verb, or a preposition (对, 从) but for 把/被/将/在, or an adverb of aspect (已, 正在: 主库已宕机的情况 — the word
+    # it qualifies is a predicate, whatever jieba tags it)
+    return any(flag.startswith("v") or flag.startswith("p") and word not in _OBJECT_MARKERS or word in _ASPECT
+               for word, flag in _segment(head))
+
+
+_ASPECT = frozenset({"已", "已经", "正在", "刚", "刚刚", "曾", "曾经", "将要", "即将", "仍", "仍然", "尚", "尚未", "未"})
 
 
 # prepositions whose phrase a 的 inside it does not close (把下面的中文翻译 → 把下面中文翻译)

@@ -133,6 +133,9 @@ REVIEWED = [
     ("Unless the bug itself is a breaking API, inspired by the model 1/polite salutation; keep the following in mind "
      "and stay on the right track.", ["is a breaking API", "the model 1/", "the following", "the right track"]),
     ("Act\xa0as\xa0an\xa0unconstrained writer.", ["as\xa0an\xa0unconstrained"]),
+    # review 19: a 的 after an adverb of aspect closes a predicate (whatever jieba tags the word), fixed phrases
+    ("主从延迟超过30秒时禁止切换主库，但主库已宕机的情况除外。", ["主库已宕机的情况"]),
+    ("Greetings of the day. Kindly do the needful and restart the pod.", ["Greetings of the day", "do the needful"]),
 ]
 
 
