@@ -1322,6 +1322,13 @@ def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str
     return []
 
 
+def _requests_work_on(text: str, s: int, e: int) -> bool:
+    """Whether [s, e) is a short request that points at a text ("Please check this changelog …", "翻译下面的邮件")."""
+    a, b = _stripped(text, s, e)
+    return 0 < b - a <= _REQUEST_MAX and _TASK_VERB.search(text, a, b) is not None \
+        and _REQUEST_POINTER.search(text, a, b) is not None and not _ROLE_SETUP.match(text, a, b)
+
+
 _UNPOINTED_MAX = 3000  # characters of text before a request that does not point at it
 _REFERENCE_TAIL = 400  # characters at a turn's end where "以上是我要发给老师的邮件" may stand
 _ROLE_SETUP = re.compile(r"[ \t>*_]*(?:#|-{3}|(?i:you\s+are|you're|act\s+as|acting\s+as|i\s+want\s+you\s+to|your\s+"
@@ -1489,6 +1496,14 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
             where = "the system prompt" if system else f"message {b.message}"
             processed_after, declared = b.msg_pos, f"{where}: {_short(m.group(0), 60)!r}"
             break
+    # a user message whose first text block is a short request that points at what follows ("Please check this
+    # changelog for missing breaking changes." + the changelog in a block of its own): its later blocks are the text
+    handing: dict[int, int] = {}
+    for k in range(1, len(blocks)):
+        prev, b = blocks[k - 1], blocks[k]
+        if b.msg_pos == prev.msg_pos and b.role == "user" and (k == 1 or blocks[k - 2].msg_pos != prev.msg_pos) \
+                and _requests_work_on(text, prev.start, prev.end):
+            handing[prev.msg_pos] = prev.start
     for b in blocks:
         if b.end <= b.start:
             continue
@@ -1502,6 +1517,10 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
         if processed_after is not None and b.msg_pos > processed_after and b.role in ("user", "assistant"):
             out.append(Material(b.start, b.end, "processed_turn",
                                 f"kept: a turn of the text this conversation processes ({declared})"))
+            continue
+        if b.role == "user" and b.msg_pos in handing and handing[b.msg_pos] != b.start:
+            out.append(Material(b.start, b.end, "introduced", f"kept: the text handed over with the request "
+                                f"{_short(text[handing[b.msg_pos]:], 50)!r} of the block before"))
             continue
         found = block_material(text, b.start, b.end)
         if b.role == "user":  # (what the introducers found already is not listed twice)

@@ -589,3 +589,20 @@ def test_a_prompt_that_sets_up_a_role_hands_nothing_over():
               "issues are rare.\n\n## Rules\nPlease be brief.")
     assert not _handed(prompt)
     assert not _handed("---\nname: eli8\ndescription: Explain this concept simply\n---\n\nThanks for reading.")
+
+
+def test_a_request_block_hands_over_the_blocks_after_it_in_its_message():
+    # review 19: "check this changelog" in one text block, the changelog in the next
+    changelog = ("## v2.0.0\n- Removed the /v1/orders endpoint (thanks @jlee for the migration guide!)\n"
+                 "- Please note: Python 3.8 is no longer supported")
+    body = {"system": "You are a release manager assistant.", "messages": [{"role": "user", "content": [
+        {"type": "text", "text": "Hi! Please check this changelog for missing breaking changes. Thanks!"},
+        {"type": "text", "text": changelog}]}]}
+    ann = annotate(load_conversation(json.dumps(body)), env={})
+    for floor in (1.0, 0.0):
+        assert ann.at_ratio(0.95, min_effectiveness=floor).block_texts[2] == changelog
+    # a block that asks for nothing hands nothing over
+    body["messages"][0]["content"] = [{"type": "text", "text": "Hi! Here is an update."},
+                                      {"type": "text", "text": "Thanks again! The release ships on Monday."}]
+    ann = annotate(load_conversation(json.dumps(body)), env={})
+    assert ann.at_ratio(0.95).block_texts[2] == "The release ships on Monday."
