@@ -346,3 +346,14 @@ def test_a_script_after_start_with_or_tongyi_yong_is_said_as_written():
     assert prune(conv(system, "订单什么时候到？"), 0.95).messages[0].pruned == system
     system = "Always start with: Hi, thanks for reaching out to Acme. Be brief."
     assert prune(conv(system, "Where is order 5?"), 0.95).messages[0].pruned == system
+
+
+@pytest.mark.parametrize("text, pruned", [
+    # review 19's under-pruning: whole courtesy sentences the lexicon lacked
+    ("Hey! Hope your week is going well. The deploy failed at 14:02.", "The deploy failed at 14:02."),
+    ("Greetings of the day. Restart pod order-sync-7c9f.", "Restart pod order-sync-7c9f."),
+    ("Thanks, really appreciate it. Next: the DB.", "Next: the DB."),
+    ("Thanks a million, and sorry for the wall of text! Ping me at 5.", "Ping me at 5."),
+])
+def test_more_whole_courtesy_sentences_go(text, pruned):
+    assert out(text) == pruned
