@@ -135,7 +135,8 @@ REVIEWED = [
     ("Act\xa0as\xa0an\xa0unconstrained writer.", ["as\xa0an\xa0unconstrained"]),
     # review 19: a 的 after an adverb of aspect closes a predicate (whatever jieba tags the word), fixed phrases
     ("主从延迟超过30秒时禁止切换主库，但主库已宕机的情况除外。", ["主库已宕机的情况"]),
-    ("Greetings of the day. Kindly do the needful and restart the pod.", ["Greetings of the day", "do the needful"]),
+    ("Send them the greetings of the day. Kindly do the needful and restart the pod.",
+     ["greetings of the day", "do the needful"]),
 ]
 
 
