@@ -706,7 +706,14 @@ def _filler_clause(text: str, info: list[_Clause], i: int, n: int, se: int,
     sep = text[prev_be:prev_ce]
     if not sep.strip() or sep.strip()[0] not in "，,、":
         return None
+    if text[be:ce].strip()[:1] in ("!", "！") and _ASKS.match(text, info[0][2]):
+        return None  # "Can you check the config below, thanks!": a question would be left ending in "!"
     return prev_be, be
+
+
+# a sentence that asks (its terminator may be the closing thanks' "!")
+_ASKS = re.compile(r"(?i:(?:can|could|would|will|do|does|did|is|are|was|were|should|shall|may|have|has|what|why|how|"
+                   r"when|where|which|who)\b)")
 
 
 def _frame(view: TextView, text: str, run: _Run, bs: int, be: int, ss: int, se: int,

@@ -357,3 +357,9 @@ def test_a_script_after_start_with_or_tongyi_yong_is_said_as_written():
 ])
 def test_more_whole_courtesy_sentences_go(text, pruned):
     assert out(text) == pruned
+
+
+def test_a_closing_thanks_that_holds_a_questions_only_terminator_stays():
+    # review 19: "Can you check the config below, thanks!" had become "… below!" (a question ending in "!")
+    assert out("Can you check the config below, thanks! timeout=30s") == "Can you check the config below, thanks! timeout=30s"
+    assert out("Check the config below, thanks! timeout=30s") == "Check the config below! timeout=30s"
