@@ -1096,11 +1096,48 @@ def _inline_examples(text: str, s: int, e: int, seg: str) -> list[tuple[int, int
     return out
 
 
+# a template's placeholder ("{{name}}", "${ticket_id}"), and the line that hands a template over to fill in ("Fill in this
+# template exactly; do not change the fixed wording:", "根据下面的模板生成短信，…只替换占位符：")
+_PLACEHOLDER = re.compile(r"\{\{[^{}\n]{1,40}\}\}|\$\{[^{}\n]{1,40}\}")
+_TEMPLATE_INTRO = re.compile(r"^[^\n]*?(?:(?i:\b(?:this|the\s+following|below)\s+template\b|\bfill\s+in\b|placeholders?|"
+                             r"fixed\s+wording)|(?:下面|以下|如下|这个)的?模[板版]|模[板版]如下|占位符|固定文字|固定的文字)"
+                             r"[^\n]*[:：][ \t]*$", re.MULTILINE)
+
+
+def _templates(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
+    """A template handed over to fill in: after a line that calls it one and ends with a colon, between the rule
+    lines ("---") that open it, or else to the end of the paragraph of its last placeholder.  (A prompt that only
+    holds ${variables} is instructions, not a text to reproduce.)"""
+    if not ("{{" in seg or "${" in seg) or ("emplat" not in seg and "laceholder" not in seg and "ording" not in seg
+                                          and "模" not in seg and "占位符" not in seg and "固定" not in seg):
+        return []
+    out: list[tuple[int, int, str, str]] = []
+    for intro in _TEMPLATE_INTRO.finditer(text, s, e):
+        a = intro.end()
+        while a < e and text[a] in " \t\n":
+            a += 1
+        rule = _FENCE_RULE.match(text, a, e)
+        if rule is not None:
+            close = _FENCE_RULE.search(text, rule.end(), e)
+            b = close.start() if close is not None else e
+            a = rule.end()
+        else:
+            marks = [m.start() for m in _PLACEHOLDER.finditer(text, a, e)]
+            if not marks:
+                continue
+            nxt = _PARA_BREAK.search(text, marks[-1], e)
+            b = nxt.start() if nxt is not None else e
+        if _PLACEHOLDER.search(text, a, b):
+            a, b = _stripped(text, a, b)
+            out.append((a, b, "introduced", f"kept: the template handed over by {_short(intro.group(0).strip(), 40)!r}"))
+    return out
+
+
 # --------------------------------------------------------------------------------------------- blocks
 
 # each finder gets the block as (text, s, e) and its text sliced once, ``seg`` (= text[s:e]), for its guards
 _FINDERS = (_code, _quotes, _introduced, _few_shot, _exam_items, _tables, _json, _marked, _example_sections,
-            _announced_items, _opening_lines, _inline_examples, _handed_by_question, _front_matter)
+            _announced_items, _opening_lines, _inline_examples, _handed_by_question, _front_matter, _templates)
 # every finder but those of _NO_MARK_FINDERS needs one of these marks in the block (a backtick or tilde for a fence, 4
 # spaces or a tab for indented code, ;{} for bare code, a quotation mark, a colon for introduced text and
 # few-shot, | for a table, " or [ for JSON): most chat turns have none, and skip six finders at once
@@ -1151,25 +1188,31 @@ _TASK_INTRO = re.compile(
     r"(?:"
     # the verb's object is the text that follows: "this", "it", "the following", "my …", or a language to put it in
     r"(?i:(?:(?:can|could|would|will)[ \t]+you[ \t]+(?:please[ \t]+)?|please[ \t]+)?"
-    rf"(?:{_TASK_VERB_EN}|make|turn)\b[^:：\n.!?]{{0,60}}?\b(?:this|these|it|the[ \t]+following|following|below|my|"
+    rf"(?:{_TASK_VERB_EN}|make|turn|send|post|publish|forward|share|announce)\b[^:：\n.!?]{{0,60}}?\b(?:this|these|it|the[ \t]+following|following|below|my|"
     r"each|every|all|both|(?:in)?to[ \t]+(?-i:[A-Z])[a-z]+|这个|这段|这篇|这些|这份|这条|下面的?|以下的?)\b[^:：\n.!?]{0,60}?)"
     r"|(?i:(?:this|that|another|the[ \t]+next)[ \t]+one)"
     # reported words: "The customer wrote:", "Their second message was just:"
     r"|(?i:[^:：\n]{0,60}?\b(?:wrote|writes|said|says|replied|posted|texted|messaged|(?:message|email|e-mail|review|"
     r"comment|reply|text|note|post|answer)[ \t]+(?:was|is|reads|read|said|says)(?:[ \t]+(?:just|only|simply))?))"
+    # said to pass on as written: "Send this to #eng-all, word for word:", "Post it verbatim:"
+    r"|(?i:[^:：\n]{0,80}?\b(?:verbatim|word[ \t]+for[ \t]+word|as[ \t]+is|exactly[ \t]+as[ \t]+(?:written|it[ \t]+is))\b[^:：\n]{0,40}?)"
     r"|(?P<source>(?i:[^:：\n]{0,80}?\b(?:from|based[ \t]+on|using)[ \t]+(?:these|the[ \t]+following|this|my)[ \t]+"
     r"(?:points|notes|bullets|facts|details|items|data|list|draft|outline|transcript)))"
     r")"
-    r"|[^：:\n]{0,30}?(?:翻译|润色|校对|改写|修改|看看|检查|整理|总结|概括|分类|标注|打分|评分|回复|判断|识别|分析|解释|批改|点评)"
-    r"[^：:\n]{0,30}?(?:这段|这篇|这封|这句|这份|这条|这个|这几条|下面|以下|如下|它|成[\u4e00-\u9fff]{1,3}[文语])[^：:\n]{0,30}?"
+    r"|[^：:\n]{0,30}?(?:翻译|翻成|译成|润色|校对|改写|修改|看看|检查|整理|总结|概括|分类|标注|打分|评分|回复|判断|识别|分析|解释|批改|"
+    r"点评)[^：:\n]{0,30}?(?:这段|这篇|这封|这句|这份|这条|这个|这几条|下面|以下|如下|它|成[\u4e00-\u9fff]{1,3}[文语])[^：:\n]{0,30}?"
+    # said to pass on as written: "状态页公告，直接按这个发：", "原样转发："
+    r"|[^：:\n]{0,30}?(?:原样|原封不动|一字不改|一个字都不要?改|照发|照着发|直接(?:按这个)?发|按这个发)[^：:\n]{0,20}?"
     # the text pointed at before the verb: "帮我把下面这份通知改得更正式一点，意思不要变："
-    r"|[^：:\n]{0,20}?(?:把|将|对|给)(?:下面|以下|下列|这)[^：:\n]{0,20}?(?:改|翻译|润色|校对|整理|总结|概括|分类|标注|打分|评分|"
+    r"|[^：:\n]{0,20}?(?:把|将|对|给)(?:下面|以下|下列|这)[^：:\n]{0,20}?(?:改|翻译|翻成|译成|润色|校对|整理|总结|概括|分类|标注|打分|评分|"
     r"回复|判断|识别|分析|解释|批改|点评)[^：:\n]{0,30}?"
     r")(?:\*\*)?[ \t]*[:：]"
 )
 # what a line must hold before _TASK_INTRO is tried at its colon (most colons head "Rules:", a time or a key)
 # (searched in the lower-cased words before the colon: a case-insensitive search costs twice as much)
-_TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\bmake\b|\bturn\b|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
+_TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\bmake\b|\bturn\b|\bsend\b|\bpost\b|\bpublish\b|\bforward\b|\bshare\b|"
+                       r"\bannounce\b|\bverbatim\b|\bword for word\b|\bas is\b|\bexactly as\b|原样|原封不动|一字不改|一个字都不|照发|照着发|"
+                       r"按这个发|直接发|翻成|译成|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
                        r"\breplied\b|\bposted\b|\btexted\b|\bmessaged\b|\b(?:was|is|reads?)\b"
                        r"|翻译|润色|校对|改|看看|检查|整理|总结|概括|分类|标注|打分|评分|回复|判断|识别|分析|解释|批改|点评")
 _CUE_WINDOW = 160  # characters before a colon: every intro's verb, "one" or "from" stands within them
@@ -1322,6 +1365,33 @@ def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str
     return []
 
 
+# a short turn that asks for work on the reply before it as a whole
+_BACK_VERB = re.compile(rf"(?i:\b(?:{_TASK_VERB_EN}|translate|rewrite|change|replace|keep|send)\b)|{_TASK_VERB_ZH}|改成|改为|换成|替换|翻成|译成")
+_BACK_POINTER = re.compile(r"(?i:\b(?:it|that|this|the\s+(?:draft|reply|e-?mail|message|letter|text|above|post|note|"
+                           r"announcement|version|answer))\b)|上面|以上|这条|这段|这封|这篇|全文|其他别动|其他不要动|其余不变")
+_BACK_MAX = 160  # characters: "Translate it to German, keep everything."
+
+
+def _works_on_the_last_reply(text: str, s: int, e: int) -> bool:
+    """Whether the user turn [s, e) is a short request that works on the reply before it as a whole: a verb of
+    processing and a pointer back, with a verb that makes a new version of it ("Translate it to German") or "keep
+    everything" / "其他别动" / "全文" ("Can you explain that?" asks about the reply, and its words may go)."""
+    a, b = _stripped(text, s, e)
+    if not 0 < b - a <= _BACK_MAX:
+        return False
+    turn = text[a:b]
+    return bool(_BACK_VERB.search(turn) and _BACK_POINTER.search(turn) and (_KEEP_ALL.search(turn)
+                                                                             or _BACK_EDIT.search(turn)))
+
+
+# a verb that makes a new version of the text (its words then matter): translate it, rewrite it, 改成…
+_BACK_EDIT = re.compile(r"(?i:\b(?:translate|rewrite|rephrase|reword|proofread|polish|shorten|tighten|edit)\b)|翻译|翻成|译成|改成|改为|"
+                        r"换成|润色|改写|缩写|精简")
+_KEEP_ALL = re.compile(r"(?i:\bkeep\s+(?:everything|all|the\s+rest|it\s+(?:all|as\s+is))|\bword\s+for\s+word|\bverbatim|"
+                       r"\bas\s+is\b|\bnothing\s+else|\bfull\s+text|\bwhole\s+(?:text|thing|reply))|其他别动|其他不要动|其余不变|"
+                       r"其他不变|给我全文|完整|原样|一字不改")
+
+
 def _requests_work_on(text: str, s: int, e: int) -> bool:
     """Whether [s, e) is a short request that points at a text ("Please check this changelog …", "翻译下面的邮件")."""
     a, b = _stripped(text, s, e)
@@ -1417,15 +1487,27 @@ _HANDED_EN = re.compile(
     rf"|\b(?i:when|whenever|once|if)\s+(?:(?i:the user|users?)|I)\s+(?i:{_HAND_OVER})s?\b[^.!?\n]{{0,60}}?\b"
     rf"(?i:{_TEXT_NOUN})\b"
     # "Classify each user utterance into one intent", "You label chat openers": each turn is an item to label
+    # "Translate every user message into Chinese", "You rewrite messages in a formal register", "Reply to each incoming
+    # email": each turn is the text to work on
     rf"|\b(?i:classify|label|categori[sz]e|tag)\s+(?i:each|every|all|the|incoming)?\s*(?:[a-z-]+\s+){{0,3}}?"
     r"(?i:utterances?|messages?|inputs?|queries|query|texts?|sentences?|requests?|openers?|tickets?|reviews?|comments?)\b"
+    # (a verb that edits a text: only with the user's or each incoming text as its object — "rephrase the human
+    # message in its own words", "rephrase sentences for better understanding" are the agent's own manner)
+    r"|\b(?i:(?:translate|rewrite|rephrase|paraphrase|proofread|correct|summari[sz]e)\s+(?:(?:each|every|all)\s+"
+    r"(?:of\s+the\s+)?(?:user'?s?\s+|incoming\s+|customer\s+)?|(?:the\s+)?(?:user'?s?|incoming|customer)\s+)"
+    r"(?:messages?|inputs?|texts?|sentences?|e-?mails?|reviews?|comments?)\b)"
+    r"|\b(?i:you\s+(?:translate|rewrite|rephrase|paraphrase|proofread|correct|summari[sz]e)\s+(?:messages|texts|"
+    r"sentences|e-?mails|reviews|comments)\b)"
+    # (a reply to each incoming text, not "Respond to user messages politely": the turns a chat answers)
+    r"|\b(?i:(?:reply|respond)\s+to\s+(?:each|every|(?:all\s+)?incoming)\s+(?:[a-z-]+\s+){0,2}?"
+    r"(?:e-?mails?|tickets?|reviews?|comments?|messages?))\b"
     # "… a commit message based on the following diff": what the turns after it bring is the input
     rf"|\b(?i:based on|from)\s+(?i:the\s+(?:following|given|provided)|these|this)\s+"
     rf"(?i:diffs?|changes?|commits?|descriptions?|inputs?|notes?|{_TEXT_NOUN})\b"
     # "You will receive a customer review; extract …"
     rf"|\b(?i:you\s+(?:will|'ll|are\s+going\s+to)\s+(?:receive|get|be\s+given|be\s+shown|see))\b[^.!?\n]{{0,40}}?\b"
     rf"(?i:reviews?|comments?|tickets?|utterances?|inputs?|{_TEXT_NOUN})\b")
-_PROCESS_EN = re.compile(r"\b(?i:correct|proofread|review|revis|rewrit|translat|improv|edit|polish|paraphras|fix|"
+_PROCESS_EN = re.compile(r"\b(?i:correct|proofread|review|revis|rewrit|translat|improv|edit|polish|paraphras|fix|repl[yi]|respond|"
                          r"classif|label|categori|tag|extract|identif|detect|"
                          r"check|grad|scor|rephras|refin|summari[sz]|analy[sz]|critiqu|evaluat|convert|format|simplif)")
 _HANDED_ZH = re.compile(r"(?:用户|我)(?:会|将|将会|可能会|每次)?(?:给你|向你|为你|发给你|提供给你)?(?:提供|发送|输入|发|给出|粘贴|给)"
@@ -1434,7 +1516,10 @@ _HANDED_ZH = re.compile(r"(?:用户|我)(?:会|将|将会|可能会|每次)?(?:�
                         # "请直接粘贴需要重写的段落": the agent asks for the text it will work on
                         r"|(?:请|直接|请直接)粘贴[^。！？\n]{0,12}?(?:文本|文字|段落|内容|文章|稿件|作文|文案)"
                         # "把用户的话分成以下四类之一": each turn is an item to classify
-                        r"|(?:把|将|对)用户(?:的|说的)?(?:话|输入|消息|问题|句子|发言)[^。！？\n]{0,10}?(?:分成|分为|归为|归类|分类|标注)"
+                        r"|(?:把|将|对)用户(?:的|说的|发来的)?(?:每一?条|每句|每个|所有)?(?:话|输入|消息|问题|句子|发言)[^。！？\n]{0,10}?"
+                        r"(?:分成|分为|归为|归类|分类|标注|翻译|改写|润色|回复)"
+                        # "判断每条评论的情感"
+                        r"|每一?(?:条|句|段|封)(?:用户的?)?(?:评论|评价|留言|消息|句子|文本|反馈|邮件)"
                         # "对下面每条评论判断情感", "你会收到一条用户评价，请抽取…": each turn is an item to process
                         r"|(?:对|给|把|将)(?:下面|以下|下列)的?(?:每条|每一条|每句|每个|所有|这些)?(?:评论|评价|留言|消息|句子|文本|反馈|标题)"
                         r"|(?:你|您)(?:会|将|将会)(?:收到|看到|得到)[^。！？\n]{0,10}?(?:评论|评价|留言|消息|句子|文本|反馈|文章|邮件)")
@@ -1498,6 +1583,14 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
             break
     # a user message whose first text block is a short request that points at what follows ("Please check this
     # changelog for missing breaking changes." + the changelog in a block of its own): its later blocks are the text
+    # an assistant turn the next user turn asks to work on as a whole ("Translate it to German, keep everything.",
+    # "把“病假”改成“事假”，其他别动，给我全文"): the draft is the text
+    drafts: set[int] = set()
+    for k in range(1, len(blocks)):
+        prev, b = blocks[k - 1], blocks[k]
+        if prev.role == "assistant" and b.role == "user" and b.msg_pos != prev.msg_pos and _works_on_the_last_reply(
+                text, b.start, b.end):
+            drafts.add(prev.msg_pos)
     handing: dict[int, int] = {}
     for k in range(1, len(blocks)):
         prev, b = blocks[k - 1], blocks[k]
@@ -1510,6 +1603,9 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
         btype = getattr(b, "type", None) or (block_types or {}).get((b.message, b.block), "text")
         if b.msg_pos == prefill_msg:
             out.append(Material(b.start, b.end, "prefill", "kept: assistant prefill (final assistant turn)"))
+            continue
+        if b.msg_pos in drafts:
+            out.append(Material(b.start, b.end, "introduced", "kept: the reply the next turn asks to work on as a whole"))
             continue
         if btype == "tool_result" or b.role in TOOL_ROLES:
             out.append(Material(b.start, b.end, "tool_result", f"kept: tool result (message {b.message})"))
