@@ -1584,7 +1584,8 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
     # a user message whose first text block is a short request that points at what follows ("Please check this
     # changelog for missing breaking changes." + the changelog in a block of its own): its later blocks are the text
     # an assistant turn the next user turn asks to work on as a whole ("Translate it to German, keep everything.",
-    # "把“病假”改成“事假”，其他别动，给我全文"): the draft is the text
+    # "把“病假”改成“事假”，其他别动，给我全文"): the draft is the text.  (This looks one turn ahead, yet the pruned history
+    # stays prefix-stable: a reply is first sent with the turn after it, and when it is last it is a prefill, whole too)
     drafts: set[int] = set()
     for k in range(1, len(blocks)):
         prev, b = blocks[k - 1], blocks[k]
