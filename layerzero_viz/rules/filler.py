@@ -275,6 +275,13 @@ _BARE_VOCATIVE = re.compile(r"[，,!！ \t]*(?:[^\W\d_a-zA-Z我你您他她它�
 _PLEASE_VERB_BEFORE = re.compile(r"(?i:\b(?:to|will|would|can|could|must|might|may|trying|tried|hard|easy|eager)\s+)$")
 # a word in title case after the hit on its line: "Thank You Note", "I Think I Need a Lawyer" (a title, not filler)
 _TITLE_AFTER = re.compile(r"[ \t]+[A-Z][a-z]*\b")
+_FOR_NOTHING = re.compile(r"(?i:\s+for\s+nothing\b)")
+# "kindly" after a word of its clause that is no request frame ("Treat new on-call hires kindly"); a softener opens its
+# request ("Kindly check", "Please kindly check", "I kindly ask", "could you kindly")
+_KINDLY_MANNER = re.compile(r"(?i:\b(?!(?:please|you|i|we|to|and|or|but|so|then|also|would|could|can|will|must|should)\b)"
+                            r"[a-z'’-]+)[ \t]+$")
+# "as you please", "do whatever they please": the verb
+_AS_YOU_PLEASE = re.compile(r"(?i:\b(?:as|if|whatever|whenever|wherever|what|however)\s+(?:you|they|we|he|she|I|one)\s+)$")
 
 
 def _not_filler_en(text: str, s: int, e: int) -> bool:
@@ -289,8 +296,13 @@ def _not_filler_en(text: str, s: int, e: int) -> bool:
     if len(phrase) == 2 and phrase.lower() == "hi":
         # "Hi-Fi", "hi-res", "Honolulu, HI 96815": a word or a state, not a greeting
         return phrase == "HI" or text[s - 1:s] == "-" or text[e:e + 1] == "-"
-    if phrase.lower() == "please":
-        if _PLEASE_VERB_BEFORE.search(text, max(0, s - 12), s):
+    low = phrase.lower()
+    if low.startswith(("thank", "thx")) and _FOR_NOTHING.match(text, e):
+        return True  # "Thanks a lot for nothing.": sarcasm, the complaint itself
+    if low == "kindly" and _KINDLY_MANNER.search(text, max(0, s - 40), s):
+        return True  # "Treat new hires kindly", "responded kindly": how something is done, not a request's softener
+    if low == "please":
+        if _PLEASE_VERB_BEFORE.search(text, max(0, s - 12), s) or _AS_YOU_PLEASE.search(text, max(0, s - 20), s):
             return True
         before = text[max(0, s - 40):s].rstrip(" \t")
         if phrase[0] == "P" and before and before[-1] not in ".!?:;,\n。！？：；，、":

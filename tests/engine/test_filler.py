@@ -363,3 +363,22 @@ def test_a_closing_thanks_that_holds_a_questions_only_terminator_stays():
     # review 19: "Can you check the config below, thanks!" had become "… below!" (a question ending in "!")
     assert out("Can you check the config below, thanks! timeout=30s") == "Can you check the config below, thanks! timeout=30s"
     assert out("Check the config below, thanks! timeout=30s") == "Check the config below! timeout=30s"
+
+
+@pytest.mark.parametrize("text", [
+    # review 20: politeness words used for what they mean
+    "Thanks a lot for nothing. Your last patch broke login again.",
+    "Treat new on-call hires kindly in the rotation doc.",
+    "The reviewer responded kindly to my PR. Should I reply?",
+    "Do as you please with the intro, but keep the numbers.",
+])
+def test_politeness_words_used_for_their_meaning_stay(text):
+    assert out(text) == text
+
+
+@pytest.mark.parametrize("text, pruned", [
+    ("Could you kindly check order 5?", "Could you check order 5?"),
+    ("I kindly ask you to check order 5.", "I ask you to check order 5."),
+])
+def test_kindly_as_a_requests_softener_still_goes(text, pruned):
+    assert out(text) == pruned
