@@ -11,7 +11,11 @@ really a repeat — the two must say the same thing:
   while one-way containment ("不要使用表格和图片" → "不要使用表格") is not;
 * hence the same negations in the same places, and the same numbers, identifiers and quoted values;
 * no correction marker in the later one (更正, 改为, instead, actually, rather than, "not … but" …), and no
-  conflicting statement in between ("不要使用表格" … "这次要使用表格" … "不要使用表格": the last is kept);
+  conflicting statement in between ("不要使用表格" … "这次要使用表格" … "不要使用表格": the last is kept), and no user
+  turn in between that lifts or changes the rules ("From now on you can go long …": a rule said after it is put
+  back);
+* a clause of a longer sentence only when the rest is a rule of its own (a condition, scope or hanging clause left
+  alone is debris that reads as another rule);
 * the later one is a constraint (imperative, must/should/only/never, 请/需要/必须/只/不要/务必, format, length,
   language or tone), in a system or user turn, not a list item, heading or table row (restated data), and
   neither copy is inside material (quotes, code, ``<context>``, ``<output_format>``, verbatim elements).
@@ -686,6 +690,7 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
         return []
     order = sorted(spans, key=lambda p: (p[0], -p[1]))
     files = _Files(view)
+    lifts = _Lifts(view)
     block_sents: dict[int, list[tuple[int, int]]] = {}
     by_family: dict[_Keys, list[_Entry]] = {}
     by_clauses: dict[tuple[_Keys, ...], list[_Entry]] = {}
@@ -726,6 +731,8 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                     why = "an item of another section's list (an enumeration, not a restated rule)"
                 if not why and first.part and not _restates_a_part(text, s, e, sent):
                     why = "the same words as a clause of a rule, but not said as a reminder of it"
+                if not why and blocks[bi].role == "user" and lifts.between(first.end, blocks[bi].start):
+                    why = "said again after a later turn lifted or changed the rules: it puts them back"
                 if not why and sorted(_SIGNED_NUMBER.findall(fold(text[s:e]))) != sorted(
                         _SIGNED_NUMBER.findall(fold(text[first.start:first.end]))):
                     why = "carrying other numbers (a sign or a decimal)"
@@ -762,6 +769,31 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
     out = _keep_whole_lists(text, out, notes)
     _remember(view, notes)
     return out
+
+
+# a turn that lifts or changes the standing rules ("From now on you can go long and use bullet points.", "从现在开始可以超过
+# 100 字，也可以用表格了"): a rule said after it again is put back, not repeated
+_LIFT = re.compile(r"(?i:\b(?:from\s+now\s+on|you\s+can\s+now|now\s+you\s+can|you\s+may\s+now|no\s+longer\s+need|"
+                   r"feel\s+free\s+to|(?:ignore|disregard|forget(?:\s+about)?)\s+(?:the|my|that|those|previous|earlier|above|"
+                   r"what)|it'?s\s+(?:fine|ok|okay)\s+to|you\s+are\s+(?:now\s+)?allowed\s+to)\b)"
+                   r"|从现在开始|从现在起|以后可以|现在可以|不用再|不再需要|不必再|可以不用|忽略(?:之前|上面|前面|刚才)|不用管|解除")
+
+
+class _Lifts:
+    """Where the user turns lift or change the standing rules (looked for once, on the first repeat in a user turn)."""
+
+    def __init__(self, view: TextView) -> None:
+        self._view = view
+        self._starts: list[int] | None = None
+
+    def between(self, a: int, b: int) -> bool:
+        """Whether a user turn starting in [a, b) lifts a rule."""
+        if self._starts is None:
+            text = self._view.text
+            self._starts = [blk.start for blk in self._view.blocks
+                            if blk.role == "user" and _LIFT.search(text, blk.start, blk.end)]
+        k = bisect.bisect_left(self._starts, a)
+        return k < len(self._starts) and self._starts[k] < b
 
 
 # what makes one clause of a statement the condition or the scope of another

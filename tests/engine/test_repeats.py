@@ -326,3 +326,23 @@ def test_a_repeated_clause_whose_sentence_would_be_left_a_fragment_is_kept(syste
     assert kept in r.messages[0].pruned
     details = {t["detail"] for t in tokens_of(r) if t["message"] == "system" and t["decision"] == "keep"}
     assert any("would be left alone" in d for d in details), details
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_rule_said_again_after_a_turn_lifted_it_is_put_back_not_repeated(lang):
+    # review 20: "From now on you can go long …" then, later, the system prompt's rules again: they are re-imposed
+    if lang == "en":
+        system, lift, again = ("Keep answers under 50 words. Don't use bullet points.",
+                               "From now on you can go long and use bullet points. Compare Raft and Paxos.",
+                               "Next: what is EPaxos? Keep answers under 50 words. Don't use bullet points.")
+    else:
+        system, lift, again = ("回答不得超过 100 字。不要使用表格。", "从现在开始可以超过 100 字，也可以用表格了。对比一下 Kafka 和 RabbitMQ。",
+                               "那 Pulsar 呢？回答不得超过 100 字，不要使用表格。")
+    r = prune(conv(system, lift, "- Raft: leader-based\n- Paxos: …", again), 0.95)
+    assert r.messages[3].pruned == again
+    kept = {t["detail"] for t in tokens_of(r) if t["message"] == 2 and t["decision"] == "keep"}
+    assert any("lifted or changed the rules" in d for d in kept), kept
+    # without the lift, the same words are a repeat
+    r = prune(conv(system, "Compare Raft and Paxos." if lang == "en" else "对比一下 Kafka 和 RabbitMQ。",
+                   "- Raft: leader-based\n- Paxos: …", again), 0.95)
+    assert r.messages[3].pruned != again
