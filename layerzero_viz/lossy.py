@@ -48,7 +48,9 @@ no-break spaces (the cut left two).  A fifteenth (178 more, 0 severe, 2 moderate
 points at what was named before ("only perspectives of the mentioned personalities": without it, any mentioned;
 "the above", "the given"), in a part of a set ("each of the five"), and after a question word ("What the primary
 goal is"). A nineteenth (83 more at the floor) found, kept since: a 的 after an adverb of
-aspect (主库已宕机的情况: jieba tags 宕机 a name), "greetings of the day", "do the needful".
+aspect (主库已宕机的情况: jieba tags 宕机 a name), "greetings of the day", "do the needful"; a twentieth (71
+more): "the one below", and any word inside a politeness phrase the safe tier keeps ("replace sorry for the
+inconvenience with …": named, not said).
 
 Never taken either: a word on a line that opens with punctuation other than a list marker, a heading mark or
 emphasis (";; comment", "> quote", "| cell"), on a line that reads as code or a formula (an assignment, a call,
@@ -60,6 +62,7 @@ Built on first use (the default floor, 1.0, never needs it), once per annotation
 """
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, NamedTuple
@@ -121,7 +124,7 @@ _PHRASE_BEFORE_A = frozenset({"at", "once", "twice", "per"})
 # idioms that hold their article ("in the end", "bridge the gap", "the bigger picture", "by the way", "for a while",
 # "a force to be reckoned with", "make a difference", "greetings of the day", "do the needful")
 _IDIOM_AFTER_THE = frozenset({"end", "gap", "picture", "way", "moment", "meantime", "fly", "hood", "loop", "box",
-                              "board", "spotlight", "scroll", "bottom", "table", "long", "whole", "day", "needful"})
+                              "board", "spotlight", "scroll", "bottom", "table", "long", "whole", "day", "needful", "one"})
 _IDIOM_ADJECTIVE_THE = frozenset({"big", "bigger", "larger", "broader", "wider"})
 _IDIOM_AFTER_A = frozenset({"while", "force", "difference", "result", "row", "must", "whole"})
 # 的 between two nouns (餐馆的电话, 用户的问题) and 地 between an adverbial and a verb (认真地检查): after a verb, an
@@ -195,6 +198,11 @@ def lossy_tier(ann: Annotated) -> LossyTier:
     rows: list[tuple[int, int, str, int, int, int, float, int]] = []
     system = view.standing_blocks()
     articles = not any(_GRAMMAR_TASK.search(text, b.start, b.end) for b in system)
+    # a politeness phrase the safe tier keeps is named or said as it stands ("replace sorry for the inconvenience
+    # with …"): no word of it goes
+    p_starts, p_ends, _ = view.lexicon_columns(_PHRASE_LEXICONS)
+    phrases = sorted((a, b) for a, b in zip(p_starts, p_ends) if " " in text[a:b])
+    phrase_starts = [a for a, _ in phrases]
     for bi, block in enumerate(view.blocks):
         if block.end <= block.start or block.role in _MODEL_ROLES:
             continue  # the model's own words: it imitates them (a final one is the prefill it continues)
@@ -240,6 +248,9 @@ def lossy_tier(ann: Annotated) -> LossyTier:
                     # word goes: "As per my previous message, the left earcup …")
                 if _first_after_marker(text, ws):
                     continue  # "- the …": the item's first word (its token holds the marker's space)
+                k_phrase = bisect.bisect_right(phrase_starts, ws) - 1
+                if k_phrase >= 0 and phrases[k_phrase][1] >= we:
+                    continue  # inside a politeness phrase the safe tier keeps
                 a = int(np.searchsorted(g_end, ws, side="right"))
                 b = int(np.searchsorted(g_start, we, side="left"))
                 if b <= a or not free[a:b].all():
@@ -263,6 +274,9 @@ def lossy_tier(ann: Annotated) -> LossyTier:
                      np.array([r[3] for r in rows], dtype=np.int64)[order],
                      np.array([r[4] for r in rows], dtype=np.int64)[order],
                      cost[order], loss_a[order], block_a[order])
+
+
+_PHRASE_LEXICONS = ("filler.en", "filler.zh", "hedges.en", "hedges.zh")
 
 
 # "You are Nova, …", "Act as the **Root Cause Architect**, …", "I am {name}, …": a name after a copula or "as"

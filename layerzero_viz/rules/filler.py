@@ -718,11 +718,13 @@ def _filler_clause(text: str, info: list[_Clause], i: int, n: int, se: int,
     sep = text[prev_be:prev_ce]
     if not sep.strip() or sep.strip()[0] not in "，,、":
         return None
-    if text[be:ce].strip()[:1] in ("!", "！") and _ASKS.match(text, info[0][2]):
-        return None  # "Can you check the config below, thanks!": a question would be left ending in "!"
+    if text[be:ce].strip()[:1] in ("!", "！") and (_ASKS.match(text, info[0][2])
+                                                 or _ZH_ASKS.search(text, info[0][0], info[i - 1][1])):
+        return None  # "Can you check the config below, thanks!", "…有没有写错，谢谢！": a question would end in "!"
     return prev_be, be
 
 
+_ZH_ASKS = re.compile(r"吗|么|有没有|是不是|能不能|可不可以|会不会|对不对|要不要|为什么|怎么|什么|哪|多少")
 # a sentence that asks (its terminator may be the closing thanks' "!")
 _ASKS = re.compile(r"(?i:(?:can|could|would|will|do|does|did|is|are|was|were|should|shall|may|have|has|what|why|how|"
                    r"when|where|which|who)\b)")

@@ -382,3 +382,9 @@ def test_politeness_words_used_for_their_meaning_stay(text):
 ])
 def test_kindly_as_a_requests_softener_still_goes(text, pruned):
     assert out(text) == pruned
+
+
+def test_a_closing_thanks_after_a_chinese_question_stays():
+    # review 20: "…有没有写错，谢谢！" had become "…有没有写错！"
+    assert out("帮我检查一下这个告警规则有没有写错，谢谢！") == "帮我检查一下这个告警规则有没有写错，谢谢！"
+    assert out("帮我检查一下这个告警规则，谢谢！") == "帮我检查一下这个告警规则！"

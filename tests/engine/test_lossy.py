@@ -137,6 +137,10 @@ REVIEWED = [
     ("主从延迟超过30秒时禁止切换主库，但主库已宕机的情况除外。", ["主库已宕机的情况"]),
     ("Send them the greetings of the day. Kindly do the needful and restart the pod.",
      ["greetings of the day", "do the needful"]),
+    # review 20: "the one below"; a politeness phrase the safe tier keeps, named as a string
+    ("Our new agents keep writing replies like the one below.", ["like the one below"]),
+    ("In all support macros, replace sorry for the inconvenience with thanks for your patience.",
+     ["replace sorry for the inconvenience with"]),
 ]
 
 
