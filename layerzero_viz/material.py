@@ -1489,7 +1489,7 @@ _HANDED_EN = re.compile(
     # "Classify each user utterance into one intent", "You label chat openers": each turn is an item to label
     # "Translate every user message into Chinese", "You rewrite messages in a formal register", "Reply to each incoming
     # email": each turn is the text to work on
-    rf"|\b(?i:classify|label|categori[sz]e|tag)\s+(?i:each|every|all|the|incoming)?\s*(?:[a-z-]+\s+){{0,3}}?"
+    rf"|\b(?i:classify|label|categori[sz]e|tag)\s+(?i:each|every|all|the|incoming)?\s*(?:[a-z-]+\s+){{0,4}}?"
     r"(?i:utterances?|messages?|inputs?|queries|query|texts?|sentences?|requests?|openers?|tickets?|reviews?|comments?)\b"
     # (a verb that edits a text: only with the user's or each incoming text as its object — "rephrase the human
     # message in its own words", "rephrase sentences for better understanding" are the agent's own manner)

@@ -775,8 +775,11 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
 # 100 字，也可以用表格了"): a rule said after it again is put back, not repeated
 _LIFT = re.compile(r"(?i:\b(?:from\s+now\s+on|you\s+can\s+now|now\s+you\s+can|you\s+may\s+now|no\s+longer\s+need|"
                    r"feel\s+free\s+to|(?:ignore|disregard|forget(?:\s+about)?)\s+(?:the|my|that|those|previous|earlier|above|"
-                   r"what)|it'?s\s+(?:fine|ok|okay)\s+to|you\s+are\s+(?:now\s+)?allowed\s+to)\b)"
-                   r"|从现在开始|从现在起|以后可以|现在可以|不用再|不再需要|不必再|可以不用|忽略(?:之前|上面|前面|刚才)|不用管|解除")
+                   r"what)|it'?s\s+(?:fine|ok|okay)\s+to|you\s+are\s+(?:now\s+)?allowed\s+to|"
+                   r"(?:for\s+this\s+one|this\s+time|just\s+this\s+once)[^.!?\n]{0,20}?\byou\s+(?:can|may)|"
+                   r"you\s+(?:can|may)[^.!?\n]{0,30}?\b(?:this\s+time|for\s+this\s+one))\b)"
+                   r"|从现在开始|从现在起|以后可以|现在可以|不用再|不再需要|不必再|可以不用|忽略(?:之前|上面|前面|刚才)|不用管|解除"
+                   r"|(?:这次|这回|这一次|这一回)[^。！？\n]{0,6}?(?:可以|不用|不必|允许)")
 
 
 class _Lifts:

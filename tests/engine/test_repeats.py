@@ -328,16 +328,19 @@ def test_a_repeated_clause_whose_sentence_would_be_left_a_fragment_is_kept(syste
     assert any("would be left alone" in d for d in details), details
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_a_rule_said_again_after_a_turn_lifted_it_is_put_back_not_repeated(lang):
+@pytest.mark.parametrize("lang, lift", [
+    ("en", "From now on you can go long and use bullet points. Compare Raft and Paxos."),
+    ("en", "For this one you can go long and use bullet points: compare Raft and Paxos."),
+    ("zh", "从现在开始可以超过 100 字，也可以用表格了。对比一下 Kafka 和 RabbitMQ。"),
+    ("zh", "这次可以超过 100 字，详细点，用表格。对比一下 Kafka 和 RabbitMQ。"),
+])
+def test_a_rule_said_again_after_a_turn_lifted_it_is_put_back_not_repeated(lang, lift):
     # review 20: "From now on you can go long …" then, later, the system prompt's rules again: they are re-imposed
     if lang == "en":
-        system, lift, again = ("Keep answers under 50 words. Don't use bullet points.",
-                               "From now on you can go long and use bullet points. Compare Raft and Paxos.",
-                               "Next: what is EPaxos? Keep answers under 50 words. Don't use bullet points.")
+        system, again = ("Keep answers under 50 words. Don't use bullet points.",
+                         "Next: what is EPaxos? Keep answers under 50 words. Don't use bullet points.")
     else:
-        system, lift, again = ("回答不得超过 100 字。不要使用表格。", "从现在开始可以超过 100 字，也可以用表格了。对比一下 Kafka 和 RabbitMQ。",
-                               "那 Pulsar 呢？回答不得超过 100 字，不要使用表格。")
+        system, again = "回答不得超过 100 字。不要使用表格。", "那 Pulsar 呢？回答不得超过 100 字，不要使用表格。"
     r = prune(conv(system, lift, "- Raft: leader-based\n- Paxos: …", again), 0.95)
     assert r.messages[3].pruned == again
     kept = {t["detail"] for t in tokens_of(r) if t["message"] == 2 and t["decision"] == "keep"}
