@@ -1188,14 +1188,15 @@ _TASK_INTRO = re.compile(
     r"(?:"
     # the verb's object is the text that follows: "this", "it", "the following", "my …", or a language to put it in
     r"(?i:(?:(?:can|could|would|will)[ \t]+you[ \t]+(?:please[ \t]+)?|please[ \t]+)?"
-    rf"(?:{_TASK_VERB_EN}|make|turn|send|post|publish|forward|share|announce)\b[^:：\n.!?]{{0,60}}?\b(?:this|these|it|the[ \t]+following|following|below|my|"
-    r"each|every|all|both|(?:in)?to[ \t]+(?-i:[A-Z])[a-z]+|这个|这段|这篇|这些|这份|这条|下面的?|以下的?)\b[^:：\n.!?]{0,60}?)"
+    rf"(?:{_TASK_VERB_EN}|make|turn|send|post|publish|forward|share|announce)\b[^:：\n.!?]{{0,60}}?"
+    r"\b(?:this|these|it|the[ \t]+following|following|below|my|each|every|all|both|(?:in)?to[ \t]+(?-i:[A-Z])[a-z]+|这个|这段|这篇|这些|这份|这条|下面的?|以下的?)\b[^:：\n.!?]{0,60}?)"
     r"|(?i:(?:this|that|another|the[ \t]+next)[ \t]+one)"
     # reported words: "The customer wrote:", "Their second message was just:"
     r"|(?i:[^:：\n]{0,60}?\b(?:wrote|writes|said|says|replied|posted|texted|messaged|(?:message|email|e-mail|review|"
     r"comment|reply|text|note|post|answer)[ \t]+(?:was|is|reads|read|said|says)(?:[ \t]+(?:just|only|simply))?))"
     # said to pass on as written: "Send this to #eng-all, word for word:", "Post it verbatim:"
-    r"|(?i:[^:：\n]{0,80}?\b(?:verbatim|word[ \t]+for[ \t]+word|as[ \t]+is|exactly[ \t]+as[ \t]+(?:written|it[ \t]+is))\b[^:：\n]{0,40}?)"
+    r"|(?i:[^:：\n]{0,80}?\b(?:verbatim|word[ \t]+for[ \t]+word|as[ \t]+is|exactly[ \t]+as[ \t]+(?:written|it[ \t]+is))\b"
+    r"[^:：\n]{0,40}?)"
     r"|(?P<source>(?i:[^:：\n]{0,80}?\b(?:from|based[ \t]+on|using)[ \t]+(?:these|the[ \t]+following|this|my)[ \t]+"
     r"(?:points|notes|bullets|facts|details|items|data|list|draft|outline|transcript)))"
     r")"
@@ -1366,7 +1367,8 @@ def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str
 
 
 # a short turn that asks for work on the reply before it as a whole
-_BACK_VERB = re.compile(rf"(?i:\b(?:{_TASK_VERB_EN}|translate|rewrite|change|replace|keep|send)\b)|{_TASK_VERB_ZH}|改成|改为|换成|替换|翻成|译成")
+_BACK_VERB = re.compile(rf"(?i:\b(?:{_TASK_VERB_EN}|change|replace|keep|send)\b)|{_TASK_VERB_ZH}|改成|改为|换成|替换|翻成|"
+                        r"译成")
 _BACK_POINTER = re.compile(r"(?i:\b(?:it|that|this|the\s+(?:draft|reply|e-?mail|message|letter|text|above|post|note|"
                            r"announcement|version|answer))\b)|上面|以上|这条|这段|这封|这篇|全文|其他别动|其他不要动|其余不变")
 _BACK_MAX = 160  # characters: "Translate it to German, keep everything."
@@ -1380,13 +1382,13 @@ def _works_on_the_last_reply(text: str, s: int, e: int) -> bool:
     if not 0 < b - a <= _BACK_MAX:
         return False
     turn = text[a:b]
-    return bool(_BACK_VERB.search(turn) and _BACK_POINTER.search(turn) and (_KEEP_ALL.search(turn)
-                                                                             or _BACK_EDIT.search(turn)))
+    return bool(_BACK_POINTER.search(turn) and (_BACK_EDIT.search(turn)
+                                                or _KEEP_ALL.search(turn) and _BACK_VERB.search(turn)))
 
 
 # a verb that makes a new version of the text (its words then matter): translate it, rewrite it, 改成…
-_BACK_EDIT = re.compile(r"(?i:\b(?:translate|rewrite|rephrase|reword|proofread|polish|shorten|tighten|edit)\b)|翻译|翻成|译成|改成|改为|"
-                        r"换成|润色|改写|缩写|精简")
+_BACK_EDIT = re.compile(r"(?i:\b(?:translate|rewrite|rephrase|reword|proofread|polish|shorten|tighten|edit)\b)"
+                        r"|翻译|翻成|译成|改成|改为|换成|润色|改写|缩写|精简")
 _KEEP_ALL = re.compile(r"(?i:\bkeep\s+(?:everything|all|the\s+rest|it\s+(?:all|as\s+is))|\bword\s+for\s+word|\bverbatim|"
                        r"\bas\s+is\b|\bnothing\s+else|\bfull\s+text|\bwhole\s+(?:text|thing|reply))|其他别动|其他不要动|其余不变|"
                        r"其他不变|给我全文|完整|原样|一字不改")
@@ -1507,7 +1509,8 @@ _HANDED_EN = re.compile(
     # "You will receive a customer review; extract …"
     rf"|\b(?i:you\s+(?:will|'ll|are\s+going\s+to)\s+(?:receive|get|be\s+given|be\s+shown|see))\b[^.!?\n]{{0,40}}?\b"
     rf"(?i:reviews?|comments?|tickets?|utterances?|inputs?|{_TEXT_NOUN})\b")
-_PROCESS_EN = re.compile(r"\b(?i:correct|proofread|review|revis|rewrit|translat|improv|edit|polish|paraphras|fix|repl[yi]|respond|"
+_PROCESS_EN = re.compile(r"\b(?i:correct|proofread|review|revis|rewrit|translat|improv|edit|polish|paraphras|fix|"
+                         r"repl[yi]|respond|"
                          r"classif|label|categori|tag|extract|identif|detect|"
                          r"check|grad|scor|rephras|refin|summari[sz]|analy[sz]|critiqu|evaluat|convert|format|simplif)")
 _HANDED_ZH = re.compile(r"(?:用户|我)(?:会|将|将会|可能会|每次)?(?:给你|向你|为你|发给你|提供给你)?(?:提供|发送|输入|发|给出|粘贴|给)"

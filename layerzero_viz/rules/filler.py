@@ -286,10 +286,11 @@ _AS_YOU_PLEASE = re.compile(r"(?i:\b(?:as|if|whatever|whenever|wherever|what|how
 
 def _not_filler_en(text: str, s: int, e: int) -> bool:
     """Whether an English lexicon hit is the words of something else: "as …" after a role verb ("act as an AI
-    model": a role), "hi" beside a hyphen or in capitals ("Hi-Fi", "Honolulu, HI"), and (from a review of the lossless default) "please" as a verb or before the name it
-    addresses ("fill this in please Perplexity") or a capital "Please" with no sentence break before it (the only
-    mark of one: "{preference} Please design …"), or a phrase in title case inside a title ("Subject: Thank You
-    Note", "PROMPT NAME: I Think I Need a Lawyer")."""
+    model": a role), "hi" beside a hyphen or in capitals ("Hi-Fi", "Honolulu, HI"), "thanks … for nothing"
+    (sarcasm), "kindly" as a manner ("treat them kindly"), "as you please", and (from a review of the lossless
+    default) "please" as a verb or before the name it addresses ("fill this in please Perplexity") or a capital
+    "Please" with no sentence break before it (the only mark of one: "{preference} Please design …"), or a phrase in
+    title case inside a title ("Subject: Thank You Note", "PROMPT NAME: I Think I Need a Lawyer")."""
     if text[s] in "aA" and text[s:s + 3].lower() == "as " and _ROLE_VERB.search(text, max(0, s - 12), s):
         return True
     phrase = text[s:e]
