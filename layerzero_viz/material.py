@@ -1099,9 +1099,9 @@ def _inline_examples(text: str, s: int, e: int, seg: str) -> list[tuple[int, int
 # a template's placeholder ("{{name}}", "${ticket_id}"), and the line that hands a template over to fill in ("Fill in this
 # template exactly; do not change the fixed wording:", "根据下面的模板生成短信，…只替换占位符：")
 _PLACEHOLDER = re.compile(r"\{\{[^{}\n]{1,40}\}\}|\$\{[^{}\n]{1,40}\}")
-_TEMPLATE_INTRO = re.compile(r"^[^\n]*?(?:(?i:\b(?:this|the\s+following|below)\s+template\b|\bfill\s+in\b|placeholders?|"
-                             r"fixed\s+wording)|(?:下面|以下|如下|这个)的?模[板版]|模[板版]如下|占位符|固定文字|固定的文字)"
-                             r"[^\n]*[:：][ \t]*$", re.MULTILINE)
+_TEMPLATE_WORD = re.compile(r"(?i:\b(?:this|the\s+following|below)\s+template\b|\bfill\s+in\b|placeholders?|"
+                            r"fixed\s+wording)|(?:下面|以下|如下|这个)的?模[板版]|模[板版]如下|占位符|固定文字|固定的文字")
+_LINE_ENDS_WITH_COLON = re.compile(r"[^\n]*[:：][ \t]*(?:\n|\Z)")
 
 
 def _templates(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
@@ -1112,7 +1112,13 @@ def _templates(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str,
                                           and "模" not in seg and "占位符" not in seg and "固定" not in seg):
         return []
     out: list[tuple[int, int, str, str]] = []
-    for intro in _TEMPLATE_INTRO.finditer(text, s, e):
+    line = -1
+    for word in _TEMPLATE_WORD.finditer(text, s, e):
+        ls = text.rfind("\n", s, word.start()) + 1 or s
+        intro = _LINE_ENDS_WITH_COLON.match(text, word.end(), e) if ls != line else None
+        line = ls
+        if intro is None:
+            continue
         a = intro.end()
         while a < e and text[a] in " \t\n":
             a += 1
@@ -1129,7 +1135,8 @@ def _templates(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str,
             b = nxt.start() if nxt is not None else e
         if _PLACEHOLDER.search(text, a, b):
             a, b = _stripped(text, a, b)
-            out.append((a, b, "introduced", f"kept: the template handed over by {_short(intro.group(0).strip(), 40)!r}"))
+            label = _short(text[ls:intro.end()].strip(), 40)
+            out.append((a, b, "introduced", f"kept: the template handed over by {label!r}"))
     return out
 
 
@@ -1308,8 +1315,10 @@ def _text_labels(text: str, s: int, e: int) -> list[re.Match[str]]:
         while k >= 0:
             ls = text.rfind("\n", s, k) + 1 or s
             # (a label opens its line, or a sentence on it: "**Paragraph 2**:", "会议记录（…）：", "您好！用户投诉原文：")
-            stop = max(text.rfind(c, ls, k) for c in "。！？!?")
-            ls = stop + 1 if stop >= 0 else ls
+            if k - ls > 12:
+                near = max(ls, k - 13)
+                stop = max(text.rfind(c, near, k) for c in "。！？!?")
+                ls = stop + 1 if stop >= 0 else ls
             if ls not in found and k - ls <= 12:
                 m = _TEXT_LABEL.match(text, ls, e)
                 if m is not None:
