@@ -1315,10 +1315,9 @@ def _text_labels(text: str, s: int, e: int) -> list[re.Match[str]]:
         while k >= 0:
             ls = text.rfind("\n", s, k) + 1 or s
             # (a label opens its line, or a sentence on it: "**Paragraph 2**:", "会议记录（…）：", "您好！用户投诉原文：")
-            if k - ls > 12:
-                near = max(ls, k - 13)
-                stop = max(text.rfind(c, near, k) for c in "。！？!?")
-                ls = stop + 1 if stop >= 0 else ls
+            near = max(ls, k - 13)
+            stop = max(text.rfind(c, near, k) for c in "。！？!?")
+            ls = stop + 1 if stop >= 0 else ls
             if ls not in found and k - ls <= 12:
                 m = _TEXT_LABEL.match(text, ls, e)
                 if m is not None:
@@ -1397,7 +1396,7 @@ def _works_on_the_last_reply(text: str, s: int, e: int) -> bool:
 
 # a verb that makes a new version of the text (its words then matter): translate it, rewrite it, 改成…
 _BACK_EDIT = re.compile(r"(?i:\b(?:translate|rewrite|rephrase|reword|proofread|polish|shorten|tighten|edit)\b)"
-                        r"|翻译|翻成|译成|改成|改为|换成|润色|改写|缩写|精简")
+                        r"|翻译|翻成|译成|改成|改为|改得|换成|润色|改写|缩写|精简")
 _KEEP_ALL = re.compile(r"(?i:\bkeep\s+(?:everything|all|the\s+rest|it\s+(?:all|as\s+is))|\bword\s+for\s+word|\bverbatim|"
                        r"\bas\s+is\b|\bnothing\s+else|\bfull\s+text|\bwhole\s+(?:text|thing|reply))|其他别动|其他不要动|其余不变|"
                        r"其他不变|给我全文|完整|原样|一字不改")
@@ -1514,14 +1513,23 @@ _HANDED_EN = re.compile(
     r"(?:e-?mails?|tickets?|reviews?|comments?|messages?))\b"
     # "… a commit message based on the following diff": what the turns after it bring is the input
     rf"|\b(?i:based on|from)\s+(?i:the\s+(?:following|given|provided)|these|this)\s+"
-    rf"(?i:diffs?|changes?|commits?|descriptions?|inputs?|notes?|{_TEXT_NOUN})\b"
+    rf"(?i:diffs?|changes?|commits?|descriptions?|inputs?|notes?)\b"
     # "You will receive a customer review; extract …"
     rf"|\b(?i:you\s+(?:will|'ll|are\s+going\s+to)\s+(?:receive|get|be\s+given|be\s+shown|see))\b[^.!?\n]{{0,40}}?\b"
-    rf"(?i:reviews?|comments?|tickets?|utterances?|inputs?|{_TEXT_NOUN})\b")
+    rf"(?i:reviews?|comments?|tickets?|utterances?|texts?|sentences?|paragraphs?|essays?|articles?|e-?mails?|"
+    rf"transcripts?|drafts?|letters?|posts?)\b")
+# the verbs of processing a text, anywhere in the block ("The user will provide a paragraph. … Improve its flow.")
 _PROCESS_EN = re.compile(r"\b(?i:correct|proofread|review|revis|rewrit|translat|improv|edit|polish|paraphras|fix|"
-                         r"repl[yi]|respond|"
-                         r"classif|label|categori|tag|extract|identif|detect|"
+                         r"repl[yi]|respond|classif|label|categori|tag|extract|identif|detect|"
                          r"check|grad|scor|rephras|refin|summari[sz]|analy[sz]|critiqu|evaluat|convert|format|simplif)")
+# what users bring to any chat ("Users will paste code snippets", "You will receive messages from customers",
+# "你将收到用户发来的消息", "用户可能会发给你一段代码"): handed over as a text to process only with a verb that transforms or
+# labels it in the same sentence or the next ("review", "check", "help them fix" answer a chat)
+_CHAT_NOUN = re.compile(r"(?i:\b(?:messages?|content|code|snippets?|documents?|questions?|inputs?)\b)|消息|内容|代码|问题|信息")
+_TRANSFORM_EN = re.compile(r"\b(?i:correct|proofread|revis|rewrit|translat|polish|paraphras|classif|label|categori|tag|"
+                           r"extract|grad|scor|rephras|refin|summari[sz]|critiqu|convert|simplif)")
+_TRANSFORM_ZH = re.compile(r"翻译|译成|润色|纠正|改写|校对|批改|修正|点评|评分|总结|提炼|转换|转写|改成|扩写|续写|分类|情感|情绪|意图|打分|"
+                           r"打标签|归类|标注|分成|仿写|缩写|重写|改述|降重")
 _HANDED_ZH = re.compile(r"(?:用户|我)(?:会|将|将会|可能会|每次)?(?:给你|向你|为你|发给你|提供给你)?(?:提供|发送|输入|发|给出|粘贴|给)"
                         r"你?[^。！？\n]{0,20}?(?:文本|文字|句子|段落|文章|内容|代码|英文|中文|一段话|语句|稿件|作文|文案|单词|词语|"
                         r"短语)|输入的?(?:内容|文本|文字|句子|段落|提示词|提示语|prompt)"  # "如果输入内容为中文，…翻译成日文"
@@ -1535,20 +1543,33 @@ _HANDED_ZH = re.compile(r"(?:用户|我)(?:会|将|将会|可能会|每次)?(?:�
                         # "对下面每条评论判断情感", "你会收到一条用户评价，请抽取…": each turn is an item to process
                         r"|(?:对|给|把|将)(?:下面|以下|下列)的?(?:每条|每一条|每句|每个|所有|这些)?(?:评论|评价|留言|消息|句子|文本|反馈|标题)"
                         r"|(?:你|您)(?:会|将|将会)(?:收到|看到|得到)[^。！？\n]{0,10}?(?:评论|评价|留言|消息|句子|文本|反馈|文章|邮件)")
-_PROCESS_ZH = re.compile(r"翻译|润色|纠正|修改|改写|校对|批改|检查|优化|修正|改进|点评|评分|总结|提炼|转换|转写|改成|扩写|扩展|续写|分类|"
+_PROCESS_ZH = re.compile(r"翻译|译成|润色|纠正|修改|改写|校对|批改|检查|优化|修正|改进|点评|评分|总结|提炼|转换|转写|改成|扩写|扩展|续写|分类|"
                          r"情感|情绪|意图|打分|打标签|"
                          r"归类|标注|分成|"
                          r"仿写|缩写|重写|重新撰写|重新创作|改述|降重")
 
 
 def _declares_processing(text: str, s: int, e: int) -> re.Match[str] | None:
-    """The phrase of [s, e) that says the user's turns are text to process (with a verb of processing in the
-    same block), or None."""
-    for handed, process in ((_HANDED_EN, _PROCESS_EN), (_HANDED_ZH, _PROCESS_ZH)):
-        m = handed.search(text, s, e)
-        if m is not None and process.search(text, s, e):
-            return m
+    """The phrase of [s, e) that says the user's turns are text to process, with a verb of processing in the block —
+    or, for what any chat brings (messages, code, questions: ``_CHAT_NOUN``), a verb that transforms or labels it in
+    the same sentence or the next ("把用户的每一条消息翻译成英文") —, or None."""
+    for handed, process, transform in ((_HANDED_EN, _PROCESS_EN, _TRANSFORM_EN), (_HANDED_ZH, _PROCESS_ZH, _TRANSFORM_ZH)):
+        for m in handed.finditer(text, s, e):
+            if not _CHAT_NOUN.search(m.group(0)):
+                if process.search(text, s, e):
+                    return m
+                continue
+            a = max(s, max(text.rfind(c, s, m.start()) for c in ".!?。！？\n") + 1)
+            b = m.end()
+            for _ in range(2):  # to the end of this sentence, then of the next
+                stop = _SENTENCE_OR_LINE_END.search(text, b, min(e, b + 300))
+                b = stop.end() if stop is not None else min(e, b + 300)
+            if transform.search(text, a, b):
+                return m
     return None
+
+
+_SENTENCE_OR_LINE_END = re.compile(r"[.!?。！？](?=\s|$)|[。！？]|\n")
 
 
 # a system prompt's line that greets and introduces itself in the first person ("您好，我是 Joi，您的私人旅行助理，请问有什么

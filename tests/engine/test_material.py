@@ -606,3 +606,22 @@ def test_a_request_block_hands_over_the_blocks_after_it_in_its_message():
                                       {"type": "text", "text": "Thanks again! The release ships on Monday."}]
     ann = annotate(load_conversation(json.dumps(body)), env={})
     assert ann.at_ratio(0.95).block_texts[2] == "The release ships on Monday."
+
+
+@pytest.mark.parametrize("system", [
+    # review 21: what any chat brings, with a verb that answers it, declares no text to process
+    "You are CodeBuddy. Users will paste code snippets and error messages. Help them fix bugs.",
+    "You are Atlas, a general assistant. Users will write messages in English or Chinese. Respond in the same "
+    "language and check facts carefully.",
+    "You are Max, support for Parcelly. You will receive messages from customers about their deliveries. Respond "
+    "politely and identify the tracking number.",
+    "Answer employees' questions based on the provided documents only. Always check that the policy is current.",
+    "你是编程助手。用户可能会发给你一段代码或者报错信息，请帮他们检查问题。",
+    "你是健身教练助手。你将收到用户发来的消息，请给出建议，并帮他们优化训练安排。",
+])
+def test_a_system_prompt_about_what_users_send_to_any_chat_leaves_their_filler_prunable(system):
+    turn = "Hi! Thanks so much for your help. My build fails on CI." if system.isascii() else "您好！非常感谢您的帮助。我的构建在 CI 上失败了。"
+    r = prune(conv(system, turn), 0.95)
+    assert r.messages[1].pruned != turn
+    kept = {t["detail"] for t in tokens_of(r) if t["message"] == 0}
+    assert not any("a turn of the text this conversation processes" in d for d in kept), kept
