@@ -1279,7 +1279,7 @@ _TEXT_LABEL = re.compile(r"[ \t]*(?:\*\*)?((?i:paragraph|draft|email|e-mail|lett
                          r"|(?i:(?:customer|user|client|original|their|his|her)(?:'s)?[ \t]+(?:message|e-?mail|complaint|"
                          r"review|comment|ticket|feedback|reply|post|text)|complaint)))"
                          r"(?:[ \t]*[（(][^）)\n]{0,40}[）)])?(?:\*\*)?[ \t]*[:：]")
-_TASK_VERB_ZH = r"翻译|润色|校对|改写|修改|看看|看一?下|检查|整理|总结|概括|分类|标注|打个?分|评个?分|回复|判断|识别|分析|解释|批改|点评"
+_TASK_VERB_ZH = r"翻译|润色|校对|改写|修改|改得|改成|改为|看看|看一?下|检查|整理|总结|概括|分类|标注|打个?分|评个?分|回复|判断|识别|分析|解释|批改|点评"
 _TASK_VERB = re.compile(rf"(?i:\b{_TASK_VERB_EN}\b)|{_TASK_VERB_ZH}")
 # a short paragraph that asks for the work on the rest of the turn ("Could you please explain this clause in plain
 # English?", "here is my essay, please grade it honestly", "帮我整理成待办清单，按负责人列"): what it points at, or a
@@ -1375,7 +1375,7 @@ def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str
 
 
 # a short turn that asks for work on the reply before it as a whole
-_BACK_VERB = re.compile(rf"(?i:\b(?:{_TASK_VERB_EN}|change|replace|keep|send)\b)|{_TASK_VERB_ZH}|改成|改为|换成|替换|翻成|"
+_BACK_VERB = re.compile(rf"(?i:\b(?:{_TASK_VERB_EN}|change|replace|keep|send|make)\b)|{_TASK_VERB_ZH}|改成|改为|换成|替换|翻成|"
                         r"译成")
 _BACK_POINTER = re.compile(r"(?i:\b(?:it|that|this|the\s+(?:draft|reply|e-?mail|message|letter|text|above|post|note|"
                            r"announcement|version|answer))\b)|上面|以上|这条|这段|这封|这篇|全文|其他别动|其他不要动|其余不变")
@@ -1398,8 +1398,27 @@ def _works_on_the_last_reply(text: str, s: int, e: int) -> bool:
 _BACK_EDIT = re.compile(r"(?i:\b(?:translate|rewrite|rephrase|reword|proofread|polish|shorten|tighten|edit)\b)"
                         r"|翻译|翻成|译成|改成|改为|改得|换成|润色|改写|缩写|精简")
 _KEEP_ALL = re.compile(r"(?i:\bkeep\s+(?:everything|all|the\s+rest|it\s+(?:all|as\s+is))|\bword\s+for\s+word|\bverbatim|"
+                       r"\b(?:don'?t|do\s+not)\s+change\s+(?:anything|the\s+rest)|\bunchanged\b|"
                        r"\bas\s+is\b|\bnothing\s+else|\bfull\s+text|\bwhole\s+(?:text|thing|reply))|其他别动|其他不要动|其余不变|"
                        r"其他不变|给我全文|完整|原样|一字不改")
+
+
+_REQUEST_LINE_MAX = 80  # characters: "判断这条评价的情感倾向（正面/负面/中性）"
+
+
+def _request_line_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
+    """The lines after a turn's first line when that line is a short request that points at a text, with no colon
+    ("判断这条评价的情感倾向（正面/负面/中性）⏎谢谢你们的服务，不过…", "帮我把这段话改得礼貌一点⏎老板，谢谢你的提醒，…")."""
+    nl = text.find("\n", s, e)
+    if nl < 0:
+        return []
+    a, b = _stripped(text, s, nl)
+    if not 0 < b - a <= _REQUEST_LINE_MAX or text[b - 1] in ":：" or not _requests_work_on(text, a, b):
+        return []
+    pa, pb = _stripped(text, nl, e)
+    if pb <= pa or _is_task_instruction(text, pa, pb):
+        return []
+    return [(pa, pb, "introduced", f"kept: the text handed over under the request {_short(text[a:b], 50)!r}")]
 
 
 def _requests_work_on(text: str, s: int, e: int) -> bool:
@@ -1461,7 +1480,7 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
                     out.append((a, b, "introduced", "kept: the text handed over between rule lines (---), beside the "
                                                    "request that works on it"))
     if payload and not out:  # (a turn whose text a finder, a label or a rule line hands over has said so already)
-        out.extend(_request_payload(text, s, e))
+        out.extend(_request_payload(text, s, e) or _request_line_payload(text, s, e))
     # (the paragraph that says what the text was ends the turn: looked for in its last characters)
     tail = max(s, e - _REFERENCE_TAIL)
     tail = text.rfind("\n", s, tail) + 1 or s
@@ -1508,6 +1527,10 @@ _HANDED_EN = re.compile(
     r"(?:messages?|inputs?|texts?|sentences?|e-?mails?|reviews?|comments?)\b)"
     r"|\b(?i:you\s+(?:translate|rewrite|rephrase|paraphrase|proofread|correct|summari[sz]e)\s+(?:messages|texts|"
     r"sentences|e-?mails|reviews|comments)\b)"
+    # "Whatever the user says, render it in Japanese", "Proofread whatever the user sends", "For each message below,
+    # output exactly one intent label"
+    r"|\b(?i:whatever\s+(?:the\s+user|users?|I|they|you\s+get)\s*(?:says?|sends?|writes?|types?|pastes?|gives?|"
+    r"receive)?|for\s+(?:each|every)\s+(?:user\s+)?(?:message|utterance|input|text|sentence|review|comment|ticket))\b"
     # (a reply to each incoming text, not "Respond to user messages politely": the turns a chat answers)
     r"|\b(?i:(?:reply|respond)\s+to\s+(?:each|every|(?:all\s+)?incoming)\s+(?:[a-z-]+\s+){0,2}?"
     r"(?:e-?mails?|tickets?|reviews?|comments?|messages?))\b"
@@ -1519,14 +1542,14 @@ _HANDED_EN = re.compile(
     rf"(?i:reviews?|comments?|tickets?|utterances?|texts?|sentences?|paragraphs?|essays?|articles?|e-?mails?|"
     rf"transcripts?|drafts?|letters?|posts?)\b")
 # the verbs of processing a text, anywhere in the block ("The user will provide a paragraph. … Improve its flow.")
-_PROCESS_EN = re.compile(r"\b(?i:correct|proofread|review|revis|rewrit|translat|improv|edit|polish|paraphras|fix|"
+_PROCESS_EN = re.compile(r"\b(?i:correct|proofread|review|revis|rewrit|translat|render|improv|edit|polish|paraphras|fix|"
                          r"repl[yi]|respond|classif|label|categori|tag|extract|identif|detect|"
                          r"check|grad|scor|rephras|refin|summari[sz]|analy[sz]|critiqu|evaluat|convert|format|simplif)")
 # what users bring to any chat ("Users will paste code snippets", "You will receive messages from customers",
 # "你将收到用户发来的消息", "用户可能会发给你一段代码"): handed over as a text to process only with a verb that transforms or
 # labels it in the same sentence or the next ("review", "check", "help them fix" answer a chat)
 _CHAT_NOUN = re.compile(r"(?i:\b(?:messages?|content|code|snippets?|documents?|questions?|inputs?)\b)|消息|内容|代码|问题|信息")
-_TRANSFORM_EN = re.compile(r"\b(?i:correct|proofread|revis|rewrit|translat|polish|paraphras|classif|label|categori|tag|"
+_TRANSFORM_EN = re.compile(r"\b(?i:correct|proofread|revis|rewrit|translat|render|polish|paraphras|classif|label|categori|tag|"
                            r"extract|grad|scor|rephras|refin|summari[sz]|critiqu|convert|simplif)")
 _TRANSFORM_ZH = re.compile(r"翻译|译成|润色|纠正|改写|校对|批改|修正|点评|评分|总结|提炼|转换|转写|改成|扩写|续写|分类|情感|情绪|意图|打分|"
                            r"打标签|归类|标注|分成|仿写|缩写|重写|改述|降重")
@@ -1538,6 +1561,8 @@ _HANDED_ZH = re.compile(r"(?:用户|我)(?:会|将|将会|可能会|每次)?(?:�
                         # "把用户的话分成以下四类之一": each turn is an item to classify
                         r"|(?:把|将|对)用户(?:的|说的|发来的)?(?:每一?条|每句|每个|所有)?(?:话|输入|消息|问题|句子|发言)[^。！？\n]{0,10}?"
                         r"(?:分成|分为|归为|归类|分类|标注|翻译|改写|润色|回复)"
+                        # "我说的每一句话你都直接译成英文"
+                        r"|我(?:说|发|输入|写|给你)的(?:每一?句话?|每一?段话?|每一?条消息|所有内容|话)"
                         # "判断每条评论的情感"
                         r"|每一?(?:条|句|段|封)(?:用户的?)?(?:评论|评价|留言|消息|句子|文本|反馈|邮件)"
                         # "对下面每条评论判断情感", "你会收到一条用户评价，请抽取…": each turn is an item to process

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..view import BlockRef, Candidate, Hits, TextView, clauses, sentences, units
+from .repeated import Lifts
 
 if TYPE_CHECKING:
     from . import RuleContext
@@ -70,12 +71,15 @@ def _found(view: TextView, ctx: RuleContext) -> list[Candidate]:
     if roles:
         out.extend(_role_restatements(view, roles))
 
+    lifts = Lifts(view)
     for b in view.blocks if langs else ():  # nothing to restate when no language is required
         for rx in (_LANG_REQ_ZH, _LANG_REQ_EN):
             for m in rx.finditer(text, b.start, b.end):
                 first = langs.get(_lang(m.group(1)))
                 if first is None or m.start() <= first[0]:
                     continue
+                if b.role == "user" and lifts.between(first[1], b.start):
+                    continue  # "From now on you may answer in Spanish" … "Always answer in English.": put back
                 s, e = _clause_around(view, m.start(), m.end(), b)
                 out.append(Candidate(s, e, "derivable_context", 0.85,
                                      f"the reply language is already required at {view.where(first[0])}: "

@@ -690,7 +690,7 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
         return []
     order = sorted(spans, key=lambda p: (p[0], -p[1]))
     files = _Files(view)
-    lifts = _Lifts(view)
+    lifts = Lifts(view)
     block_sents: dict[int, list[tuple[int, int]]] = {}
     by_family: dict[_Keys, list[_Entry]] = {}
     by_clauses: dict[tuple[_Keys, ...], list[_Entry]] = {}
@@ -782,7 +782,7 @@ _LIFT = re.compile(r"(?i:\b(?:from\s+now\s+on|you\s+can\s+now|now\s+you\s+can|yo
                    r"|(?:这次|这回|这一次|这一回)[^。！？\n]{0,6}?(?:可以|不用|不必|允许)")
 
 
-class _Lifts:
+class Lifts:
     """Where the user turns lift or change the standing rules (looked for once, on the first repeat in a user turn)."""
 
     def __init__(self, view: TextView) -> None:

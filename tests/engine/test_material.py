@@ -625,3 +625,34 @@ def test_a_system_prompt_about_what_users_send_to_any_chat_leaves_their_filler_p
     assert r.messages[1].pruned != turn
     kept = {t["detail"] for t in tokens_of(r) if t["message"] == 0}
     assert not any("a turn of the text this conversation processes" in d for d in kept), kept
+
+
+@pytest.mark.parametrize("system, turns, kept", [
+    # review 21: more ways a text is handed over
+    ("You are a translator. Whatever the user says, render it in Japanese.",
+     ["Hi! Thank you so much for the invitation. Sorry, I can't come on Friday."],
+     "Hi! Thank you so much for the invitation."),
+    ("Proofread whatever the user sends. Fix spelling and grammar only.",
+     ["Hi Jane, thank you so much for you're help yesterday! Sorry I didnt reply sooner."],
+     "Hi Jane, thank you so much for you're help yesterday!"),
+    ("你是翻译官。我说的每一句话你都直接译成英文，不要解释。", ["你好！非常感谢你的邀请，不好意思，周五我去不了。"], "你好！非常感谢你的邀请，不好意思，"),
+    ("For each message below, output exactly one intent label from: greeting, complaint, refund_request, other.",
+     ["Hi there, thank you!", "greeting", "Sorry to bother you, but I'd like my money back please."],
+     "Sorry to bother you, but I'd like my money back please."),
+    ("你是客服质检员。", ["判断这条评价的情感倾向（正面/负面/中性）\n谢谢你们的服务，不过快递实在太慢了，不然不会再买了。"], "谢谢你们的服务，不过"),
+    ("你是沟通教练。", ["帮我把这段话改得礼貌一点\n老板，谢谢你的提醒，不过这个需求我这周做不完，麻烦你换个人。"], "谢谢你的提醒，不过"),
+    (None, ["Write a two-line announcement that the office is closed Friday.",
+            "Hi everyone, thank you for a great week! Please note the office is closed this Friday.",
+            "Can you make it sound more excited? Don't change anything else."], "Hi everyone, thank you for a great week!"),
+])
+def test_more_texts_handed_over_without_a_colon_or_a_request_line(system, turns, kept):
+    r = prune(conv(system, *turns), 0.95)
+    assert any(kept in m.pruned for m in r.messages), [m.pruned for m in r.messages]
+
+
+def test_a_reply_language_said_again_after_a_lift_is_put_back():
+    # review 21: "From now on you may answer in Spanish" … "Always answer in English." had gone as already required
+    r = prune(conv("You are a concise assistant. Always answer in English.",
+                   "From now on you may answer in Spanish, I'm practising.", "¡Perfecto!",
+                   "Hmm, that's too hard for me. Always answer in English. What's a good way to open a cover letter?"), 0.95)
+    assert "Always answer in English." in r.messages[3].pruned
