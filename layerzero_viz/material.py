@@ -1362,6 +1362,8 @@ def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str
         pointed = _REQUEST_POINTER.search(text, a, b) is not None
         if not (_TASK_VERB.search(text, a, b) or pointed and a == s and text[a:b].rstrip(" *")[-1:] in ("?", "？")):
             continue
+        if a != s and not _WORKS_ON_WORDS.search(text, a, b):
+            continue  # after the user's own account, "Can you help me fix it?" asks about the problem, not the words
         if not pointed and (a == s or not _REQUEST_FORM.match(text, a, b) or pb - pa > _UNPOINTED_MAX):
             continue
         pa, pb = _stripped(text, pa, pb)
@@ -1426,6 +1428,12 @@ def _requests_work_on(text: str, s: int, e: int) -> bool:
     a, b = _stripped(text, s, e)
     return 0 < b - a <= _REQUEST_MAX and _TASK_VERB.search(text, a, b) is not None \
         and _REQUEST_POINTER.search(text, a, b) is not None and not _ROLE_SETUP.match(text, a, b)
+
+
+# a request that works on the words of a text (after it: "here is my essay, please grade it", "帮我整理成待办清单")
+_WORKS_ON_WORDS = re.compile(r"(?i:\b(?:translat|proofread|rewrit|rephras|paraphras|reword|polish|summari[sz]|grad|scor|rate|"
+                             r"classif|label|categori|tag|critiqu|review|edit|correct|tighten|shorten|condens|simplif)\w*)"
+                             r"|翻译|润色|校对|改写|修改|改得|改成|总结|概括|批改|点评|打分|评分|分类|标注|整理|看看|看一?下")
 
 
 _UNPOINTED_MAX = 3000  # characters of text before a request that does not point at it

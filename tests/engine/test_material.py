@@ -656,3 +656,15 @@ def test_a_reply_language_said_again_after_a_lift_is_put_back():
                    "From now on you may answer in Spanish, I'm practising.", "¡Perfecto!",
                    "Hmm, that's too hard for me. Always answer in English. What's a good way to open a cover letter?"), 0.95)
     assert "Always answer in English." in r.messages[3].pruned
+
+
+def test_a_users_own_account_before_can_you_fix_it_is_no_text_handed_over():
+    # review 21: the whole turn had been kept as "the text handed over with the request 'Can you help me fix it?'"
+    turn = ("Hello! I hope you're doing well. My Flask app returns a 500 on /login since the upgrade. Sorry for the long "
+            "message!\n\nCan you help me fix it?")
+    r = prune(conv("You are a Python mentor.", turn), 0.95)
+    assert "I hope you're doing well" not in r.messages[1].pruned
+    assert "My Flask app returns a 500 on /login since the upgrade." in r.messages[1].pruned
+    # while a text before a request that works on its words stays handed over
+    essay = "Dear team, thanks so much for a great quarter! Revenue grew 12 %.\n\nCan you proofread it?"
+    assert prune(conv("You are an editor.", essay), 0.95).messages[1].pruned == essay
