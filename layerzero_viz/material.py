@@ -1202,7 +1202,7 @@ _TASK_INTRO = re.compile(
     r"|(?i:[^:：\n]{0,60}?\b(?:wrote|writes|said|says|replied|posted|texted|messaged|(?:message|email|e-mail|review|"
     r"comment|reply|text|note|post|answer)[ \t]+(?:was|is|reads|read|said|says)(?:[ \t]+(?:just|only|simply))?))"
     # said to pass on as written: "Send this to #eng-all, word for word:", "Post it verbatim:"
-    r"|(?i:[^:：\n]{0,80}?\b(?:verbatim|word[ \t]+for[ \t]+word|as[ \t]+is|exactly[ \t]+as[ \t]+(?:written|it[ \t]+is))\b"
+    r"|(?i:[^:：\n]{0,80}?\b(?:verbatim|word[ \t]+for[ \t]+word|as[ \t]+is|exactly[ \t]+(?:as[ \t]+(?:written|it[ \t]+is)|this))\b"
     r"[^:：\n]{0,40}?)"
     r"|(?P<source>(?i:[^:：\n]{0,80}?\b(?:from|based[ \t]+on|using)[ \t]+(?:these|the[ \t]+following|this|my)[ \t]+"
     r"(?:points|notes|bullets|facts|details|items|data|list|draft|outline|transcript)))"
@@ -1219,7 +1219,7 @@ _TASK_INTRO = re.compile(
 # what a line must hold before _TASK_INTRO is tried at its colon (most colons head "Rules:", a time or a key)
 # (searched in the lower-cased words before the colon: a case-insensitive search costs twice as much)
 _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\bmake\b|\bturn\b|\bsend\b|\bpost\b|\bpublish\b|\bforward\b|\bshare\b|"
-                       r"\bannounce\b|\bverbatim\b|\bword for word\b|\bas is\b|\bexactly as\b|原样|原封不动|一字不改|一个字都不|照发|照着发|"
+                       r"\bannounce\b|\bverbatim\b|\bword for word\b|\bas is\b|\bexactly as\b|\bexactly this\b|原样|原封不动|一字不改|一个字都不|照发|照着发|"
                        r"按这个发|直接发|翻成|译成|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
                        r"\breplied\b|\bposted\b|\btexted\b|\bmessaged\b|\b(?:was|is|reads?)\b"
                        r"|翻译|润色|校对|改|看看|检查|整理|总结|概括|分类|标注|打分|评分|回复|判断|识别|分析|解释|批改|点评")
@@ -1415,12 +1415,47 @@ def _request_line_payload(text: str, s: int, e: int) -> list[tuple[int, int, str
     if nl < 0:
         return []
     a, b = _stripped(text, s, nl)
-    if not 0 < b - a <= _REQUEST_LINE_MAX or text[b - 1] in ":：" or not _requests_work_on(text, a, b):
+    if not 0 < b - a <= _REQUEST_LINE_MAX or text[b - 1] in ":：" or not (
+            _requests_work_on(text, a, b) or text[a:b].endswith(("如下", "如下所示", "below", "Below"))):
         return []
-    pa, pb = _stripped(text, nl, e)
+    pa, pb = _stripped(text, nl, _handed_text_end(text, nl, e, None))
     if pb <= pa or _is_task_instruction(text, pa, pb):
         return []
     return [(pa, pb, "introduced", f"kept: the text handed over under the request {_short(text[a:b], 50)!r}")]
+
+
+# a turn's opening sentence that hands over what follows it in its paragraph, without a colon: a verbatim cue ("The
+# agent must say this word for word. Hello, …", "…, exactly as it is. Hi! …") or a question about the tone of what
+# follows ("Is this too pushy? Hi Tom, …", "Is the tone OK for a first message to a recruiter?⏎⏎Hi Bob, …")
+_VERBATIM_SENTENCE = re.compile(r"[^.!?。！？\n]{0,120}?(?:(?i:\b(?:word\s+for\s+word|verbatim|exactly\s+as\s+(?:it\s+is|written)|"
+                                r"as\s+is)\b)|原样|一字不改|原封不动)[^.!?。！？\n]{0,40}?[.。!！]")
+_TONE_QUESTION = re.compile(r"(?i:[^.!?\n]{0,20}?\bthe\s+tone\b[^.!?\n]{0,80}?\?)"
+                            r"|(?i:[^.!?\n]{0,20}?\b(?:this|my\s+(?:message|email|reply|note|text|draft))\b[^.!?\n]{0,50}?"
+                            r"\b(?:pushy|rude|polite|formal|informal|professional|friendly|appropriate|tone|sound|"
+                            r"come\s+across)\b[^.!?\n]{0,50}?\?)|[^。！？\n]{0,20}?(?:这段|这条|这封|这样)[^。！？\n]{0,20}?"
+                            r"(?:语气|礼貌|正式|客气|生硬|合适|得体)[^。！？\n]{0,20}?[吗？?]+")
+
+
+_VERBATIM_HINT = re.compile(r"(?i:word\s+for\s+word|verbatim|exactly\s+as|as\s+is)|原样|一字不改|原封不动")
+
+
+def _opening_sentence_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
+    """What follows a turn's opening sentence that hands it over without a colon (``_VERBATIM_SENTENCE``,
+    ``_TONE_QUESTION``), to the end of its paragraph (the next paragraph may ask something else)."""
+    a = s
+    while a < e and text[a] in " \t\n":
+        a += 1
+    m = _VERBATIM_SENTENCE.match(text, a, e) or _TONE_QUESTION.match(text, a, e)
+    if m is None:
+        return []
+    pa = m.end()
+    while pa < e and text[pa] in " \t\n":
+        pa += 1
+    brk = _PARA_BREAK.search(text, pa, e)
+    pa, pb = _stripped(text, pa, brk.start() if brk is not None else e)
+    if pb <= pa or _is_task_instruction(text, pa, pb):
+        return []
+    return [(pa, pb, "introduced", f"kept: the text handed over by {_short(m.group(0).strip(), 50)!r}")]
 
 
 def _requests_work_on(text: str, s: int, e: int) -> bool:
@@ -1451,7 +1486,10 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
     out: list[tuple[int, int, str, str]] = []
     colon = text.find(":", s, e) >= 0 or text.find("：", s, e) >= 0
     if not colon and text.find("\n", s, e) < 0:
-        return out  # one line without a colon (most chat turns): no intro, label, rule line, paragraph or reference
+        # one line without a colon (most chat turns): no intro, label, rule line, paragraph or reference; an opening
+        # sentence may still hand the rest over ("…, exactly as it is. Hi! Thanks so much for your email. …")
+        return _opening_sentence_payload(text, s, e) if payload and ("?" in text[s:e] or "？" in text[s:e]
+                                                                    or _VERBATIM_HINT.search(text, s, e)) else out
     if colon:
         # (a list after "Check these common spots:" is a checklist of the task; after "from these points:", its
         # source)
@@ -1488,7 +1526,8 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
                     out.append((a, b, "introduced", "kept: the text handed over between rule lines (---), beside the "
                                                    "request that works on it"))
     if payload and not out:  # (a turn whose text a finder, a label or a rule line hands over has said so already)
-        out.extend(_request_payload(text, s, e) or _request_line_payload(text, s, e))
+        out.extend(_opening_sentence_payload(text, s, e) or _request_payload(text, s, e)
+                   or _request_line_payload(text, s, e))
     # (the paragraph that says what the text was ends the turn: looked for in its last characters)
     tail = max(s, e - _REFERENCE_TAIL)
     tail = text.rfind("\n", s, tail) + 1 or s
@@ -1664,6 +1703,9 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
         if b.msg_pos == prev.msg_pos and b.role == "user" and (k == 1 or blocks[k - 2].msg_pos != prev.msg_pos) \
                 and _requests_work_on(text, prev.start, prev.end):
             handing[prev.msg_pos] = prev.start
+        elif b.msg_pos == prev.msg_pos and b.role == "user" and (k == 1 or blocks[k - 2].msg_pos != prev.msg_pos) \
+                and prev.end - prev.start <= 40 and _WORKS_ON_WORDS.search(text, prev.start, prev.end):
+            handing[prev.msg_pos] = prev.start  # "Can you proofread?" + the letter
     for b in blocks:
         if b.end <= b.start:
             continue

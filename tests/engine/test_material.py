@@ -668,3 +668,27 @@ def test_a_users_own_account_before_can_you_fix_it_is_no_text_handed_over():
     # while a text before a request that works on its words stays handed over
     essay = "Dear team, thanks so much for a great quarter! Revenue grew 12 %.\n\nCan you proofread it?"
     assert prune(conv("You are an editor.", essay), 0.95).messages[1].pruned == essay
+
+
+@pytest.mark.parametrize("turn, kept", [
+    # review 21: an opening sentence hands over the rest of its paragraph without a colon
+    ("The agent must say this word for word. Hello, thank you for calling Acme Insurance, sorry for the wait!\n\n"
+     "How can it sound less robotic?", "Hello, thank you for calling Acme Insurance, sorry for the wait!"),
+    ("Set this up as my out-of-office reply, exactly as it is. Hi! Thanks so much for your email. I'm out until June 3.",
+     "Hi! Thanks so much for your email."),
+    ("Is this too pushy? Hi Tom, sorry to bug you! Could you please send the signed contract by Friday? Thanks so much!",
+     "Hi Tom, sorry to bug you! Could you please send the signed contract by Friday? Thanks so much!"),
+    ("Is the tone OK for a first message to a recruiter?\n\nHi Bob, thanks a lot for connecting!",
+     "Hi Bob, thanks a lot for connecting!"),
+    ("When you write the alert text, make it say exactly this, with the begging: Please, please, please restart the "
+     "router before calling support. Thanks!", "Please, please, please restart the router before calling support. Thanks!"),
+    ("客户原话如下\n你好，谢谢你们昨天的回复。麻烦你们尽快处理退款，不然我只能投诉了。\n帮我判断客户的情绪等级（1-5）。",
+     "你好，谢谢你们昨天的回复。麻烦你们尽快处理退款，不然我只能投诉了。"),
+])
+def test_an_opening_sentence_or_line_hands_over_what_follows_it(turn, kept):
+    assert kept in prune(conv("You are a helpful assistant.", turn), 0.95).messages[1].pruned
+
+
+def test_an_ordinary_question_hands_nothing_over():
+    r = prune(conv("You are a helpful assistant.", "Is this normal? My server restarts every hour. Thanks a lot!"), 0.95)
+    assert r.messages[1].pruned == "Is this normal? My server restarts every hour."
