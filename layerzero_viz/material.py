@@ -1360,9 +1360,11 @@ def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str
         # should I do about this alert?"; one after it may only ask, "帮我整理成待办清单", when what it leaves before is
         # no long prompt)
         pointed = _REQUEST_POINTER.search(text, a, b) is not None
-        if not (_TASK_VERB.search(text, a, b) or pointed and a == s and text[a:b].rstrip(" *")[-1:] in ("?", "？")):
+        asks = text[a:b].rstrip(" *")[-1:] in ("?", "？")
+        tone = a != s and _TONE_QUESTION.match(text, a, b) is not None  # "Draft v2: …⏎⏎Is this too informal for a VP?"
+        if not (_TASK_VERB.search(text, a, b) or pointed and a == s and asks or tone):
             continue
-        if a != s and not _WORKS_ON_WORDS.search(text, a, b):
+        if a != s and not (_WORKS_ON_WORDS.search(text, a, b) or tone):
             continue  # after the user's own account, "Can you help me fix it?" asks about the problem, not the words
         if not pointed and (a == s or not _REQUEST_FORM.match(text, a, b) or pb - pa > _UNPOINTED_MAX):
             continue
@@ -1373,6 +1375,28 @@ def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str
             continue  # what is left beside the request is another instruction ("请用正式的语气，不要超过五十个字。")
         if pb > pa:
             return [(pa, pb, "introduced", f"kept: the text handed over with the request {_short(text[a:b], 50)!r}")]
+    return _middle_request_payload(text, s, e, first.end(), last.start())
+
+
+_MIDDLE_REQUEST_MAX = 160  # characters: "Please translate this paragraph and the next one into Spanish."
+# a request that points both ways: "上面这段…下面这段也一起", "the paragraph above and the one below"
+_BOTH_WAYS = re.compile(r"(?:上面|以上|前面)[^\n]{0,30}?(?:下面|以下|后面)|(?i:\b(?:above|previous)\b[^\n]{0,40}?\b(?:below|next)\b)")
+
+
+def _middle_request_payload(text: str, s: int, e: int, lo: int, hi: int) -> list[tuple[int, int, str, str]]:
+    """The paragraphs around a short request paragraph between them that works on their words ("Dear guests, …⏎⏎
+    Please translate this paragraph and the next one into Spanish.⏎⏎Breakfast ends at 10 am. …")."""
+    # (lo: where the second paragraph starts; hi: where the last one's break starts)
+    a = lo
+    for nxt in _PARA_BREAK.finditer(text, lo, e):
+        if nxt.start() > hi:
+            break
+        ra, rb = _stripped(text, a, nxt.start())
+        if 0 < rb - ra <= _MIDDLE_REQUEST_MAX and _WORKS_ON_WORDS.search(text, ra, rb) and (
+                _REQUEST_FORM.match(text, ra, rb) and _REQUEST_POINTER.search(text, ra, rb) or _BOTH_WAYS.search(text, ra, rb)):
+            why = f"kept: the text handed over around the request {_short(text[ra:rb], 50)!r}"
+            return [(x, y, "introduced", why) for x, y in (_stripped(text, s, ra), _stripped(text, rb, e)) if y > x]
+        a = nxt.end()
     return []
 
 
@@ -1511,6 +1535,10 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
             if b > a:
                 label = _short(m.group(0).strip(_LABEL_STRIP), 50)
                 out.append((a, b, "introduced", f"kept: the text handed over after {label!r}"))
+                if k == 0 and _BOTH_WAYS.search(text, m.start(), m.end()):  # "请把上面这段翻译成英文，下面这段也一起翻译："
+                    pa, pb = _stripped(text, s, m.start())
+                    if pb > pa:
+                        out.append((pa, pb, "introduced", f"kept: the text handed over before {label!r}"))
     rules = list(_FENCE_RULE.finditer(text, s, e)) if any(text.find(r, s, e) >= 0 for r in _FENCE_MARKS) else []
     # (one fenced text beside a short request; a prompt of many "---" sections, or one that sets up a role, is no
     # text handed over)

@@ -692,3 +692,19 @@ def test_an_opening_sentence_or_line_hands_over_what_follows_it(turn, kept):
 def test_an_ordinary_question_hands_nothing_over():
     r = prune(conv("You are a helpful assistant.", "Is this normal? My server restarts every hour. Thanks a lot!"), 0.95)
     assert r.messages[1].pruned == "Is this normal? My server restarts every hour."
+
+
+@pytest.mark.parametrize("turn, kept", [
+    # review 21: a request between the texts it works on; a question about the tone of the text before it
+    ("Dear guests, thank you so much for staying with us! The pool is closed this week.\n\nPlease translate this "
+     "paragraph and the next one into Spanish.\n\nBreakfast ends at 10 am. Thanks for your understanding!",
+     ["Dear guests, thank you so much for staying with us!", "Breakfast ends at 10 am. Thanks for your understanding!"]),
+    ("亲爱的用户您好，非常感谢您一直以来的支持！本周六凌晨暂停服务。\n\n请把上面这段翻译成英文，下面这段也一起翻译：\n\n谢谢您的耐心等待！",
+     ["亲爱的用户您好，非常感谢您一直以来的支持！", "谢谢您的耐心等待！"]),
+    ("Draft v2: Hi Sarah, thanks so much for your time today! The pilot will cover only 2 teams, not 5.\n\n"
+     "Is this too informal for a VP?", ["Draft v2: Hi Sarah, thanks so much for your time today!"]),
+])
+def test_a_request_between_or_after_the_texts_it_works_on(turn, kept):
+    pruned = prune(conv("You are a helpful assistant.", turn), 0.95).messages[1].pruned
+    for k in kept:
+        assert k in pruned, pruned
