@@ -336,7 +336,7 @@ _INTRO_EDIT = re.compile(
 _INSTRUCTION_PARA = re.compile(
     r"[ \t]*(?:[-*>#]+[ \t]*)?(?:\*\*)?(?:"
     r"(?i:please|pls|make sure|ensure|do not|don't|never|always|only|note|remember|keep|use|write|return|output|"
-    r"respond|reply|answer|give|provide|list|explain|translate|summari[sz]e|format|avoid|be|also|then|finally|"
+    r"respond|reply|answer|give|provide|list|explain|translate|summari[sz]e|format|avoid|be|also|then|finally|draft|compose|"
     r"your (?:task|answer|response|output|job)|the (?:output|answer|response)|requirements?|instructions?|"
     r"rules?|constraints?|now)\b"
     r"|请|要求|注意|务必|不要|需要|只需|只要|只|输出|回答|返回|翻译成|并且|然后|另外|最后|记住|确保|必须|你的任务|你需要|格式|规则|限制"
@@ -1209,6 +1209,8 @@ _TASK_INTRO = re.compile(
     r")"
     r"|[^：:\n]{0,30}?(?:翻译|翻成|译成|润色|校对|改写|修改|看看|检查|整理|总结|概括|分类|标注|打分|评分|回复|判断|识别|分析|解释|批改|"
     r"点评)[^：:\n]{0,30}?(?:这段|这篇|这封|这句|这份|这条|这个|这几条|下面|以下|如下|它|成[\u4e00-\u9fff]{1,3}[文语])[^：:\n]{0,30}?"
+    # a bare request to work on what follows: "帮我润色一下 thanks:"
+    r"|[^：:\n]{0,10}?(?:翻译|润色|校对|改写|修改|批改|点评)一下[^：:\n]{0,12}?"
     # said to pass on as written: "状态页公告，直接按这个发：", "原样转发："
     r"|[^：:\n]{0,30}?(?:原样|原封不动|一字不改|一个字都不要?改|照发|照着发|直接(?:按这个)?发|按这个发)[^：:\n]{0,20}?"
     # the text pointed at before the verb: "帮我把下面这份通知改得更正式一点，意思不要变："
@@ -1454,6 +1456,7 @@ def _request_line_payload(text: str, s: int, e: int) -> list[tuple[int, int, str
 _VERBATIM_SENTENCE = re.compile(r"[^.!?。！？\n]{0,120}?(?:(?i:\b(?:word\s+for\s+word|verbatim|exactly\s+as\s+(?:it\s+is|written)|"
                                 r"as\s+is)\b)|原样|一字不改|原封不动)[^.!?。！？\n]{0,40}?[.。!！]")
 _TONE_QUESTION = re.compile(r"(?i:[^.!?\n]{0,20}?\bthe\s+tone\b[^.!?\n]{0,80}?\?)"
+                            r"|(?i:[^.!?\n]{0,20}?\b(?:what|which)\s+tone\b[^.!?\n—–]{0,40}?[—–:])"
                             r"|(?i:[^.!?\n]{0,20}?\b(?:this|my\s+(?:message|email|reply|note|text|draft))\b[^.!?\n]{0,50}?"
                             r"\b(?:pushy|rude|polite|formal|informal|professional|friendly|appropriate|tone|sound|"
                             r"come\s+across)\b[^.!?\n]{0,50}?\?)|[^。！？\n]{0,20}?(?:这段|这条|这封|这样)[^。！？\n]{0,20}?"
@@ -1463,20 +1466,28 @@ _TONE_QUESTION = re.compile(r"(?i:[^.!?\n]{0,20}?\bthe\s+tone\b[^.!?\n]{0,80}?\?
 _VERBATIM_HINT = re.compile(r"(?i:word\s+for\s+word|verbatim|exactly\s+as|as\s+is)|原样|一字不改|原封不动")
 
 
+# reported words that open a turn, with a full stop ("Our customer wrote this. Hello, …"), and a label with one
+# ("原文。尊敬的王老师，…")
+_REPORTED_SENTENCE = re.compile(r"(?i:(?:our|the|my|a|this)?\s*(?:customer|client|user|boss|manager|colleague|teacher|"
+                                r"student|landlord|recruiter|he|she|they|someone)\s+(?:wrote|said|sent|texted|e-?mailed|posted|"
+                                r"replied)\s+(?:me\s+)?(?:this|the\s+following)\s*[.。])|(?:原文|原话|内容|正文|全文)[。.]")
+
+
 def _opening_sentence_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
     """What follows a turn's opening sentence that hands it over without a colon (``_VERBATIM_SENTENCE``,
     ``_TONE_QUESTION``), to the end of its paragraph (the next paragraph may ask something else)."""
     a = s
     while a < e and text[a] in " \t\n":
         a += 1
-    m = _VERBATIM_SENTENCE.match(text, a, e) or _TONE_QUESTION.match(text, a, e)
+    m = _VERBATIM_SENTENCE.match(text, a, e) or _TONE_QUESTION.match(text, a, e) or _REPORTED_SENTENCE.match(text, a, e)
     if m is None:
         return []
     pa = m.end()
     while pa < e and text[pa] in " \t\n":
         pa += 1
     brk = _PARA_BREAK.search(text, pa, e)
-    pa, pb = _stripped(text, pa, brk.start() if brk is not None else e)
+    # (to the paragraph's end, without the instruction that may close it: "…⏎Draft a reply for our support team.")
+    pa, pb = _stripped(text, pa, min(brk.start() if brk is not None else e, _handed_text_end(text, pa, e, None)))
     if pb <= pa or _is_task_instruction(text, pa, pb):
         return []
     return [(pa, pb, "introduced", f"kept: the text handed over by {_short(m.group(0).strip(), 50)!r}")]
@@ -1512,7 +1523,7 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
     if not colon and text.find("\n", s, e) < 0:
         # one line without a colon (most chat turns): no intro, label, rule line, paragraph or reference; an opening
         # sentence may still hand the rest over ("…, exactly as it is. Hi! Thanks so much for your email. …")
-        return _opening_sentence_payload(text, s, e) if payload and ("?" in text[s:e] or "？" in text[s:e]
+        return _opening_sentence_payload(text, s, e) if payload and ("?" in text[s:e] or "？" in text[s:e] or "—" in text[s:e]
                                                                     or _VERBATIM_HINT.search(text, s, e)) else out
     if colon:
         # (a list after "Check these common spots:" is a checklist of the task; after "from these points:", its

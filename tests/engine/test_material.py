@@ -708,3 +708,19 @@ def test_a_request_between_or_after_the_texts_it_works_on(turn, kept):
     pruned = prune(conv("You are a helpful assistant.", turn), 0.95).messages[1].pruned
     for k in kept:
         assert k in pruned, pruned
+
+
+@pytest.mark.parametrize("turn, kept", [
+    # review 21's last four severe shapes: reported words or a label with a full stop, a tone question with a dash,
+    # a bare "润色一下" request before a colon
+    ("Our customer wrote this. Hello, I'm sorry to say the blender arrived broken. Thanks for nothing, honestly.\n"
+     "Draft a reply for our support team. Thanks!", "Hello, I'm sorry to say the blender arrived broken."),
+    ("原文。尊敬的王老师，您好！非常感谢您这学期的辛勤付出，不好意思打扰您了，我想请假两天。\n请翻译成英文。", "您好！非常感谢您这学期的辛勤付出，不好意思打扰您了，"),
+    ("What tone does this have — Thanks so much for your help, I really appreciate it, but we'll go with another "
+     "vendor. Sorry!", "Thanks so much for your help, I really appreciate it, but"),
+    ("帮我润色一下 thanks: Hi team, 非常感谢大家这周的努力！Sorry for the short notice, but 周五的会议改到下午3点。",
+     "Hi team, 非常感谢大家这周的努力！Sorry for the short notice, but"),
+])
+def test_a_text_handed_over_after_a_full_stop_dash_or_bare_request(turn, kept):
+    pruned = prune(conv("You are a helpful assistant.", turn), 0.95).messages[1].pruned
+    assert kept in pruned, pruned
