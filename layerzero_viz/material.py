@@ -359,6 +359,8 @@ def _introduced(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, int,
     for k, m in enumerate(found):
         if m.end() <= last_end:
             continue  # inside the text handed over by an earlier introducer
+        if _OWN_WORDS.search(m.group(0)):
+            continue  # "Here's my problem:", "下面是我的问题：": the user's own question follows, not a text to work on
         a = m.end()
         if text.startswith("**", a):  # "**Content (Full Text):**": the label's closing emphasis
             a += 2
@@ -373,6 +375,9 @@ def _introduced(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, int,
         found_range = (a, b, "introduced", f"kept: the text handed over after {label!r}")
         last_end = b
         yield found_range
+
+
+_OWN_WORDS = re.compile(r"(?i:\bhere(?:'s|\s+is|\s+are)\s+my\s+(?:problem|question|questions|issue)\b)|(?:下面|以下)(?:是|就是)?我的问题")
 
 
 def _handed_text_end(text: str, a: int, e: int, nxt: int | None) -> int:

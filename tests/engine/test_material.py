@@ -724,3 +724,12 @@ def test_a_request_between_or_after_the_texts_it_works_on(turn, kept):
 def test_a_text_handed_over_after_a_full_stop_dash_or_bare_request(turn, kept):
     pruned = prune(conv("You are a helpful assistant.", turn), 0.95).messages[1].pruned
     assert kept in pruned, pruned
+
+
+@pytest.mark.parametrize("turn, gone", [
+    # review 21: after "Here's my problem:" the user's own question follows, and its courtesy may go
+    ("Here's my problem: my React list doesn't re-render until I refresh. Thank you so much!", "Thank you so much!"),
+    ("下面是我的问题：有些智能插座连不上5G WiFi，应该怎么办？麻烦您了，谢谢！", "谢谢"),
+])
+def test_the_users_own_question_after_heres_my_problem_is_no_handed_text(turn, gone):
+    assert gone not in prune(conv("You are a helpful assistant.", turn), 0.95).messages[1].pruned
