@@ -1367,7 +1367,10 @@ def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str
         # should I do about this alert?"; one after it may only ask, "帮我整理成待办清单", when what it leaves before is
         # no long prompt)
         pointed = _REQUEST_POINTER.search(text, a, b) is not None
-        asks = text[a:b].rstrip(" *")[-1:] in ("?", "？")
+        # (a question that points at a text by its name may go on after its "?": "Can you help me understand this
+        # email? 我看不太懂，谢谢！")
+        asks = text[a:b].rstrip(" *")[-1:] in ("?", "？") or (("?" in text[a:b] or "？" in text[a:b])
+                                                             and _TEXT_POINTER.search(text, a, b) is not None)
         tone = a != s and _TONE_QUESTION.match(text, a, b) is not None  # "Draft v2: …⏎⏎Is this too informal for a VP?"
         if not (_TASK_VERB.search(text, a, b) or pointed and a == s and asks or tone):
             continue
@@ -1511,6 +1514,24 @@ _WORKS_ON_WORDS = re.compile(r"(?i:\b(?:translat|proofread|rewrit|rephras|paraph
                              r"|翻译|润色|校对|改写|修改|改得|改成|总结|概括|批改|点评|打分|评分|分类|标注|整理|看看|看一?下")
 
 
+_TEXT_POINTER = re.compile(r"(?i:\b(?:this|these|the\s+following)\s+(?:e-?mail|letter|message|text|paragraph|passage|poem|"
+                           r"review|comment|article|note|post|reply|contract|clause|document|chat|thread|transcript)s?\b)"
+                           r"|这段|这篇|这封|这首|这份")
+# a line of a chat log with its time: "[10:02] Alice: hey, …", "10:02 Bob: sure"
+_LOG_LINE = re.compile(r"^[ \t]*\[?\d{1,2}:\d{2}(?::\d{2})?\]?[ \t]+[^:：\n]{1,30}[:：][ \t]", re.MULTILINE)
+
+
+def _chat_log(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
+    """The lines of a timed chat log a user pastes (two lines or more in a row), quoted as they were written."""
+    lines = list(_LOG_LINE.finditer(text, s, e))
+    if len(lines) < 2:
+        return []
+    a = lines[0].start()
+    end = text.find("\n", lines[-1].start(), e)
+    a, b = _stripped(text, a, e if end < 0 else end)
+    return [(a, b, "introduced", "kept: a chat log the turn quotes")] if b > a else []
+
+
 _UNPOINTED_MAX = 3000  # characters of text before a request that does not point at it
 _REFERENCE_TAIL = 400  # characters at a turn's end where "以上是我要发给老师的邮件" may stand
 _ROLE_SETUP = re.compile(r"[ \t>*_]*(?:#|-{3}|(?i:you\s+are|you're|act\s+as|acting\s+as|i\s+want\s+you\s+to|your\s+"
@@ -1569,6 +1590,8 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
                 if not ask and b > a:
                     out.append((a, b, "introduced", "kept: the text handed over between rule lines (---), beside the "
                                                    "request that works on it"))
+    if not out and ":" in text[s:e] and _LOG_LINE.search(text, s, e):
+        out.extend(_chat_log(text, s, e))
     if payload and not out:  # (a turn whose text a finder, a label or a rule line hands over has said so already)
         out.extend(_opening_sentence_payload(text, s, e) or _request_payload(text, s, e)
                    or _request_line_payload(text, s, e))

@@ -733,3 +733,16 @@ def test_a_text_handed_over_after_a_full_stop_dash_or_bare_request(turn, kept):
 ])
 def test_the_users_own_question_after_heres_my_problem_is_no_handed_text(turn, gone):
     assert gone not in prune(conv("You are a helpful assistant.", turn), 0.95).messages[1].pruned
+
+
+@pytest.mark.parametrize("turn, kept, gone", [
+    # review 21 (moderate): a timed chat log is quoted as written; a question that names the text before its "?"
+    ("[10:02] Alice: hey, thanks for jumping on so fast\n[10:04] Alice: could you please take the invoices?\n"
+     "[10:05] Bob: sure, but not the refunds\n\nWho agreed to do what? Thanks!",
+     "[10:02] Alice: hey, thanks for jumping on so fast\n[10:04] Alice: could you please take the invoices?", "Thanks!"),
+    ("Can you help me understand this email? 我看不太懂，谢谢！\n\nDear Ms. Li,\nThank you for your application.\nKind regards,\n"
+     "Admissions", "Dear Ms. Li,\nThank you for your application.\nKind regards,\nAdmissions", "谢谢"),
+])
+def test_a_chat_log_and_a_named_text_after_a_question_are_quoted(turn, kept, gone):
+    pruned = prune(conv("You are a helpful assistant.", turn), 0.95).messages[1].pruned
+    assert kept in pruned and gone not in pruned, pruned
