@@ -1483,7 +1483,8 @@ _REPORTED_SENTENCE = re.compile(r"(?i:(?:our|the|my|a|this)?\s*(?:customer|clien
 
 def _opening_sentence_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
     """What follows a turn's opening sentence that hands it over without a colon (``_VERBATIM_SENTENCE``,
-    ``_TONE_QUESTION``), to the end of its paragraph (the next paragraph may ask something else)."""
+    ``_TONE_QUESTION``, ``_REPORTED_SENTENCE``), to the end of its paragraph (the next paragraph may ask something
+    else), without an instruction that closes it."""
     a = s
     while a < e and text[a] in " \t\n":
         a += 1
@@ -1549,8 +1550,10 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
     if not colon and text.find("\n", s, e) < 0:
         # one line without a colon (most chat turns): no intro, label, rule line, paragraph or reference; an opening
         # sentence may still hand the rest over ("…, exactly as it is. Hi! Thanks so much for your email. …")
-        return _opening_sentence_payload(text, s, e) if payload and ("?" in text[s:e] or "？" in text[s:e] or "—" in text[s:e]
-                                                                    or _VERBATIM_HINT.search(text, s, e)) else out
+        seg = text[s:e]
+        if payload and ("?" in seg or "？" in seg or "—" in seg or _VERBATIM_HINT.search(seg)):
+            return _opening_sentence_payload(text, s, e)
+        return out
     if colon:
         # (a list after "Check these common spots:" is a checklist of the task; after "from these points:", its
         # source)
@@ -1590,7 +1593,7 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
                 if not ask and b > a:
                     out.append((a, b, "introduced", "kept: the text handed over between rule lines (---), beside the "
                                                    "request that works on it"))
-    if not out and ":" in text[s:e] and _LOG_LINE.search(text, s, e):
+    if not out and colon:
         out.extend(_chat_log(text, s, e))
     if payload and not out:  # (a turn whose text a finder, a label or a rule line hands over has said so already)
         out.extend(_opening_sentence_payload(text, s, e) or _request_payload(text, s, e)
@@ -1693,9 +1696,12 @@ def _declares_processing(text: str, s: int, e: int) -> re.Match[str] | None:
     or, for what any chat brings (messages, code, questions: ``_CHAT_NOUN``), a verb that transforms or labels it in
     the same sentence or the next ("把用户的每一条消息翻译成英文") —, or None."""
     for handed, process, transform in ((_HANDED_EN, _PROCESS_EN, _TRANSFORM_EN), (_HANDED_ZH, _PROCESS_ZH, _TRANSFORM_ZH)):
+        processed = None  # (whether the block holds a verb of processing: looked at once)
         for m in handed.finditer(text, s, e):
             if not _CHAT_NOUN.search(m.group(0)):
-                if process.search(text, s, e):
+                if processed is None:
+                    processed = process.search(text, s, e) is not None
+                if processed:
                     return m
                 continue
             a = max(s, max(text.rfind(c, s, m.start()) for c in ".!?。！？\n") + 1)
@@ -1753,26 +1759,26 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
             where = "the system prompt" if system else f"message {b.message}"
             processed_after, declared = b.msg_pos, f"{where}: {_short(m.group(0), 60)!r}"
             break
-    # a user message whose first text block is a short request that points at what follows ("Please check this
-    # changelog for missing breaking changes." + the changelog in a block of its own): its later blocks are the text
-    # an assistant turn the next user turn asks to work on as a whole ("Translate it to German, keep everything.",
-    # "把“病假”改成“事假”，其他别动，给我全文"): the draft is the text.  (This looks one turn ahead, yet the pruned history
-    # stays prefix-stable: a reply is first sent with the turn after it, and when it is last it is a prefill, whole too)
-    drafts: set[int] = set()
+    drafts: set[int] = set()  # the assistant messages the next user turn works on
+    handing: dict[int, int] = {}  # user message → the start of the request block that hands its later blocks over
     for k in range(1, len(blocks)):
         prev, b = blocks[k - 1], blocks[k]
-        if prev.role == "assistant" and b.role == "user" and b.msg_pos != prev.msg_pos and _works_on_the_last_reply(
-                text, b.start, b.end):
-            drafts.add(prev.msg_pos)
-    handing: dict[int, int] = {}
-    for k in range(1, len(blocks)):
-        prev, b = blocks[k - 1], blocks[k]
-        if b.msg_pos == prev.msg_pos and b.role == "user" and (k == 1 or blocks[k - 2].msg_pos != prev.msg_pos) \
-                and _requests_work_on(text, prev.start, prev.end):
+        if b.role != "user":
+            continue
+        if b.msg_pos != prev.msg_pos:
+            # an assistant turn the next user turn asks to work on as a whole ("Translate it to German, keep
+            # everything.", "把“病假”改成“事假”，其他别动，给我全文"): the draft is the text.  (This looks one turn ahead, yet
+            # the pruned history stays prefix-stable: a reply is first sent with the turn after it, and when it is last
+            # it is a prefill, whole too)
+            if prev.role == "assistant" and _works_on_the_last_reply(text, b.start, b.end):
+                drafts.add(prev.msg_pos)
+        elif (k == 1 or blocks[k - 2].msg_pos != prev.msg_pos) and (
+                _requests_work_on(text, prev.start, prev.end)
+                or prev.end - prev.start <= 40 and _WORKS_ON_WORDS.search(text, prev.start, prev.end)):
+            # a user message whose first text block is a short request that points at what follows ("Please check this
+            # changelog for missing breaking changes.", "Can you proofread?" + the text in a block of its own): its
+            # later blocks are the text
             handing[prev.msg_pos] = prev.start
-        elif b.msg_pos == prev.msg_pos and b.role == "user" and (k == 1 or blocks[k - 2].msg_pos != prev.msg_pos) \
-                and prev.end - prev.start <= 40 and _WORKS_ON_WORDS.search(text, prev.start, prev.end):
-            handing[prev.msg_pos] = prev.start  # "Can you proofread?" + the letter
     for b in blocks:
         if b.end <= b.start:
             continue

@@ -147,17 +147,21 @@ def find(view: TextView, ctx: RuleContext) -> Hits:
     standing = view.standing_blocks()
     quotes = ctx.scans.quotes
     keyed: set[str] = set()  # the phrases the standing prompt names ("If the customer writes 'please hurry', …")
+
+    def in_standing(pos: int) -> bool:
+        return any(b.start <= pos < b.end for b in standing)
+
     hits = []
     for s, e, src in sorted(zip(h_starts, h_ends, h_sources)):
         if _not_filler_en(text, s, e) if _LEXICONS[src][3] == "en" else _not_filler_zh(text, s, e):
             continue
         named = _mentioned(text, s, e)
-        if (named or _user_quoted(text, quotes, s, e)) and any(b.start <= s < b.end for b in standing):
+        if (named or _user_quoted(text, quotes, s, e)) and in_standing(s):
             keyed.add(_norm(text[s:e]))
         if not named:
             hits.append((s, e, src))
     if keyed:  # said in a later turn, a phrase the prompt names is what it reacts to ("please hurry", "says please")
-        hits = [h for h in hits if _norm(text[h[0]:h[1]]) not in keyed or any(b.start <= h[0] < b.end for b in standing)]
+        hits = [h for h in hits if _norm(text[h[0]:h[1]]) not in keyed or in_standing(h[0])]
     if hits:
         hits = _without_greetings_in_character(view, hits)
     starts: list[int] = []
