@@ -278,6 +278,75 @@ def _opens_its_line(text: str, a: int, b: int, s: int, e: int) -> bool:
     return k < e and text[k] not in '\n"'
 
 
+# ------------------------------------------------------------------------------------ the verbs of work on a text
+
+# One vocabulary of the verbs a prompt uses for work on a text, by what the work does to it; every detector below takes
+# the kinds it needs from here (named in its comment), so a verb added to a kind reaches all of them.  An English verb
+# is its word (regex) and its stem (the detectors that accept any form: "translat" → translates, translation).
+class _Verbs(NamedTuple):
+    en: tuple[tuple[str, str], ...] = ()  # (word, stem)
+    zh: tuple[str, ...] = ()
+
+
+# makes a new version of the text, whose words then matter: translate it, rewrite it, 润色, 改成…
+_EDIT = _Verbs(
+    (("translate", "translat"), ("proofread", "proofread"), ("rewrite", "rewrit"), ("rephrase", "rephras"),
+     ("paraphrase", "paraphras"), ("reword", "reword"), ("polish", "polish"), ("correct", "correct"), ("edit", "edit"),
+     ("tighten", "tighten"), ("shorten", "shorten")),
+    ("翻译", "翻成", "译成", "润色", "校对", "改写", "纠错", "纠正", "修正", "改成", "改为", "改得", "换成", "重写", "改述", "仿写",
+     "扩写", "续写", "缩写", "精简", "降重", "重新撰写", "重新创作"))
+# sums it up, tidies it or makes it plainer
+_CONDENSE = _Verbs((("condense", "condens"), ("summari[sz]e", "summari[sz]"), ("simplify", "simplif")),
+                   ("总结", "概括", "提炼", "整理"))
+# puts it in another form: "render it in Japanese" — only in what a system prompt declares it does with every turn,
+# never as a request's verb (a code paragraph's render() or convert() asks for nothing)
+_RECAST = _Verbs((("revise", "revis"), ("render", "render"), ("refine", "refin"), ("convert", "convert")),
+                 ("转换", "转写"))
+# labels or scores it: its words are the data
+_LABEL = _Verbs(
+    (("label", "label"), ("classify", "classif"), ("categori[sz]e", "categori"), ("tag", "tag"), ("grade", "grad"),
+     ("score", "scor"), ("extract", "extract")),
+    ("分类", "标注", "打个?分", "评个?分", "打标签", "归类"))
+# comments on it as a piece of writing
+_CRITIQUE = _Verbs((("critique", "critiqu"),), ("批改", "点评"))
+# looks it over ("review" and "rate" are also what a code reviewer or a rate limit do: not a transformation)
+_REVIEW = _Verbs((("review", "review"), ("evaluate", "evaluat"), ("rate", "rate")), ("看看", "看一?下"))
+# reads it for what it says
+_FIND = _Verbs((("analy[sz]e", "analy[sz]"), ("identify", "identif"), ("detect", "detect")))
+# answers about it (判断, 分析: "判断请求类型" in a system prompt's steps declares no text to process)
+_ANSWER = _Verbs((("explain", "explain"), ("interpret", "interpret"), ("assess", "assess"), ("mark", "mark"),
+                  ("answer", "answer"), ("draft", "draft")),
+                 ("判断", "识别", "分析", "解释"))
+# helps with it (a chat's "fix this", "check my code", "帮我检查" answer a question as often as they hand a text over)
+_HELP = _Verbs((("fix", "fix"), ("improve", "improv"), ("check", "check"), (r"reply\s+to", "repl[yi]"),
+                (r"respond\s+to", "respond")),
+               ("修改", "检查", "回复", "优化", "改进", "扩展"))
+# a request to work on a text ("Please check this changelog", "翻译下面的邮件")
+_ANY_WORK = (_EDIT, _CONDENSE, _LABEL, _CRITIQUE, _REVIEW, _FIND, _ANSWER, _HELP)
+# what a classifier's system prompt sorts each text by ("把用户的话分成四类", "判断每条评论的情感")
+_SORTING_ZH = ("分成", "情感", "情绪", "意图")
+
+
+def _pick(kinds: tuple[_Verbs, ...], without: tuple[str, ...]) -> tuple[list[tuple[str, str]], list[str]]:
+    en = [v for k in kinds for v in k.en if v[0] not in without]
+    return en, [w for k in kinds for w in k.zh if w not in without]
+
+
+def _en_words(*kinds: _Verbs, without: tuple[str, ...] = ()) -> str:
+    """The English verbs of ``kinds`` as words, one alternation (``\\b…\\b`` is the caller's)."""
+    return "(?:" + "|".join(word for word, _ in _pick(kinds, without)[0]) + ")"
+
+
+def _en_stems(*kinds: _Verbs, without: tuple[str, ...] = ()) -> str:
+    """The English verbs of ``kinds`` as stems, one alternation."""
+    return "(?:" + "|".join(stem for _, stem in _pick(kinds, without)[0]) + ")"
+
+
+def _zh_words(*kinds: _Verbs, without: tuple[str, ...] = (), extra: tuple[str, ...] = ()) -> str:
+    """The Chinese verbs of ``kinds`` (and ``extra``), one alternation."""
+    return "(?:" + "|".join(_pick(kinds, without)[1] + list(extra)) + ")"
+
+
 # ------------------------------------------------------------------------------------ introduced text
 
 _COLON = r"[ \t]*(?:\*\*)?[ \t]*[:：]"
@@ -288,8 +357,9 @@ _TEXT_NOUN_EN = (r"(?:text|texts|passage|paragraphs?|sentences?|article|essay|le
 # a label alone on a line start: "Text:", "Passage:", "Original letter:"
 _LABEL_NOUN_EN = (r"(?:text|passage|paragraphs?|sentences?|article|essay|letter|document|poem|story|transcript|"
                   r"excerpt|lyrics|speech|draft|abstract)")
-# verbs whose object is a text: "Translate:", "Summarize the following article:"
-_VERB_EN = r"(?:translate|proofread|summari[sz]e|paraphrase|rewrite|rephrase|polish|correct)"
+# verbs whose object is a text: "Translate:", "Summarize the following article:" (not "Edit:", which opens a post's
+# correction)
+_VERB_EN = _en_words(_EDIT, _CONDENSE, without=("edit",))
 _LANG_EN = r"(?:into|to|in)[ \t]+[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+)?"
 _INTRO_EN = re.compile(
     r"(?:^|(?<=[.!?])[ \t]+)(?:[-*>#]+[ \t]*)?(?:\*\*)?"
@@ -309,7 +379,8 @@ _INTRO_EN = re.compile(
 _ZH_DEM = r"(?:以下|下面|如下|下列|下文|这篇|这段|这封|这首|这份|这句|这几句|这样)"
 _ZH_NOUN = (r"(?:文章|段落|一段话|段话|话|文字|内容|文本|句子|一句话|邮件|信件|信|诗歌?|歌词|代码|材料|简历|"
             r"故事|对话|评论|新闻|报告|论文|作文|短文|原文|题目|问题|英文|中文|文案|稿子|演讲稿|摘要|片段)")
-_ZH_VERB = r"(?:翻译|润色|校对|改写|总结|概括|纠错|批改|扩写|缩写|续写|仿写|重写|精简)"
+# (not 改成, 改为, 改得, 换成: what follows them is the result asked for, "请改成：更正式的语气")
+_ZH_VERB = _zh_words(_EDIT, _CONDENSE, _CRITIQUE, without=("改成", "改为", "改得", "换成"))
 _INTRO_ZH = re.compile(
     r"(?:^|(?<=[。！？!?；;，,]))[ \t]*(?:[-*>#]+[ \t]*)?(?:\*\*)?"
     r"(?:"
@@ -1189,10 +1260,8 @@ def block_material(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]
 # push notification:", "Label this opener: Sorry to bother you again, …", "Now this one:", "Write release notes from
 # these points:", "帮我润色一下这段，语气正式一点：" (the introducers above need the text named: "Translate this
 # letter:")
-_TASK_VERB_EN = (r"(?:translate|proofread|rewrite|rephrase|paraphrase|reword|polish|correct|edit|tighten|shorten|"
-                 r"condense|summari[sz]e|label|classify|categori[sz]e|tag|grade|score|rate|review|critique|fix|"
-                 r"improve|simplify|check|answer|reply\s+to|respond\s+to|draft|explain|assess|analy[sz]e|"
-                 r"interpret|evaluate|mark)")
+_TASK_VERB_EN = _en_words(*_ANY_WORK)
+_TASK_VERB_ZH = _zh_words(*_ANY_WORK)
 _TASK_INTRO = re.compile(
     r"[ \t]*(?:[-*>]+[ \t]*)?(?:\*\*)?"
     r"(?:"
@@ -1212,15 +1281,13 @@ _TASK_INTRO = re.compile(
     r"|(?P<source>(?i:[^:：\n]{0,80}?\b(?:from|based[ \t]+on|using)[ \t]+(?:these|the[ \t]+following|this|my)[ \t]+"
     r"(?:points|notes|bullets|facts|details|items|data|list|draft|outline|transcript)))"
     r")"
-    r"|[^：:\n]{0,30}?(?:翻译|翻成|译成|润色|校对|改写|修改|看看|检查|整理|总结|概括|分类|标注|打分|评分|回复|判断|识别|分析|解释|批改|"
-    r"点评)[^：:\n]{0,30}?(?:这段|这篇|这封|这句|这份|这条|这个|这几条|下面|以下|如下|它|成[\u4e00-\u9fff]{1,3}[文语])[^：:\n]{0,30}?"
+    rf"|[^：:\n]{{0,30}}?{_TASK_VERB_ZH}[^：:\n]{{0,30}}?(?:这段|这篇|这封|这句|这份|这条|这个|这几条|下面|以下|如下|它|成[\u4e00-\u9fff]{{1,3}}[文语])[^：:\n]{{0,30}}?"
     # a bare request to work on what follows: "帮我润色一下 thanks:"
-    r"|[^：:\n]{0,10}?(?:翻译|润色|校对|改写|修改|批改|点评)一下[^：:\n]{0,12}?"
+    rf"|[^：:\n]{{0,10}}?{_TASK_VERB_ZH}一下[^：:\n]{{0,12}}?"
     # said to pass on as written: "状态页公告，直接按这个发：", "原样转发："
     r"|[^：:\n]{0,30}?(?:原样|原封不动|一字不改|一个字都不要?改|照发|照着发|直接(?:按这个)?发|按这个发)[^：:\n]{0,20}?"
     # the text pointed at before the verb: "帮我把下面这份通知改得更正式一点，意思不要变："
-    r"|[^：:\n]{0,20}?(?:把|将|对|给)(?:下面|以下|下列|这)[^：:\n]{0,20}?(?:改|翻译|翻成|译成|润色|校对|整理|总结|概括|分类|标注|打分|评分|"
-    r"回复|判断|识别|分析|解释|批改|点评)[^：:\n]{0,30}?"
+    rf"|[^：:\n]{{0,20}}?(?:把|将|对|给)(?:下面|以下|下列|这)[^：:\n]{{0,20}}?(?:改|{_TASK_VERB_ZH})[^：:\n]{{0,30}}?"
     r")(?:\*\*)?[ \t]*[:：]"
 )
 # what a line must hold before _TASK_INTRO is tried at its colon (most colons head "Rules:", a time or a key)
@@ -1229,7 +1296,7 @@ _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\bmake\b|\bturn\b|\bsend\b|\bpost\
                        r"\bannounce\b|\bverbatim\b|\bword for word\b|\bas is\b|\bexactly as\b|\bexactly this\b|原样|原封不动|一字不改|一个字都不|照发|照着发|"
                        r"按这个发|直接发|翻成|译成|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
                        r"\breplied\b|\bposted\b|\btexted\b|\bmessaged\b|\b(?:was|is|reads?)\b"
-                       r"|翻译|润色|校对|改|看看|检查|整理|总结|概括|分类|标注|打分|评分|回复|判断|识别|分析|解释|批改|点评")
+                       rf"|{_TASK_VERB_ZH}|改")
 _CUE_WINDOW = 160  # characters before a colon: every intro's verb, "one" or "from" stands within them
 # a turn asks for its work before the text it hands over, in its first lines: a colon further on heads a section of a
 # long prompt ("Check for:", "Output:"), not the text of a request
@@ -1286,7 +1353,6 @@ _TEXT_LABEL = re.compile(r"[ \t]*(?:\*\*)?((?i:paragraph|draft|email|e-mail|lett
                          r"|(?i:(?:customer|client|original)(?:'s)?[ \t]+(?:message|e-?mail|complaint|"
                          r"review|comment|ticket|feedback|reply|post|text)|complaint)))"
                          r"(?:[ \t]*[（(][^）)\n]{0,40}[）)])?(?:\*\*)?[ \t]*[:：]")
-_TASK_VERB_ZH = r"翻译|润色|校对|改写|修改|改得|改成|改为|看看|看一?下|检查|整理|总结|概括|分类|标注|打个?分|评个?分|回复|判断|识别|分析|解释|批改|点评"
 _TASK_VERB = re.compile(rf"(?i:\b{_TASK_VERB_EN}\b)|{_TASK_VERB_ZH}")
 # a short paragraph that asks for the work on the rest of the turn ("Could you please explain this clause in plain
 # English?", "here is my essay, please grade it honestly", "帮我整理成待办清单，按负责人列"): what it points at, or a
@@ -1411,8 +1477,7 @@ def _middle_request_payload(text: str, s: int, e: int, lo: int, hi: int) -> list
 
 
 # a short turn that asks for work on the reply before it as a whole
-_BACK_VERB = re.compile(rf"(?i:\b(?:{_TASK_VERB_EN}|change|replace|keep|send|make)\b)|{_TASK_VERB_ZH}|改成|改为|换成|替换|翻成|"
-                        r"译成")
+_BACK_VERB = re.compile(rf"(?i:\b(?:{_TASK_VERB_EN}|change|replace|keep|send|make)\b)|{_TASK_VERB_ZH}|替换")
 _BACK_POINTER = re.compile(r"(?i:\b(?:it|that|this|the\s+(?:draft|reply|e-?mail|message|letter|text|above|post|note|"
                            r"announcement|version|answer))\b)|上面|以上|这条|这段|这封|这篇|全文|其他别动|其他不要动|其余不变")
 _BACK_MAX = 160  # characters: "Translate it to German, keep everything."
@@ -1431,8 +1496,7 @@ def _works_on_the_last_reply(text: str, s: int, e: int) -> bool:
 
 
 # a verb that makes a new version of the text (its words then matter): translate it, rewrite it, 改成…
-_BACK_EDIT = re.compile(r"(?i:\b(?:translate|rewrite|rephrase|reword|proofread|polish|shorten|tighten|edit)\b)"
-                        r"|翻译|翻成|译成|改成|改为|改得|换成|润色|改写|缩写|精简")
+_BACK_EDIT = re.compile(rf"(?i:\b{_en_words(_EDIT)}\b)|{_zh_words(_EDIT)}")
 _KEEP_ALL = re.compile(r"(?i:\bkeep\s+(?:everything|all|the\s+rest|it\s+(?:all|as\s+is))|\bword\s+for\s+word|\bverbatim|"
                        r"\b(?:don'?t|do\s+not)\s+change\s+(?:anything|the\s+rest)|\bunchanged\b|"
                        r"\bas\s+is\b|\bnothing\s+else|\bfull\s+text|\bwhole\s+(?:text|thing|reply))|其他别动|其他不要动|其余不变|"
@@ -1510,9 +1574,8 @@ def _requests_work_on(text: str, s: int, e: int) -> bool:
 
 
 # a request that works on the words of a text (after it: "here is my essay, please grade it", "帮我整理成待办清单")
-_WORKS_ON_WORDS = re.compile(r"(?i:\b(?:translat|proofread|rewrit|rephras|paraphras|reword|polish|summari[sz]|grad|scor|rate|"
-                             r"classif|label|categori|tag|critiqu|review|edit|correct|tighten|shorten|condens|simplif)\w*)"
-                             r"|翻译|润色|校对|改写|修改|改得|改成|总结|概括|批改|点评|打分|评分|分类|标注|整理|看看|看一?下")
+_WORKS_ON_WORDS = re.compile(rf"(?i:\b{_en_stems(_EDIT, _CONDENSE, _LABEL, _CRITIQUE, _REVIEW)}\w*)"
+                             rf"|{_zh_words(_EDIT, _CONDENSE, _LABEL, _CRITIQUE, _REVIEW, extra=('修改',))}")
 
 
 _TEXT_POINTER = re.compile(r"(?i:\b(?:this|these|the\s+following)\s+(?:e-?mail|letter|message|text|paragraph|passage|poem|"
@@ -1659,17 +1722,15 @@ _HANDED_EN = re.compile(
     rf"(?i:reviews?|comments?|tickets?|utterances?|texts?|sentences?|paragraphs?|essays?|articles?|e-?mails?|"
     rf"transcripts?|drafts?|letters?|posts?)\b")
 # the verbs of processing a text, anywhere in the block ("The user will provide a paragraph. … Improve its flow.")
-_PROCESS_EN = re.compile(r"\b(?i:correct|proofread|review|revis|rewrit|translat|render|improv|edit|polish|paraphras|fix|"
-                         r"repl[yi]|respond|classif|label|categori|tag|extract|identif|detect|"
-                         r"check|grad|scor|rephras|refin|summari[sz]|analy[sz]|critiqu|evaluat|convert|format|simplif)")
+_PROCESSING = (_EDIT, _CONDENSE, _RECAST, _LABEL, _CRITIQUE, _REVIEW, _FIND, _HELP)
+_PROCESS_EN = re.compile(rf"\b(?i:{_en_stems(*_PROCESSING)}|format)")
 # what users bring to any chat ("Users will paste code snippets", "You will receive messages from customers",
 # "你将收到用户发来的消息", "用户可能会发给你一段代码"): handed over as a text to process only with a verb that transforms or
 # labels it in the same sentence or the next ("review", "check", "help them fix" answer a chat)
 _CHAT_NOUN = re.compile(r"(?i:\b(?:messages?|content|code|snippets?|documents?|questions?|inputs?)\b)|消息|内容|代码|问题|信息")
-_TRANSFORM_EN = re.compile(r"\b(?i:correct|proofread|revis|rewrit|translat|render|polish|paraphras|classif|label|categori|tag|"
-                           r"extract|grad|scor|rephras|refin|summari[sz]|critiqu|convert|simplif)")
-_TRANSFORM_ZH = re.compile(r"翻译|译成|润色|纠正|改写|校对|批改|修正|点评|评分|总结|提炼|转换|转写|改成|扩写|续写|分类|情感|情绪|意图|打分|"
-                           r"打标签|归类|标注|分成|仿写|缩写|重写|改述|降重")
+# (not "edit": an "editor", an "edition")
+_TRANSFORM_EN = re.compile(rf"\b(?i:{_en_stems(_EDIT, _CONDENSE, _RECAST, _LABEL, _CRITIQUE, without=('edit',))})")
+_TRANSFORM_ZH = re.compile(_zh_words(_EDIT, _CONDENSE, _RECAST, _LABEL, _CRITIQUE, extra=_SORTING_ZH))
 _HANDED_ZH = re.compile(r"(?:用户|我)(?:会|将|将会|可能会|每次)?(?:给你|向你|为你|发给你|提供给你)?(?:提供|发送|输入|发|给出|粘贴|给)"
                         r"你?[^。！？\n]{0,20}?(?:文本|文字|句子|段落|文章|内容|代码|英文|中文|一段话|语句|稿件|作文|文案|单词|词语|"
                         r"短语)|输入的?(?:内容|文本|文字|句子|段落|提示词|提示语|prompt)"  # "如果输入内容为中文，…翻译成日文"
@@ -1685,10 +1746,7 @@ _HANDED_ZH = re.compile(r"(?:用户|我)(?:会|将|将会|可能会|每次)?(?:�
                         # "对下面每条评论判断情感", "你会收到一条用户评价，请抽取…": each turn is an item to process
                         r"|(?:对|给|把|将)(?:下面|以下|下列)的?(?:每条|每一条|每句|每个|所有|这些)?(?:评论|评价|留言|消息|句子|文本|反馈|标题)"
                         r"|(?:你|您)(?:会|将|将会)(?:收到|看到|得到)[^。！？\n]{0,10}?(?:评论|评价|留言|消息|句子|文本|反馈|文章|邮件)")
-_PROCESS_ZH = re.compile(r"翻译|译成|润色|纠正|修改|改写|校对|批改|检查|优化|修正|改进|点评|评分|总结|提炼|转换|转写|改成|扩写|扩展|续写|分类|"
-                         r"情感|情绪|意图|打分|打标签|"
-                         r"归类|标注|分成|"
-                         r"仿写|缩写|重写|重新撰写|重新创作|改述|降重")
+_PROCESS_ZH = re.compile(_zh_words(*_PROCESSING, extra=_SORTING_ZH))
 
 
 def _declares_processing(text: str, s: int, e: int) -> re.Match[str] | None:

@@ -746,3 +746,38 @@ def test_the_users_own_question_after_heres_my_problem_is_no_handed_text(turn, g
 def test_a_chat_log_and_a_named_text_after_a_question_are_quoted(turn, kept, gone):
     pruned = prune(conv("You are a helpful assistant.", turn), 0.95).messages[1].pruned
     assert kept in pruned and gone not in pruned, pruned
+
+
+# one table of the verbs of work on a text (material._EDIT, _CONDENSE, …): a verb of a kind reaches every detector
+# that takes the kind — before it, each detector had its own list and "paraphrase it", "校对上面这段", "extract … from
+# this email", "优化这段文案" were missing from some
+
+_NOTE = "Sure! Thanks for asking. Here is the note: Hi all, thanks so much for your patience, the VPN is down on Saturday."
+_NOTE_ZH = "好的！谢谢您的提问。通知：大家好，非常感谢大家的耐心，周六VPN停机。"
+
+
+@pytest.mark.parametrize("ask, reply, follow_up", [
+    ("Write a short VPN note.", _NOTE, "Paraphrase it for a 10-year-old."),
+    ("Write a short VPN note.", _NOTE, "Correct it, please, then send it back."),
+    ("写一条VPN通知。", _NOTE_ZH, "帮我校对一下上面这段。"),
+])
+def test_a_reply_the_next_turn_makes_a_new_version_of_is_kept_whole(ask, reply, follow_up):
+    pruned = prune(conv(None, ask, reply, follow_up), 0.95).messages[1].pruned
+    assert pruned == reply
+
+
+@pytest.mark.parametrize("turn, text", [
+    ("Please extract the dates from this email, thanks!\n\nHi Bob, thanks so much! The meeting moved to May 3.",
+     "Hi Bob, thanks so much! The meeting moved to May 3."),
+    ("帮我优化一下这段文案，谢谢！\n\n亲爱的用户您好，非常感谢您的支持，新品周六上线。", "亲爱的用户您好，非常感谢您的支持，新品周六上线。"),
+    ("帮我提炼一下这段的要点，谢谢！\n\n各位好，非常感谢大家的支持，新品周六上线，价格不变。", "各位好，非常感谢大家的支持，新品周六上线，价格不变。"),
+])
+def test_every_verb_of_work_hands_the_text_over(turn, text):
+    pruned = prune(conv(None, turn), 0.95).messages[0].pruned
+    assert pruned.endswith(text), pruned
+
+
+def test_a_declared_shortener_keeps_each_message_whole():
+    turn = "Hi all, thanks so much for your patience! The VPN is down on Saturday."
+    r = prune(conv("Users will paste messages. Shorten each one to a single sentence.", turn), 0.95)
+    assert r.messages[1].pruned == turn
