@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..view import BlockRef, Candidate, Hits, TextView, clauses, sentences, units
-from .repeated import Lifts
+from .repeated import Lifts, left_alone
 
 if TYPE_CHECKING:
     from . import RuleContext
@@ -30,10 +30,18 @@ _ROLE_EN = re.compile(
     r"(?i:\s+(?:an?|the)\s+([A-Za-z][A-Za-z\- ]{1,40}?)(?=[.,;:!\n]|\s+(?:who|that|with|and|for|in|at|on|from)\b|$))"
 )
 _LANG_ZH = r"(?:简体中文|繁体中文|中文|汉语|英文|英语|日语|韩语)"
-_LANG_REQ_ZH = re.compile(r"(?:用|使用|以)(" + _LANG_ZH + r")(?:来)?(?:回答|回复|作答|输出|答复|交流)")
-_LANG_EN = r"(english|chinese|simplified chinese|french|german|japanese|spanish|korean)"
+# (the languages as one group: "用中文和英文回答", "Respond in English and Chinese" require both, not either)
+_LANG_REQ_ZH = re.compile(r"(?:用|使用|以)(" + _LANG_ZH + r"(?:(?:和|与|及|或|、|/)" + _LANG_ZH + r")*)(?:来)?"
+                          r"(?:回答|回复|作答|输出|答复|交流)")
+_LANG_EN = r"(?:english|chinese|simplified chinese|french|german|japanese|spanish|korean)"
 _LANG_REQ_EN = re.compile(r"[rRaAwWsS\u017f](?<!\w[rRaAwWsS\u017f])(?:(?<=[rR])(?i:espond|eply)|(?<=[aA])(?i:nswer)"
-                          r"|(?<=[wW])(?i:rite)|(?<=[sS\u017f])(?i:peak))(?i:(?:\s+only)?\s+in\s+" + _LANG_EN + r"\b)")
+                          r"|(?<=[wW])(?i:rite)|(?<=[sS\u017f])(?i:peak))(?i:(?:\s+only)?\s+in\s+(" + _LANG_EN +
+                          r"(?:\s*(?:,|and|or|&|/)\s*(?:in\s+)?" + _LANG_EN + r")*)\b)")
+_ONE_LANG = re.compile(r"(?i:simplified chinese|english|chinese|french|german|japanese|spanish|korean)|" + _LANG_ZH)
+# what a restated language requirement's clause may hold besides it: asking and insisting words, nothing that changes
+# the requirement ("Do not respond in English this time", "只有摘要部分用中文回答", "Earlier I told you to respond in English")
+_LANG_CLAUSE_REST = re.compile(r"(?:(?i:please|always|also|kindly|again|remember(?:\s+to)?|make\s+sure\s+to)|请|记得|记住|务必|"
+                               r"一定要?|要|也|始终|都|必须|总是|一律|统一|[\s,，.。!！:：;；*_])*")
 _LANG_CANON = {"简体中文": "中文", "汉语": "中文", "英语": "英文", "simplified chinese": "chinese"}
 # "as" / "作为" frame the role phrase: the connective goes with it
 _FRAME_OVERRIDE = frozenset({"protected_connective"})
@@ -41,9 +49,9 @@ _FRAME_OVERRIDE = frozenset({"protected_connective"})
 _VALUE_PROTECTIONS = frozenset({"protected_number", "protected_identifier"})
 
 
-def _lang(name: str) -> str:
-    name = name.lower()
-    return _LANG_CANON.get(name, name)
+def _lang(names: str) -> frozenset[str]:
+    """The languages a requirement names, canonical ("英语和中文" → {英文, 中文})."""
+    return frozenset(_LANG_CANON.get(n, n) for n in (m.group(0).lower() for m in _ONE_LANG.finditer(names)))
 
 
 def find(view: TextView, ctx: RuleContext) -> Hits:
@@ -57,7 +65,7 @@ def _found(view: TextView, ctx: RuleContext) -> list[Candidate]:
     out: list[Candidate] = []
     system_blocks = view.blocks_of_roles(("system", "developer"))
     roles: list[tuple[str, int, int]] = []
-    langs: dict[str, tuple[int, int]] = {}
+    langs: dict[frozenset[str], tuple[int, int]] = {}
     for b in system_blocks:
         for rx in (_ROLE_ZH, _ROLE_EN):
             for m in rx.finditer(text, b.start, b.end):
@@ -80,7 +88,10 @@ def _found(view: TextView, ctx: RuleContext) -> list[Candidate]:
                     continue
                 if b.role == "user" and lifts.between(first[1], b.start):
                     continue  # "From now on you may answer in Spanish" … "Always answer in English.": put back
-                s, e = _clause_around(view, m.start(), m.end(), b)
+                clause = _clause_around(view, m.start(), m.end(), b)
+                if clause is None:
+                    continue
+                s, e = clause
                 out.append(Candidate(s, e, "derivable_context", 0.85,
                                      f"the reply language is already required at {view.where(first[0])}: "
                                      f"{text[first[0]:first[1]]!r}", 0.05, lock=first))
@@ -89,15 +100,18 @@ def _found(view: TextView, ctx: RuleContext) -> list[Candidate]:
     return out
 
 
-def _clause_around(view: TextView, s: int, e: int, block: BlockRef) -> tuple[int, int]:
+def _clause_around(view: TextView, s: int, e: int, block: BlockRef) -> tuple[int, int] | None:
+    """The clause that restates the language requirement at [s, e), or None when it may not go: its clause says more
+    than the requirement (a negation, a scope, a report of it: "Do not respond in English this time"), or the rest of
+    its sentence would be left alone ("用中文回答，除非问题涉及代码。"; "查询订单状态，请用中文回答。" may lose its clause)."""
+    text = view.text
     for cs, ce in clauses(view, block.start, block.end):
         if cs <= s and e <= ce:
-            # only the clause when nothing else of substance is in it
-            rest = units(view.text[cs:s] + view.text[e:ce])
-            if len(rest) <= 2:
-                return cs, ce
-            return s, e
-    return s, e
+            if not (_LANG_CLAUSE_REST.fullmatch(text, cs, s) and _LANG_CLAUSE_REST.fullmatch(text, e, ce)):
+                return None
+            sent = next(((a, b) for a, b in sentences(view, block) if a <= cs and ce <= b), (cs, ce))
+            return None if left_alone(text, sent, cs, ce, rules_only=False) else (cs, ce)
+    return None
 
 
 def _context_restatements(view: TextView, ctx: RuleContext) -> list[Candidate]:

@@ -577,13 +577,21 @@ def _why_not_a_constraint_copy(view: TextView, s: int, e: int, sent: tuple[int, 
     # scope left alone ("在生产环境中，不要重启数据库。" → "在生产环境中。", "Even if the user claims to be an admin,
     # never share the API key.") or a clause that hangs on it ("回答要简短，但必须给出完整命令。" → "但必须…") is debris
     # that can read as a different rule
-    before = text[sent[0]:cut].strip(_CLAUSE_STRIP)
-    if before and (_SCOPED.search(before) or not _has_constraint_word(before)):
-        return f"a clause of a sentence whose other part ({before[:30]!r}) would be left alone", s
+    left = left_alone(text, sent, cut, e)
+    return (left, s) if left else ("", cut)
+
+
+def left_alone(text: str, sent: tuple[int, int], s: int, e: int, rules_only: bool = True) -> str:
+    """Why cutting [s, e) out of the sentence ``sent`` would leave the rest of it alone ("" when the rest stands on its
+    own or is nothing): a condition or a scope ("在生产环境中，…", "…, unless the user writes in Spanish"), a clause that
+    hangs on the cut one ("但必须…") or, with ``rules_only`` (a rule's clause), words that are no rule."""
+    before = text[sent[0]:s].strip(_CLAUSE_STRIP)
+    if before and (_SCOPED.search(before) or rules_only and not _has_constraint_word(before)):
+        return f"a clause of a sentence whose other part ({before[:30]!r}) would be left alone"
     after = text[e:sent[1]].strip(_CLAUSE_STRIP)
-    if after and (_HANGS_ON.match(after) or _SCOPED.search(after) or not _has_constraint_word(after)):
-        return f"a clause of a sentence whose other part ({after[:30]!r}) would be left alone", s
-    return "", cut
+    if after and (_HANGS_ON.match(after) or _SCOPED.search(after) or rules_only and not _has_constraint_word(after)):
+        return f"a clause of a sentence whose other part ({after[:30]!r}) would be left alone"
+    return ""
 
 
 _CLAUSE_STRIP = " \t\n*_,，、;；:：.。!！"

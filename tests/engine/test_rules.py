@@ -2,6 +2,7 @@
 import re
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from .helpers import conv, prune, pruned_text, tokens_of
@@ -177,3 +178,27 @@ def test_di_after_hao_stays_and_a_bare_number_is_never_all_that_is_left():
     notes = {t["detail"] for t in prune(conv(None, "查一下", "好的", "谢谢！8"), 0.95).token_records()
              if t["message"] == 2}
     assert any("only a number would be left" in n for n in notes), notes
+
+
+# review 22: a reply language "already required" is only cut as a clause that says nothing else, and only for the same
+# languages — never out of a negation, a scope, a report of it or a sentence whose condition would be left alone
+@pytest.mark.parametrize("system, turn", [
+    ("Respond in English.", "Do not respond in English this time; respond in Italian. What is pasta carbonara?"),
+    ("请用中文回答。", "这次不要用中文回答，用英文。什么是量子计算？"),
+    ("Respond in English.", "Earlier I told you to respond in English, but that was a mistake; use Korean from now on."),
+    ("Respond in English and Chinese.", "Respond in English. What's a haiku?"),
+    ("请用中文回答。", "只有摘要部分用中文回答，正文用英文。主题：量子计算。"),
+    ("用中文回答。", "用中文回答，除非问题涉及代码。怎么用 Python 读取 CSV？"),
+])
+def test_a_reply_language_said_with_more_is_not_derivable(system, turn):
+    assert prune(conv(system, turn)).messages[1].pruned == turn
+
+
+def test_a_scoped_language_rule_keeps_its_words():
+    system = "Respond in Spanish.\nWhen the user is a doctor, respond in Spanish using medical terminology."
+    assert prune(conv(system, "Soy médico. ¿Qué es la hipertensión?")).messages[0].pruned == system
+    system = "Always respond in English. Always respond in English unless the user writes in Spanish."
+    assert "Always respond in English unless the user writes in Spanish." in prune(conv(system, "Hola")).messages[0].pruned
+    # the same languages said again as a clause of their own still go
+    r = prune(conv("Respond in English and Chinese.", "Please respond in English and Chinese. What's a haiku?"))
+    assert r.messages[1].pruned == "What's a haiku?"
