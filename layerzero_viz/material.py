@@ -1218,9 +1218,58 @@ def _templates(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str,
 
 # --------------------------------------------------------------------------------------------- blocks
 
+# a block that ends with an empty label for the model to fill, after a labelled field: "Message: Where is my
+# order?⏎Label:", "消息：您好，麻烦帮我查一下订单，谢谢！⏎标签：" — the field is the item asked about
+_SLOT_END = re.compile(r"\n[ \t]*(?:\*\*)?[^\n:：.!?。！？]{1,24}?(?:\*\*)?[ \t]*[:：][ \t]*(?:\*\*)?\s*\Z")
+_FIELD_LINE = re.compile(r"^[ \t]*(?:\*\*)?[^\n:：.!?。！？*]{1,24}?(?:\*\*)?[ \t]*[:：][ \t]*(?:\*\*)?[ \t]*(?=[^\s*])", re.MULTILINE)
+
+
+def _completion_slot(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
+    slot = _SLOT_END.search(seg)
+    if slot is None:
+        return []
+    field = None
+    for field in _FIELD_LINE.finditer(seg, 0, slot.start()):
+        pass  # the last labelled line before the slot
+    if field is None:
+        return []
+    if _BLANK_LINE.search(seg, field.end(), slot.start() + 1):
+        return []  # (the field and the slot in one paragraph: not a prompt's last section before a heading to fill)
+    a, b = _stripped(text, s + field.end(), s + slot.start())
+    label = seg[slot.start():].strip(" \t\n*:：")
+    return [(a, b, "few_shot", f"kept: the item the empty label {label!r} asks about")] if b > a else []
+
+
+# exemplars under any pair of labels that alternate at least twice, the second with a short value (a label, a score):
+# "Message: Thanks so much, you're a lifesaver!⏎Label: POLITE⏎⏎Message: Hurry up.⏎Label: RUDE", "Review: …⏎Sentiment:
+# positive", "评论：…⏎情感：正面" (not "Role: …⏎Goal: Find the freshest data point …": a prompt's sections)
+_LABEL_LINE = re.compile(r"^[ \t]*(?:[-*>][ \t]*)?(?:\*\*)?([A-Za-z][A-Za-z _-]{0,20}?|[\u4e00-\u9fff]{1,6})(?:\*\*)?[ \t]*[:：]"
+                         r"[ \t]*(?:\*\*)?[ \t]*(\S[^\n]*)$", re.MULTILINE)
+
+
+def _label_pairs(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
+    if seg.count(":") + seg.count("：") < 4:
+        return []
+    lines = list(_LABEL_LINE.finditer(text, s, e))
+    pairs: dict[tuple[str, str], list[tuple[re.Match[str], re.Match[str]]]] = {}
+    for m, n in zip(lines, lines[1:]):
+        first, second = m.group(1).strip().lower(), n.group(1).strip().lower()
+        value = n.group(2).strip(" *")
+        if first != second and text.count("\n", m.end(), n.start()) == 1 and len(value) <= 30 and value.count(" ") < 4:
+            pairs.setdefault((first, second), []).append((m, n))
+    out = []
+    for (first, second), found in pairs.items():
+        if len(found) >= 2:
+            for m, n in found:
+                why = f"kept: an exemplar under the labels {m.group(1).strip()!r} / {n.group(1).strip()!r}"
+                out.extend((x.start(2), x.end(2), "few_shot", why) for x in (m, n))
+    return out
+
+
 # each finder gets the block as (text, s, e) and its text sliced once, ``seg`` (= text[s:e]), for its guards
 _FINDERS = (_code, _quotes, _introduced, _few_shot, _exam_items, _tables, _json, _marked, _example_sections,
-            _announced_items, _opening_lines, _inline_examples, _handed_by_question, _front_matter, _templates)
+            _announced_items, _opening_lines, _inline_examples, _handed_by_question, _front_matter, _templates,
+            _completion_slot, _label_pairs)
 # every finder but those of _NO_MARK_FINDERS needs one of these marks in the block (a backtick or tilde for a fence, 4
 # spaces or a tab for indented code, ;{} for bare code, a quotation mark, a colon for introduced text and
 # few-shot, | for a table, " or [ for JSON): most chat turns have none, and skip six finders at once

@@ -25,7 +25,7 @@ import re
 from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Any, Sequence
 
-from ..view import Hits, TextView, clauses, sentences
+from ..view import BlockRef, Hits, TextView, clauses, sentences
 
 if TYPE_CHECKING:
     from . import RuleContext
@@ -138,13 +138,29 @@ def _is_cjk(ch: str) -> bool:
     return "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff"
 
 
+# a standing prompt whose subject is politeness itself ("Classify politeness as POLITE or RUDE", "React to how politely
+# the traveler treats you", "判断消息是否礼貌"): every courtesy in the conversation is what it judges or reacts to
+_POLITENESS_TOPIC = re.compile(
+    r"(?i:\bpoliteness\b|\bhow\s+(?:polite|rude|courteous|impolite)(?:ly)?\b|\b(?:polite|courteous)(?:ly)?\s+or\s+"
+    r"(?:rude|impolite|not)|\b(?:rude|impolite)(?:ly)?\s+or\s+(?:polite|courteous)|\bcourtesy\s+(?:level|score))"
+    r"|是否礼貌|礼貌程度|礼貌与否|有没有礼貌|礼不礼貌|礼貌(?:还是|或|或者)(?:不礼貌|粗鲁|无礼)|[\"“]礼貌[\"”]")
+_POLITENESS_WORDS = ("olite", "OLITE", "rude", "RUDE", "ourte", "礼貌")
+
+
+def _politeness_is_the_subject(text: str, standing: list[BlockRef]) -> bool:
+    return any(w in text[b.start:b.end] for b in standing for w in _POLITENESS_WORDS) and any(
+        _POLITENESS_TOPIC.search(text, b.start, b.end) for b in standing)
+
+
 def find(view: TextView, ctx: RuleContext) -> Hits:
     """Filler: whole sentences, whole clauses and frames (see the module doc)."""
     text = view.text
     if not any(view.lexicon_of(name) for name in _LEXICON_NAMES):
         return Hits("filler", [], [], [], 0.05, _OVERRIDE, partial(_detail, text, [], [], [], []))  # most views
-    h_starts, h_ends, h_sources = view.lexicon_columns(_LEXICON_NAMES)
     standing = view.standing_blocks()
+    if _politeness_is_the_subject(text, standing):
+        return Hits("filler", [], [], [], 0.05, _OVERRIDE, partial(_detail, text, [], [], [], []))
+    h_starts, h_ends, h_sources = view.lexicon_columns(_LEXICON_NAMES)
     quotes = ctx.scans.quotes
     keyed: set[str] = set()  # the phrases the standing prompt names ("If the customer writes 'please hurry', …")
 

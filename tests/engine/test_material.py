@@ -781,3 +781,42 @@ def test_a_declared_shortener_keeps_each_message_whole():
     turn = "Hi all, thanks so much for your patience! The VPN is down on Saturday."
     r = prune(conv("Users will paste messages. Shorten each one to a single sentence.", turn), 0.95)
     assert r.messages[1].pruned == turn
+
+
+# review 22: exemplars and items of a classifier, and politeness as the subject of the conversation
+
+def test_exemplars_under_any_pair_of_alternating_labels_are_kept():
+    system = ("Classify the sentiment.\n\nReview: Thanks so much, love it!\nSentiment: positive\n\n"
+              "Review: Hi, it broke in a day.\nSentiment: negative")
+    assert prune(conv(system, "Review: Works fine.\nSentiment:"), 0.95).messages[0].pruned == system
+    zh = "判断情感。\n评论：谢谢，很好用！\n情感：正面\n评论：您好，太差了。\n情感：负面"
+    assert prune(conv(zh, "评论：还行吧\n情感："), 0.95).messages[0].pruned == zh
+    # a prompt's sections under alternating labels are no exemplars: their courtesy may go
+    roles = ("* **Role:** Scout. Thank you so much for your help!\n* **Goal:** Find the freshest data point, even if "
+             "unverified.\n* **Role:** Skeptic.\n* **Goal:** Find the fatal flaw in the premise or the data.")
+    assert "Thank you so much" not in prune(conv(roles, "Go."), 0.95).messages[0].pruned
+
+
+@pytest.mark.parametrize("system, turn", [
+    ("Classify the intent as ORDER, REFUND or OTHER.", "Message: Hi! Thanks so much, where is my order?\nLabel:"),
+    ("判断用户意图。", "消息：您好，麻烦帮我查一下订单，谢谢！\n标签："),
+])
+def test_the_item_an_empty_label_asks_about_is_kept(system, turn):
+    ann = annotate(load_conversation(conv(system, turn)), env={})
+    for r in (ann.at_ratio(0.95), ann.at_ratio(0.95, min_effectiveness=0.98)):
+        assert r.messages[1].pruned == turn
+
+
+@pytest.mark.parametrize("system, turn", [
+    ("Classify politeness as POLITE or RUDE.", "Hi! Thanks so much. Where is my order?"),
+    ("判断消息是否礼貌，输出\"礼貌\"或\"不礼貌\"。", "您好，麻烦帮我查订单，谢谢！"),
+    ("You are the innkeeper in a role-play. React to how politely or rudely the traveler treats you.",
+     "*walks in* Good evening! Thank you so much for your hospitality. May I have a room?"),
+])
+def test_courtesy_is_kept_where_politeness_is_the_subject(system, turn):
+    assert prune(conv(system, turn), 0.95).messages[1].pruned == turn
+
+
+def test_an_agent_told_to_be_polite_makes_no_subject_of_politeness():
+    r = prune(conv("Be polite and concise. 请礼貌地回答。", "Hi! Thanks so much. Where is my order?"), 0.95)
+    assert r.messages[1].pruned == "Where is my order?"
