@@ -1266,10 +1266,44 @@ def _label_pairs(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, st
     return out
 
 
+# the words to say, after a say-verb and a colon, to the end of the line ("1. Say: Hello, thank you for calling Orbit
+# Telecom. My name is {agent}.", "如果客户情绪激动，说：非常抱歉给您带来困扰，感谢您的耐心。", "End with: Have a great day!")
+_SAY_BEFORE = re.compile(r"(?:(?i:\b(?:say|reply|respond|answer|(?:start|begin|open|end|close|finish|sign\s+off)\s+with))"
+                         r"|说|回复|回答|答复|开头用|结尾用|开场白|结束语)[ \t]*(?:\*\*)?[ \t]*\Z")
+# a line that points at what follows it to be passed on as written ("Send this SMS exactly, filling in {time}:",
+# "请原样发送下面这条短信，只替换{时间}：") — not the rules or the format to follow exactly, nor "Offer exactly 7 categories:"
+_VERBATIM_LINE = re.compile(r"(?i:\bexactly\b|\bverbatim\b|\bword\s+for\s+word\b|\bas\s+written\b)|原样|一字不改|原封不动|一个字都不")
+_SCRIPT_POINTER = re.compile(r"(?i:\b(?:this|these|the\s+following|below)\b)|下面|以下|如下|这条|这段|这个|这句|这份")
+_NOT_A_SCRIPT = re.compile(r"(?i:\b(?:rules?|instructions?|steps?|guidelines?|format|schema|requirements?|criteria|structure)\b)"
+                           r"|规则|要求|步骤|格式|结构")
+
+
+def _scripts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
+    out = []
+    for cm in _COLONS.finditer(text, s, e):
+        c = cm.start()
+        ls = text.rfind("\n", s, c) + 1 or s
+        le = text.find("\n", c, e)
+        le = e if le < 0 else le
+        say = _SAY_BEFORE.search(text, max(ls, c - 24), c)
+        if say is not None:
+            a, b = _stripped(text, c + 1, le)
+            if b > a and text[a] not in "\"“「『'‘":  # (a quotation is the quote finder's: "用户说：“…”，请问…")
+                out.append((a, b, "introduced", f"kept: the words to say after {_short(text[say.start():c + 1], 30)!r}"))
+        elif not text[c + 1:le].strip() and _VERBATIM_LINE.search(text, ls, c) and _SCRIPT_POINTER.search(text, ls, c) \
+                and not _NOT_A_SCRIPT.search(text, ls, c):
+            stop = _BLANK_LINE.search(text, le, e)
+            a, b = _stripped(text, le, e if stop is None else stop.start())
+            if b > a:
+                out.append((a, b, "introduced",
+                            f"kept: the text to pass on as written after {_short(text[ls:c + 1].strip(), 50)!r}"))
+    return out
+
+
 # each finder gets the block as (text, s, e) and its text sliced once, ``seg`` (= text[s:e]), for its guards
 _FINDERS = (_code, _quotes, _introduced, _few_shot, _exam_items, _tables, _json, _marked, _example_sections,
             _announced_items, _opening_lines, _inline_examples, _handed_by_question, _front_matter, _templates,
-            _completion_slot, _label_pairs)
+            _completion_slot, _label_pairs, _scripts)
 # every finder but those of _NO_MARK_FINDERS needs one of these marks in the block (a backtick or tilde for a fence, 4
 # spaces or a tab for indented code, ;{} for bare code, a quotation mark, a colon for introduced text and
 # few-shot, | for a table, " or [ for JSON): most chat turns have none, and skip six finders at once

@@ -820,3 +820,24 @@ def test_courtesy_is_kept_where_politeness_is_the_subject(system, turn):
 def test_an_agent_told_to_be_polite_makes_no_subject_of_politeness():
     r = prune(conv("Be polite and concise. 请礼貌地回答。", "Hi! Thanks so much. Where is my order?"), 0.95)
     assert r.messages[1].pruned == "Where is my order?"
+
+
+# review 22: scripts and texts to pass on as written, in a system prompt too
+
+@pytest.mark.parametrize("system", [
+    "Script:\n1. Say: Hello, thank you for calling Orbit Telecom. My name is {agent}.\n2. Ask for the account number.\n"
+    "3. End with: Thank you for calling. Have a great day!",
+    "话术：\n1. 询问客户的账号。\n2. 如果客户情绪激动，说：非常抱歉给您带来困扰，感谢您的耐心。",
+    "Send this SMS exactly, filling in {time}:\nHi! Your appointment is at {time}. Thanks!",
+    "请原样发送下面这条短信，只替换{时间}：\n您好！您的预约时间是{时间}。谢谢！",
+])
+def test_the_words_to_say_are_kept_as_written(system):
+    assert prune(conv(system, "What do I say?"), 0.95).messages[0].pruned == system
+
+
+def test_a_say_colon_before_a_quote_or_a_number_after_exactly_hands_nothing_over():
+    # the quote is the quote finder's; the question after it is the prompt's own
+    r = prune(conv(None, "用户说：“我想吃点美食。”，请问接下来小程序应该做出怎样的回应？"), 0.95)
+    assert r.messages[0].pruned == "用户说：“我想吃点美食。”，接下来小程序应该做出怎样的回应？"
+    system = "Offer exactly 7 example categories:\n- Thank you so much for playing!\n- History"
+    assert "Thank you so much" not in prune(conv(system, "Go"), 0.95).messages[0].pruned
