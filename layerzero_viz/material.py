@@ -1563,6 +1563,9 @@ def _middle_request_payload(text: str, s: int, e: int, lo: int, hi: int) -> list
 _BACK_VERB = re.compile(rf"(?i:\b(?:{_TASK_VERB_EN}|change|replace|keep|send|make)\b)|{_TASK_VERB_ZH}|替换")
 _BACK_POINTER = re.compile(r"(?i:\b(?:it|that|this|the\s+(?:draft|reply|e-?mail|message|letter|text|above|post|note|"
                            r"announcement|version|answer))\b)|上面|以上|这条|这段|这封|这篇|全文|其他别动|其他不要动|其余不变")
+# a turn that opens with "再短一点" asks for the last reply again, shorter (unless it hands over a text of its own:
+# "再口语化一点：“…”")
+_AGAIN_ZH = re.compile(r"\s*(?:再|更)")
 _BACK_MAX = 160  # characters: "Translate it to German, keep everything."
 
 
@@ -1574,16 +1577,21 @@ def _works_on_the_last_reply(text: str, s: int, e: int) -> bool:
     if not 0 < b - a <= _BACK_MAX:
         return False
     turn = text[a:b]
-    return bool(_BACK_POINTER.search(turn) and (_BACK_EDIT.search(turn)
+    again = _AGAIN_ZH.match(turn) is not None and not any(c in turn for c in ":：\"“「")
+    return bool((again or _BACK_POINTER.search(turn)) and (_BACK_EDIT.search(turn)
                                                 or _KEEP_ALL.search(turn) and _BACK_VERB.search(turn)))
 
 
-# a verb that makes a new version of the text (its words then matter): translate it, rewrite it, 改成…
-_BACK_EDIT = re.compile(rf"(?i:\b{_en_words(_EDIT)}\b)|{_zh_words(_EDIT)}")
+# a verb that makes a new version of the text (its words then matter): translate it, rewrite it, 改成…, make it shorter,
+# 再短一点
+_COMPARATIVE_ZH = r"(?:再|更)(?:短|长|简短|简洁|精简|精炼|正式|随意|口语化|礼貌|委婉|活泼|专业|友好|热情)一?(?:点|些)"
+_BACK_EDIT = re.compile(rf"(?i:\b{_en_words(_EDIT)}\b|\bmake\s+(?:it|this|that)\s+(?:[a-z]+er|more|less|a\s+(?:bit|little)|"
+                        rf"slightly|much)\b)|{_zh_words(_EDIT)}|{_COMPARATIVE_ZH}")
 _KEEP_ALL = re.compile(r"(?i:\bkeep\s+(?:everything|all|the\s+rest|it\s+(?:all|as\s+is))|\bword\s+for\s+word|\bverbatim|"
                        r"\b(?:don'?t|do\s+not)\s+change\s+(?:anything|the\s+rest)|\bunchanged\b|"
-                       r"\bas\s+is\b|\bnothing\s+else|\bfull\s+text|\bwhole\s+(?:text|thing|reply))|其他别动|其他不要动|其余不变|"
-                       r"其他不变|给我全文|完整|原样|一字不改")
+                       r"\bas\s+is\b|\bnothing\s+else|\bfull\s+text|\bwhole\s+(?:text|thing|reply)|"
+                       r"\bexactly\s+as\s+(?:it\s+is|they\s+are|written))|其他别动|其他不要动|其余不变|"
+                       r"其他不变|给我全文|完整|原样|一字不改|保持不变|不要改动?")
 
 
 _REQUEST_LINE_MAX = 80  # characters: "判断这条评价的情感倾向（正面/负面/中性）"

@@ -841,3 +841,14 @@ def test_a_say_colon_before_a_quote_or_a_number_after_exactly_hands_nothing_over
     assert r.messages[0].pruned == "用户说：“我想吃点美食。”，接下来小程序应该做出怎样的回应？"
     system = "Offer exactly 7 example categories:\n- Thank you so much for playing!\n- History"
     assert "Thank you so much" not in prune(conv(system, "Go"), 0.95).messages[0].pruned
+
+
+@pytest.mark.parametrize("ask, reply, follow_up", [
+    ("Write a short thank-you email to Anna for order #4411.",
+     "Hi Anna,\n\nThank you for your order #4411! It ships within 2 days.\n\nThanks again,\nThe Bloom Team",
+     "Make it shorter but keep the greeting and sign-off exactly as they are."),
+    ("写一条感谢安娜下单的短信，订单号4411。", "您好，安娜！非常感谢您的订单（#4411）！我们会在两个工作日内发货。\n\n再次感谢！花语团队",
+     "再短一点，结尾的落款保持原样。"),
+])
+def test_a_draft_asked_again_shorter_is_kept_whole(ask, reply, follow_up):
+    assert prune(conv(None, ask, reply, follow_up), 0.95).messages[1].pruned == reply
