@@ -1355,9 +1355,11 @@ _TASK_INTRO = re.compile(
     rf"(?:{_TASK_VERB_EN}|make|turn|send|post|publish|forward|share|announce)\b[^:：\n.!?]{{0,60}}?"
     r"\b(?:this|these|it|the[ \t]+following|following|below|my|each|every|all|both|(?:in)?to[ \t]+(?-i:[A-Z])[a-z]+|这个|这段|这篇|这些|这份|这条|下面的?|以下的?)\b[^:：\n.!?]{0,60}?)"
     r"|(?i:(?:this|that|another|the[ \t]+next)[ \t]+one)"
-    # reported words: "The customer wrote:", "Their second message was just:"
+    # reported words: "The customer wrote:", "Their second message was just:", "Here's what my landlord wrote, help me
+    # reply that I agree:"
     r"|(?i:[^:：\n]{0,60}?\b(?:wrote|writes|said|says|replied|posted|texted|messaged|(?:message|email|e-mail|review|"
-    r"comment|reply|text|note|post|answer)[ \t]+(?:was|is|reads|read|said|says)(?:[ \t]+(?:just|only|simply))?))"
+    r"comment|reply|text|note|post|answer)[ \t]+(?:was|is|reads|read|said|says)(?:[ \t]+(?:just|only|simply))?)"
+    r"(?:[ \t]*[,;—–-][^:：\n]{0,80}?)?)"
     # said to pass on as written: "Send this to #eng-all, word for word:", "Post it verbatim:"
     r"|(?i:[^:：\n]{0,80}?\b(?:verbatim|word[ \t]+for[ \t]+word|as[ \t]+is|exactly[ \t]+(?:as[ \t]+(?:written|it[ \t]+is)|this))\b"
     r"[^:：\n]{0,40}?)"
@@ -1840,6 +1842,21 @@ _HANDED_ZH = re.compile(r"(?:用户|我)(?:会|将|将会|可能会|每次)?(?:�
 _PROCESS_ZH = re.compile(_zh_words(*_PROCESSING, extra=_SORTING_ZH))
 
 
+# a short system prompt that is one task on the text each turn brings: "Summarize the document in English in 2
+# sentences.", "Translate the user's text into French.", "将用户的文本翻译成英文。" (a longer prompt names a document it may
+# also be given: only a prompt of at most _ONE_TASK_MAX characters is its task alone)
+_ON_TEXT_VERBS = (_EDIT, _CONDENSE, _RECAST, _LABEL, _CRITIQUE)
+_THE_TEXT_EN = (r"(?:document|text|e-?mail|article|passage|review|notice|letter|transcript|paragraph|report|contract|"
+                r"message|essay|story|poem|input)s?")
+_THE_TEXT_ZH = r"(?:文档|文本|文章|邮件|通知|段落|报告|合同|评论|消息|作文|稿件|内容|短文|公告)"
+_ONE_TASK = re.compile(
+    rf"(?i:\b{_en_words(*_ON_TEXT_VERBS)}\b[^.!?\n]{{0,30}}?\b(?:the|this|each|every|any)\s+(?:(?:user'?s?|given|"
+    rf"following|provided|incoming|pasted|customer'?s?)\s+)?{_THE_TEXT_EN}\b)"
+    rf"|{_zh_words(*_ON_TEXT_VERBS)}(?:一下)?(?:这篇|这段|该|此|用户的?|给定的?|收到的?|每一?[篇条段封])?{_THE_TEXT_ZH}"
+    rf"|(?:将|把|对)(?:用户的?|给定的?|收到的?|每一?[篇条段封])?{_THE_TEXT_ZH}(?:的?全文)?{_zh_words(*_ON_TEXT_VERBS)}")
+_ONE_TASK_MAX = 300
+
+
 def _declares_processing(text: str, s: int, e: int) -> re.Match[str] | None:
     """The phrase of [s, e) that says the user's turns are text to process, with a verb of processing in the block —
     or, for what any chat brings (messages, code, questions: ``_CHAT_NOUN``), a verb that transforms or labels it in
@@ -1860,7 +1877,7 @@ def _declares_processing(text: str, s: int, e: int) -> re.Match[str] | None:
                 b = stop.end() if stop is not None else min(e, b + 300)
             if transform.search(text, a, b):
                 return m
-    return None
+    return _ONE_TASK.search(text, s, e) if e - s <= _ONE_TASK_MAX else None
 
 
 _SENTENCE_OR_LINE_END = re.compile(r"[.!?。！？](?=\s|$)|[。！？]|\n")
@@ -1881,6 +1898,37 @@ def _agent_lines(text: str, s: int, e: int) -> list[Material]:
         return []
     return [Material(m.start(), m.end(), "few_shot", "kept: the agent's own greeting line, said as written")
             for m in _AGENT_LINE.finditer(text, s, e)]
+
+
+# a turn that says the next one brings the text to work on: "I'll paste an email next. Translate it into German.",
+# "我下一条消息发一封邮件，翻译成英文。" (with a verb of work in the same turn)
+_NEXT_TEXT = re.compile(
+    r"(?i:\b(?:I'?ll|I\s+will|I'm\s+going\s+to|I\s+am\s+going\s+to|let\s+me)\s+(?:now\s+)?(?:paste|send|share|give\s+you|"
+    r"forward|copy|post|drop)\b[^.!?\n]{0,60}?\b(?:next|in\s+(?:my|the)\s+next\s+message|in\s+a\s+(?:moment|sec(?:ond)?)|"
+    r"after\s+this)\b|\b(?:my|the)\s+next\s+message\s+(?:will\s+be|is|contains|has)\b)"
+    r"|(?:下一条|下条|接下来|待会儿?|等下|等一下|稍后)(?:消息|信息)?我?(?:会|将|要)?(?:发|贴|粘贴|给你|发给你|发送)")
+_ANNOUNCE_HINT = ("ext", "EXT", "moment", "sec", "after this", "下一条", "下条", "接下来", "待会", "等下", "等一下", "稍后")
+
+
+def _announced_turns(view: TextView) -> dict[int, str]:
+    """The user messages an earlier user turn announced as the text it asks to work on (message position → detail)."""
+    text = view.text
+    out: dict[int, str] = {}
+    pending: tuple[int, str] | None = None
+    for b in view.blocks:
+        if b.role != "user":
+            continue
+        if pending is not None and b.msg_pos > pending[0]:
+            out[b.msg_pos] = pending[1]  # (the whole message: find_material reads it by position)
+            pending = None
+            continue
+        if b.msg_pos in out:
+            continue
+        if any(h in text[b.start:b.end] for h in _ANNOUNCE_HINT):
+            m = _NEXT_TEXT.search(text, b.start, b.end)
+            if m is not None and _TASK_VERB.search(text, b.start, b.end):
+                pending = (b.msg_pos, f"kept: the text the turn before announced ({_short(m.group(0), 40)!r})")
+    return out
 
 
 def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], str] | None = None, last_role: str | None = None) -> list[Material]:
@@ -1909,6 +1957,7 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
             processed_after, declared = b.msg_pos, f"{where}: {_short(m.group(0), 60)!r}"
             break
     drafts: set[int] = set()  # the assistant messages the next user turn works on
+    announced = _announced_turns(view)  # the user messages an earlier turn announced as the text to work on
     handing: dict[int, int] = {}  # user message → the start of the request block that hands its later blocks over
     for k in range(1, len(blocks)):
         prev, b = blocks[k - 1], blocks[k]
@@ -1937,6 +1986,9 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
             continue
         if b.msg_pos in drafts:
             out.append(Material(b.start, b.end, "introduced", "kept: the reply the next turn asks to work on as a whole"))
+            continue
+        if b.msg_pos in announced:
+            out.append(Material(b.start, b.end, "introduced", announced[b.msg_pos]))
             continue
         if btype == "tool_result" or b.role in TOOL_ROLES:
             out.append(Material(b.start, b.end, "tool_result", f"kept: tool result (message {b.message})"))

@@ -41,7 +41,17 @@ STRUCTURAL = frozenset({"protected_xml", "protected_schema", "protected_context"
 VERBATIM_ELEMENTS = frozenset({
     "essay", "document", "documents", "quote", "example", "examples", "input", "text", "article", "source",
     "transcript", "data", "json", "yaml", "sql", "code", "snippet", "email", "letter", "passage", "excerpt",
+    "contract", "clause", "clauses", "agreement", "policy", "terms", "report", "notes", "minutes", "log", "logs",
+    "review", "reviews", "message", "messages", "comment", "comments", "ticket", "poem", "story", "draft", "original",
+    "conversation", "dialogue", "chat", "diff", "record", "records", "abstract", "paper", "content",
 })
+# and any element named for one of them with a qualifier: <source_text>, <customer-email>, <retrieved_documents>
+_VERBATIM_SUFFIX = re.compile(r"[_-](?:" + "|".join(sorted(VERBATIM_ELEMENTS - {"input", "original"})) + r")\Z")
+
+
+def _verbatim_element(name: str) -> bool:
+    name = name.lower()
+    return name in VERBATIM_ELEMENTS or _VERBATIM_SUFFIX.search(name) is not None
 _CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]+`", re.DOTALL)
 _QUOTE = re.compile(r"“[^“”\n]{1,200}”|「[^「」\n]{1,200}」|『[^『』\n]{1,200}』|《[^《》\n]{1,100}》|\"[^\"\n]{1,200}\"")
 # identifiers kept whole; each pattern has a cheap substring guard so texts without one skip the scan
@@ -227,7 +237,7 @@ def xml_protections(view: TextView, conversation: Conversation | None = None, *,
             if el.name == "output_format":
                 add(b.start + el.outer_start, b.start + el.outer_end, "protected_schema",
                     "inside <output_format>: the output schema is kept verbatim")
-            elif el.name.lower() in VERBATIM_ELEMENTS:
+            elif _verbatim_element(el.name):
                 if el.inner_end > el.inner_start:
                     elements_material.append(Material(b.start + el.inner_start, b.start + el.inner_end, "element",
                                              f"kept: inside <{el.name}>, material given to the model to work on"))

@@ -852,3 +852,43 @@ def test_a_say_colon_before_a_quote_or_a_number_after_exactly_hands_nothing_over
 ])
 def test_a_draft_asked_again_shorter_is_kept_whole(ask, reply, follow_up):
     assert prune(conv(None, ask, reply, follow_up), 0.95).messages[1].pruned == reply
+
+
+# review 22: texts handed over without a colon beside them
+
+@pytest.mark.parametrize("turns", [
+    ("I'll paste an email next. Translate it into German.", "Go ahead.",
+     "Hi Mark,\n\nCould you please send the report by Friday?\n\nThanks again,\nJulia"),
+    ("我下一条消息发一封邮件，翻译成英文。", "好的。", "张经理您好！\n\n麻烦您周五前把报告发给我，谢谢！\n\n再次感谢！\n小刘"),
+])
+def test_a_turn_announced_as_the_text_is_kept_whole(turns):
+    assert prune(conv(None, *turns), 0.95).messages[2].pruned == turns[2]
+
+
+def test_reported_words_before_a_request_and_a_colon_are_handed_over():
+    turn = ("Here's what my landlord wrote, help me reply that I agree:\n\nHi Sam! Thanks for always paying on time. "
+            "Could you let the plumber in on Tuesday at 10am?\nLinda")
+    assert prune(conv(None, turn), 0.95).messages[0].pruned == turn
+
+
+@pytest.mark.parametrize("system, turn", [
+    ("Summarize the document in English in 2 sentences.",
+     "《关于调整年假制度的通知》\n自2025年1月1日起，员工年假由10天调整为12天。请各部门负责人做好统筹安排，谢谢配合！"),
+    ("将用户的文本翻译成英文。", "您好！非常感谢您的耐心，周六系统维护。"),
+])
+def test_a_short_prompt_whose_task_is_the_text_keeps_each_turn(system, turn):
+    assert prune(conv(system, turn), 0.95).messages[1].pruned == turn
+
+
+def test_a_long_prompt_that_names_a_document_declares_nothing():
+    system = "You are a helpful research assistant. " * 10 + "If asked, summarize the document the user cites."
+    assert prune(conv(system, "Hi! Thanks so much. What is RAG?"), 0.95).messages[1].pruned == "What is RAG?"
+
+
+def test_more_elements_hold_text_to_work_on():
+    system = ("<instructions>Quote the exact clause.</instructions>\n<contract>\n7.3 The Client may terminate if the "
+              "Supplier fails to meet the service levels.\n</contract>\n<customer_email>Hi! Thanks so much.</customer_email>")
+    ann = annotate(load_conversation(conv(system, "Can the client terminate?")), env={})
+    for r in (ann.at_ratio(0.95), ann.at_ratio(0.95, min_effectiveness=0.98)):
+        pruned = r.messages[0].pruned
+        assert "fails to meet the service levels" in pruned and "<customer_email>Hi! Thanks so much.</customer_email>" in pruned
