@@ -307,7 +307,8 @@ _AS_YOU_PLEASE = re.compile(r"(?i:\b(?:as|if|whatever|whenever|wherever|what|how
 def _not_filler_en(text: str, s: int, e: int) -> bool:
     """Whether an English lexicon hit is the words of something else: "as …" after a role verb ("act as an AI
     model": a role), "hi" beside a hyphen or in capitals ("Hi-Fi", "Honolulu, HI"), "thanks … for nothing"
-    (sarcasm), "kindly" as a manner ("treat them kindly"), "as you please", and (from a review of the lossless
+    (sarcasm), "kindly" as a manner ("treat them kindly"), "as you please", "greetings" after other words of its
+    sentence (a noun: "Preserve tone, greetings and sign-offs"), and (from a review of the lossless
     default) "please" as a verb or before the name it addresses ("fill this in please Perplexity") or a capital
     "Please" with no sentence break before it (the only mark of one: "{preference} Please design …"), or a phrase in
     title case inside a title ("Subject: Thank You Note", "PROMPT NAME: I Think I Need a Lawyer")."""
@@ -318,6 +319,11 @@ def _not_filler_en(text: str, s: int, e: int) -> bool:
         # "Hi-Fi", "hi-res", "Honolulu, HI 96815": a word or a state, not a greeting
         return phrase == "HI" or text[s - 1:s] == "-" or text[e:e + 1] == "-"
     low = phrase.lower()
+    if low == "greetings":
+        # a greeting only opening its sentence ("Greetings!", "Greetings, traveler"); after other words it is the noun
+        # ("Preserve tone, greetings and sign-offs.")
+        before = text[max(0, s - 40):s].rstrip(" \t*_>#-")
+        return bool(before) and before[-1] not in ".!?\n。！？"
     if low.startswith(("thank", "thx")) and _FOR_NOTHING.match(text, e):
         return True  # "Thanks a lot for nothing.": sarcasm, the complaint itself
     if low == "kindly" and _KINDLY_MANNER.search(text, max(0, s - 40), s):

@@ -388,3 +388,10 @@ def test_a_closing_thanks_after_a_chinese_question_stays():
     # review 20: "…有没有写错，谢谢！" had become "…有没有写错！"
     assert out("帮我检查一下这个告警规则有没有写错，谢谢！") == "帮我检查一下这个告警规则有没有写错，谢谢！"
     assert out("帮我检查一下这个告警规则，谢谢！") == "帮我检查一下这个告警规则！"
+
+
+def test_greetings_is_a_greeting_only_opening_its_sentence():
+    # review 22: "Preserve tone, greetings and sign-offs." had become "Preserve tone."
+    system = "You are a professional translator. Preserve tone, greetings and sign-offs."
+    assert prune(conv(system, "Translate: Hi Mark."), 0.95).messages[0].pruned == system
+    assert prune(conv(None, "Greetings! What is RAG?"), 0.95).messages[0].pruned == "What is RAG?"
