@@ -654,7 +654,10 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
             if not _states_a_constraint(text[s:e]):
                 continue
             if material.overlaps(s, e):  # 'Classify: "…polite." Do not explain.': what follows the material
-                s = max([re_ for rs, re_ in material.ranges_in(s, e)] + [s])
+                inside = material.ranges_in(s, e)
+                if any(text[s:rs].strip() for rs, _ in inside):
+                    continue  # material inside the sentence ('不要使用"颠覆"这个词。'): no part of it is a copy alone
+                s = max([re_ for rs, re_ in inside] + [s])
                 while s < e and not text[s].isalnum() and not _CJK.match(text[s]):
                     s += 1
                 if e - s < 2:

@@ -349,3 +349,10 @@ def test_a_rule_said_again_after_a_turn_lifted_it_is_put_back_not_repeated(lang,
     r = prune(conv(system, "Compare Raft and Paxos." if lang == "en" else "对比一下 Kafka 和 RabbitMQ。",
                    "- Raft: leader-based\n- Paxos: …", again), 0.95)
     assert r.messages[3].pruned != again
+
+
+def test_a_repeated_rule_around_a_quote_is_kept_whole():
+    # review 22: '不要使用"颠覆"这个词。' said again had become '不要使用"颠覆"' — the quote is material, and what is left
+    # of the sentence around it is no copy on its own
+    turn = "帮我检查这段文案里有没有违禁词。不要使用\"颠覆\"这个词。文案：我们的新品将颠覆整个行业。"
+    assert prune(conv("不要使用\"颠覆\"这个词。", turn), 0.95).messages[1].pruned == turn
