@@ -1278,7 +1278,13 @@ _NOT_A_SCRIPT = re.compile(r"(?i:\b(?:rules?|instructions?|steps?|guidelines?|fo
                            r"|规则|要求|步骤|格式|结构")
 
 
+# a colon after the last letter of a say-verb, or ending its line: where _scripts looks (one search skips most blocks)
+_SCRIPT_COLON = re.compile(r"(?:[yYhHdDrR]|说|复|答|用|白|语)[ \t]*(?:\*\*)?[ \t]*[:：]|[:：][ \t]*(?:\n|\Z)")
+
+
 def _scripts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
+    if _SCRIPT_COLON.search(seg) is None:
+        return []
     out = []
     for cm in _COLONS.finditer(text, s, e):
         c = cm.start()
@@ -1907,7 +1913,7 @@ _NEXT_TEXT = re.compile(
     r"forward|copy|post|drop)\b[^.!?\n]{0,60}?\b(?:next|in\s+(?:my|the)\s+next\s+message|in\s+a\s+(?:moment|sec(?:ond)?)|"
     r"after\s+this)\b|\b(?:my|the)\s+next\s+message\s+(?:will\s+be|is|contains|has)\b)"
     r"|(?:下一条|下条|接下来|待会儿?|等下|等一下|稍后)(?:消息|信息)?我?(?:会|将|要)?(?:发|贴|粘贴|给你|发给你|发送)")
-_ANNOUNCE_HINT = ("ext", "EXT", "moment", "sec", "after this", "下一条", "下条", "接下来", "待会", "等下", "等一下", "稍后")
+_ANNOUNCE_HINT = re.compile(r"ext|EXT|moment|sec|after this|下一?条|接下来|待会|等一?下|稍后")
 
 
 def _announced_turns(view: TextView) -> dict[int, str]:
@@ -1924,7 +1930,7 @@ def _announced_turns(view: TextView) -> dict[int, str]:
             continue
         if b.msg_pos in out:
             continue
-        if any(h in text[b.start:b.end] for h in _ANNOUNCE_HINT):
+        if _ANNOUNCE_HINT.search(text, b.start, b.end):
             m = _NEXT_TEXT.search(text, b.start, b.end)
             if m is not None and _TASK_VERB.search(text, b.start, b.end):
                 pending = (b.msg_pos, f"kept: the text the turn before announced ({_short(m.group(0), 40)!r})")
