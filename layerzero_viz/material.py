@@ -1257,7 +1257,7 @@ def _label_pairs(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, st
         value = n.group(2).strip(" *")
         if first != second and text.count("\n", m.end(), n.start()) == 1 and len(value) <= 30 and value.count(" ") < 4:
             pairs.setdefault((first, second), []).append((m, n))
-    out = []
+    out: list[tuple[int, int, str, str]] = []
     for (first, second), found in pairs.items():
         if len(found) >= 2:
             for m, n in found:
