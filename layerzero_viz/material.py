@@ -308,7 +308,7 @@ _LABEL = _Verbs(
      ("score", "scor"), ("extract", "extract")),
     ("分类", "标注", "打个?分", "评个?分", "打标签", "归类"))
 # comments on it as a piece of writing
-_CRITIQUE = _Verbs((("critique", "critiqu"),), ("批改", "点评"))
+_CRITIQUE = _Verbs((("critique", "critiqu"),), ("批改", "点评", "赏析", "鉴赏", "品读", "解读"))
 # looks it over ("review" and "rate" are also what a code reviewer or a rate limit do: not a transformation)
 _REVIEW = _Verbs((("review", "review"), ("evaluate", "evaluat"), ("rate", "rate")), ("看看", "看一?下"))
 # reads it for what it says
@@ -324,7 +324,7 @@ _HELP = _Verbs((("fix", "fix"), ("improve", "improv"), ("check", "check"), (r"re
 # a request to work on a text ("Please check this changelog", "翻译下面的邮件")
 _ANY_WORK = (_EDIT, _CONDENSE, _LABEL, _CRITIQUE, _REVIEW, _FIND, _ANSWER, _HELP)
 # what a classifier's system prompt sorts each text by ("把用户的话分成四类", "判断每条评论的情感")
-_SORTING_ZH = ("分成", "情感", "情绪", "意图")
+_SORTING_ZH = ("分成", "情感", "情绪", "意图", "正面", "负面", "中性")
 
 
 def _pick(kinds: tuple[_Verbs, ...], without: tuple[str, ...]) -> tuple[list[tuple[str, str]], list[str]]:
@@ -387,7 +387,7 @@ _INTRO_ZH = re.compile(
     rf"(?:(?:请|请你|请您|麻烦|帮我|请帮我|麻烦你|帮忙){_ZH_VERB}|翻译)(?:一下)?"                    # 请润色：, 翻译：
     rf"(?:(?:成|为)[\u4e00-\u9fffA-Za-z]{{1,4}})?(?:{_ZH_DEM}(?:的|这|一)?[段篇封首句份个]?{_ZH_NOUN})?"
     rf"|{_ZH_VERB}(?:一下)?(?:(?:成|为)[\u4e00-\u9fffA-Za-z]{{1,4}})?{_ZH_DEM}(?:的|这|一)?[段篇封首句份个]?{_ZH_NOUN}"
-    rf"|[\u4e00-\u9fff]{{0,8}}?{_ZH_DEM}(?:是|的|这|一)?[段篇封首句份个]?(?:我的)?{_ZH_NOUN}(?:是|如下)?"  # 以下文章：
+    rf"|[\u4e00-\u9fff]{{0,8}}?{_ZH_DEM}(?:是|的|这|一)?[段篇封首句份个]?(?:我的)?[小短长新旧]?{_ZH_NOUN}(?:是|如下)?"  # 以下文章：
     rf"|(?<![^\n])(?:待翻译的?|待处理的?|输入的?|给定的?)?(?:原文|译文|文本|文章|正文|段落|材料|句子|题目|短文|作文|对话)"  # 原文：
     rf"|(?:我的)?第[一二三四五六七八九十\d]+(?:个|句|条|段|篇|道)?(?:{_ZH_NOUN}|请求|句话)是"         # 第一个问题是：
     r")" + _COLON,
@@ -1268,18 +1268,21 @@ def _label_pairs(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, st
 
 # the words to say, after a say-verb and a colon, to the end of the line ("1. Say: Hello, thank you for calling Orbit
 # Telecom. My name is {agent}.", "如果客户情绪激动，说：非常抱歉给您带来困扰，感谢您的耐心。", "End with: Have a great day!")
-_SAY_BEFORE = re.compile(r"(?:(?i:\b(?:say|reply|respond|answer|(?:start|begin|open|end|close|finish|sign\s+off)\s+with))"
-                         r"|说|回复|回答|答复|开头用|结尾用|开场白|结束语)[ \t]*(?:\*\*)?[ \t]*\Z")
+_SAY_BEFORE = re.compile(r"(?:(?i:\b(?:say|reply|respond|answer|(?:start|begin|open|end|close|finish|sign\s+off)\s+with|"
+                         r"(?:content|text|wording|message)\s+(?:is|should\s+be|reads)))"
+                         r"|说|回复|回答|答复|开头用|结尾用|开场白|结束语|内容(?:是|为|如下)|正文(?:是|为)|原话(?:是)?|写上)"
+                         r"[ \t]*(?:\*\*)?[ \t]*\Z")
 # a line that points at what follows it to be passed on as written ("Send this SMS exactly, filling in {time}:",
 # "请原样发送下面这条短信，只替换{时间}：") — not the rules or the format to follow exactly, nor "Offer exactly 7 categories:"
-_VERBATIM_LINE = re.compile(r"(?i:\bexactly\b|\bverbatim\b|\bword\s+for\s+word\b|\bas\s+written\b)|原样|一字不改|原封不动|一个字都不")
+_VERBATIM_LINE = re.compile(r"(?i:\bexactly\b|\bverbatim\b|\bword\s+for\s+word\b|\bas\s+written\b)|原样|一字不改|原封不动|一个字都不"
+                            r"|逐字|一字不差|不得增删|不要增删|照读|照念")
 _SCRIPT_POINTER = re.compile(r"(?i:\b(?:this|these|the\s+following|below)\b)|下面|以下|如下|这条|这段|这个|这句|这份")
 _NOT_A_SCRIPT = re.compile(r"(?i:\b(?:rules?|instructions?|steps?|guidelines?|format|schema|requirements?|criteria|structure)\b)"
                            r"|规则|要求|步骤|格式|结构")
 
 
 # a colon after the last letter of a say-verb, or ending its line: where _scripts looks (one search skips most blocks)
-_SCRIPT_COLON = re.compile(r"(?:[yYhHdDrR]|说|复|答|用|白|语)[ \t]*(?:\*\*)?[ \t]*[:：]|[:：][ \t]*(?:\n|\Z)")
+_SCRIPT_COLON = re.compile(r"(?:[yYhHdDrRsSe]|说|复|答|用|白|语|是|为|下|话|上)[ \t]*(?:\*\*)?[ \t]*[:：]|[:：][ \t]*(?:\n|\Z)")
 
 
 def _scripts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
@@ -1298,8 +1301,11 @@ def _scripts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, s
                 out.append((a, b, "introduced", f"kept: the words to say after {_short(text[say.start():c + 1], 30)!r}"))
         elif not text[c + 1:le].strip() and _VERBATIM_LINE.search(text, ls, c) and _SCRIPT_POINTER.search(text, ls, c) \
                 and not _NOT_A_SCRIPT.search(text, ls, c):
-            stop = _BLANK_LINE.search(text, le, e)
-            a, b = _stripped(text, le, e if stop is None else stop.start())
+            first = le
+            while first < e and text[first].isspace():
+                first += 1
+            stop = _BLANK_LINE.search(text, first, e)
+            a, b = _stripped(text, first, e if stop is None else stop.start())
             if b > a:
                 out.append((a, b, "introduced",
                             f"kept: the text to pass on as written after {_short(text[ls:c + 1].strip(), 50)!r}"))
@@ -1442,22 +1448,29 @@ _TEXT_LABEL = re.compile(r"[ \t]*(?:\*\*)?((?i:paragraph|draft|email|e-mail|lett
                          r"[ \t]*:[ \t]*\S)(?:[ \t]*\d{1,2})?|第[一二三四五六七八九十\d]+段|(?:会议|聊天|对话|通话|访谈)?记录|邮件|草稿"
                          r"|(?P<self>[\u4e00-\u9fff]{0,6}?(?:内容|原文|正文|评论|评价|留言|反馈|作文|文章|文本)|Text(?:[ \t]+below)?|The[ \t]+text"
                          r"|(?i:(?:customer|client|original)(?:'s)?[ \t]+(?:message|e-?mail|complaint|"
-                         r"review|comment|ticket|feedback|reply|post|text)|complaint)))"
+                         r"review|comment|ticket|feedback|reply|post|text)|complaint)"
+                         # "Ticket #4411 from customer:", "Email from the client (forwarded):"
+                         r"|(?P<reported>(?i:(?:ticket|e-?mail|message|review|complaint|feedback|comment|note)\b[^:：\n]{0,30}?\bfrom\s+"
+                         r"(?:a\s+|the\s+|our\s+|my\s+)?(?:customer|client|user|guest|patient|buyer|tenant|landlord|boss|"
+                         r"manager|colleague)s?))))"
                          r"(?:[ \t]*[（(][^）)\n]{0,40}[）)])?(?:\*\*)?[ \t]*[:：]")
-_TASK_VERB = re.compile(rf"(?i:\b{_TASK_VERB_EN}\b)|{_TASK_VERB_ZH}")
+_TASK_VERB = re.compile(rf"(?i:\b{_TASK_VERB_EN}\b|\b(?:turn|make|convert|transform)\s+(?:this|these|it|them|that|those|the|my)"
+                        rf"(?:\s+[a-z-]+){{0,2}}\s+into\b)|{_TASK_VERB_ZH}")
 # a short paragraph that asks for the work on the rest of the turn ("Could you please explain this clause in plain
 # English?", "here is my essay, please grade it honestly", "帮我整理成待办清单，按负责人列"): what it points at, or a
 # request form opening it ("can you summarize …", "帮我整理…")
 _REQUEST_POINTER = re.compile(r"(?i:\b(?:this|these|it|the\s+following|below|above|my\s+[a-z]+|the\s+(?:essay|e-?mail|"
                               r"clause|message|text|review|log|letter|passage|paragraph|article|story|poem|code|error|"
                               r"document|draft|transcript|chat|thread|contract|notes?)s?)\b)"
-                              r"|下面|以下|如下|上面|以上|这段|这篇|这封|这首|这则|这句|这几句|这条|这份|这几条|这些|这个|它|原文|内容")
+                              r"|下面|以下|如下|上面|以上|这段|这篇|这封|这首|这则|这句|这几句|这条|这份|这几条|这些|这个|它|原文|内容"
+                              # the text named as the verb's object: "把会议纪要整理成待办"
+                              r"|(?:把|将)[\u4e00-\u9fff]{0,4}?(?:纪要|记录|笔记|邮件|文章|评论|日志|报告|合同|通知|对话|稿子|文案|诗)")
 _REQUEST_FORM = re.compile(rf"[ \t]*(?:(?i:(?:hi|hello|hey|ok|okay)\b[^.!?\n]{{0,30}}?[,.!]\s*)?(?i:(?:please|pls|can|could|"
                            rf"would|will)\s+(?:you\s+)?(?:please\s+)?)?(?i:{_TASK_VERB_EN})\b"
                            rf"|(?:请|请你|请您|麻烦|帮我|帮忙|麻烦你|麻烦您)?(?:帮我|帮忙)?(?:把|将)?(?:{_TASK_VERB_ZH}))")
 _FENCE_MARKS = ("---", "——", "___", "***", "===", "<<<", ">>>", '"""', "'''")
 _LABEL_WORDS = ("aragraph", "raft", "mail", "etter", "entence", "段", "记录", "邮件", "草稿", "内容", "原文", "正文", "评论", "作文",
-                "文章", "文本", "评价", "留言", "反馈", "ext", "ustomer", "lient", "riginal", "omplaint")
+                "文章", "文本", "评价", "留言", "反馈", "ext", "ustomer", "lient", "riginal", "omplaint", "icket")
 # a rule line that fences the text a turn hands over ("---", "———", "***", "===")
 _FENCE_RULE = re.compile(r"^[ \t]*(?:-{3,}|—{2,}|_{3,}|\*{3,}|={3,}|<{3,}|>{3,}|\"{3}|'{3})[ \t]*$", re.MULTILINE)
 # a paragraph after the text that says what it was: "——以上是我要发给老师的邮件，请帮我看看语气", "That's the email."
@@ -1538,8 +1551,9 @@ def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str
         pa, pb = _stripped(text, pa, pb)
         if a == s or text[s:a].isspace():  # (the request opens the turn: the text ends where instructions start)
             pb = _handed_text_end(text, pa, e, None)
-        if _is_task_instruction(text, pa, pb):
-            continue  # what is left beside the request is another instruction ("请用正式的语气，不要超过五十个字。")
+        if _is_task_instruction(text, pa, pb) and _TEXT_POINTER.search(text, a, b) is None:
+            continue  # what is left beside the request is another instruction ("请用正式的语气，不要超过五十个字。"), unless
+            # the request names it as a text ("Is this line from our style guide grammatical?")
         if pb > pa:
             return [(pa, pb, "introduced", f"kept: the text handed over with the request {_short(text[a:b], 50)!r}")]
     return _middle_request_payload(text, s, e, first.end(), last.start())
@@ -1575,6 +1589,17 @@ _BACK_POINTER = re.compile(r"(?i:\b(?:it|that|this|the\s+(?:draft|reply|e-?mail|
 # "再口语化一点：“…”")
 _AGAIN_ZH = re.compile(r"\s*(?:再|更)")
 _BACK_MAX = 160  # characters: "Translate it to German, keep everything."
+
+
+# a short turn asking for the last reply again, changed: "麻烦再改得正式一点", "翻得更自然些", "Make it more formal."
+_REVISION = re.compile(r"(?:再|重新)(?:改|翻|润色|写)|(?:改|翻|译|写)得(?:更|再)?[\u4e00-\u9fff]{1,4}?(?:一点|一些|点|些)"
+                       r"|(?i:\b(?:make|translate|rewrite|say|write)\s+it\s+(?:again|more|less|shorter|longer|simpler)\b)")
+_REVISION_MAX = 40
+
+
+def _asks_for_a_revision(text: str, s: int, e: int) -> bool:
+    a, b = _stripped(text, s, e)
+    return 0 < b - a <= _REVISION_MAX and _REVISION.search(text, a, b) is not None
 
 
 def _works_on_the_last_reply(text: str, s: int, e: int) -> bool:
@@ -1678,6 +1703,7 @@ _WORKS_ON_WORDS = re.compile(rf"(?i:\b{_en_stems(_EDIT, _CONDENSE, _LABEL, _CRIT
 
 
 _TEXT_POINTER = re.compile(r"(?i:\b(?:this|these|the\s+following)\s+(?:e-?mail|letter|message|text|paragraph|passage|poem|"
+                           r"line|sentence|phrase|wording|quote|"
                            r"review|comment|article|note|post|reply|contract|clause|document|chat|thread|transcript)s?\b)"
                            r"|这段|这篇|这封|这首|这份")
 # a line of a chat log with its time: "[10:02] Alice: hey, …", "10:02 Bob: sure"
@@ -1724,7 +1750,7 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
                   and (m.group("source") or not _LIST_NEXT.match(text, m.end())
                        or _ITEM_NOUNS.search(text, m.start(), m.end()))]
         labels = [m for m in _text_labels(text, s, e)
-                  if (m.group("self") and _TASK_VERB.search(text, s, e)) or _label_named(text, s, e, m)]
+                  if (m.group("self") and (m.group("reported") or _TASK_VERB.search(text, s, e))) or _label_named(text, s, e, m)]
         found = sorted(intros + labels, key=lambda m: m.start())
         starts = [m.start() for m in found]
         for k, m in enumerate(found):
@@ -1786,7 +1812,8 @@ def _largest_first(m: Material) -> tuple[int, int]:
 # a turn that declares the user's turns to be text to process: who hands it over, what, and (anywhere in the same
 # block) what is done with it
 _TEXT_NOUN = (r"(?:texts?|sentences?|paragraphs?|essays?|passages?|articles?|content|code|snippets?|messages?|drafts?|"
-              r"e-?mails?|words?|phrases?|documents?|writing|copy|stor(?:y|ies)|poems?|transcripts?|lyrics|letters?)")
+              r"e-?mails?|words?|phrases?|documents?|writing|copy|stor(?:y|ies)|poems?|transcripts?|lyrics|letters?|"
+              r"reviews?|comments?|tickets?|feedback)")
 _HAND_OVER = r"(?:provide|give|send|type|paste|share|write|submit|input|enter|present|supply)"
 _HANDED_EN = re.compile(
     rf"\b(?:(?i:the user|users?)|I)\s+(?i:will|would|may|might|can|shall)\s+(?:\w+\s+){{0,2}}?(?i:{_HAND_OVER})\b"
@@ -1832,7 +1859,7 @@ _TRANSFORM_EN = re.compile(rf"\b(?i:{_en_stems(_EDIT, _CONDENSE, _RECAST, _LABEL
 _TRANSFORM_ZH = re.compile(_zh_words(_EDIT, _CONDENSE, _RECAST, _LABEL, _CRITIQUE, extra=_SORTING_ZH))
 _HANDED_ZH = re.compile(r"(?:用户|我)(?:会|将|将会|可能会|每次)?(?:给你|向你|为你|发给你|提供给你)?(?:提供|发送|输入|发|给出|粘贴|给)"
                         r"你?[^。！？\n]{0,20}?(?:文本|文字|句子|段落|文章|内容|代码|英文|中文|一段话|语句|稿件|作文|文案|单词|词语|"
-                        r"短语)|输入的?(?:内容|文本|文字|句子|段落|提示词|提示语|prompt)"  # "如果输入内容为中文，…翻译成日文"
+                        r"短语|评论|评价|留言|反馈|工单)|输入的?(?:内容|文本|文字|句子|段落|提示词|提示语|prompt)"  # "如果输入内容为中文，…翻译成日文"
                         # "请直接粘贴需要重写的段落": the agent asks for the text it will work on
                         r"|(?:请|直接|请直接)粘贴[^。！？\n]{0,12}?(?:文本|文字|段落|内容|文章|稿件|作文|文案)"
                         # "把用户的话分成以下四类之一": each turn is an item to classify
@@ -1863,7 +1890,7 @@ _ONE_TASK = re.compile(
 _ONE_TASK_MAX = 300
 
 
-def _declares_processing(text: str, s: int, e: int) -> re.Match[str] | None:
+def _declares_processing(text: str, s: int, e: int, system: bool = True) -> re.Match[str] | None:
     """The phrase of [s, e) that says the user's turns are text to process, with a verb of processing in the block —
     or, for what any chat brings (messages, code, questions: ``_CHAT_NOUN``), a verb that transforms or labels it in
     the same sentence or the next ("把用户的每一条消息翻译成英文") —, or None."""
@@ -1883,7 +1910,8 @@ def _declares_processing(text: str, s: int, e: int) -> re.Match[str] | None:
                 b = stop.end() if stop is not None else min(e, b + 300)
             if transform.search(text, a, b):
                 return m
-    return _ONE_TASK.search(text, s, e) if e - s <= _ONE_TASK_MAX else None
+    # (a first user turn "Summarize the report." asks for one piece of work: the turns after it are a chat)
+    return _ONE_TASK.search(text, s, e) if system and e - s <= _ONE_TASK_MAX else None
 
 
 _SENTENCE_OR_LINE_END = re.compile(r"[.!?。！？](?=\s|$)|[。！？]|\n")
@@ -1957,12 +1985,13 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
     system = view.blocks_of_roles(("system", "developer"))
     processed_after, declared = None, ""
     for b in system or blocks[:1]:
-        m = _declares_processing(text, b.start, b.end)
+        m = _declares_processing(text, b.start, b.end, bool(system))
         if m is not None:
             where = "the system prompt" if system else f"message {b.message}"
             processed_after, declared = b.msg_pos, f"{where}: {_short(m.group(0), 60)!r}"
             break
     drafts: set[int] = set()  # the assistant messages the next user turn works on
+    revisions: set[int] = set()  # the user messages that ask for the last reply again, changed: instructions
     announced = _announced_turns(view)  # the user messages an earlier turn announced as the text to work on
     handing: dict[int, int] = {}  # user message → the start of the request block that hands its later blocks over
     for k in range(1, len(blocks)):
@@ -1976,6 +2005,9 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
             # it is a prefill, whole too)
             if prev.role == "assistant" and _works_on_the_last_reply(text, b.start, b.end):
                 drafts.add(prev.msg_pos)
+                revisions.add(b.msg_pos)
+            elif prev.role == "assistant" and processed_after is not None and _asks_for_a_revision(text, b.start, b.end):
+                revisions.add(b.msg_pos)
         elif (k == 1 or blocks[k - 2].msg_pos != prev.msg_pos) and (
                 _requests_work_on(text, prev.start, prev.end)
                 or prev.end - prev.start <= 40 and _WORKS_ON_WORDS.search(text, prev.start, prev.end)):
@@ -1999,7 +2031,8 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
         if btype == "tool_result" or b.role in TOOL_ROLES:
             out.append(Material(b.start, b.end, "tool_result", f"kept: tool result (message {b.message})"))
             continue
-        if processed_after is not None and b.msg_pos > processed_after and b.role in ("user", "assistant"):
+        if processed_after is not None and b.msg_pos > processed_after and b.role in ("user", "assistant") \
+                and b.msg_pos not in revisions:  # ("谢谢！麻烦再改得正式一点。" in a translator's chat asks, it is no text)
             out.append(Material(b.start, b.end, "processed_turn",
                                 f"kept: a turn of the text this conversation processes ({declared})"))
             continue

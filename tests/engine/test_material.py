@@ -892,3 +892,47 @@ def test_more_elements_hold_text_to_work_on():
     for r in (ann.at_ratio(0.95), ann.at_ratio(0.95, min_effectiveness=0.98)):
         pruned = r.messages[0].pruned
         assert "fails to meet the service levels" in pruned and "<customer_email>Hi! Thanks so much.</customer_email>" in pruned
+
+
+# review 23: more texts handed over, and two chats that were kept whole
+
+@pytest.mark.parametrize("system, turn, kept", [
+    (None, "Turn these notes into action items\n\n- Thanks everyone for joining!\n- Sam: finish the doc by Friday",
+     "- Thanks everyone for joining!\n- Sam: finish the doc by Friday"),
+    (None, "赏析一下这首小诗：\n\n谢谢你，清晨的风，\n请不要走。", "谢谢你，清晨的风，\n请不要走。"),
+    ("You triage support tickets. Output JSON with category and urgency.",
+     "Ticket #4411 from customer:\n\nHi team, thanks for the great product! Since this morning our webhooks fail.",
+     "Hi team, thanks for the great product! Since this morning our webhooks fail."),
+    (None, "把会议纪要整理成待办\n\n1. 小王周五前交文档。\n2. 谢谢大家，散会。", "1. 小王周五前交文档。\n2. 谢谢大家，散会。"),
+    ("Keep answers under 50 words.", "Is this line from our style guide grammatical?\n\nKeep answers under 50 words.",
+     "Keep answers under 50 words."),
+    ("用户会发送一条商品评论，只输出：正面、负面或中性。", "谢谢，质量一般，不会再买了。", "谢谢，质量一般，不会再买了。"),
+])
+def test_review_23_texts_are_handed_over(system, turn, kept):
+    pruned = prune(conv(system, turn), 0.95).messages[-1].pruned
+    assert pruned.endswith(kept), pruned
+
+
+@pytest.mark.parametrize("system", [
+    "逐字朗读以下话术，不得增删任何字：\n\n您好，这里是顺达快递。谢谢您的配合！",
+])
+def test_a_verbatim_script_after_a_blank_line_is_kept(system):
+    assert prune(conv(system, "开始"), 0.95).messages[0].pruned == system
+
+
+def test_dictated_content_is_kept():
+    assert prune(conv(None, "帮我写个通知，内容是：明天9点开会，谢谢配合。"), 0.95).messages[0].pruned.endswith(
+        "内容是：明天9点开会，谢谢配合。")
+
+
+def test_a_first_turn_that_asks_for_one_summary_declares_no_chat():
+    r = prune(conv(None, "Summarize the report. Use bullet points.", "- Revenue up 12%",
+                   "Thanks so much! Could you please make it shorter? Thank you!"), 0.95)
+    assert "Thanks so much" not in r.messages[2].pruned
+
+
+def test_a_revision_request_in_a_translators_chat_is_an_instruction():
+    system = "你是翻译助手。用户会发送需要翻译的中文文本，你翻译成英文。"
+    r = prune(conv(system, "您好，订单已发货。", "Hello, your order has shipped.", "谢谢！麻烦再改得正式一点。"), 0.95)
+    assert r.messages[1].pruned == "您好，订单已发货。"  # the text to translate
+    assert not r.messages[3].pruned.startswith("谢谢")
