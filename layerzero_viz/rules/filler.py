@@ -213,7 +213,7 @@ def find(view: TextView, ctx: RuleContext) -> Hits:
                 found.extend(_sentence_candidates(view, text, a, b, block.end, part, zh_neg))
         for start, end, kind, src in found:
             starts.append(start)
-            ends.append(end)
+            ends.append(_past_emoticon(text, end))
             scores.append(_LEXICONS[src][1])
             kinds.append(kind)
             phrases.append(f"{_LEXICONS[src][2]} ({_LEXICONS[src][0]}.{_LEXICONS[src][3]})")
@@ -341,8 +341,34 @@ def _not_filler_en(text: str, s: int, e: int) -> bool:
     return len(words) >= 2 and all(w[:1].isupper() for w in words) and _TITLE_AFTER.match(text, e) is not None
 
 
+# a thanks followed by what went wrong is sarcasm, the complaint itself: "谢谢你啊，把我整个下载文件夹都删了。", "真是谢谢你了，
+# 文件全没了"
+_SARCASM_ZH = re.compile(r"[你您]?(?:们)?[啊呀了哈]+[，,！!]?[^。！？\n]{0,20}?(?:删|丢|坏|毁|砸|害|弄没|没了|不见|崩|挂了|烂|骗|坑|"
+                         r"搞错|弄错|白白|浪费|耽误|扣了|多收|少了)")
+
+
+# the rest of an emoticon a cut ending at its ":" or ";" would leave: "Hope you're having a great day :)" → ")"
+_EMOTICON_REST = re.compile(r"-?[)(DPp3\]\[/|*]+(?![\w)(])")
+
+
+def _past_emoticon(text: str, end: int) -> int:
+    if end and text[end - 1] in ":;=":
+        m = _EMOTICON_REST.match(text, end)
+        if m is not None:
+            return m.end()
+    return end
+
+
+def sarcastic_thanks(text: str, e: int) -> bool:
+    """Whether the thanks that ends at ``e`` is followed by what went wrong (sarcasm: "谢谢你啊，…都删了")."""
+    return _SARCASM_ZH.match(text, e) is not None
+
+
 def _not_filler_zh(text: str, s: int, e: int) -> bool:
-    """Whether a Chinese lexicon hit is part of a word: 嗨 before a letter or a CJK character (嗨皮, 嗨翻天)."""
+    """Whether a Chinese lexicon hit is part of a word: 嗨 before a letter or a CJK character (嗨皮, 嗨翻天) — or a
+    sarcastic thanks before what went wrong ("谢谢你啊，把我整个下载文件夹都删了")."""
+    if text[s] in "谢感多" and sarcastic_thanks(text, e):
+        return True
     return e - s == 1 and text[s] == "嗨" and e < len(text) and (text[e].isalnum() or _is_cjk(text[e]))
 
 
@@ -423,6 +449,29 @@ def _list_item(text: str, s: int, e: int) -> bool:
     return all(len(t.split()) <= _ITEM_MAX_WORDS and (t.isascii() or len(t) <= 6) for t in items)
 
 
+# a phrase asked about: "麻烦你了用英语怎么说？", "谢谢用日语怎么说？早上好呢？", "How do you say 'thank you' in Korean?",
+# "What does 'cheers' mean?"
+_LANGUAGE_NAME = r"(?:英语|英文|日语|日文|韩语|韩文|法语|德语|西班牙语|俄语|中文|汉语|粤语)"
+_ASKED_AFTER = re.compile(r"[ \t]*[\"'”’」]?[ \t]*(?:这句话?|这个词)?[ \t]*(?:(?:用|在)?" + _LANGUAGE_NAME + r"(?:里|中)?)?[ \t]*"
+                          r"(?:怎么说|怎么讲|如何说|如何表达|怎么表达|怎么翻译|怎么写|是什么意思|什么意思)"
+                          r"|[ \t]*[\"'”’」]?[ \t]*呢[？?]"
+                          r"|(?i:[ \t]*[\"'”’]?[ \t]*(?:in\s+(?:English|Chinese|Japanese|Korean|French|German|Spanish|Italian|"
+                          r"Russian|Portuguese)\s*\?|mean\s*\?))")
+_ASKED_BEFORE = re.compile(r"(?i:\bhow\s+(?:do|would|can|should)\s+(?:you|I|we)\s+(?:say|write|translate)|\bwhat\s+does|"
+                           r"\bwhat(?:'s|\s+is)\s+the\s+(?:meaning|origin)\s+of)[ \t]*[\"'“‘]?[ \t]*\Z")
+
+
+def _asked_about(text: str, s: int, e: int) -> bool:
+    """Whether the hit [s, e) is the phrase a question asks about ("…用英语怎么说？", "How do you say 'thanks' in …?"),
+    or, after such a question, the next phrase asked the same way ("早上好呢？")."""
+    if _ASKED_AFTER.match(text, e) is not None:
+        if not text[e:e + 8].lstrip(" \t\"'”’」").startswith("呢"):
+            return True
+        # "…呢？" asks "and this one?" only after a question about a phrase
+        return any(w in text[max(0, s - 60):s] for w in ("怎么说", "怎么讲", "怎么翻译", "什么意思", "如何表达"))
+    return _ASKED_BEFORE.search(text, max(0, s - 40), s) is not None
+
+
 def _mentioned(text: str, s: int, e: int) -> bool:
     """Whether a filler hit is a phrase named rather than said: after a cue that lists words (``_MENTION_CUE``)
     in the same sentence, an item of a bracketed list ("(certainly, absolutely, great question, etc.)") —
@@ -437,7 +486,7 @@ def _mentioned(text: str, s: int, e: int) -> bool:
             pass
     if cue is not None and not _SENTENCE_END_IN.search(window, cue.end()):
         return True
-    if _said_about(text, s) or _list_item(text, s, e):
+    if _said_about(text, s) or _list_item(text, s, e) or _asked_about(text, s, e):
         return True
     for opener, closer in (("(", ")"), ("（", "）")):
         o = window.rfind(opener)

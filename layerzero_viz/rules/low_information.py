@@ -29,6 +29,7 @@ from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Callable, Optional
 
 from ..view import Hits, TextView
+from . import filler
 
 if TYPE_CHECKING:
     from . import RuleContext
@@ -323,7 +324,12 @@ def _zh_final_particle(text: str, s: int, e: int, word: str) -> Span:
         return None
     if after not in "？?" and _ZH_QUESTION_WORD.search(clause):
         return None
+    if _ZH_THANKS_END.search(clause) and filler.sarcastic_thanks(text, s):
+        return None  # "谢谢你啊，把我整个下载文件夹都删了": the particle is the sarcasm's
     return s, e
+
+
+_ZH_THANKS_END = re.compile(r"(?:谢谢|感谢|多谢)[你您]?们?\Z")
 
 
 # what opens the clause a final particle closes

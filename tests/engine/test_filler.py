@@ -2,6 +2,8 @@
 remains reads as a sentence (zh and en)."""
 import pytest
 
+from layerzero_viz import annotate, load_conversation
+
 from .helpers import conv, prune
 
 LEAD_PUNCT = tuple("，。、；：,;:!?！？")
@@ -395,3 +397,24 @@ def test_greetings_is_a_greeting_only_opening_its_sentence():
     system = "You are a professional translator. Preserve tone, greetings and sign-offs."
     assert prune(conv(system, "Translate: Hi Mark."), 0.95).messages[0].pruned == system
     assert prune(conv(None, "Greetings! What is RAG?"), 0.95).messages[0].pruned == "What is RAG?"
+
+
+# review 23: a phrase asked about, a sarcastic thanks, an emoticon's rest
+
+@pytest.mark.parametrize("turn", [
+    "麻烦你了用英语怎么说？辛苦了呢？",
+    "谢谢用日语怎么说？早上好呢？",
+    "How do you say 'thank you so much' in Korean?",
+    "谢谢你啊，把我整个下载文件夹都删了。怎么恢复？",
+])
+def test_a_courtesy_asked_about_or_said_in_sarcasm_is_content(turn):
+    ann = annotate(load_conversation(conv("你是英语口语陪练老师。", turn)), env={})
+    for r in (ann.at_ratio(0.95), ann.at_ratio(0.95, min_effectiveness=0.98)):
+        assert r.messages[1].pruned == turn
+
+
+def test_a_cut_takes_the_rest_of_its_emoticon():
+    turn = "Hope you're having a great day :) I bought a power bank last week and it's getting swollen."
+    assert prune(conv(None, turn), 0.95).messages[0].pruned == "I bought a power bank last week and it's getting swollen."
+    # a plain thanks is still filler
+    assert prune(conv(None, "谢谢！订单什么时候到？"), 0.95).messages[0].pruned == "订单什么时候到？"

@@ -356,3 +356,15 @@ def test_a_repeated_rule_around_a_quote_is_kept_whole():
     # of the sentence around it is no copy on its own
     turn = "帮我检查这段文案里有没有违禁词。不要使用\"颠覆\"这个词。文案：我们的新品将颠覆整个行业。"
     assert prune(conv("不要使用\"颠覆\"这个词。", turn), 0.95).messages[1].pruned == turn
+
+
+@pytest.mark.parametrize("turns", [
+    ("Summarize the quarterly report for the board. Use bullet points.", "- Revenue up 12%...",
+     "Actually don't use bullet points, write it as two short paragraphs.", "Revenue grew 12% in Q3...",
+     "On second thought the board prefers skimming. Use bullet points."),
+    ("Email Alice about the launch. Keep it under 100 words.", "Hi Alice, ...", "Now Bob. No length limit for him.",
+     "Hi Bob, ...", "Now Carol. Keep it under 100 words."),
+])
+def test_a_rule_changed_in_between_and_said_again_is_put_back(turns):
+    # review 23: the last turn's rule had gone as a repeat, so the change stayed in force
+    assert prune(conv(None, *turns), 0.95).messages[4].pruned == turns[4]
