@@ -1587,7 +1587,7 @@ _BACK_POINTER = re.compile(r"(?i:\b(?:it|that|this|the\s+(?:draft|reply|e-?mail|
                            r"announcement|version|answer))\b)|上面|以上|这条|这段|这封|这篇|全文|其他别动|其他不要动|其余不变")
 # a turn that opens with "再短一点" asks for the last reply again, shorter (unless it hands over a text of its own:
 # "再口语化一点：“…”")
-_AGAIN_ZH = re.compile(r"\s*(?:再|更)")
+_AGAIN_ZH = re.compile(r"\s*(?:(?:谢谢|谢啦|好的|嗯|行|可以|不错)[！!，,。~～]*\s*)?(?:麻烦|请)?(?:再|更)")
 _BACK_MAX = 160  # characters: "Translate it to German, keep everything."
 
 
