@@ -162,6 +162,71 @@ def _bare_code(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]
         yield run_start, run_end, "code", "kept: code (unfenced)"
 
 
+# code a user pastes without a fence that the line finder above misses: a Python def/class and its indented body,
+# YAML (key: lines at two or more depths, one of them opening a mapping), a commit log (hash + subject lines), and a
+# stack trace or logcat paragraph (one "at x.y(File.java:56)", 'File "…", line N', "Traceback (…)" or "E/Tag:" line)
+_PY_HEAD = re.compile(r"^([ \t]*)(?:async[ \t]+)?(?:def|class)[ \t]+\w+[^\n]*:[ \t]*$", re.MULTILINE)
+_YAML_LINE = re.compile(r"[ \t]*(?:-[ \t]+)?(?:[\w.\-\"']+[ \t]*:(?:[ \t]+[^\n]*)?|#[^\n]*|-[ \t]+[^\n]+)")
+_YAML_KEY = re.compile(r"[ \t]*(?:-[ \t]+)?[\w.\-\"']+[ \t]*:")
+_COMMIT_LINE = re.compile(r"^[0-9a-f]{7,40}[ \t]+\S[^\n]*$", re.MULTILINE)
+_TRACE_LINE = re.compile(r"^(?:[ \t]+at[ \t]+[\w.$<>]+\([^()\n]*\)[ \t]*|[ \t]*File \"[^\"\n]+\", line \d+[^\n]*|"
+                         r"Traceback \(most recent call last\):|[VDIWEF]/[\w.$-]+(?:\([ \t]*\d+\))?:[^\n]*)$", re.MULTILINE)
+
+
+def _pasted_structures(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
+    out: list[tuple[int, int, str, str]] = []
+    if ":\n" not in seg and ":\r" not in seg and "\n\tat " not in seg and "    at " not in seg:
+        return out  # (every structure here has a line ending in a colon, or a trace's "at" line)
+    for m in _PY_HEAD.finditer(text, s, e):
+        indent = len(m.group(1).expandtabs(4))
+        end, body, pos = m.end(), 0, m.end() + 1
+        while pos < e:
+            le = text.find("\n", pos, e)
+            le = e if le < 0 else le
+            line = text[pos:le]
+            if line.strip():
+                if len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip()) <= indent:
+                    break
+                end, body = le, body + 1
+            pos = le + 1
+        if body >= 2:
+            out.append((m.start(), end, "code", "kept: code (unfenced Python)"))
+    # YAML: a run of key/list/comment lines at two depths or more, one of them opening a mapping ("spec:")
+    pos, run = s, []
+    while pos <= e:
+        le = text.find("\n", pos, e)
+        le = e if le < 0 else le
+        if _YAML_LINE.fullmatch(text, pos, le) and text[pos:le].strip():
+            run.append((pos, le))
+        else:
+            out.extend(_yaml_run(text, run))
+            run = []
+        pos = le + 1
+    out.extend(_yaml_run(text, run))
+    commits = [m.span() for m in _COMMIT_LINE.finditer(text, s, e)]
+    if len(commits) >= 2:
+        out.append((commits[0][0], commits[-1][1], "code", "kept: a commit log"))
+    for m in _TRACE_LINE.finditer(text, s, e):
+        a = max(s, text.rfind("\n\n", s, m.start()) + 2) if text.rfind("\n\n", s, m.start()) >= 0 else s
+        stop = _BLANK_LINE.search(text, m.end(), e)
+        a, b = _stripped(text, a, stop.start() if stop is not None else e)
+        out.append((a, b, "code", "kept: a stack trace or log"))
+    return out
+
+
+def _yaml_run(text: str, run: list[tuple[int, int]]) -> list[tuple[int, int, str, str]]:
+    if len(run) < 4:
+        return []
+    depths = {len(text[a:b]) - len(text[a:b].lstrip(" \t")) for a, b in run}
+    keys = [(a, b) for a, b in run if _YAML_KEY.match(text, a, b)]
+    opens = any(not text[a:b].split(":", 1)[1].strip() for a, b in keys if ":" in text[a:b])
+    # (config keys are lower case: "spec", "containers", "image"; a markdown list's labels are words, "- Style: …")
+    lower = sum(1 for a, b in keys if text[a:b].lstrip(" \t-\"'")[:1].islower())
+    if len(depths) < 2 or len(keys) < 3 or not opens or 2 * lower < len(keys):
+        return []
+    return [(run[0][0], run[-1][1], "code", "kept: YAML (unfenced)")]
+
+
 _INDENT_AFTER_BLANK = re.compile(r"\n[ \t]*+\n(?= {4}|\t)")
 
 
@@ -294,9 +359,10 @@ _EDIT = _Verbs(
      ("paraphrase", "paraphras"), ("reword", "reword"), ("polish", "polish"), ("correct", "correct"), ("edit", "edit"),
      ("tighten", "tighten"), ("shorten", "shorten")),
     ("翻译", "翻成", "译成", "润色", "校对", "改写", "纠错", "纠正", "修正", "改成", "改为", "改得", "换成", "重写", "改述", "仿写",
-     "扩写", "续写", "缩写", "精简", "降重", "重新撰写", "重新创作"))
+     "扩写", "续写", "缩写", "精简", "降重", "重新撰写", "重新创作", "改一下", "改改", "删掉", "删除", "去掉", "删去"))
 # sums it up, tidies it or makes it plainer
-_CONDENSE = _Verbs((("condense", "condens"), ("summari[sz]e", "summari[sz]"), ("simplify", "simplif")),
+_CONDENSE = _Verbs((("condense", "condens"), ("summari[sz]e", "summari[sz]"), ("simplify", "simplif"), ("cut", "cut"),
+                    ("trim", "trim")),
                    ("总结", "概括", "提炼", "整理"))
 # puts it in another form: "render it in Japanese" — only in what a system prompt declares it does with every turn,
 # never as a request's verb (a code paragraph's render() or convert() asks for nothing)
@@ -321,8 +387,11 @@ _ANSWER = _Verbs((("explain", "explain"), ("interpret", "interpret"), ("assess",
 _HELP = _Verbs((("fix", "fix"), ("improve", "improv"), ("check", "check"), (r"reply\s+to", "repl[yi]"),
                 (r"respond\s+to", "respond")),
                ("修改", "检查", "回复", "优化", "改进", "扩展"))
+# puts its items in order ("Sort these politeness markers by frequency")
+_ORDER = _Verbs((("sort", "sort"), ("rank", "rank"), ("alphabeti[sz]e", "alphabeti"), ("reorder", "reorder")),
+                ("排序", "排个序"))
 # a request to work on a text ("Please check this changelog", "翻译下面的邮件")
-_ANY_WORK = (_EDIT, _CONDENSE, _LABEL, _CRITIQUE, _REVIEW, _FIND, _ANSWER, _HELP)
+_ANY_WORK = (_EDIT, _CONDENSE, _LABEL, _CRITIQUE, _REVIEW, _FIND, _ANSWER, _HELP, _ORDER)
 # what a classifier's system prompt sorts each text by ("把用户的话分成四类", "判断每条评论的情感")
 _SORTING_ZH = ("分成", "情感", "情绪", "意图", "正面", "负面", "中性")
 
@@ -960,7 +1029,8 @@ _EXAMPLE_HEADING = re.compile(
     r"\bdemonstrations?\b|\btemplates?\b))[^\n]*")
 # a line that ends by announcing examples ("下面是翻译腔的例子：", "Here are some examples:"): the list under it
 _EXAMPLE_INTRO = re.compile(r"[^\n]{0,40}?(?:例子|示例|范例|例句|样例|示范|案例|例如|比如|举例|(?i:\bexamples?|\bsamples?))"
-                            r"(?:对话|对白|(?i:[ \t]+(?:dialogues?|conversations?|chats?|exchanges?)))?[ \t]*(?:如下)?"
+                            r"(?:对话|对白|(?i:[ \t]+(?:dialogues?|conversations?|chats?|exchanges?)))?"
+                            r"(?i:[ \t]+(?:of|for)[ \t]+[^\n:：]{1,50}?)?[ \t]*(?:如下)?"
                             r"[ \t]*(?:\*\*)?[:：][ \t]*(?:\*\*)?\Z")
 _LINE_END_COLON = re.compile(r"[:：][ \t]*(?:\*\*)?[ \t]*(?=\n)")
 _LIST_LINE = re.compile(r"[ \t]*(?:[-*+•]|\d{1,3}[.)、．]|[（(]\d{1,3}[)）])")
@@ -1019,6 +1089,11 @@ def _labelled_examples(text: str, s: int, e: int) -> list[tuple[int, int, str, s
     return out
 
 
+_RULE_AFTER = re.compile(r"[ \t]*(?:\*\*)?(?:(?i:remember|note|important|reminder|always|never|do\s+not|don't)\b|记住|注意|"
+                         r"切记|重要|务必|不要)")
+_SECTION_LABEL = re.compile(r"[ \t]*(?:\*\*)?[^\n:：]{1,30}(?:\*\*)?[ \t]*[:：][ \t]*(?:\*\*)?[ \t]*(?:\n|\Z)")
+
+
 def _example_sections(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
     """The section under a markdown heading that names it an example or a template, up to the next heading of
     the same or a higher level (its subsections are part of it) or the end of the block; and the list after a
@@ -1065,8 +1140,10 @@ def _example_sections(text: str, s: int, e: int, seg: str) -> list[tuple[int, in
                 nxt = k
                 while nxt < e and text[nxt] in " \t\n":
                     nxt += 1
-                if nxt >= e or not _EXAMPLE_LINE.match(text, nxt):
-                    break
+                if nxt >= e or not _EXAMPLE_LINE.match(text, nxt) or _SECTION_LABEL.match(text, nxt) \
+                        or _RULE_AFTER.match(text, nxt):
+                    break  # (a label alone on its line after a blank one opens the next section: "Rules:"; a
+                    # reminder is the prompt's own rule: "Remember: respond with JSON only.")
             else:
                 end = line_end
             k = line_end + 1
@@ -1174,18 +1251,24 @@ def _inline_examples(text: str, s: int, e: int, seg: str) -> list[tuple[int, int
 
 # a template's placeholder ("{{name}}", "${ticket_id}"), and the line that hands a template over to fill in ("Fill in this
 # template exactly; do not change the fixed wording:", "根据下面的模板生成短信，…只替换占位符：")
-_PLACEHOLDER = re.compile(r"\{\{[^{}\n]{1,40}\}\}|\$\{[^{}\n]{1,40}\}")
+_PLACEHOLDER = re.compile(r"\{\{[^{}\n]{1,40}\}\}|\$\{[^{}\n]{1,40}\}|(?<![{$])\{[A-Za-z_\u4e00-\u9fff][\w.\u4e00-\u9fff-]{0,30}\}(?!\})"
+                          r"|【[^【】\n]{1,20}】")
 _TEMPLATE_WORD = re.compile(r"(?i:\b(?:this|the\s+following|below)\s+template\b|\bfill\s+in\b|placeholders?|"
-                            r"fixed\s+wording)|(?:下面|以下|如下|这个)的?模[板版]|模[板版]如下|占位符|固定文字|固定的文字")
+                            r"fixed\s+wording)|(?:下面|以下|如下|这个)的?模[板版]|模[板版]如下|占位符|固定文字|固定的文字"
+                            # a label line: "Template:", "模板："
+                            r"|(?<![^\n])[ \t]*(?:\*\*)?(?i:template|模[板版])(?:\*\*)?(?=[ \t]*[:：])")
 _LINE_ENDS_WITH_COLON = re.compile(r"[^\n]*[:：][ \t]*(?:\n|\Z)")
+
+
+_TEMPLATE_TAIL = 120  # characters of a paragraph after the last placeholder's that is still the template's (a sign-off)
 
 
 def _templates(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
     """A template handed over to fill in: after a line that calls it one and ends with a colon, between the rule
     lines ("---") that open it, or else to the end of the paragraph of its last placeholder.  (A prompt that only
     holds ${variables} is instructions, not a text to reproduce.)"""
-    if not ("{{" in seg or "${" in seg) or ("emplat" not in seg and "laceholder" not in seg and "ording" not in seg
-                                          and "模" not in seg and "占位符" not in seg and "固定" not in seg):
+    if not ("{" in seg or "【" in seg) or ("emplat" not in seg and "laceholder" not in seg and "ording" not in seg
+                                           and "模" not in seg and "占位符" not in seg and "固定" not in seg):
         return []
     out: list[tuple[int, int, str, str]] = []
     line = -1
@@ -1209,6 +1292,14 @@ def _templates(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str,
                 continue
             nxt = _PARA_BREAK.search(text, marks[-1], e)
             b = nxt.start() if nxt is not None else e
+            # and the short paragraphs after it that are no instruction: its sign-off ("Thanks again,⏎The Team")
+            while nxt is not None:
+                after = _PARA_BREAK.search(text, nxt.end(), e)
+                q = after.start() if after is not None else e
+                if q - nxt.end() > _TEMPLATE_TAIL or _INSTRUCTION_PARA.match(text, nxt.end(), q) \
+                        or _SECTION_BREAK.match(text, nxt.start(), q):
+                    break
+                b, nxt = q, after
         if _PLACEHOLDER.search(text, a, b):
             a, b = _stripped(text, a, b)
             label = _short(text[ls:intro.end()].strip(), 40)
@@ -1267,9 +1358,10 @@ def _label_pairs(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, st
 
 
 # the words to say, after a say-verb and a colon, to the end of the line ("1. Say: Hello, thank you for calling Orbit
-# Telecom. My name is {agent}.", "如果客户情绪激动，说：非常抱歉给您带来困扰，感谢您的耐心。", "End with: Have a great day!")
+# Telecom. My name is {agent}.", "如果客户情绪激动，说：非常抱歉给您带来困扰，感谢您的耐心。", "End with: Have a great day!"),
+# and a text's field ("内容是：明天9点开会，谢谢配合。", "… - Body: Hi Dana, thanks for the draft! …")
 _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:say|reply|respond|answer|(?:start|begin|open|end|close|finish|sign\s+off)\s+with|"
-                         r"(?:content|text|wording|message)\s+(?:is|should\s+be|reads)))"
+                         r"(?:content|text|wording|message)\s+(?:is|should\s+be|reads)|(?:message\s+|e-?mail\s+)?body))"
                          r"|说|回复|回答|答复|开头用|结尾用|开场白|结束语|内容(?:是|为|如下)|正文(?:是|为)|原话(?:是)?|写上)"
                          r"[ \t]*(?:\*\*)?[ \t]*\Z")
 # a line that points at what follows it to be passed on as written ("Send this SMS exactly, filling in {time}:",
@@ -1298,7 +1390,7 @@ def _scripts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, s
         if say is not None:
             a, b = _stripped(text, c + 1, le)
             if b > a and text[a] not in "\"“「『'‘":  # (a quotation is the quote finder's: "用户说：“…”，请问…")
-                out.append((a, b, "introduced", f"kept: the words to say after {_short(text[say.start():c + 1], 30)!r}"))
+                out.append((a, b, "introduced", f"kept: the words given after {_short(text[say.start():c + 1], 30)!r}"))
         elif not text[c + 1:le].strip() and _VERBATIM_LINE.search(text, ls, c) and _SCRIPT_POINTER.search(text, ls, c) \
                 and not _NOT_A_SCRIPT.search(text, ls, c):
             first = le
@@ -1315,7 +1407,7 @@ def _scripts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, s
 # each finder gets the block as (text, s, e) and its text sliced once, ``seg`` (= text[s:e]), for its guards
 _FINDERS = (_code, _quotes, _introduced, _few_shot, _exam_items, _tables, _json, _marked, _example_sections,
             _announced_items, _opening_lines, _inline_examples, _handed_by_question, _front_matter, _templates,
-            _completion_slot, _label_pairs, _scripts)
+            _completion_slot, _label_pairs, _scripts, _pasted_structures)
 # every finder but those of _NO_MARK_FINDERS needs one of these marks in the block (a backtick or tilde for a fence, 4
 # spaces or a tab for indented code, ;{} for bare code, a quotation mark, a colon for introduced text and
 # few-shot, | for a table, " or [ for JSON): most chat turns have none, and skip six finders at once
@@ -1444,16 +1536,31 @@ _TASK_NOT_TEXT = re.compile(r"(?i:as[ \t]+follows|following[ \t]+(?:steps|rules|
                             r"requirements)[ \t]*(?:\*\*)?[ \t]*$)|(?:如下要求|以下要求|要求|步骤|规则|格式)[ \t]*$")
 # a label at a line start before the text it names, on the same line ("Paragraph 2: In my last job …"), or before the
 # lines of a record ("会议记录（3月21日）：") — when the request names the same thing ("polish the second paragraph")
+# labels that report whose words or what record follows (material with no verb in the turn): "Ticket #4411 from
+# customer:", "Invoice:", "Standup notes:", "输入：", "会议记录：", "这是我的翻译作业："
+_REPORTED = (
+    r"(?i:(?:ticket|e-?mail|message|review|complaint|feedback|comment|note)\b[^:：\n]{0,30}?\bfrom\s+"
+    r"(?:a\s+|the\s+|our\s+|my\s+)?(?:customer|client|user|guest|patient|buyer|tenant|landlord|boss|"
+    r"manager|colleague)s?)"
+    # a document or record the label names, or the user's own piece of work
+    r"|(?i:invoice|receipt|r[eé]sum[eé]|cv|transcript|(?:meeting|standup|stand-up|call|interview)[ \t]+"
+    r"(?:notes|minutes|transcript)|minutes|(?:error[ \t]+)?logs?|stack[ \t]*trace|traceback|(?P<input>input))"
+    r"|(?P<input_zh>输入)|发票|收据|简历|日志|报错(?:信息)?|(?:会议|聊天|对话|通话)(?:记录|纪要)"
+    r"|(?:这是|以下是|下面是)(?:我|我们|我儿子|我女儿|孩子|学生)的[\u4e00-\u9fff]{0,6}?(?:作业|作文|翻译|答案|文章|简历|"
+    r"代码|稿子|论文|草稿|邮件|回答|作品|日记|周记)"
+    r"|(?i:here(?:'s|\s+is|\s+are)\s+(?:my|our|his|her)\s+(?:[a-z-]+\s+)?(?:homework|assignment|answers?|"
+    r"translation|essay|work|draft|letter|cover\s+letter|resume|code))"
+)
 _TEXT_LABEL = re.compile(r"[ \t]*(?:\*\*)?((?i:paragraph|draft|email|e-mail|letter|sentence)(?=[ \t]*\d{0,2}(?:\*\*)?"
                          r"[ \t]*:[ \t]*\S)(?:[ \t]*\d{1,2})?|第[一二三四五六七八九十\d]+段|(?:会议|聊天|对话|通话|访谈)?记录|邮件|草稿"
                          r"|(?P<self>[\u4e00-\u9fff]{0,6}?(?:内容|原文|正文|评论|评价|留言|反馈|作文|文章|文本)|Text(?:[ \t]+below)?|The[ \t]+text"
                          r"|(?i:(?:customer|client|original)(?:'s)?[ \t]+(?:message|e-?mail|complaint|"
                          r"review|comment|ticket|feedback|reply|post|text)|complaint)"
-                         # "Ticket #4411 from customer:", "Email from the client (forwarded):"
-                         r"|(?P<reported>(?i:(?:ticket|e-?mail|message|review|complaint|feedback|comment|note)\b[^:：\n]{0,30}?\bfrom\s+"
-                         r"(?:a\s+|the\s+|our\s+|my\s+)?(?:customer|client|user|guest|patient|buyer|tenant|landlord|boss|"
-                         r"manager|colleague)s?))))"
+                         r"))"
                          r"(?:[ \t]*[（(][^）)\n]{0,40}[）)])?(?:\*\*)?[ \t]*[:：]")
+# (tried first: "会议记录：" is a record whatever the turn asks, not a label the request must name)
+_REPORTED_LABEL = re.compile(r"[ \t]*(?:\*\*)?((?P<self>(?P<reported>" + _REPORTED + r")))"
+                             r"(?:[ \t]*[（(][^）)\n]{0,40}[）)])?(?:\*\*)?[ \t]*[:：]")
 _TASK_VERB = re.compile(rf"(?i:\b{_TASK_VERB_EN}\b|\b(?:turn|make|convert|transform)\s+(?:this|these|it|them|that|those|the|my)"
                         rf"(?:\s+[a-z-]+){{0,2}}\s+into\b)|{_TASK_VERB_ZH}")
 # a short paragraph that asks for the work on the rest of the turn ("Could you please explain this clause in plain
@@ -1470,7 +1577,9 @@ _REQUEST_FORM = re.compile(rf"[ \t]*(?:(?i:(?:hi|hello|hey|ok|okay)\b[^.!?\n]{{0
                            rf"|(?:请|请你|请您|麻烦|帮我|帮忙|麻烦你|麻烦您)?(?:帮我|帮忙)?(?:把|将)?(?:{_TASK_VERB_ZH}))")
 _FENCE_MARKS = ("---", "——", "___", "***", "===", "<<<", ">>>", '"""', "'''")
 _LABEL_WORDS = ("aragraph", "raft", "mail", "etter", "entence", "段", "记录", "邮件", "草稿", "内容", "原文", "正文", "评论", "作文",
-                "文章", "文本", "评价", "留言", "反馈", "ext", "ustomer", "lient", "riginal", "omplaint", "icket")
+                "文章", "文本", "评价", "留言", "反馈", "ext", "ustomer", "lient", "riginal", "omplaint", "icket",
+                "nvoice", "eceipt", "esume", "inutes", "otes", "nput", "ranscript", "og", "race", "输入", "发票", "收据",
+                "简历", "日志", "报错", "纪要", "我的", "ere")
 # a rule line that fences the text a turn hands over ("---", "———", "***", "===")
 _FENCE_RULE = re.compile(r"^[ \t]*(?:-{3,}|—{2,}|_{3,}|\*{3,}|={3,}|<{3,}|>{3,}|\"{3}|'{3})[ \t]*$", re.MULTILINE)
 # a paragraph after the text that says what it was: "——以上是我要发给老师的邮件，请帮我看看语气", "That's the email."
@@ -1496,11 +1605,17 @@ def _text_labels(text: str, s: int, e: int) -> list[re.Match[str]]:
             stop = max(text.rfind(c, near, k) for c in "。！？!?")
             ls = stop + 1 if stop >= 0 else ls
             if ls not in found and k - ls <= 12:
-                m = _TEXT_LABEL.match(text, ls, e)
+                m = _REPORTED_LABEL.match(text, ls, e) or _TEXT_LABEL.match(text, ls, e)
                 if m is not None:
                     found[ls] = m
             k = text.find(word, k + 1, e)
     return [found[k] for k in sorted(found)]
+
+
+def _reports(m: re.Match[str], s: int) -> bool:
+    """Whether the label ``m`` reports whose words or what record follows ("Ticket from customer:", "会议记录：") — an
+    "Input:" / "输入：" label only opening the turn (further on, a prompt's section on its input format)."""
+    return not (m.group("input") or m.group("input_zh")) or not m.string[s:m.start()].strip()
 
 
 def _label_named(text: str, s: int, e: int, m: re.Match[str]) -> bool:
@@ -1750,7 +1865,8 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
                   and (m.group("source") or not _LIST_NEXT.match(text, m.end())
                        or _ITEM_NOUNS.search(text, m.start(), m.end()))]
         labels = [m for m in _text_labels(text, s, e)
-                  if (m.group("self") and (m.group("reported") or _TASK_VERB.search(text, s, e))) or _label_named(text, s, e, m)]
+                  if (_reports(m, s) if "reported" in m.re.groupindex
+                      else m.group("self") and _TASK_VERB.search(text, s, e) or _label_named(text, s, e, m))]
         found = sorted(intros + labels, key=lambda m: m.start())
         starts = [m.start() for m in found]
         for k, m in enumerate(found):
@@ -1944,6 +2060,51 @@ _NEXT_TEXT = re.compile(
 _ANNOUNCE_HINT = re.compile(r"ext|EXT|moment|sec|after this|下一?条|接下来|待会|等一?下|稍后")
 
 
+# a turn that asks for a text to be written ("Draft a short email to the team", "写一封给王老师的感谢信", "写一句给客户的春节问候"):
+# the reply is that text, its greeting and sign-off included
+_WRITE_A_TEXT = re.compile(
+    r"(?i:\b(?:write|draft|compose|prepare|create|redo)\b[^.!?\n]{0,40}?\b(?:e-?mail|letter|note|message|reply|response|toast|"
+    r"speech|post|notice|announcement|invitation|memo|card|greeting|sms|text|caption|bio|tweet|script)s?\b)"
+    r"|(?:写|起草|拟|撰写|编)[^。！？\n]{0,14}?(?:邮件|信|通知|短信|文案|发言|致辞|祝福|问候|贺词|公告|邀请函|消息|回复|开场白|结尾|"
+    r"演讲稿|朋友圈|贺卡|感谢|道歉)")
+# an intro line that opens a reply before the text it delivers ("Sure! Here's a draft:", "好的，以下是修改后的版本：")
+_REPLY_INTRO = re.compile(r"[^\n]{0,80}?[:：][ \t]*\n")
+
+
+def _deliverables(view: TextView) -> dict[int, str]:
+    """The assistant replies that deliver a text the user turn before asked for — written ("Draft a short email") or
+    made anew from a text it handed over ("Polish my cover letter:", "Translate into Chinese:") — (position → detail)."""
+    text = view.text
+    out: dict[int, str] = {}
+    blocks = view.blocks
+    for k, b in enumerate(blocks):
+        if b.role != "user" or k + 1 >= len(blocks):
+            continue
+        nxt = blocks[k + 1]
+        if nxt.role != "assistant" or nxt.msg_pos == b.msg_pos:
+            continue
+        m = _WRITE_A_TEXT.search(text, b.start, b.end) or _EDIT_REQUEST.search(text, b.start, min(b.end, b.start + 200))
+        if m is not None:
+            out[nxt.msg_pos] = f"kept: the text the turn before asked for ({_short(m.group(0), 40)!r})"
+    return out
+
+
+# a request to make a new version of a text it hands over ("Polish my cover letter:", "Translate into Chinese:", "把这些界面
+# 文案翻成英文：") — in a turn's first line
+_EDIT_REQUEST = re.compile(rf"(?i:\b{_en_words(_EDIT)}\b)[^\n]{{0,60}}?[:：]|{_zh_words(_EDIT)}[^\n]{{0,30}}?[:：]")
+
+
+def _after_reply_intro(text: str, s: int, e: int) -> int:
+    """Where the delivered text of the reply [s, e) starts: after a short first line that ends with a colon."""
+    m = _REPLY_INTRO.match(text, s, e)
+    if m is None:
+        return s
+    a = m.end()
+    while a < e and text[a] in " \t\n":
+        a += 1
+    return a
+
+
 def _announced_turns(view: TextView) -> dict[int, str]:
     """The user messages an earlier user turn announced as the text it asks to work on (message position → detail)."""
     text = view.text
@@ -1993,6 +2154,7 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
     drafts: set[int] = set()  # the assistant messages the next user turn works on
     revisions: set[int] = set()  # the user messages that ask for the last reply again, changed: instructions
     announced = _announced_turns(view)  # the user messages an earlier turn announced as the text to work on
+    delivered = _deliverables(view)  # the assistant replies that are the text a user turn asked to write or change
     handing: dict[int, int] = {}  # user message → the start of the request block that hands its later blocks over
     for k in range(1, len(blocks)):
         prev, b = blocks[k - 1], blocks[k]
@@ -2035,6 +2197,13 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
                 and b.msg_pos not in revisions:  # ("谢谢！麻烦再改得正式一点。" in a translator's chat asks, it is no text)
             out.append(Material(b.start, b.end, "processed_turn",
                                 f"kept: a turn of the text this conversation processes ({declared})"))
+            continue
+        if b.msg_pos in delivered and b.msg_pos != prefill_msg:
+            a = _after_reply_intro(text, b.start, b.end)
+            if a < b.end:
+                out.append(Material(a, b.end, "introduced", delivered[b.msg_pos]))
+            if a > b.start:
+                out.extend(map(_as_material, block_material(text, b.start, a)))
             continue
         if b.role == "user" and b.msg_pos in handing and handing[b.msg_pos] != b.start:
             out.append(Material(b.start, b.end, "introduced", f"kept: the text handed over with the request "

@@ -143,13 +143,16 @@ def _is_cjk(ch: str) -> bool:
 _POLITENESS_TOPIC = re.compile(
     r"(?i:\bpoliteness\b|\bhow\s+(?:polite|rude|courteous|impolite)(?:ly)?\b|\b(?:polite|courteous)(?:ly)?\s+or\s+"
     r"(?:rude|impolite|not)|\b(?:rude|impolite)(?:ly)?\s+or\s+(?:polite|courteous)|\bcourtesy\s+(?:level|score))"
-    r"|是否礼貌|礼貌程度|礼貌与否|有没有礼貌|礼不礼貌|礼貌(?:还是|或|或者)(?:不礼貌|粗鲁|无礼)|[\"“]礼貌[\"”]")
-_POLITENESS_WORDS = ("olite", "OLITE", "rude", "RUDE", "ourte", "礼貌")
+    r"|(?i:\bpleasantries\b)|是否礼貌|礼貌程度|礼貌与否|有没有礼貌|礼不礼貌|礼貌(?:还是|或|或者)(?:不礼貌|粗鲁|无礼)|[\"“]礼貌[\"”]"
+    r"|客套话|客气话")
+_POLITENESS_WORDS = ("olite", "OLITE", "rude", "RUDE", "ourte", "leasantr", "礼貌", "客套", "客气话")
 
 
-def _politeness_is_the_subject(text: str, standing: list[BlockRef]) -> bool:
-    return any(w in text[b.start:b.end] for b in standing for w in _POLITENESS_WORDS) and any(
-        _POLITENESS_TOPIC.search(text, b.start, b.end) for b in standing)
+def _politeness_is_the_subject(text: str, blocks: list[BlockRef]) -> bool:
+    """Whether the standing prompt or a user turn makes politeness its subject (a turn that sorts "politeness
+    markers" or asks to strip "客套话" works on them)."""
+    return any(any(w in text[b.start:b.end] for w in _POLITENESS_WORDS) and _POLITENESS_TOPIC.search(text, b.start, b.end)
+               for b in blocks)
 
 
 def find(view: TextView, ctx: RuleContext) -> Hits:
@@ -158,7 +161,7 @@ def find(view: TextView, ctx: RuleContext) -> Hits:
     if not any(view.lexicon_of(name) for name in _LEXICON_NAMES):
         return Hits("filler", [], [], [], 0.05, _OVERRIDE, partial(_detail, text, [], [], [], []))  # most views
     standing = view.standing_blocks()
-    if _politeness_is_the_subject(text, standing):
+    if _politeness_is_the_subject(text, standing + [b for b in view.blocks if b.role == "user"]):
         return Hits("filler", [], [], [], 0.05, _OVERRIDE, partial(_detail, text, [], [], [], []))
     h_starts, h_ends, h_sources = view.lexicon_columns(_LEXICON_NAMES)
     quotes = ctx.scans.quotes

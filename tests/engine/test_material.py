@@ -1,5 +1,6 @@
 """Material is verbatim: what a conversation hands over to be processed is never pruned by any rule."""
 import json
+from pathlib import Path
 
 import pytest
 
@@ -936,3 +937,19 @@ def test_a_revision_request_in_a_translators_chat_is_an_instruction():
     r = prune(conv(system, "您好，订单已发货。", "Hello, your order has shipped.", "谢谢！麻烦再改得正式一点。"), 0.95)
     assert r.messages[1].pruned == "您好，订单已发货。"  # the text to translate
     assert not r.messages[3].pruned.startswith("谢谢")
+
+
+# review 24 (a blind review on 106 conversations written for it): minimal conversations whose handed-over text —
+# templates, a draft being revised or translated, homework, an inbox, a wedding toast, YAML, a commit log, a stack
+# trace, exemplars, minutes, an invoice — was edited; each with the exact pruned text a careful reader expects
+_REVIEW_24 = json.loads((Path(__file__).parents[1] / "data" / "review24.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("case", _REVIEW_24, ids=[c["id"] for c in _REVIEW_24])
+def test_review_24_handed_over_text_is_kept(case):
+    ann = annotate(load_conversation(json.dumps(case["input"], ensure_ascii=False)), env={})
+    r = {"floor": lambda: ann.at_ratio(0.6, min_effectiveness=0.98), "high": lambda: ann.at_ratio(0.95)}.get(
+        case["tier"], lambda: ann.at_ratio(0.3))()
+    offset = 1 if "system" in case["input"] else 0
+    got = {("system" if offset and i == 0 else str(i - offset)): m.pruned for i, m in enumerate(r.messages)}
+    assert {k: got[k] for k in case["expected"]} == case["expected"]
