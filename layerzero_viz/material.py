@@ -30,16 +30,26 @@ Kinds (``Material.kind``):
                  "原文：", "Text:", "(Full Text to be Integrated):", "请回答这样一个对话：") up to the end of the block — less
                  a trailing instruction paragraph, and stopping before the next introducer or task instruction
                  paragraph; and the text between marker lines ("-↓-Edit Your Letter Here-↓-" … a row of ↑, "=====
-                 Paste your essay here =====" … a rule line or the block's end)
+                 Paste your essay here =====" … a rule line or the block's end); the words after a say-verb and a
+                 colon ("Say: Hello, thank you for calling …", "说：…", "内容是：…", "Body: …"); the paragraph after a
+                 line that points at a text to pass on exactly ("Send this SMS exactly:", "请原样发送下面这条短信："); a
+                 template to fill in; a turn an earlier one announced ("I'll paste an email next."); an assistant reply
+                 that delivers a text the turn before asked to write or change, or that the next turn asks to work on
 ``few_shot``     exemplar lines: Q:/A:, 问：/答：, 输入：/输出：, Input:/Output:, User:/Assistant: … (a label only
                  counts when its partner label is in the same block), and Example:/示例： lines; a section under a
                  heading naming an example or a template ("### 交互示例", "## Recruiter Email Template", "## 学习的案例"),
-                 and the list after a line announcing examples ("下面是翻译腔的例子：", "例如：")
+                 and the list after a line announcing examples ("下面是翻译腔的例子：", "例如：", "Examples of guest
+                 messages and your replies:"); lines under any two labels that alternate twice ("Message: …⏎Label:
+                 POLITE"), and the field before an empty label a turn ends with ("消息：…⏎标签：")
 ``exam_item``    options (A)/(B), A./B., 1)/2), a./b. (two or more in sequence, after a question) and the
                  question they answer
 ``table``        a markdown table (a header row, a |---| separator row and the rows after it)
 ``json``         a JSON object or array (it parses, or it has "key": pairs)
-(``code`` also covers YAML front matter opening a block or a file of a bundle: "---\nname: …\ndescription: …\n---")
+(``code`` also covers YAML front matter opening a block or a file of a bundle: "---\nname: …\ndescription: …\n---",
+unfenced YAML, a Python def with its body, a commit log and a stack trace or logcat paragraph)
+
+Which verbs ask for work on a text is one table (``_EDIT``, ``_CONDENSE``, ``_LABEL`` … below): each detector takes
+the kinds it needs, so a verb added to a kind reaches every detector that takes it.
 """
 from __future__ import annotations
 
