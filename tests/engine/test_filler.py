@@ -418,3 +418,10 @@ def test_a_cut_takes_the_rest_of_its_emoticon():
     assert prune(conv(None, turn), 0.95).messages[0].pruned == "I bought a power bank last week and it's getting swollen."
     # a plain thanks is still filler
     assert prune(conv(None, "谢谢！订单什么时候到？"), 0.95).messages[0].pruned == "订单什么时候到？"
+
+
+def test_more_courtesy_phrases_of_review_24():
+    r = prune(conv(None, "Hey there! Good morning! Hope you're having an awesome day so far. Could you tell me a fun "
+                         "fact about octopuses?"), 0.95)
+    assert r.messages[0].pruned == "Could you tell me a fun fact about octopuses?"
+    assert prune(conv(None, "早上好呀！推荐三本小说？"), 0.95).messages[0].pruned == "推荐三本小说？"
