@@ -178,6 +178,9 @@ def _bare_code(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]
 _PY_HEAD = re.compile(r"^([ \t]*)(?:async[ \t]+)?(?:def|class)[ \t]+\w+[^\n]*:[ \t]*$", re.MULTILINE)
 _YAML_LINE = re.compile(r"[ \t]*(?:-[ \t]+)?(?:[\w.\-\"']+[ \t]*:(?:[ \t]+[^\n]*)?|#[^\n]*|-[ \t]+[^\n]+)")
 _YAML_KEY = re.compile(r"[ \t]*(?:-[ \t]+)?[\w.\-\"']+[ \t]*:")
+# (a YAML mapping opened on an indented line: looked for only when a line ends with a colon)
+_YAML_HINT = re.compile(r"\n[ \t]+(?:-[ \t]+)?[a-z_][\w.-]*:[ \t]*\n")
+_TRACE_HINTS = ("\tat ", "    at ", "File \"", "Traceback", "\nE/", "\nW/", "\nF/")
 _COMMIT_LINE = re.compile(r"^[0-9a-f]{7,40}[ \t]+\S[^\n]*$", re.MULTILINE)
 _TRACE_LINE = re.compile(r"^(?:[ \t]+at[ \t]+[\w.$<>]+\([^()\n]*\)[ \t]*|[ \t]*File \"[^\"\n]+\", line \d+[^\n]*|"
                          r"Traceback \(most recent call last\):|[VDIWEF]/[\w.$-]+(?:\([ \t]*\d+\))?:[^\n]*)$", re.MULTILINE)
@@ -185,9 +188,15 @@ _TRACE_LINE = re.compile(r"^(?:[ \t]+at[ \t]+[\w.$<>]+\([^()\n]*\)[ \t]*|[ \t]*F
 
 def _pasted_structures(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
     out: list[tuple[int, int, str, str]] = []
-    if ":\n" not in seg and ":\r" not in seg and "\n\tat " not in seg and "    at " not in seg:
-        return out  # (every structure here has a line ending in a colon, or a trace's "at" line)
-    for m in _PY_HEAD.finditer(text, s, e):
+    # (each structure behind a substring test of its own: most blocks have none of them)
+    hints = {"py"} if ("def " in seg or "class " in seg) and _PY_HEAD.search(seg) else set()
+    if ":\n" in seg and _YAML_HINT.search(seg):
+        hints.add("yaml")
+    if "commit" in seg or "Commit" in seg or "git " in seg:
+        hints.add("commit")
+    if any(h in seg for h in _TRACE_HINTS):
+        hints.add("trace")
+    for m in _PY_HEAD.finditer(text, s, e) if "py" in hints else ():
         indent = len(m.group(1).expandtabs(4))
         end, body, pos = m.end(), 0, m.end() + 1
         while pos < e:
@@ -202,7 +211,7 @@ def _pasted_structures(text: str, s: int, e: int, seg: str) -> list[tuple[int, i
         if body >= 2:
             out.append((m.start(), end, "code", "kept: code (unfenced Python)"))
     # YAML: a run of key/list/comment lines at two depths or more, one of them opening a mapping ("spec:")
-    pos, run = s, []
+    pos, run = (s, []) if "yaml" in hints else (e + 1, [])
     while pos <= e:
         le = text.find("\n", pos, e)
         le = e if le < 0 else le
@@ -213,10 +222,10 @@ def _pasted_structures(text: str, s: int, e: int, seg: str) -> list[tuple[int, i
             run = []
         pos = le + 1
     out.extend(_yaml_run(text, run))
-    commits = [m.span() for m in _COMMIT_LINE.finditer(text, s, e)]
+    commits = [m.span() for m in _COMMIT_LINE.finditer(text, s, e)] if "commit" in hints else []
     if len(commits) >= 2:
         out.append((commits[0][0], commits[-1][1], "code", "kept: a commit log"))
-    for m in _TRACE_LINE.finditer(text, s, e):
+    for m in _TRACE_LINE.finditer(text, s, e) if "trace" in hints else ():
         a = max(s, text.rfind("\n\n", s, m.start()) + 2) if text.rfind("\n\n", s, m.start()) >= 0 else s
         stop = _BLANK_LINE.search(text, m.end(), e)
         a, b = _stripped(text, a, stop.start() if stop is not None else e)
@@ -1277,8 +1286,9 @@ def _templates(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str,
     """A template handed over to fill in: after a line that calls it one and ends with a colon, between the rule
     lines ("---") that open it, or else to the end of the paragraph of its last placeholder.  (A prompt that only
     holds ${variables} is instructions, not a text to reproduce.)"""
-    if not ("{" in seg or "【" in seg) or ("emplat" not in seg and "laceholder" not in seg and "ording" not in seg
-                                           and "模" not in seg and "占位符" not in seg and "固定" not in seg):
+    if ("emplat" not in seg and "EMPLAT" not in seg and "laceholder" not in seg and "ording" not in seg and "模板" not in seg
+            and "模版" not in seg and "占位符" not in seg and "固定" not in seg) or not ("{" in seg or "【" in seg) \
+            or _PLACEHOLDER.search(seg) is None:
         return []
     out: list[tuple[int, int, str, str]] = []
     line = -1
@@ -1326,6 +1336,8 @@ _FIELD_LINE = re.compile(r"^[ \t]*(?:\*\*)?[^\n:：.!?。！？*]{1,24}?(?:\*\*)
 
 
 def _completion_slot(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
+    if seg.rstrip(" \t\n*")[-1:] not in (":", "："):
+        return []  # (most blocks: no empty label at their end)
     slot = _SLOT_END.search(seg)
     if slot is None:
         return []
@@ -1371,7 +1383,7 @@ def _label_pairs(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, st
 # Telecom. My name is {agent}.", "如果客户情绪激动，说：非常抱歉给您带来困扰，感谢您的耐心。", "End with: Have a great day!"),
 # and a text's field ("内容是：明天9点开会，谢谢配合。", "… - Body: Hi Dana, thanks for the draft! …")
 _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:say|reply|respond|answer|(?:start|begin|open|end|close|finish|sign\s+off)\s+with|"
-                         r"(?:content|text|wording|message)\s+(?:is|should\s+be|reads)|(?:message\s+|e-?mail\s+)?body))"
+                         r"(?:message\s+|e-?mail\s+)?body))"
                          r"|说|回复|回答|答复|开头用|结尾用|开场白|结束语|内容(?:是|为|如下)|正文(?:是|为)|原话(?:是)?|写上)"
                          r"[ \t]*(?:\*\*)?[ \t]*\Z")
 # a line that points at what follows it to be passed on as written ("Send this SMS exactly, filling in {time}:",
@@ -1383,16 +1395,20 @@ _NOT_A_SCRIPT = re.compile(r"(?i:\b(?:rules?|instructions?|steps?|guidelines?|fo
                            r"|规则|要求|步骤|格式|结构")
 
 
-# a colon after the last letter of a say-verb, or ending its line: where _scripts looks (one search skips most blocks)
-_SCRIPT_COLON = re.compile(r"(?:[yYhHdDrRsSe]|说|复|答|用|白|语|是|为|下|话|上)[ \t]*(?:\*\*)?[ \t]*[:：]|[:：][ \t]*(?:\n|\Z)")
+# where _scripts looks: a colon after the last letter of a say-verb or a field (say, reply, respond, answer, with,
+# body, 说, 回复, 回答, 开头用, 开场白, 内容是 …: a character class before a colon is one fast search; "The content is:"
+# is not looked for, only "内容是：")
+_SCRIPT_COLON = re.compile(r"[yYdDrRhH说复答用白语是为下话上][ \t*]{0,4}[:：]")
+_VERBATIM_WORDS = ("xactly", "XACTLY", "erbatim", "ord for word", "s written", "原样", "一字", "原封不动", "一个字都不", "逐字", "不得增删",
+                   "不要增删", "照读", "照念")
 
 
 def _scripts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
-    if _SCRIPT_COLON.search(seg) is None:
-        return []
     out = []
-    for cm in _COLONS.finditer(text, s, e):
-        c = cm.start()
+    verbatim = any(w in seg for w in _VERBATIM_WORDS)
+    colons = ([m.start() for m in _COLONS.finditer(text, s, e)] if verbatim
+              else [s + m.end() - 1 for m in _SCRIPT_COLON.finditer(seg)])
+    for c in colons:
         ls = text.rfind("\n", s, c) + 1 or s
         le = text.find("\n", c, e)
         le = e if le < 0 else le
@@ -2067,7 +2083,8 @@ _NEXT_TEXT = re.compile(
     r"forward|copy|post|drop)\b[^.!?\n]{0,60}?\b(?:next|in\s+(?:my|the)\s+next\s+message|in\s+a\s+(?:moment|sec(?:ond)?)|"
     r"after\s+this)\b|\b(?:my|the)\s+next\s+message\s+(?:will\s+be|is|contains|has)\b)"
     r"|(?:下一条|下条|接下来|待会儿?|等下|等一下|稍后)(?:消息|信息)?我?(?:会|将|要)?(?:发|贴|粘贴|给你|发给你|发送)")
-_ANNOUNCE_HINT = re.compile(r"ext|EXT|moment|sec|after this|下一?条|接下来|待会|等一?下|稍后")
+_ANNOUNCE_HINT = ("next", "Next", "NEXT", "moment", "sec", "after this", "下一条", "下条", "接下来", "待会", "等下", "等一下", "稍后")
+_ANNOUNCE_MAX = 300  # characters: an announcement is a short turn
 
 
 # a turn that asks for a text to be written ("Draft a short email to the team", "写一封给王老师的感谢信", "写一句给客户的春节问候"):
@@ -2129,7 +2146,7 @@ def _announced_turns(view: TextView) -> dict[int, str]:
             continue
         if b.msg_pos in out:
             continue
-        if _ANNOUNCE_HINT.search(text, b.start, b.end):
+        if b.end - b.start <= _ANNOUNCE_MAX and any(h in text[b.start:b.end] for h in _ANNOUNCE_HINT):
             m = _NEXT_TEXT.search(text, b.start, b.end)
             if m is not None and _TASK_VERB.search(text, b.start, b.end):
                 pending = (b.msg_pos, f"kept: the text the turn before announced ({_short(m.group(0), 40)!r})")
