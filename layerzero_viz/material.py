@@ -1560,8 +1560,6 @@ _ITEM_NOUNS = re.compile(r"(?i:\b(?:reviews?|comments?|messages?|sentences?|head
 _TASK_NOT_TEXT = re.compile(r"(?i:as[ \t]+follows|following[ \t]+(?:steps|rules|guidelines|format|instructions|"
                             r"criteria|requirements)|(?:steps|rules|guidelines|format|instructions|criteria|"
                             r"requirements)[ \t]*(?:\*\*)?[ \t]*$)|(?:如下要求|以下要求|要求|步骤|规则|格式)[ \t]*$")
-# a label at a line start before the text it names, on the same line ("Paragraph 2: In my last job …"), or before the
-# lines of a record ("会议记录（3月21日）：") — when the request names the same thing ("polish the second paragraph")
 # labels that report whose words or what record follows (material with no verb in the turn): "Ticket #4411 from
 # customer:", "Invoice:", "Standup notes:", "输入：", "会议记录：", "这是我的翻译作业："
 _REPORTED = (
@@ -1577,6 +1575,8 @@ _REPORTED = (
     r"|(?i:here(?:'s|\s+is|\s+are)\s+(?:my|our|his|her)\s+(?:[a-z-]+\s+)?(?:homework|assignment|answers?|"
     r"translation|essay|work|draft|letter|cover\s+letter|resume|code))"
 )
+# a label at a line start before the text it names, on the same line ("Paragraph 2: In my last job …"), or before the
+# lines of a record ("会议记录（3月21日）：") — when the request names the same thing ("polish the second paragraph")
 _TEXT_LABEL = re.compile(r"[ \t]*(?:\*\*)?((?i:paragraph|draft|email|e-mail|letter|sentence)(?=[ \t]*\d{0,2}(?:\*\*)?"
                          r"[ \t]*:[ \t]*\S)(?:[ \t]*\d{1,2})?|第[一二三四五六七八九十\d]+段|(?:会议|聊天|对话|通话|访谈)?记录|邮件|草稿"
                          r"|(?P<self>[\u4e00-\u9fff]{0,6}?(?:内容|原文|正文|评论|评价|留言|反馈|作文|文章|文本)|Text(?:[ \t]+below)?|The[ \t]+text"

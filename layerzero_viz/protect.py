@@ -52,6 +52,8 @@ _VERBATIM_SUFFIX = re.compile(r"[_-](?:" + "|".join(sorted(VERBATIM_ELEMENTS - {
 def _verbatim_element(name: str) -> bool:
     name = name.lower()
     return name in VERBATIM_ELEMENTS or _VERBATIM_SUFFIX.search(name) is not None
+
+
 _CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]+`", re.DOTALL)
 _QUOTE = re.compile(r"“[^“”\n]{1,200}”|「[^「」\n]{1,200}」|『[^『』\n]{1,200}』|《[^《》\n]{1,100}》|\"[^\"\n]{1,200}\"")
 # identifiers kept whole; each pattern has a cheap substring guard so texts without one skip the scan

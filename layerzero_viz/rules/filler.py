@@ -138,8 +138,9 @@ def _is_cjk(ch: str) -> bool:
     return "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff"
 
 
-# a standing prompt whose subject is politeness itself ("Classify politeness as POLITE or RUDE", "React to how politely
-# the traveler treats you", "判断消息是否礼貌"): every courtesy in the conversation is what it judges or reacts to
+# a standing prompt or a user turn whose subject is politeness itself ("Classify politeness as POLITE or RUDE", "React
+# to how politely the traveler treats you", "判断消息是否礼貌", "Sort these politeness markers", "把客套话删掉"): every
+# courtesy in the conversation is what it judges, reacts to or works on
 _POLITENESS_TOPIC = re.compile(
     r"(?i:\bpoliteness\b|\bhow\s+(?:polite|rude|courteous|impolite)(?:ly)?\b|\b(?:polite|courteous)(?:ly)?\s+or\s+"
     r"(?:rude|impolite|not)|\b(?:rude|impolite)(?:ly)?\s+or\s+(?:polite|courteous)|\bcourtesy\s+(?:level|score))"
@@ -344,12 +345,6 @@ def _not_filler_en(text: str, s: int, e: int) -> bool:
     return len(words) >= 2 and all(w[:1].isupper() for w in words) and _TITLE_AFTER.match(text, e) is not None
 
 
-# a thanks followed by what went wrong is sarcasm, the complaint itself: "谢谢你啊，把我整个下载文件夹都删了。", "真是谢谢你了，
-# 文件全没了"
-_SARCASM_ZH = re.compile(r"[你您]?(?:们)?[啊呀了哈]+[，,！!]?[^。！？\n]{0,20}?(?:删|丢|坏|毁|砸|害|弄没|没了|不见|崩|挂了|烂|骗|坑|"
-                         r"搞错|弄错|白白|浪费|耽误|扣了|多收|少了)")
-
-
 # the rest of an emoticon a cut ending at its ":" or ";" would leave: "Hope you're having a great day :)" → ")"
 _EMOTICON_REST = re.compile(r"-?[)(DPp3\]\[/|*]+(?![\w)(])")
 
@@ -360,6 +355,12 @@ def _past_emoticon(text: str, end: int) -> int:
         if m is not None:
             return m.end()
     return end
+
+
+# a thanks followed by what went wrong is sarcasm, the complaint itself: "谢谢你啊，把我整个下载文件夹都删了。", "真是谢谢你了，
+# 文件全没了"
+_SARCASM_ZH = re.compile(r"[你您]?(?:们)?[啊呀了哈]+[，,！!]?[^。！？\n]{0,20}?(?:删|丢|坏|毁|砸|害|弄没|没了|不见|崩|挂了|烂|骗|坑|"
+                         r"搞错|弄错|白白|浪费|耽误|扣了|多收|少了)")
 
 
 def sarcastic_thanks(text: str, e: int) -> bool:
