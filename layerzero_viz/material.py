@@ -181,6 +181,9 @@ _YAML_KEY = re.compile(r"[ \t]*(?:-[ \t]+)?[\w.\-\"']+[ \t]*:")
 # (a YAML mapping opened on an indented line: looked for only when a line ends with a colon)
 _YAML_HINT = re.compile(r"\n[ \t]+(?:-[ \t]+)?[a-z_][\w.-]*:[ \t]*\n")
 _TRACE_HINTS = ("\tat ", "    at ", "File \"", "Traceback", "\nE/", "\nW/", "\nF/")
+# a log line: a timestamp, then a level ("2024-05-01 12:00:01 WARN  please retry: …")
+_LEVEL_LINE = re.compile(r"^[^\S\n]*\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?[^\s\]]*\]?[ \t]+(?:\[?[\w.-]+\]?[ \t]+)?"
+                         r"\[?(?:TRACE|DEBUG|INFO|WARN(?:ING)?|ERROR|FATAL|CRITICAL|SEVERE)\]?\b[^\n]*$", re.MULTILINE)
 _COMMIT_LINE = re.compile(r"^[0-9a-f]{7,40}[ \t]+\S[^\n]*$", re.MULTILINE)
 _TRACE_LINE = re.compile(r"^(?:[ \t]+at[ \t]+[\w.$<>]+\([^()\n]*\)[ \t]*|[ \t]*File \"[^\"\n]+\", line \d+[^\n]*|"
                          r"Traceback \(most recent call last\):|[VDIWEF]/[\w.$-]+(?:\([ \t]*\d+\))?:[^\n]*)$", re.MULTILINE)
@@ -225,6 +228,8 @@ def _pasted_structures(text: str, s: int, e: int, seg: str) -> list[tuple[int, i
     commits = [m.span() for m in _COMMIT_LINE.finditer(text, s, e)] if "commit" in hints else []
     if len(commits) >= 2:
         out.append((commits[0][0], commits[-1][1], "code", "kept: a commit log"))
+    if "WARN" in seg or "ERROR" in seg or "INFO" in seg or "DEBUG" in seg or "FATAL" in seg:
+        out.extend((m.start(), m.end(), "code", "kept: a log line") for m in _LEVEL_LINE.finditer(text, s, e))
     for m in _TRACE_LINE.finditer(text, s, e) if "trace" in hints else ():
         a = max(s, text.rfind("\n\n", s, m.start()) + 2) if text.rfind("\n\n", s, m.start()) >= 0 else s
         stop = _BLANK_LINE.search(text, m.end(), e)
@@ -378,7 +383,8 @@ _EDIT = _Verbs(
      ("paraphrase", "paraphras"), ("reword", "reword"), ("polish", "polish"), ("correct", "correct"), ("edit", "edit"),
      ("tighten", "tighten"), ("shorten", "shorten")),
     ("翻译", "翻成", "译成", "润色", "校对", "改写", "纠错", "纠正", "修正", "改成", "改为", "改得", "换成", "重写", "改述", "仿写",
-     "扩写", "续写", "缩写", "精简", "降重", "重新撰写", "重新创作", "改一下", "改改", "删掉", "删除", "去掉", "删去"))
+     "扩写", "续写", "缩写", "精简", "降重", "重新撰写", "重新创作", "改一下", "改改", "删掉", "删除", "去掉", "删去", "改语病",
+     "改错"))
 # sums it up, tidies it or makes it plainer
 _CONDENSE = _Verbs((("condense", "condens"), ("summari[sz]e", "summari[sz]"), ("simplify", "simplif"), ("cut", "cut"),
                     ("trim", "trim")),
@@ -1271,7 +1277,7 @@ def _inline_examples(text: str, s: int, e: int, seg: str) -> list[tuple[int, int
 # a template's placeholder ("{{name}}", "${ticket_id}"), and the line that hands a template over to fill in ("Fill in this
 # template exactly; do not change the fixed wording:", "根据下面的模板生成短信，…只替换占位符：")
 _PLACEHOLDER = re.compile(r"\{\{[^{}\n]{1,40}\}\}|\$\{[^{}\n]{1,40}\}|(?<![{$])\{[A-Za-z_\u4e00-\u9fff][\w.\u4e00-\u9fff-]{0,30}\}(?!\})"
-                          r"|【[^【】\n]{1,20}】")
+                          r"|【[^【】\n]{1,20}】|\[[A-Za-z\u4e00-\u9fff][\w \u4e00-\u9fff]{0,20}\](?!\()")
 _TEMPLATE_WORD = re.compile(r"(?i:\b(?:this|the\s+following|below)\s+template\b|\bfill\s+in\b|placeholders?|"
                             r"fixed\s+wording)|(?:下面|以下|如下|这个)的?模[板版]|模[板版]如下|占位符|固定文字|固定的文字"
                             # a label line: "Template:", "模板："
@@ -1287,7 +1293,7 @@ def _templates(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str,
     lines ("---") that open it, or else to the end of the paragraph of its last placeholder.  (A prompt that only
     holds ${variables} is instructions, not a text to reproduce.)"""
     if ("emplat" not in seg and "EMPLAT" not in seg and "laceholder" not in seg and "ording" not in seg and "模板" not in seg
-            and "模版" not in seg and "占位符" not in seg and "固定" not in seg) or not ("{" in seg or "【" in seg) \
+            and "模版" not in seg and "占位符" not in seg and "固定" not in seg) or not ("{" in seg or "【" in seg or "[" in seg) \
             or _PLACEHOLDER.search(seg) is None:
         return []
     out: list[tuple[int, int, str, str]] = []
@@ -1382,8 +1388,9 @@ def _label_pairs(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, st
 # the words to say, after a say-verb and a colon, to the end of the line ("1. Say: Hello, thank you for calling Orbit
 # Telecom. My name is {agent}.", "如果客户情绪激动，说：非常抱歉给您带来困扰，感谢您的耐心。", "End with: Have a great day!"),
 # and a text's field ("内容是：明天9点开会，谢谢配合。", "… - Body: Hi Dana, thanks for the draft! …")
-_SAY_BEFORE = re.compile(r"(?:(?i:\b(?:say|reply|respond|answer|(?:start|begin|open|end|close|finish|sign\s+off)\s+with|"
-                         r"(?:message\s+|e-?mail\s+)?body))"
+_SAY_BEFORE = re.compile(r"(?:(?i:\b(?:(?:say|reply|respond|answer)(?:\s+with)?(?:\s+(?:exactly|verbatim|only|just))?|"
+                         r"(?:start|begin|open|end|close|finish|sign\s+off)\s+with|(?:message\s+|e-?mail\s+)?body|"
+                         r"(?:word\s+for\s+word|verbatim|exactly)\)?))"
                          r"|说|回复|回答|答复|开头用|结尾用|开场白|结束语|内容(?:是|为|如下)|正文(?:是|为)|原话(?:是)?|写上)"
                          r"[ \t]*(?:\*\*)?[ \t]*\Z")
 # a line that points at what follows it to be passed on as written ("Send this SMS exactly, filling in {time}:",
@@ -1398,7 +1405,7 @@ _NOT_A_SCRIPT = re.compile(r"(?i:\b(?:rules?|instructions?|steps?|guidelines?|fo
 # where _scripts looks: a colon after the last letter of a say-verb or a field (say, reply, respond, answer, with,
 # body, 说, 回复, 回答, 开头用, 开场白, 内容是 …: a character class before a colon is one fast search; "The content is:"
 # is not looked for, only "内容是：")
-_SCRIPT_COLON = re.compile(r"[yYdDrRhH说复答用白语是为下话上][ \t*]{0,4}[:：]")
+_SCRIPT_COLON = re.compile(r"[yYdDrRhHmM)说复答用白语是为下话上][ \t*]{0,4}[:：]")
 _VERBATIM_WORDS = ("xactly", "XACTLY", "erbatim", "ord for word", "s written", "原样", "一字", "原封不动", "一个字都不", "逐字", "不得增删",
                    "不要增删", "照读", "照念")
 
@@ -1430,10 +1437,44 @@ def _scripts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, s
     return out
 
 
+# the text after a colon whose line points at it as the object of the question ("How many times does the word please
+# appear in this sentence: Please, please, …", "请问下面这句话里“谢谢”出现了几次：…", "请从这条消息里提取：…"): the rest of the
+# line, or the paragraph after it
+_POINTED_COLON = re.compile(r"(?i:\b(?:this|the\s+following)\s+(?:sentence|text|paragraph|passage|message|e-?mail|line|phrase|"
+                            r"quote|review|comment|note|post)s?\b)[^:：\n]{0,40}?[:：]"
+                            r"|(?:下面|以下|这)这?(?:句话|段话|段文字|句子|段落|条消息|条评论|封邮件|条短信)[^：:\n]{0,24}?[:：]")
+_POINTED_HINTS = ("this ", "This ", "following", "句话", "段话", "段文字", "句子", "段落", "条消息", "条评论", "封邮件", "条短信")
+# a follow-up turn that brings the next item: "那这条呢？说实话，还不错。", "And this one? Thanks so much, love it!"
+_THIS_ONE = re.compile(r"[ \t]*(?:那|那么)?(?:这条|这个|这句|这段|这篇|下一条)呢[？?]|(?i:[ \t]*(?:and|what\s+about|how\s+about)\s+"
+                       r"this\s+one\s*[?:])")
+
+
+def _pointed_texts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
+    out: list[tuple[int, int, str, str]] = []
+    m = _THIS_ONE.match(seg)
+    if m is not None:
+        a, b = _stripped(text, s + m.end(), e)
+        if b > a:
+            out.append((a, b, "introduced", f"kept: the next item after {_short(m.group(0).strip(), 20)!r}"))
+    if not any(h in seg for h in _POINTED_HINTS):
+        return out
+    for m in _POINTED_COLON.finditer(text, s, e):
+        le = text.find("\n", m.end(), e)
+        le = e if le < 0 else le
+        if text[m.end():le].strip():
+            a, b = _stripped(text, m.end(), le)
+        else:
+            stop = _BLANK_LINE.search(text, le + 1, e)
+            a, b = _stripped(text, le, stop.start() if stop is not None else e)
+        if b > a:
+            out.append((a, b, "introduced", f"kept: the text pointed at by {_short(text[m.start():m.end()], 40)!r}"))
+    return out
+
+
 # each finder gets the block as (text, s, e) and its text sliced once, ``seg`` (= text[s:e]), for its guards
 _FINDERS = (_code, _quotes, _introduced, _few_shot, _exam_items, _tables, _json, _marked, _example_sections,
             _announced_items, _opening_lines, _inline_examples, _handed_by_question, _front_matter, _templates,
-            _completion_slot, _label_pairs, _scripts, _pasted_structures)
+            _completion_slot, _label_pairs, _scripts, _pasted_structures, _pointed_texts)
 # every finder but those of _NO_MARK_FINDERS needs one of these marks in the block (a backtick or tilde for a fence, 4
 # spaces or a tab for indented code, ;{} for bare code, a quotation mark, a colon for introduced text and
 # few-shot, | for a table, " or [ for JSON): most chat turns have none, and skip six finders at once
@@ -1460,6 +1501,11 @@ def block_material(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]
     seg = text[s:e]
     finders = _FINDERS if _has_mark(seg) else _NO_MARK_FINDERS
     found = [r for finder in finders for r in finder(text, s, e, seg) if r[1] > r[0]]
+    if len(found) > 1:  # (one range found twice is listed once, with the first finder's detail)
+        first: dict[tuple[int, int], tuple[int, int, str, str]] = {}
+        for r in found:
+            first.setdefault((r[0], r[1]), r)
+        found = list(first.values())
     if found and "<" in seg:
         skip = [m.span() for m in _DIRECTIVE.finditer(text, s, e)]
         if skip:
@@ -1497,6 +1543,8 @@ _TASK_INTRO = re.compile(
     r"(?:points|notes|bullets|facts|details|items|data|list|draft|outline|transcript)))"
     r")"
     rf"|[^：:\n]{{0,30}}?{_TASK_VERB_ZH}[^：:\n]{{0,30}}?(?:这段|这篇|这封|这句|这份|这条|这个|这几条|下面|以下|如下|它|成[\u4e00-\u9fff]{{1,3}}[文语])[^：:\n]{{0,30}}?"
+    # the text pointed at before the request: "下面是我的求职信草稿，麻烦只改语病，尽量保留我的措辞："
+    rf"|[^：:\n]{{0,6}}?(?:下面|以下)(?:是|为)?[^：:\n]{{0,40}}?{_TASK_VERB_ZH}[^：:\n]{{0,30}}?"
     # a bare request to work on what follows: "帮我润色一下 thanks:"
     rf"|[^：:\n]{{0,10}}?{_TASK_VERB_ZH}一下[^：:\n]{{0,12}}?"
     # said to pass on as written: "状态页公告，直接按这个发：", "原样转发："
@@ -1588,7 +1636,7 @@ _TEXT_LABEL = re.compile(r"[ \t]*(?:\*\*)?((?i:paragraph|draft|email|e-mail|lett
 _REPORTED_LABEL = re.compile(r"[ \t]*(?:\*\*)?((?P<self>(?P<reported>" + _REPORTED + r")))"
                              r"(?:[ \t]*[（(][^）)\n]{0,40}[）)])?(?:\*\*)?[ \t]*[:：]")
 _TASK_VERB = re.compile(rf"(?i:\b{_TASK_VERB_EN}\b|\b(?:turn|make|convert|transform)\s+(?:this|these|it|them|that|those|the|my)"
-                        rf"(?:\s+[a-z-]+){{0,2}}\s+into\b)|{_TASK_VERB_ZH}")
+                        rf"(?:\s+[a-z-]+){{0,2}}\s+(?:into|sound|look|read|feel)\b)|{_TASK_VERB_ZH}")
 # a short paragraph that asks for the work on the rest of the turn ("Could you please explain this clause in plain
 # English?", "here is my essay, please grade it honestly", "帮我整理成待办清单，按负责人列"): what it points at, or a
 # request form opening it ("can you summarize …", "帮我整理…")
@@ -1926,7 +1974,9 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
     if not out and colon:
         out.extend(_chat_log(text, s, e))
     if payload and not out:  # (a turn whose text a finder, a label or a rule line hands over has said so already)
-        out.extend(_opening_sentence_payload(text, s, e) or _request_payload(text, s, e)
+        # (a request paragraph before the text it points at comes first: "Hey, could you make this email sound less
+        # stiff? Thanks a lot!⏎⏎Dear Team, …" hands over the email, not the rest of its own paragraph)
+        out.extend(_request_payload(text, s, e) or _opening_sentence_payload(text, s, e)
                    or _request_line_payload(text, s, e))
     # (the paragraph that says what the text was ends the turn: looked for in its last characters)
     tail = max(s, e - _REFERENCE_TAIL)
@@ -2091,7 +2141,8 @@ _ANNOUNCE_MAX = 300  # characters: an announcement is a short turn
 # the reply is that text, its greeting and sign-off included
 _WRITE_A_TEXT = re.compile(
     r"(?i:\b(?:write|draft|compose|prepare|create|redo)\b[^.!?\n]{0,40}?\b(?:e-?mail|letter|note|message|reply|response|toast|"
-    r"speech|post|notice|announcement|invitation|memo|card|greeting|sms|text|caption|bio|tweet|script)s?\b)"
+    r"speech|post|notice|announcement|invitation|memo|card|greeting|sms|text|caption|bio|tweet|script)s?\b|"
+    r"\b(?:reply|respond|answer)\s+to\s+(?:this|the|her|his|their|my|an?)\s+(?:e-?mail|message|letter|note|text|review|comment)s?\b)"
     r"|(?:写|起草|拟|撰写|编)[^。！？\n]{0,14}?(?:邮件|信|通知|短信|文案|发言|致辞|祝福|问候|贺词|公告|邀请函|消息|回复|开场白|结尾|"
     r"演讲稿|朋友圈|贺卡|感谢|道歉)")
 # an intro line that opens a reply before the text it delivers ("Sure! Here's a draft:", "好的，以下是修改后的版本：")
@@ -2118,7 +2169,8 @@ def _deliverables(view: TextView) -> dict[int, str]:
 
 # a request to make a new version of a text it hands over ("Polish my cover letter:", "Translate into Chinese:", "把这些界面
 # 文案翻成英文：") — in a turn's first line
-_EDIT_REQUEST = re.compile(rf"(?i:\b{_en_words(_EDIT)}\b)[^\n]{{0,60}}?[:：]|{_zh_words(_EDIT)}[^\n]{{0,30}}?[:：]")
+_EDIT_REQUEST = re.compile(rf"(?i:\b{_en_words(_EDIT)}\b|\bmake\s+(?:this|it|the\s+[a-z]+)\s+(?:sound|look|read)\b)[^\n]{{0,60}}?"
+                           rf"(?:[:：]|\n)|{_zh_words(_EDIT)}[^\n]{{0,30}}?(?:[:：]|\n)")
 
 
 def _after_reply_intro(text: str, s: int, e: int) -> int:

@@ -380,12 +380,13 @@ def _not_filler_zh(text: str, s: int, e: int) -> bool:
 # "greetings such as hello", "e.g.", 例如, "套话：…"
 _MENTION_CUE = re.compile(
     r"(?i:\b(?:phrases?|words?|expressions?|openers?|openings?|greetings?|fillers?|sign-?offs?|closings?|terms?|"
-    r"platitudes?|pleasantries)\s+(?:like|such\s+as)\b|\b(?:like|including)\s*[:：]|\b(?:such\s+as|e\.g\.|i\.e\.|"
+    r"platitudes?|pleasantries)\s+(?:like|such\s+as)\b|\bthe\s+(?:word|phrase|term)s?\s+$|\b(?:like|including)\s*[:：]|"
+    r"\b(?:such\s+as|e\.g\.|i\.e\.|"
     r"for\s+example|for\s+instance)(?!\w))"
     r"|例如|比如|诸如|譬如|(?:词|短语|用语|说法|套话|客套话|口头禅|开场白)[^。！？\n]{0,6}?[：:]")
 _SENTENCE_END_IN = re.compile(r"[!?。！？]|\.(?=\s)")
 # a substring every _MENTION_CUE match holds (lower case): a cheap test before it
-_MENTION_HINT = re.compile(r"like|such|e\.g|i\.e|example|instance|includ|例如|比如|诸如|譬如|词|短语|用语|说法|套话|口头禅|开场白")
+_MENTION_HINT = re.compile(r"like|such|e\.g|i\.e|example|instance|includ|word|phrase|term|例如|比如|诸如|譬如|词|短语|用语|说法|套话|口头禅|开场白")
 
 
 # a verb whose object is the words to say ("Never say please …", "reply with thanks", "如果用户说谢谢"), unless the
