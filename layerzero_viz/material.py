@@ -230,10 +230,14 @@ def _pasted_structures(text: str, s: int, e: int, seg: str) -> list[tuple[int, i
         out.append((commits[0][0], commits[-1][1], "code", "kept: a commit log"))
     if "WARN" in seg or "ERROR" in seg or "INFO" in seg or "DEBUG" in seg or "FATAL" in seg:
         out.extend((m.start(), m.end(), "code", "kept: a log line") for m in _LEVEL_LINE.finditer(text, s, e))
+    done = s  # (the paragraph of a trace line is found once, not once per line of the trace)
     for m in _TRACE_LINE.finditer(text, s, e) if "trace" in hints else ():
-        a = max(s, text.rfind("\n\n", s, m.start()) + 2) if text.rfind("\n\n", s, m.start()) >= 0 else s
+        if m.start() < done:
+            continue
+        para = text.rfind("\n\n", s, m.start())
         stop = _BLANK_LINE.search(text, m.end(), e)
-        a, b = _stripped(text, a, stop.start() if stop is not None else e)
+        done = stop.start() if stop is not None else e
+        a, b = _stripped(text, para + 2 if para >= 0 else s, done)
         out.append((a, b, "code", "kept: a stack trace or log"))
     return out
 
@@ -1410,6 +1414,15 @@ _VERBATIM_WORDS = ("xactly", "XACTLY", "erbatim", "ord for word", "s written", "
                    "不要增删", "照读", "照念")
 
 
+def _paragraph_after(text: str, le: int, e: int) -> tuple[int, int]:
+    """The paragraph that starts after the line ending at ``le`` (blank lines before it skipped), stripped."""
+    first = le
+    while first < e and text[first].isspace():
+        first += 1
+    stop = _BLANK_LINE.search(text, first, e)
+    return _stripped(text, first, e if stop is None else stop.start())
+
+
 def _scripts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
     out = []
     verbatim = any(w in seg for w in _VERBATIM_WORDS)
@@ -1426,11 +1439,7 @@ def _scripts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, s
                 out.append((a, b, "introduced", f"kept: the words given after {_short(text[say.start():c + 1], 30)!r}"))
         elif not text[c + 1:le].strip() and _VERBATIM_LINE.search(text, ls, c) and _SCRIPT_POINTER.search(text, ls, c) \
                 and not _NOT_A_SCRIPT.search(text, ls, c):
-            first = le
-            while first < e and text[first].isspace():
-                first += 1
-            stop = _BLANK_LINE.search(text, first, e)
-            a, b = _stripped(text, first, e if stop is None else stop.start())
+            a, b = _paragraph_after(text, le, e)
             if b > a:
                 out.append((a, b, "introduced",
                             f"kept: the text to pass on as written after {_short(text[ls:c + 1].strip(), 50)!r}"))
@@ -1461,11 +1470,7 @@ def _pointed_texts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, 
     for m in _POINTED_COLON.finditer(text, s, e):
         le = text.find("\n", m.end(), e)
         le = e if le < 0 else le
-        if text[m.end():le].strip():
-            a, b = _stripped(text, m.end(), le)
-        else:
-            stop = _BLANK_LINE.search(text, le + 1, e)
-            a, b = _stripped(text, le, stop.start() if stop is not None else e)
+        a, b = _stripped(text, m.end(), le) if text[m.end():le].strip() else _paragraph_after(text, le, e)
         if b > a:
             out.append((a, b, "introduced", f"kept: the text pointed at by {_short(text[m.start():m.end()], 40)!r}"))
     return out
@@ -1940,7 +1945,7 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
                   and (m.group("source") or not _LIST_NEXT.match(text, m.end())
                        or _ITEM_NOUNS.search(text, m.start(), m.end()))]
         labels = [m for m in _text_labels(text, s, e)
-                  if (_reports(m, s) if "reported" in m.re.groupindex
+                  if (_reports(m, s) if m.re is _REPORTED_LABEL
                       else m.group("self") and _TASK_VERB.search(text, s, e) or _label_named(text, s, e, m))]
         found = sorted(intros + labels, key=lambda m: m.start())
         starts = [m.start() for m in found]
