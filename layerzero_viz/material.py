@@ -1111,7 +1111,18 @@ def _labelled_examples(text: str, s: int, e: int) -> list[tuple[int, int, str, s
     out: list[tuple[int, int, str, str]] = []
     for m in _EXAMPLE_LABEL_LINE.finditer(text, s, e):
         brk = _SECTION_BREAK.search(text, m.end() - 1, e)
-        content, end = _stripped(text, m.end(), brk.start() if brk else e)
+        stop = brk.start() if brk else e
+        # (a reminder after a blank line is the prompt's own rule again: "Remember: respond with JSON only.")
+        blank = text.find("\n\n", m.end(), stop)
+        while blank >= 0:
+            nxt = blank + 2
+            while nxt < stop and text[nxt] in " \t\n":
+                nxt += 1
+            if nxt < stop and _RULE_AFTER.match(text, nxt):
+                stop = blank
+                break
+            blank = text.find("\n\n", nxt, stop)
+        content, end = _stripped(text, m.end(), stop)
         if end > content:
             label = _short(text[m.start():m.end()].strip(" \t\n*"), 30)
             out.append((content, end, "few_shot", f"kept: the example under {label!r}"))

@@ -736,7 +736,11 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                 standing = first_block != bi and blocks[first_block].role in ("system", "developer")
                 why, cut = ("inside material", s) if material.overlaps(s, e) else _why_not_a_constraint_copy(
                     view, s, e, sent, prev, standing)
-                whole_item = cut != s or (s == 0 or text[s - 1] == "\n") and _LIST_ITEM.match(text, s) is not None
+                # (said as a reminder — "Remember: respond with JSON only." after an examples section — it restates
+                # the rule whatever section it stands in)
+                reminder = cut < s and _REMINDER_LEAD.match(text, cut, s) is not None
+                whole_item = not reminder and (
+                    cut != s or (s == 0 or text[s - 1] == "\n") and _LIST_ITEM.match(text, s) is not None)
                 if not why and whole_item and view.block_index_at(first.start) == bi \
                         and _SECTION_HEADING.search(text, first.end, s):
                     why = "an item of another section's list (an enumeration, not a restated rule)"
