@@ -1757,6 +1757,10 @@ def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str
         pa, pb = _stripped(text, pa, pb)
         if a == s or text[s:a].isspace():  # (the request opens the turn: the text ends where instructions start)
             pb = _handed_text_end(text, pa, e, None)
+        else:
+            own = _OWN_INTRO_LINE.match(text, pa, pb)
+            if own is not None:  # (the user's own words that introduce the text: "大佬好，请教一个问题，谢谢！…日志如下：")
+                pa = _stripped(text, own.end(), pb)[0]
         if _is_task_instruction(text, pa, pb) and _TEXT_POINTER.search(text, a, b) is None:
             continue  # what is left beside the request is another instruction ("请用正式的语气，不要超过五十个字。"), unless
             # the request names it as a text ("Is this line from our style guide grammatical?")
@@ -1765,6 +1769,9 @@ def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str
     return _middle_request_payload(text, s, e, first.end(), last.start())
 
 
+# the opening line of a turn that introduces what it pastes: "线上服务偶发报错，日志如下：", "Here's the log:"
+_OWN_INTRO_LINE = re.compile(r"[^\n]{0,160}?(?:如下|以下|下面|(?i:\bbelow|\bthe\s+following|\bhere(?:'s|\s+is|\s+are)\b))"
+                             r"[^\n]{0,20}?[:：][ \t]*\n")
 _MIDDLE_REQUEST_MAX = 160  # characters: "Please translate this paragraph and the next one into Spanish."
 # a request that points both ways: "上面这段…下面这段也一起", "the paragraph above and the one below"
 _BOTH_WAYS = re.compile(r"(?:上面|以上|前面)[^\n]{0,30}?(?:下面|以下|后面)|(?i:\b(?:above|previous)\b[^\n]{0,40}?\b(?:below|next)\b)")
