@@ -678,6 +678,15 @@ def _sentence_candidates(view: TextView, text: str, ss: int, se: int, block_end:
     # a numbered item's marker is content ("1." "a)"); a bullet may go with a whole item
     numbered = _NUMBERED.match(text, ss) is not None and not text[text.rfind("\n", 0, ss) + 1:ss].strip()
     cls = clauses(view, ss, se)
+    if len(cls) > 1 and any(not any(cs <= r[0] and r[1] <= ce for cs, ce in cls) for r in runs):
+        # a phrase across a comma ("Thank you so, so much") joins the clauses it spans
+        merged: list[tuple[int, int]] = []
+        for cs, ce in cls:
+            if merged and any(r[0] < merged[-1][1] < r[1] for r in runs):
+                merged[-1] = (merged[-1][0], ce)
+            else:
+                merged.append((cs, ce))
+        cls = merged
     info: list[_Clause] = []
     for cs, ce in cls:
         bs, be = _body(text, cs, ce)
