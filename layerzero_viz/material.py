@@ -405,7 +405,8 @@ _LABEL = _Verbs(
 # comments on it as a piece of writing
 _CRITIQUE = _Verbs((("critique", "critiqu"),), ("批改", "点评", "赏析", "鉴赏", "品读", "解读"))
 # looks it over ("review" and "rate" are also what a code reviewer or a rate limit do: not a transformation)
-_REVIEW = _Verbs((("review", "review"), ("evaluate", "evaluat"), ("rate", "rate")), ("看看", "看一?下"))
+_REVIEW = _Verbs((("review", "review"), ("evaluate", "evaluat"), ("rate", "rate"), ("audit", "audit")),
+                 ("看看", "看一?下", "质检", "审核", "审阅", "评审"))
 # reads it for what it says
 _FIND = _Verbs((("analy[sz]e", "analy[sz]"), ("identify", "identif"), ("detect", "detect")))
 # answers about it (判断, 分析: "判断请求类型" in a system prompt's steps declares no text to process)
@@ -1405,8 +1406,11 @@ def _label_pairs(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, st
 # and a text's field ("内容是：明天9点开会，谢谢配合。", "… - Body: Hi Dana, thanks for the draft! …")
 _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:(?:say|reply|respond|answer)(?:\s+with)?(?:\s+(?:exactly|verbatim|only|just))?|"
                          r"(?:start|begin|open|end|close|finish|sign\s+off)\s+with|(?:message\s+|e-?mail\s+)?body|"
-                         r"(?:word\s+for\s+word|verbatim|exactly)\)?))"
-                         r"|说|回复|回答|答复|开头用|结尾用|开场白|结束语|内容(?:是|为|如下)|正文(?:是|为)|原话(?:是)?|写上)"
+                         r"(?:word\s+for\s+word|verbatim|exactly)\)?|"
+                         # the words dictated for a text to write: "the message should be:", "it should read:"
+                         r"(?:message|text|note|card|e-?mail|content|wording|it|caption|subject(?:\s+line)?)\s+should\s+"
+                         r"(?:be|say|read)))"
+                         r"|说|回复|回答|答复|开头用|结尾用|开场白|结束语|内容(?:大意|大概|大致|主要)?(?:是|为|如下)|正文(?:是|为)|原话(?:是)?|写上)"
                          r"[ \t]*(?:\*\*)?[ \t]*\Z")
 # a line that points at what follows it to be passed on as written ("Send this SMS exactly, filling in {time}:",
 # "请原样发送下面这条短信，只替换{时间}：") — not the rules or the format to follow exactly, nor "Offer exactly 7 categories:"
@@ -1418,9 +1422,9 @@ _NOT_A_SCRIPT = re.compile(r"(?i:\b(?:rules?|instructions?|steps?|guidelines?|fo
 
 
 # where _scripts looks: a colon after the last letter of a say-verb or a field (say, reply, respond, answer, with,
-# body, 说, 回复, 回答, 开头用, 开场白, 内容是 …: a character class before a colon is one fast search; "The content is:"
+# body, be, 说, 回复, 回答, 开头用, 开场白, 内容是 …: a character class before a colon is one fast search; "The content is:"
 # is not looked for, only "内容是：")
-_SCRIPT_COLON = re.compile(r"[yYdDrRhHmM)说复答用白语是为下话上][ \t*]{0,4}[:：]")
+_SCRIPT_COLON = re.compile(r"[yYdDrRhHmMeE)说复答用白语是为下话上][ \t*]{0,4}[:：]")
 _VERBATIM_WORDS = ("xactly", "XACTLY", "erbatim", "ord for word", "s written", "原样", "一字", "原封不动", "一个字都不", "逐字", "不得增删",
                    "不要增删", "照读", "照念")
 
@@ -1556,6 +1560,8 @@ _TASK_INTRO = re.compile(
     # said to pass on as written: "Send this to #eng-all, word for word:", "Post it verbatim:"
     r"|(?i:[^:：\n]{0,80}?\b(?:verbatim|word[ \t]+for[ \t]+word|as[ \t]+is|exactly[ \t]+(?:as[ \t]+(?:written|it[ \t]+is)|this))\b"
     r"[^:：\n]{0,40}?)"
+    # the text named by what is to be done with it: "Reply to grade:", "Text to translate (keep the tone):"
+    rf"|(?i:(?:the[ \t]+)?[a-z][a-z'-]*(?:[ \t]+[a-z][a-z'-]*){{0,3}}[ \t]+to[ \t]+{_TASK_VERB_EN}\b(?:[ \t]*\([^()\n]{{0,60}}\))?)"
     r"|(?P<source>(?i:[^:：\n]{0,80}?\b(?:from|based[ \t]+on|using)[ \t]+(?:these|the[ \t]+following|this|my)[ \t]+"
     r"(?:points|notes|bullets|facts|details|items|data|list|draft|outline|transcript)))"
     r")"
@@ -1565,7 +1571,7 @@ _TASK_INTRO = re.compile(
     # a bare request to work on what follows: "帮我润色一下 thanks:"
     rf"|[^：:\n]{{0,10}}?{_TASK_VERB_ZH}一下[^：:\n]{{0,12}}?"
     # said to pass on as written: "状态页公告，直接按这个发：", "原样转发："
-    r"|[^：:\n]{0,30}?(?:原样|原封不动|一字不改|一个字都不要?改|照发|照着发|直接(?:按这个)?发|按这个发)[^：:\n]{0,20}?"
+    r"|[^：:\n]{0,30}?(?:原样|原封不动|一字不改|一个字都不要?改|照发|照着发|直接(?:按这个)?发|按这个发|逐字|照读|照念)[^：:\n]{0,20}?"
     # the text pointed at before the verb: "帮我把下面这份通知改得更正式一点，意思不要变："
     rf"|[^：:\n]{{0,20}}?(?:把|将|对|给)(?:下面|以下|下列|这)[^：:\n]{{0,20}}?(?:改|{_TASK_VERB_ZH})[^：:\n]{{0,30}}?"
     r")(?:\*\*)?[ \t]*[:：]"
@@ -1573,7 +1579,7 @@ _TASK_INTRO = re.compile(
 # what a line must hold before _TASK_INTRO is tried at its colon (most colons head "Rules:", a time or a key)
 # (searched in the lower-cased words before the colon: a case-insensitive search costs twice as much)
 _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\bmake\b|\bturn\b|\bsend\b|\bpost\b|\bpublish\b|\bforward\b|\bshare\b|"
-                       r"\bannounce\b|\bverbatim\b|\bword for word\b|\bas is\b|\bexactly as\b|\bexactly this\b|原样|原封不动|一字不改|一个字都不|照发|照着发|"
+                       r"\bannounce\b|\bverbatim\b|\bword for word\b|\bas is\b|\bexactly as\b|\bexactly this\b|原样|原封不动|一字不改|一个字都不|照发|照着发|逐字|照读|照念|"
                        r"按这个发|直接发|翻成|译成|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
                        r"\breplied\b|\bposted\b|\btexted\b|\bmessaged\b|\b(?:was|is|reads?)\b"
                        rf"|{_TASK_VERB_ZH}|改")
@@ -1601,7 +1607,7 @@ def _task_intros(text: str, s: int, e: int) -> list[re.Match[str]]:
         k = c - 1
         while k >= ls and text[k] in " \t*":
             k -= 1
-        if k < ls or not (text[k].isalpha() or text[k] == ")"):
+        if k < ls or not (text[k].isalpha() or text[k] in ")）"):
             continue
         ws = max(ls, c - _CUE_WINDOW)
         if not _TASK_CUE.search(text[ws:c].lower()):
@@ -1961,7 +1967,8 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
         intros = [m for m in _task_intros(text, s, e)
                   if not _TASK_NOT_TEXT.search(text, m.start(), m.end() - 1)
                   and (m.group("source") or not _LIST_NEXT.match(text, m.end())
-                       or _ITEM_NOUNS.search(text, m.start(), m.end()))]
+                       or _ITEM_NOUNS.search(text, m.start(), m.end())
+                       or _VERBATIM_LINE.search(text, m.start(), m.end()))]  # ("开场白（请逐字使用）：" over its lines)
         labels = [m for m in _text_labels(text, s, e)
                   if (_reports(m, s) if m.re is _REPORTED_LABEL
                       else m.group("self") and _TASK_VERB.search(text, s, e) or _label_named(text, s, e, m))]

@@ -74,7 +74,10 @@ def _found(view: TextView, ctx: RuleContext) -> list[Candidate]:
                     roles.append((role, m.start(), m.end()))
         for rx in (_LANG_REQ_ZH, _LANG_REQ_EN):
             for m in rx.finditer(text, b.start, b.end):
-                langs.setdefault(_lang(m.group(1)), (m.start(), m.end()))
+                # only a requirement said without condition, scope or negation requires the language ("只有当用户要求时，
+                # 才用英文回答", "Only respond in English to questions about the API" leave a user's request to ask)
+                if _clause_around(view, m.start(), m.end(), b) is not None:
+                    langs.setdefault(_lang(m.group(1)), (m.start(), m.end()))
 
     if roles:
         out.extend(_role_restatements(view, roles))

@@ -368,11 +368,17 @@ def sarcastic_thanks(text: str, e: int) -> bool:
     return _SARCASM_ZH.match(text, e) is not None
 
 
+# a question of whether something is possible, which a following 如果可以(的话) answers (not a request: 能不能帮我)
+_ASKED_IF_POSSIBLE = re.compile(r"(?:可不可以|可以不可以|是否可以|是否能|能否|可否|能不能)(?!帮|麻烦|请|给我|告诉)")
+
+
 def _not_filler_zh(text: str, s: int, e: int) -> bool:
     """Whether a Chinese lexicon hit is part of a word: 嗨 before a letter or a CJK character (嗨皮, 嗨翻天) — or a
     sarcastic thanks before what went wrong ("谢谢你啊，把我整个下载文件夹都删了")."""
     if text[s] in "谢感多" and sarcastic_thanks(text, e):
         return True
+    if text.startswith("如果可以", s) and _ASKED_IF_POSSIBLE.search(text, max(0, s - 80), s):
+        return True  # "…可不可以从公网访问。如果可以的话，顺便看下 8443": the condition is the answer to that question
     return e - s == 1 and text[s] == "嗨" and e < len(text) and (text[e].isalnum() or _is_cjk(text[e]))
 
 

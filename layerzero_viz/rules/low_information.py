@@ -362,6 +362,8 @@ def _zh_yixia(text: str, s: int, e: int, word: str) -> Span:
         return None
     if text[max(0, s - 2):s] in _ZH_TELL and after not in "我你您他她":
         return None  # 请告诉一下它的电话: without 一下, 告诉它 reads as "tell it"
+    if text[s - 1:s] in _ZH_BRIEF:
+        return None  # 先停一下服务: 一下 says "for a moment" (停服务 stops it)
     at = text.rfind("在", max(0, s - 3), s - 1)
     if at >= 0 and (at == 0 or text[at - 1] not in "现存所实自内外好"):
         return None  # 你在看一下…: without 一下, 在 reads as the progressive ("are you looking at")
@@ -369,6 +371,8 @@ def _zh_yixia(text: str, s: int, e: int, word: str) -> Span:
 
 
 _ZH_TELL = ("告诉", "通知", "提醒", "转告", "告知")
+# verbs whose 一下 is a duration: 停一下 (pause), 等一下, 歇一下, 缓一下 (the last character of the verb: 暂停一下, 休息一下)
+_ZH_BRIEF = frozenset("停等歇缓息睡躺")
 
 
 def _zh_dehua(text: str, s: int, e: int, word: str) -> Span:

@@ -239,7 +239,13 @@ _ZH_RESTATE_2 = frozenset({"另外", "同时", "此外", "一定", "务必", "�
                            "一下", "始终", "总是", "切记", "再说", "请你", "请您"})
 _ZH_RESTATE_1 = frozenset("请也再还您你都")
 _EN_RESTATE = frozenset({"please", "also", "again", "remember", "reminder", "note", "kindly", "important", "always",
-                         "once", "more"})
+                         "more"})
+# a degree ("Keep the answer very short" is stricter than "Keep the answer short") and a count of times ("mention it
+# once"): compared like a negation — in the exact keys, not the family's ("once again" is a restatement)
+_DEGREE = frozenset({"very", "really", "truly", "highly", "extremely", "incredibly", "totally", "terribly", "awfully",
+                     "remarkably", "exceedingly", "utterly", "immensely", "enormously", "exceptionally", "很", "once",
+                     "twice"})
+_ONCE_AGAIN = frozenset({"again", "more"})
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 # what makes a sentence an instruction or requirement: any one of these three patterns found in it
 _CONSTRAINT_PARTS = (
@@ -289,6 +295,7 @@ def _unit_roles() -> dict[str, str]:
     roles = dict.fromkeys(_ZH_NEGATIONS | _ZH_MODALS | _EN_NEGATIONS | _EN_MODALS | _EN_CONTRACTED.keys(),
                           _EXACT_ONLY)
     roles.update(dict.fromkeys(function_words() | _ZH_RESTATE_1 | _EN_RESTATE, _DROP))
+    roles.update(dict.fromkeys(_DEGREE, _EXACT_ONLY))
     roles.update(dict.fromkeys(_CLAUSE_SEPARATORS, _SEPARATOR))
     roles.update(dict.fromkeys(_AND_UNITS, _AND))
     return roles
@@ -331,6 +338,9 @@ def _analyse(text: str) -> tuple[_Keys, _Keys, tuple[_Keys, ...] | None, tuple[_
         u = toks[i]
         i += 1
         if u in _ZH_RESTATE_2_FIRST and i < n and u + toks[i] in _ZH_RESTATE_2:
+            i += 1
+            continue
+        if u == "once" and i < n and toks[i] in _ONCE_AGAIN:  # "once again", "once more": said again
             i += 1
             continue
         role = roles.get(u)
@@ -505,6 +515,24 @@ class _Ranges:
         return k >= 0 and self.ranges[k][1] >= e
 
 
+# a heading (markdown or a bold line) that scopes the lines under it; one that only recalls ("## Reminders",
+# "**重要提醒**") does not
+_HEADING_LINE = re.compile(r"\n[ \t]{0,3}(?:#{1,6}[ \t]+[^\n]*|\*\*[^\n*]{1,60}\*\*[ \t]*[:：]?[ \t]*)(?=\n)")
+_RECALL_HEADING = re.compile(r"(?i:remind|recap|summary|important|note|again|key\s+rules)|提醒|注意|重要|总结|重申|牢记|再次")
+
+
+def _scoping_heading(text: str, a: int, b: int) -> bool:
+    """Whether a heading that scopes what follows it stands between ``a`` and ``b``."""
+    return any(not _RECALL_HEADING.search(m.group(0)) for m in _HEADING_LINE.finditer(text, a, b))
+
+
+def _whole_line(text: str, s: int, e: int) -> bool:
+    """Whether [s, e) is all of its line but spaces."""
+    ls = text.rfind("\n", 0, s) + 1
+    le = text.find("\n", e)
+    return not text[ls:s].strip() and not text[e:len(text) if le < 0 else le].strip()
+
+
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+•·▪◦]|\d{1,3}[.)、．]|[a-zA-Z][.)]|[（(][0-9a-zA-Z一二三四五六七八九十]{1,3}[)）])[ \t]*")
 _DATA_LINE = re.compile(r"\s*(?:[-*+]\s*\[[ xX]\]|[—–]|[└├│┌─]|\\?#|>|\|)")
 
@@ -536,7 +564,7 @@ def _correction_in(text: str) -> re.Match[str] | None:
 
 
 def _why_not_a_constraint_copy(view: TextView, s: int, e: int, sent: tuple[int, int], prev: tuple[int, int] | None,
-                               standing: bool) -> tuple[str, int]:
+                               standing: bool, first: str = "") -> tuple[str, int]:
     """Why the statement at [s, e) cannot be taken as a repeat whatever it repeats ("" when it can), and where
     the cut starts (a whole list item goes with its marker).  ``standing``: its first copy is in a system
     prompt, whose sentences are instructions."""
@@ -569,7 +597,7 @@ def _why_not_a_constraint_copy(view: TextView, s: int, e: int, sent: tuple[int, 
     m = _correction_in(text[sent[0]:sent[1]])
     if m is None and prev is not None and len(view.units(*prev)) <= 4:
         m = _CORRECTION.search(text, *prev)  # "更正一下。" / "Correction." on its own just before
-    if m:
+    if m and m.group(0).lower() not in first.lower():  # ("…; use bullet lists instead." said twice corrects nothing)
         return f"a correction ({m.group(0)!r})", s
     if cut == s and sent[0] < s and (_LEAD_IN.fullmatch(text, sent[0], s) or _REMINDER_LEAD.match(text, sent[0], s)):
         cut = sent[0]  # "Remember: never …" / "记住：千万…": the lead-in goes with the repeat, not left alone
@@ -735,7 +763,7 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                 first_block = view.block_index_at(first.start)
                 standing = first_block != bi and blocks[first_block].role in ("system", "developer")
                 why, cut = ("inside material", s) if material.overlaps(s, e) else _why_not_a_constraint_copy(
-                    view, s, e, sent, prev, standing)
+                    view, s, e, sent, prev, standing, text[first.start:first.end])
                 # (said as a reminder — "Remember: respond with JSON only." after an examples section — it restates
                 # the rule whatever section it stands in)
                 reminder = cut < s and _REMINDER_LEAD.match(text, cut, s) is not None
@@ -744,6 +772,9 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                 if not why and whole_item and view.block_index_at(first.start) == bi \
                         and _SECTION_HEADING.search(text, first.end, s):
                     why = "an item of another section's list (an enumeration, not a restated rule)"
+                if not why and not reminder and view.block_index_at(first.start) == bi and _whole_line(text, cut, e) \
+                        and _scoping_heading(text, first.end, cut):
+                    why = "a rule of another section (a heading scopes the lines under it)"
                 if not why and first.part and not _restates_a_part(text, s, e, sent):
                     why = "the same words as a clause of a rule, but not said as a reminder of it"
                 if not why and blocks[bi].role == "user" and lifts.between(first.end, blocks[bi].start):
@@ -781,7 +812,7 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                     if len(part.exact) >= MIN_UNITS and part.family not in by_family:  # (never shadows a statement)
                         part.part = True
                         by_family.setdefault(part.family, []).append(part)
-    out = _keep_whole_lists(text, out, notes)
+    out = _joined(text, _keep_whole_lists(text, out, notes))
     _remember(view, notes)
     return out
 
@@ -878,6 +909,35 @@ def _list_items(text: str, line_start: int) -> list[int]:
             items.append(k + 1)
         k = text.find("\n", k + 1)
     return items
+
+
+_BETWEEN_CLAUSES = re.compile(r"[ \t]*[;；,，]?[ \t]*")
+
+
+def _next_clause(text: str, a: int, b: int) -> bool:
+    """Whether the clause at ``b`` follows the one that ends at ``a`` in the same sentence: a clause break between
+    them (or ending the first) and nothing else but spaces."""
+    return _BETWEEN_CLAUSES.fullmatch(text, a, b) is not None and (
+        text[a - 1:a] in (";", "；", ",", "，") or any(c in text[a:b] for c in ";；,，"))
+
+
+def _joined(text: str, out: list[Judged]) -> list[Judged]:
+    """``out`` with the copies of adjacent clauses of one first sentence joined into one ("Do not use markdown
+    tables; use bullet lists instead." said twice): taken one by one, the first would leave the second starting in
+    lower case, and the second alone would leave the first without its stop."""
+    if len(out) < 2:
+        return out
+    out = sorted(out)
+    joined: list[Judged] = [out[0]]
+    for r in out[1:]:
+        p = joined[-1]
+        # (copies only: a statement that differs in a number is proposed against it, and stays with its number)
+        if len(p) == 6 and len(r) == 6 and p[1] <= r[0] and p[3] <= r[2] \
+                and _next_clause(text, p[1], r[0]) and _next_clause(text, p[3], r[2]):
+            joined[-1] = (p[0], r[1], p[2], r[3], max(p[4], r[4]), f"{text[p[2]:r[3]]}\n{text[p[0]:r[1]]}")
+        else:
+            joined.append(r)
+    return joined
 
 
 def _keep_whole_lists(text: str, out: list[Judged], notes: list[tuple[int, int, str]]) -> list[Judged]:
