@@ -377,7 +377,7 @@ def _not_filler_zh(text: str, s: int, e: int) -> bool:
     sarcastic thanks before what went wrong ("谢谢你啊，把我整个下载文件夹都删了")."""
     if text[s] in "谢感多" and sarcastic_thanks(text, e):
         return True
-    if text.startswith("如果可以", s) and _ASKED_IF_POSSIBLE.search(text, max(0, s - 80), s):
+    if text.startswith("如果可以", s) and _ASKED_IF_POSSIBLE.search(text, max(0, s - 80, text.rfind("\x00", 0, s)), s):
         return True  # "…可不可以从公网访问。如果可以的话，顺便看下 8443": the condition is the answer to that question
     return e - s == 1 and text[s] == "嗨" and e < len(text) and (text[e].isalnum() or _is_cjk(text[e]))
 

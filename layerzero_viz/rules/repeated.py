@@ -522,8 +522,12 @@ _RECALL_HEADING = re.compile(r"(?i:remind|recap|summary|important|note|again|key
 
 
 def _scoping_heading(text: str, a: int, b: int) -> bool:
-    """Whether a heading that scopes what follows it stands between ``a`` and ``b``."""
-    return any(not _RECALL_HEADING.search(m.group(0)) for m in _HEADING_LINE.finditer(text, a, b))
+    """Whether the line at ``b`` stands under a heading after ``a`` that scopes it (the last heading between them,
+    unless it only recalls)."""
+    last = None
+    for last in _HEADING_LINE.finditer(text, a, b):
+        pass
+    return last is not None and not _RECALL_HEADING.search(last.group(0))
 
 
 def _whole_line(text: str, s: int, e: int) -> bool:
