@@ -56,11 +56,11 @@ from __future__ import annotations
 import json
 import re
 from functools import partial
-from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple, Sequence
 
 if TYPE_CHECKING:
     from .model import MessageKey
-    from .view import TextView
+    from .view import BlockRef, TextView
 
 __all__ = ["Material", "KINDS", "find_material", "block_material"]
 
@@ -1837,7 +1837,8 @@ def _works_on_the_last_reply(text: str, s: int, e: int) -> bool:
 # a verb that makes a new version of the text (its words then matter): translate it, rewrite it, 改成…, make it shorter,
 # 再短一点
 _COMPARATIVE_ZH = r"(?:再|更)(?:短|长|简短|简洁|精简|精炼|正式|随意|口语化|礼貌|委婉|活泼|专业|友好|热情)一?(?:点|些)"
-_BACK_EDIT = re.compile(rf"(?i:\b{_en_words(_EDIT)}\b|\bmake\s+(?:it|this|that)\s+(?:[a-z]+er|more|less|a\s+(?:bit|little)|"
+_BACK_EDIT = re.compile(rf"(?i:\b{_en_words(_EDIT)}\b|\bmake\s+(?:it|this|that|(?:the|this|that|your)\s+[a-z]+(?:\s+above)?)\s+"
+                        rf"(?:[a-z]+er|more|less|a\s+(?:bit|little)|"
                         rf"slightly|much)\b)|{_zh_words(_EDIT)}|{_COMPARATIVE_ZH}")
 _KEEP_ALL = re.compile(r"(?i:\bkeep\s+(?:everything|all|the\s+rest|it\s+(?:all|as\s+is))|\bword\s+for\s+word|\bverbatim|"
                        r"\b(?:don'?t|do\s+not)\s+change\s+(?:anything|the\s+rest)|\bunchanged\b|"
@@ -2195,6 +2196,10 @@ def _deliverables(view: TextView) -> dict[int, str]:
         m = _WRITE_A_TEXT.search(text, b.start, b.end) or _EDIT_REQUEST.search(text, b.start, min(b.end, b.start + 200))
         if m is not None:
             out[nxt.msg_pos] = f"kept: the text the turn before asked for ({_short(m.group(0), 40)!r})"
+        elif k > 0 and blocks[k - 1].role == "assistant" and blocks[k - 1].msg_pos in out and (
+                _works_on_the_last_reply(text, b.start, b.end) or _asks_for_a_revision(text, b.start, b.end)):
+            # a new version of a text delivered before ("Make the email above more formal.", "把上面的邮件改得更正式一些")
+            out[nxt.msg_pos] = f"kept: the new version the turn before asked for ({_short(text[b.start:b.end], 40)!r})"
     return out
 
 
@@ -2328,5 +2333,41 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
         if b.role in ("system", "developer"):  # (a line under an Initialization heading is found there already)
             out.extend(m for m in _agent_lines(text, b.start, b.end)
                        if not any(a <= m.start and m.end <= z for a, z, _, _ in found))
+    if system:
+        out.extend(_echoed_quotes(text, system, blocks))
     out.sort(key=_largest_first)
+    return out
+
+
+_ECHO_MAX = 40  # characters: a phrase the system prompt requires ("您的第一条消息只会是“嗨，我可以”"), not a passage
+
+
+def _echoed_quotes(text: str, system: Sequence[BlockRef], blocks: Sequence[BlockRef]) -> list[Material]:
+    """The words a system prompt quotes ("最后一句必须以“总体来说，”开头", 'your first message will only be "Hi, I can"')
+    where a later turn says them: what the prompt requires there, not filler."""
+    quoted: set[str] = set()
+    for b in system:
+        seg = text[b.start:b.end]
+        found: list[tuple[int, int]] = []
+        if "“" in seg or "「" in seg or "『" in seg:
+            found.extend(m.span() for m in _PAIRED.finditer(text, b.start, b.end))
+        if '"' in seg:
+            found.extend((a, z) for a, z, _, _ in _straight_quotes(text, b.start, b.end))
+        # (the phrases a <redundant_phrases> directive lists are the engine's to prune, not the model's to say)
+        skip = [m.span() for m in _DIRECTIVE.finditer(text, b.start, b.end)] if found and "<" in seg else []
+        quoted.update(text[a + 1:z - 1] for a, z in found if not any(x <= a < y for x, y in skip))
+    quoted = {q for q in quoted if 2 <= len(q.strip()) <= _ECHO_MAX and any(c.isalpha() for c in q)}
+    if not quoted:
+        return []
+    out: list[Material] = []
+    last_system = system[-1].end
+    for b in blocks:
+        if b.start < last_system or b.end <= b.start:
+            continue
+        for q in quoted:
+            k = text.find(q, b.start, b.end)
+            while k >= 0:
+                out.append(Material(k, k + len(q), "quote",
+                                    f"kept: the words the system prompt quotes ({_short(q, 30)!r})"))
+                k = text.find(q, k + len(q), b.end)
     return out

@@ -71,6 +71,10 @@ _ZH_QUESTION = re.compile(r"[？?]|吗|呢|什么|怎么|怎样|如何|多少|�
 _EN_BAD_START = frozenset("""so not no in on at to for of with about that than as too either neither yes
     and but or nor yet because if when while is are was were am be been do does did has have had""".split())
 _EN_THAT_AFTER = re.compile(r"that\s+(?=[A-Za-z])", re.IGNORECASE)
+# words that open a clause of its own after a hedge without a comma ("Honestly I don't know", "Frankly the plan is …"): an
+# -ly hedge before any other word modifies that word ("honestly state that …")
+_EN_CLAUSE_OPENERS = frozenset("""i i'm i've i'd you you're we we're they they're he she it it's this that these those
+    there there's the a an my our your his her their its what who how why""".split())
 # connectives the cut of a leading filler clause takes along ("Thanks, but …", "谢谢，但是…"); others stop it
 _TAKE_ALONG = re.compile(r"(?:and|but)\b\s*|(?:但是|不过|可是|而且|但)", re.IGNORECASE)
 _STOP_NEXT = re.compile(r"(?:so|or|because|therefore|then|yet|nor|hence|thus|since)\b|(?:所以|因此|因为|然后|或者|那么|于是)",
@@ -149,6 +153,34 @@ _POLITENESS_TOPIC = re.compile(
 _POLITENESS_WORDS = ("olite", "OLITE", "rude", "RUDE", "ourte", "leasantr", "礼貌", "客套", "客气话")
 
 
+# a conversation set up to practise a language: its greetings and thanks are the practice ("an A1 Level English
+# Conversation Partner Bot … Start conversations with simple greetings", "你扮演银行柜员，帮助用户练习中文口语")
+_LANGUAGE_PRACTICE = re.compile(
+    r"(?i:\b(?:practi[cs]e|practi[cs]ing|learn|learning|learners?|beginners?)\b[^.!?\n]{0,40}?\b(?:English|Chinese|Mandarin|"
+    r"Spanish|French|German|Japanese|Korean|Italian|Portuguese|Russian|language|speaking)\b|"
+    r"\b(?:conversation|language|speaking)\s+(?:partner|practi[cs]e|tutor|exchange)\b)"
+    r"|练习(?:说)?(?:中文|汉语|普通话|英语|英文|口语|日语|韩语|法语|德语|西班牙语)|口语(?:练习|陪练|对话练习)|语言(?:陪练|交换|学习伙伴)|陪练")
+
+
+_PRACTISED = (("en", re.compile(r"(?i:\bEnglish\b)|英语|英文")), ("zh", re.compile(r"(?i:\b(?:Chinese|Mandarin)\b)|中文|汉语|普通话")))
+
+
+_OTHER_LANGUAGE = re.compile(r"(?i:\b(?:Spanish|French|German|Japanese|Korean|Italian|Portuguese|Russian|Turkish|Arabic|Hindi|"
+                            r"Dutch|Swedish|Polish|Vietnamese|Thai|Indonesian|Greek|Hebrew)\b)|日语|韩语|法语|德语|西班牙语|俄语|意大利语")
+
+
+def _practised_languages(text: str, standing: list[BlockRef]) -> frozenset[str]:
+    """The languages (of the lexicons: "en", "zh") a standing prompt sets the dialogue up to practise — both when it
+    names neither ("You are a language exchange partner"); none when it sets up no practice."""
+    for b in standing:
+        if _LANGUAGE_PRACTICE.search(text, b.start, b.end):
+            named = frozenset(lang for lang, rx in _PRACTISED if rx.search(text, b.start, b.end))
+            if named or _OTHER_LANGUAGE.search(text, b.start, b.end):
+                return named  # ("I am new to Turkish": an English "Hi" is no practice)
+            return frozenset(("en", "zh"))
+    return frozenset()
+
+
 def _politeness_is_the_subject(text: str, blocks: list[BlockRef]) -> bool:
     """Whether the standing prompt or a user turn makes politeness its subject (a turn that sorts "politeness
     markers" or asks to strip "客套话" works on them)."""
@@ -164,6 +196,7 @@ def find(view: TextView, ctx: RuleContext) -> Hits:
     standing = view.standing_blocks()
     if _politeness_is_the_subject(text, standing + [b for b in view.blocks if b.role == "user"]):
         return Hits("filler", [], [], [], 0.05, _OVERRIDE, partial(_detail, text, [], [], [], []))
+    practised = _practised_languages(text, standing)
     h_starts, h_ends, h_sources = view.lexicon_columns(_LEXICON_NAMES)
     quotes = ctx.scans.quotes
     keyed: set[str] = set()  # the phrases the standing prompt names ("If the customer writes 'please hurry', …")
@@ -175,6 +208,8 @@ def find(view: TextView, ctx: RuleContext) -> Hits:
     for s, e, src in sorted(zip(h_starts, h_ends, h_sources)):
         if _not_filler_en(text, s, e) if _LEXICONS[src][3] == "en" else _not_filler_zh(text, s, e):
             continue
+        if _LEXICONS[src][3] in practised and not in_standing(s):
+            continue  # a language practised in the dialogue: its greetings and thanks are the practice
         named = _mentioned(text, s, e)
         if (named or _user_quoted(text, quotes, s, e)) and in_standing(s):
             keyed.add(_norm(text[s:e]))
@@ -263,6 +298,7 @@ def _without_greetings_in_character(view: TextView, hits: list[_Hit]) -> list[_H
     role-play."""
     text = view.text
     scripted = None  # looked at once, at the first greeting in a turn
+    greets = None  # whether the system prompt tells the assistant to greet (its replies' greetings are then asked for)
     thanked = None  # and at the first thanks in a turn
     out = []
     for h in hits:
@@ -280,10 +316,24 @@ def _without_greetings_in_character(view: TextView, hits: list[_Hit]) -> list[_H
                     continue
                 if block.role in ("assistant", "model") and _SELF_INTRO.match(text, h[1], block.end):
                     continue  # "Hello, this is Sydney.": the agent introducing itself, in its own voice
+                if block.role in ("assistant", "model"):
+                    if greets is None:
+                        greets = any(_GREET_ASKED.search(text, b.start, b.end)
+                                     for b in view.blocks_of_roles(("system", "developer")))
+                    if greets:
+                        continue  # "Start with a friendly greeting": the reply's "Hey!" is what the prompt asks
             if _BARE_VOCATIVE.match(text, h[1], view.block_at(h[0]).end):
                 continue  # "你好，旅行者。": without the greeting a bare form of address is left
         out.append(h)
     return out
+
+
+# a system prompt that tells the assistant to greet ("Greet and Establish Connection: Start with a friendly greeting",
+# "先向用户问好", "以问候开头")
+_GREET_ASKED = re.compile(r"(?i:\b(?:start|begin|open)(?:s|ing)?\s+(?:\w+\s+){0,3}?with\s+(?:a\s+|an\s+)?(?:\w+\s+){0,2}?"
+                          r"(?:greeting|hello|salutation)s?\b|\bgreet\s+(?:the\s+)?(?:user|customer|client|guest|visitor|"
+                          r"caller|them|people|everyone)s?\b|\bgreet\s+and\b|\bgreeting\s+first\b)"
+                          r"|(?:先|首先|开头|开场)[^。！？\n]{0,6}?(?:问候|问好|打招呼)|以问候(?:语)?(?:开头|开场|开始)|向用户问好")
 
 
 # what follows a greeting in an agent's own introduction
@@ -292,7 +342,7 @@ _SELF_INTRO = re.compile(r"[，,!！ \t]*(?:我是|我叫|这里是|(?i:my\s+nam
 # a short form of address that ends its sentence ("旅行者。", "纳西妲！", "Jordan."): a name or a title, not a
 # clause ("我想去吃饭。")
 _BARE_VOCATIVE = re.compile(r"[，,!！ \t]*(?:[^\W\d_a-zA-Z我你您他她它们请想要是有在吗呢吧了的去找帮]{1,4}[。！]|"
-                            r"[A-Z][a-z]+(?:[ \t][A-Z][a-z]+)?[.!](?:[ \t\n]|\Z))")
+                            r"[A-Z][A-Za-z0-9-]*(?:[ \t][A-Z][A-Za-z0-9-]*)?(?:[.!](?:[ \t\n]|\Z)|[。！]))")
 
 
 # "please" as a verb: "to please stakeholders", "hard to please", "will please them"
@@ -872,6 +922,9 @@ def _frame(view: TextView, text: str, run: _Run, bs: int, be: int, ss: int, se: 
             return None  # glued to the next word
         if last == "stance" and not _stance_may_go(text, rest_start, se):
             return None
+        if last == "hedge" and text[re_ - 2:re_].lower() == "ly" and text[re_:rest_start].strip() == "" \
+                and rest.split(None, 1)[0].lower() not in _EN_CLAUSE_OPENERS:
+            return None  # "honestly state that you cannot …": an adverb of the verb after it, not a hedge on the clause
         if last in ("hedge", "stance"):
             m = _EN_THAT_AFTER.match(text, rest_start)
             if m:
@@ -905,6 +958,8 @@ def _frame(view: TextView, text: str, run: _Run, bs: int, be: int, ss: int, se: 
             return None  # 请帮我记忆单词 / 了解历史: the user learns; without 帮我 the model is told to
         if "帮" in last_phrase and _no_verb_after(rest):
             return None  # 请帮我一个…的景点 (找 left out): 帮 is the request's only verb
+        if last_phrase.endswith("我") and _noun_then_verb(rest):
+            return None  # 请帮我妈妈订一张票: 我 is "my" (我妈妈), and without it the request is about someone else
         if "帮" in last_phrase and _ZH_FIRST_PERSON_PLAN.search(text, ss, rs):
             return None  # 我想写一篇文章，请帮我用…编写: without 请帮我 the next step reads as the user's own
         if last_phrase in ("麻烦", "能不能"):
@@ -940,6 +995,13 @@ def _only_an_address(rest: str, end: str) -> bool:
         words = rest.lower().replace("’", "'").split()
         return len(words) <= 3 and not any(w in _NOT_AN_ADDRESS_EN for w in words)
     return len(rest) <= 4 and not any(c in rest for c in "了吗呢吧是有在要会能")
+
+
+def _noun_then_verb(rest: str) -> bool:
+    """Whether what follows a frame ending in 我 opens with a noun and then a verb (jieba.posseg): 我妈妈订…, 我同事预订…
+    — 我 owns the noun, the one the request is for ("总结这篇", "规划一下" are tagged nouns too, but no verb follows)."""
+    tokens = _posseg(rest[:12])
+    return len(tokens) > 1 and len(tokens[0][0]) >= 2 and tokens[0][1] in ("n", "nr", "nrfg", "nz") and tokens[1][1][:1] == "v"
 
 
 def _no_verb_after(rest: str) -> bool:
