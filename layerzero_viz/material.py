@@ -1438,8 +1438,53 @@ def _paragraph_after(text: str, le: int, e: int) -> tuple[int, int]:
     return _stripped(text, first, e if stop is None else stop.start())
 
 
+# a line that hands the model a questionnaire to put to the user as written ("Ask me the following questions in order, …:",
+# "请依次问我下面这些问题：")
+_ASK_THESE = re.compile(r"(?i:\bask\b[^:\n]{0,40}?\b(?:the\s+following|these|this|below)\s+(?:\w+\s+)?questions?\b[^:\n]{0,80}?)"
+                        r"|(?:依次|逐一|按顺序|一个一个地?)?(?:问|询问|提问)[^：:\n]{0,10}?(?:以下|下面|下列|这些|这几个)[^：:\n]{0,8}?问题"
+                        r"[^：:\n]{0,30}?")
+_ASK_HINTS = ("question", "Question", "问题")
+
+
+def _list_after(text: str, le: int, e: int) -> tuple[int, int]:
+    """The list that starts after the line ending at ``le``: its lines up to a blank line that no further list line
+    (an item, or a line indented under one) follows, or a heading; stripped (empty when no list line comes first)."""
+    first = le
+    while first < e and text[first] in " \t\n":
+        first += 1
+    content = text.rfind("\n", le, first) + 1 or le  # (the line's start: an item may be indented)
+    if content >= e or not _LIST_LINE.match(text, content):
+        return e, e
+    end = k = content
+    while k < e:
+        nl = text.find("\n", k, e)
+        line_end = e if nl < 0 else nl
+        line = text[k:line_end]
+        if line.lstrip().startswith("#"):
+            break
+        if not line.strip():
+            nxt = k
+            while nxt < e and text[nxt] in " \t\n":
+                nxt += 1
+            ls = text.rfind("\n", k, nxt) + 1 or k
+            if nxt >= e or not (_LIST_LINE.match(text, ls) or text[ls] in " \t"):
+                break
+        else:
+            end = line_end
+        k = line_end + 1
+    return _stripped(text, content, end)
+
+
 def _scripts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
     out = []
+    if any(h in seg for h in _ASK_HINTS):
+        for cm in _LINE_END_COLON.finditer(text, s, e):
+            ls = text.rfind("\n", s, cm.start()) + 1 or s
+            if _ASK_THESE.search(text, ls, cm.start()):
+                a, b = _list_after(text, cm.end(), e)
+                if b > a:
+                    out.append((a, b, "introduced", f"kept: the questions to ask as written after "
+                                                    f"{_short(text[ls:cm.start() + 1].strip(), 50)!r}"))
     verbatim = any(w in seg for w in _VERBATIM_WORDS)
     colons = ([m.start() for m in _COLONS.finditer(text, s, e)] if verbatim
               else [s + m.end() - 1 for m in _SCRIPT_COLON.finditer(seg)])
