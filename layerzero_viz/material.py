@@ -11,7 +11,8 @@ exemplar's "Of course" is the exemplar's answer.
 kind and a detail a person can check ("kept: quoted text “Dear Sir…”", "kept: exam item option (B)").
 ``protect`` turns them into ``protected_material`` protections, which no rule overrides (repeats included).
 
-Every finder works inside one text block (material never crosses a block), is a linear scan (regexes with
+Every finder works inside one text block (material never crosses a block; what one block says of another — a
+system prompt's quoted words, a request for the next reply — only picks whole ranges of later blocks), is a linear scan (regexes with
 no nested unbounded repetition, each behind a cheap substring guard), and errs towards *small* ranges:
 an instruction sentence that merely contains a short quoted word keeps its words prunable around the quote.
 
@@ -25,16 +26,19 @@ Kinds (``Material.kind``):
 ``tool_result``  text of a ``tool_result`` block, or of a ``tool``/``function`` role message
 ``code``         fenced blocks (```…``` or ~~~…~~~), indented 4-space code blocks, `inline` code
 ``quote``        “…” 「…」 『…』 «…» ‘…’ of any length, across lines; "…" on a line (or opening a line and
-                 closing a later one); '…' of two words or more
+                 closing a later one); '…' of two words or more; and where a later turn says them, the words a system
+                 prompt quotes ("最后一句必须以“总体来说，”开头": an exemplar reply's 总体来说，)
 ``introduced``   the text after an introducer that hands it over ("Translate:", "this letter:", "以下文章：",
-                 "原文：", "Text:", "(Full Text to be Integrated):", "请回答这样一个对话：") up to the end of the block — less
+                 "原文：", "Text:", "Reply to grade:", "(Full Text to be Integrated):", "请回答这样一个对话：") up to the end of the block — less
                  a trailing instruction paragraph, and stopping before the next introducer or task instruction
                  paragraph; and the text between marker lines ("-↓-Edit Your Letter Here-↓-" … a row of ↑, "=====
                  Paste your essay here =====" … a rule line or the block's end); the words after a say-verb and a
-                 colon ("Say: Hello, thank you for calling …", "说：…", "内容是：…", "Body: …"); the paragraph after a
-                 line that points at a text to pass on exactly ("Send this SMS exactly:", "请原样发送下面这条短信："); a
-                 template to fill in; a turn an earlier one announced ("I'll paste an email next."); an assistant reply
-                 that delivers a text the turn before asked to write or change, or that the next turn asks to work on
+                 colon ("Say: Hello, thank you for calling …", "说：…", "内容是：…", "Body: …", "the message should be:
+                 …"); the paragraph after a line that points at a text to pass on exactly ("Send this SMS exactly:",
+                 "请原样发送下面这条短信："); the list after a line that hands over questions to ask as written ("Ask me the
+                 following questions in order:"); a template to fill in; a turn an earlier one announced ("I'll paste an
+                 email next."); an assistant reply that delivers a text the turn before asked to write or change (or a
+                 new version of one: "Make the email above more formal."), or that the next turn asks to work on
 ``few_shot``     exemplar lines: Q:/A:, 问：/答：, 输入：/输出：, Input:/Output:, User:/Assistant: … (a label only
                  counts when its partner label is in the same block), and Example:/示例： lines; a section under a
                  heading naming an example or a template ("### 交互示例", "## Recruiter Email Template", "## 学习的案例"),
