@@ -16,7 +16,12 @@ leaves debris and never changes what is asked:
   sentence; nothing is proposed that would remove a negation word.
 
 Chinese frames are decided by jieba's segmentation (``lexicon.zh_word_aligned`` already drops 请问 in 申请问题;
-麻烦 must open a clause and be followed by a verb or 您/你: 遇到麻烦 is content).
+麻烦 must open a clause and be followed by a verb or 您/你: 遇到麻烦 is content; 请帮我 before a noun and a verb is
+no frame: 请帮我妈妈订票).
+
+Where politeness is what the conversation is about, it is no filler: a prompt that grades or sorts politeness, a
+dialogue set up to practise a language (that language's greetings and thanks are the practice), greetings the
+system prompt reacts to or asks the assistant for ("Start with a friendly greeting"), phrases it names or quotes.
 """
 from __future__ import annotations
 
