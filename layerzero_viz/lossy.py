@@ -121,6 +121,10 @@ _SUPERLATIVE = frozenset({"best", "worst", "highest", "lowest", "largest", "smal
                           "finest", "clearest", "safest", "smartest", "richest", "poorest", "youngest"})
 # "one at a time", "once a week", "twice a day": the article is part of the phrase
 _PHRASE_BEFORE_A = frozenset({"at", "once", "twice", "per"})
+# "25 dollars a night", "a day early", "a hundred": before a unit, "a" is "per" or "one"
+_ONE_UNIT = frozenset({"night", "day", "week", "month", "year", "hour", "minute", "second", "time", "person", "head",
+                       "piece", "pop", "dozen", "hundred", "thousand", "million", "billion", "mile", "kilometer",
+                       "kilometre", "pound", "kilo", "meter", "metre", "liter", "litre", "gallon", "decade", "century"})
 # idioms that hold their article ("in the end", "bridge the gap", "the bigger picture", "by the way", "for a while",
 # "a force to be reckoned with", "make a difference", "greetings of the day", "do the needful")
 _IDIOM_AFTER_THE = frozenset({"end", "gap", "picture", "way", "moment", "meantime", "fly", "hood", "loop", "box",
@@ -399,7 +403,7 @@ def _takeable(text: str, words: list[tuple[int, int, str | None]], k: int, claus
         if word == "the":
             return following not in _MEANING_AFTER_THE and previous not in _BEFORE_THE_KEEP and (
                 after_next not in _CLAUSE_VERB_AFTER)  # "a sentence the user can use": a clause of its own
-        return following not in _QUANTITY_AFTER_A and previous not in _PHRASE_BEFORE_A
+        return following not in _QUANTITY_AFTER_A and previous not in _PHRASE_BEFORE_A and following not in _ONE_UNIT
     if word in _MODIFIER_PARTICLES:
         own, before, after = _MODIFIER_PARTICLES[word]
         prev = words[k - 1] if k else None

@@ -1413,8 +1413,12 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:(?:say|reply|respond|answer)(?:\s+with)?(
                          r"(?:word\s+for\s+word|verbatim|exactly)\)?|"
                          # the words dictated for a text to write: "the message should be:", "it should read:"
                          r"(?:message|text|note|card|e-?mail|content|wording|it|caption|subject(?:\s+line)?)\s+should\s+"
-                         r"(?:be|say|read)))"
-                         r"|说|回复|回答|答复|开头用|结尾用|开场白|结束语|内容(?:大意|大概|大致|主要)?(?:是|为|如下)|正文(?:是|为)|原话(?:是)?|写上)"
+                         r"(?:be|say|read)|"
+                         # a fixed part of every reply: "Every reply must end with this sign-off:"
+                         r"(?:this|the\s+following|the|a)\s+(?:sign-?off|greeting|opening(?:\s+line)?|closing(?:\s+line)?|"
+                         r"signature|tagline|disclaimer)))"
+                         r"|说|回复|回答|答复|开头用|结尾用|开场白|结束语|内容(?:大意|大概|大致|主要)?(?:是|为|如下)|正文(?:是|为)|原话(?:是)?|写上"
+                         r"|(?:开场白|结束语|结尾语|开头语|问候语|签名|落款)(?:固定|统一|一律|必须|要|都)?(?:为|是|用|说))"
                          r"[ \t]*(?:\*\*)?[ \t]*\Z")
 # a line that points at what follows it to be passed on as written ("Send this SMS exactly, filling in {time}:",
 # "请原样发送下面这条短信，只替换{时间}：") — not the rules or the format to follow exactly, nor "Offer exactly 7 categories:"
@@ -1426,9 +1430,9 @@ _NOT_A_SCRIPT = re.compile(r"(?i:\b(?:rules?|instructions?|steps?|guidelines?|fo
 
 
 # where _scripts looks: a colon after the last letter of a say-verb or a field (say, reply, respond, answer, with,
-# body, be, 说, 回复, 回答, 开头用, 开场白, 内容是 …: a character class before a colon is one fast search; "The content is:"
+# body, be, sign-off, greeting, 说, 回复, 回答, 开头用, 开场白, 内容是 …: a character class before a colon is one fast search; "The content is:"
 # is not looked for, only "内容是：")
-_SCRIPT_COLON = re.compile(r"[yYdDrRhHmMeE)说复答用白语是为下话上][ \t*]{0,4}[:：]")
+_SCRIPT_COLON = re.compile(r"[yYdDrRhHmMeEfFgG)说复答用白语是为下话上][ \t*]{0,4}[:：]")
 _VERBATIM_WORDS = ("xactly", "XACTLY", "erbatim", "ord for word", "s written", "原样", "一字", "原封不动", "一个字都不", "逐字", "不得增删",
                    "不要增删", "照读", "照念")
 
@@ -1540,10 +1544,33 @@ def _pointed_texts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, 
     return out
 
 
+# the words an edit request replaces and the words it puts instead, unquoted ("Change Enjoy the croissant! to Have a
+# bite of heaven! and keep the rest.", "把祝大家假期愉快改成好好休息，其他不变")
+_CHANGE_TO = re.compile(r"(?i:\b(?:change|replace|swap)\s+(?!it\b|that\b|this\b)(?P<old>[^\n\"“”]{2,80}?)\s+(?:to|with|into)\s+"
+                        r"(?P<new>[^\n\"“”]{2,80}?)(?=\s+and\s+(?:keep|leave|don't|do\s+not)\b|\s*$|\s*\n|[.;]\s))"
+                        r"|把(?P<old_zh>[^\n“”「」，,。]{2,40}?)(?:改成|换成|改为|替换成|替换为)(?P<new_zh>[^\n“”「」，,。；;]{1,40}?)"
+                        r"(?=[，,。；;]|$)")
+_CHANGE_HINTS = ("hange", "eplace", "wap", "改成", "换成", "改为", "替换")
+
+
+def _replacements(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
+    if not any(h in seg for h in _CHANGE_HINTS):
+        return []
+    out = []
+    for m in _CHANGE_TO.finditer(text, s, e):
+        for g in ("old", "new", "old_zh", "new_zh"):
+            if m.group(g) is not None:
+                a, b = _stripped(text, m.start(g), m.end(g))
+                if b > a:
+                    out.append((a, b, "introduced", f"kept: the words an edit request {'replaces' if 'old' in g else 'puts in'}"
+                                                    f" ({_short(text[a:b], 30)!r})"))
+    return out
+
+
 # each finder gets the block as (text, s, e) and its text sliced once, ``seg`` (= text[s:e]), for its guards
 _FINDERS = (_code, _quotes, _introduced, _few_shot, _exam_items, _tables, _json, _marked, _example_sections,
             _announced_items, _opening_lines, _inline_examples, _handed_by_question, _front_matter, _templates,
-            _completion_slot, _label_pairs, _scripts, _pasted_structures, _pointed_texts)
+            _completion_slot, _label_pairs, _scripts, _pasted_structures, _pointed_texts, _replacements)
 # every finder but those of _NO_MARK_FINDERS needs one of these marks in the block (a backtick or tilde for a fence, 4
 # spaces or a tab for indented code, ;{} for bare code, a quotation mark, a colon for introduced text and
 # few-shot, | for a table, " or [ for JSON): most chat turns have none, and skip six finders at once
@@ -1551,7 +1578,7 @@ _MARK_CHARS = ":：\"'“「『«‘`~|[;{}\t"
 # (the exam items' options are labelled with letters and periods, found everywhere; marker lines and headings are
 # rows of arrows, dashes or hashes)
 _NO_MARK_FINDERS = (_exam_items, _marked, _example_sections, _announced_items, _opening_lines, _handed_by_question,
-                    _pointed_texts)
+                    _pointed_texts, _replacements)
 # directives instruct the engine, not the model: nothing inside them is material
 _DIRECTIVE = re.compile(r"<(protected_tokens|redundant_phrases)>.*?</\1>|<layer-zero\b[^<>]*>", re.DOTALL)
 
@@ -1619,6 +1646,9 @@ _TASK_INTRO = re.compile(
     rf"|[^：:\n]{{0,6}}?(?:下面|以下)(?:是|为)?[^：:\n]{{0,40}}?{_TASK_VERB_ZH}[^：:\n]{{0,30}}?"
     # a bare request to work on what follows: "帮我润色一下 thanks:"
     rf"|[^：:\n]{{0,10}}?{_TASK_VERB_ZH}一下[^：:\n]{{0,12}}?"
+    # reported words: "房东刚给我发微信：", "客户回了一封邮件："
+    r"|[^：:\n]{0,12}?(?:房东|房客|租客|老板|领导|客户|同事|朋友|老师|家长|HR|对方|买家|卖家|邻居|他|她)(?:刚|刚刚|刚才|又|今天|昨天)?"
+    r"(?:给我|跟我|给我们)?(?:发|回|留|写)(?:了)?(?:一条|一封|一段)?(?:微信|短信|消息|邮件|信息|留言|私信)(?:说|如下)?"
     # said to pass on as written: "状态页公告，直接按这个发：", "原样转发："
     r"|[^：:\n]{0,30}?(?:原样|原封不动|一字不改|一个字都不要?改|照发|照着发|直接(?:按这个)?发|按这个发|逐字|照读|照念)[^：:\n]{0,20}?"
     # the text pointed at before the verb: "帮我把下面这份通知改得更正式一点，意思不要变："
@@ -1631,7 +1661,7 @@ _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\bmake\b|\bturn\b|\bsend\b|\bpost\
                        r"\bannounce\b|\bverbatim\b|\bword for word\b|\bas is\b|\bexactly as\b|\bexactly this\b|原样|原封不动|一字不改|一个字都不|照发|照着发|逐字|照读|照念|"
                        r"按这个发|直接发|翻成|译成|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
                        r"\breplied\b|\bposted\b|\btexted\b|\bmessaged\b|\b(?:was|is|reads?)\b"
-                       rf"|{_TASK_VERB_ZH}|改")
+                       rf"|{_TASK_VERB_ZH}|改|微信|短信|消息|邮件|信息|留言|私信")
 _CUE_WINDOW = 160  # characters before a colon: every intro's verb, "one" or "from" stands within them
 # a turn asks for its work before the text it hands over, in its first lines: a colon further on heads a section of a
 # long prompt ("Check for:", "Output:"), not the text of a request
@@ -1850,6 +1880,12 @@ def _middle_request_payload(text: str, s: int, e: int, lo: int, hi: int) -> list
 
 
 # a short turn that asks for work on the reply before it as a whole
+_EVERYTHING_ELSE = re.compile(r"(?i:\beverything\s+else\b|\ball\s+else\b|\bthe\s+rest\b)|其他|其余|其它")
+# a short turn that asks for a change to a text delivered before: "Add that the office will also be closed …", "再加上1月2日…"
+_ADDS_TO_IT = re.compile(r"\s*(?i:(?:also\s+|and\s+|please\s+|now\s+)?(?:add|include|mention|remove|delete|drop|replace|change|swap|"
+                         r"insert|move|rename|cut)\b)|\s*(?:再|也|请|帮我|麻烦)?(?:加上|加一句|加个|添加|补充|补上|删掉|删除|去掉|"
+                         r"改成|换成|写上|把)")
+_ADDS_MAX = 200
 _BACK_VERB = re.compile(rf"(?i:\b(?:{_TASK_VERB_EN}|change|replace|keep|send|make)\b)|{_TASK_VERB_ZH}|替换")
 _BACK_POINTER = re.compile(r"(?i:\b(?:it|that|this|the\s+(?:draft|reply|e-?mail|message|letter|text|above|post|note|"
                            r"announcement|version|answer))\b)|上面|以上|这条|这段|这封|这篇|全文|其他别动|其他不要动|其余不变")
@@ -1879,8 +1915,11 @@ def _works_on_the_last_reply(text: str, s: int, e: int) -> bool:
         return False
     turn = text[a:b]
     again = _AGAIN_ZH.match(turn) is not None and not any(c in turn for c in ":：\"“「")
-    return bool((again or _BACK_POINTER.search(turn)) and (_BACK_EDIT.search(turn)
-                                                or _KEEP_ALL.search(turn) and _BACK_VERB.search(turn)))
+    keep_all = _KEEP_ALL.search(turn) is not None and _BACK_VERB.search(turn) is not None
+    # ("Change "Enjoy the breaks!" to "Have a good rest!" and keep everything else exactly the same": what else there
+    # is, is the reply)
+    return bool((again or _BACK_POINTER.search(turn)) and (_BACK_EDIT.search(turn) or keep_all)
+                or keep_all and _EVERYTHING_ELSE.search(turn))
 
 
 # a verb that makes a new version of the text (its words then matter): translate it, rewrite it, 改成…, make it shorter,
@@ -1933,9 +1972,11 @@ _VERBATIM_HINT = re.compile(r"(?i:word\s+for\s+word|verbatim|exactly\s+as|as\s+i
 
 # reported words that open a turn, with a full stop ("Our customer wrote this. Hello, …"), and a label with one
 # ("原文。尊敬的王老师，…")
-_REPORTED_SENTENCE = re.compile(r"(?i:(?:our|the|my|a|this)?\s*(?:customer|client|user|boss|manager|colleague|teacher|"
-                                r"student|landlord|recruiter|he|she|they|someone)\s+(?:wrote|said|sent|texted|e-?mailed|posted|"
-                                r"replied)\s+(?:me\s+)?(?:this|the\s+following)\s*[.。])|(?:原文|原话|内容|正文|全文)[。.]")
+_REPORTED_SENTENCE = re.compile(r"(?i:(?:our|the|my|a|this)?\s*(?:customer|client|user|boss|manager|colleague|coworker|teacher|"
+                                r"student|landlord|tenant|neighbou?r|friend|mom|dad|mother|father|wife|husband|partner|"
+                                r"recruiter|seller|buyer|he|she|they|someone)\s+(?:just\s+|already\s+|also\s+)?"
+                                r"(?:wrote|said|sent|texted|e-?mailed|posted|replied|messaged|forwarded)\s+(?:me\s+|us\s+)?"
+                                r"(?:this|the\s+following)\s*[.。])|(?:原文|原话|内容|正文|全文)[。.]")
 
 
 def _opening_sentence_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
@@ -2246,7 +2287,8 @@ def _deliverables(view: TextView) -> dict[int, str]:
         if m is not None:
             out[nxt.msg_pos] = f"kept: the text the turn before asked for ({_short(m.group(0), 40)!r})"
         elif k > 0 and blocks[k - 1].role == "assistant" and blocks[k - 1].msg_pos in out and (
-                _works_on_the_last_reply(text, b.start, b.end) or _asks_for_a_revision(text, b.start, b.end)):
+                _works_on_the_last_reply(text, b.start, b.end) or _asks_for_a_revision(text, b.start, b.end)
+                or b.end - b.start <= _ADDS_MAX and _ADDS_TO_IT.match(text, b.start, b.end)):
             # a new version of a text delivered before ("Make the email above more formal.", "把上面的邮件改得更正式一些")
             out[nxt.msg_pos] = f"kept: the new version the turn before asked for ({_short(text[b.start:b.end], 40)!r})"
     return out
@@ -2389,6 +2431,28 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
 
 
 _ECHO_MAX = 40  # characters: a phrase the system prompt requires ("您的第一条消息只会是“嗨，我可以”"), not a passage
+# a placeholder of a template line: {first_name}, {{name}}, [Name], 【姓名】
+_SLOT = re.compile(r"\{\{?[A-Za-z_\u4e00-\u9fff][\w \u4e00-\u9fff]{0,30}\}\}?|\[[A-Z\u4e00-\u9fff][\w \u4e00-\u9fff]{0,30}\]"
+                   r"|【[^】\n]{1,20}】")
+_TEMPLATES_MAX = 20
+
+
+def _template_lines(text: str, system: Sequence[BlockRef]) -> list[tuple[re.Pattern[str], str]]:
+    """The system prompt's lines that hold a placeholder, as patterns of the line filled in (each placeholder any
+    1–40 characters on the line), for lines with at least 6 characters of their own."""
+    out: list[tuple[re.Pattern[str], str]] = []
+    for b in system:
+        seg = text[b.start:b.end]
+        if "{" not in seg and "[" not in seg and "【" not in seg:
+            continue
+        for line in seg.split("\n"):
+            parts = _SLOT.split(line.strip(" \t-*>"))
+            if len(parts) < 2 or sum(len(p.strip()) for p in parts) < 6:
+                continue
+            out.append((re.compile(r"[^\n]{1,40}?".join(map(re.escape, parts))), line.strip()))
+            if len(out) >= _TEMPLATES_MAX:
+                return out
+    return out
 
 
 def _echoed_quotes(text: str, system: Sequence[BlockRef], blocks: Sequence[BlockRef]) -> list[Material]:
@@ -2406,13 +2470,18 @@ def _echoed_quotes(text: str, system: Sequence[BlockRef], blocks: Sequence[Block
         skip = [m.span() for m in _DIRECTIVE.finditer(text, b.start, b.end)] if found and "<" in seg else []
         quoted.update(text[a + 1:z - 1] for a, z in found if not any(x <= a < y for x, y in skip))
     quoted = {q for q in quoted if 2 <= len(q.strip()) <= _ECHO_MAX and any(c.isalpha() for c in q)}
-    if not quoted:
+    templates = _template_lines(text, system)
+    if not quoted and not templates:
         return []
     out: list[Material] = []
     last_system = system[-1].end
     for b in blocks:
         if b.start < last_system or b.end <= b.start:
             continue
+        for rx, line in templates:  # "Hi {first_name}, thanks for reaching out!" filled in: "Hi Alex, thanks for …"
+            out.extend(Material(m.start(), m.end(), "quote", f"kept: a line of the system prompt's template "
+                                                              f"({_short(line, 40)!r}), filled in")
+                       for m in rx.finditer(text, b.start, b.end))
         for q in quoted:
             k = text.find(q, b.start, b.end)
             while k >= 0:

@@ -312,6 +312,8 @@ def _without_greetings_in_character(view: TextView, hits: list[_Hit]) -> list[_H
                 thanked = _thanks_keyed(view)
             if thanked:
                 continue
+            if _THANKED_NAME.match(text, h[1], view.block_at(h[0]).end) or _TITLE_AFTER.match(text, h[1]):
+                continue  # "Thank you, Priya." / "Thank you Dr. Nwosu, …": without the thanks a bare name is left
         if _GREETING.fullmatch(text, h[0], h[1]):
             block = view.block_at(h[0])
             if block.role not in ("system", "developer"):
@@ -344,6 +346,13 @@ _GREET_ASKED = re.compile(r"(?i:\b(?:start|begin|open)(?:s|ing)?\s+(?:\w+\s+){0,
 # what follows a greeting in an agent's own introduction
 _SELF_INTRO = re.compile(r"[，,!！ \t]*(?:我是|我叫|这里是|(?i:my\s+name\s+is)\b|"
                          r"(?:[Tt]his\s+is|I\s+am|I['’]m)\s+(?:[A-Z]|your\b|an?\s+AI\b))")
+# the name a thanks is said to, ending its sentence ("Thank you, Priya.", "谢谢，小王！"): not another thanks ("Thanks,
+# 谢谢！"), nor the next sentence ("Thanks! Now Carol.")
+_THANKED_NAME = re.compile(r"[,，]?[ \t]*(?:[A-Z][A-Za-z-]*(?:[ \t][A-Z][A-Za-z-]*)?[.!](?:[ \t\n]|\Z)|"
+                           r"(?!" + "|".join(_ZH_COMPLEMENT_START) + r")"  # (谢谢大家！ 谢谢老师！ 谢谢你啊！: its complement)
+                           r"[^\W\d_a-zA-Z我你您他她它们请想要是有在吗呢吧了的去找帮谢感多辛麻啊呀啦哦喔噢嘛哈咯]{1,4}[。！])")
+# a title before a name, whose full stop is no sentence end ("Thank you Dr. Nwosu, I'll bring …")
+_TITLE_AFTER = re.compile(r"[ \t,]*(?:Dr|Mr|Mrs|Ms|Prof|Sr|Jr|Capt|Rev|St)\.[ \t]+[A-Z]")
 # a short form of address that ends its sentence ("旅行者。", "纳西妲！", "Jordan."): a name or a title, not a
 # clause ("我想去吃饭。")
 _BARE_VOCATIVE = re.compile(r"[，,!！ \t]*(?:[^\W\d_a-zA-Z我你您他她它们请想要是有在吗呢吧了的去找帮]{1,4}[。！]|"
@@ -535,7 +544,17 @@ def _asked_about(text: str, s: int, e: int) -> bool:
             return True
         # "…呢？" asks "and this one?" only after a question about a phrase
         return any(w in text[max(0, s - 60):s] for w in ("怎么说", "怎么讲", "怎么翻译", "什么意思", "如何表达"))
-    return _ASKED_BEFORE.search(text, max(0, s - 40), s) is not None
+    if _ASKED_BEFORE.search(text, max(0, s - 40), s) is not None:
+        return True
+    # the next phrase asked the same way, elliptically: "How do you say thank you in Japanese? Also good morning."
+    return _ALSO_BEFORE.search(text, max(0, s - 16), s) is not None \
+        and _ASKED_EARLIER.search(text, max(0, s - 200, text.rfind("\x00", 0, s)), s) is not None
+
+
+_ALSO_BEFORE = re.compile(r"(?i:\b(?:also|and|plus|what\s+about|how\s+about)\s*[,:]?\s*)\Z|(?:还有|以及|另外)\s*[，,]?\s*\Z")
+_ASKED_EARLIER = re.compile(r"(?i:\bhow\s+(?:do|would|can|should)\s+(?:you|I|we)\s+(?:say|write|translate)\b|\bin\s+(?:English|"
+                            r"Chinese|Japanese|Korean|French|German|Spanish|Italian|Russian|Portuguese)\s*\?)"
+                            r"|怎么说|怎么讲|如何说|怎么表达|怎么翻译")
 
 
 def _mentioned(text: str, s: int, e: int) -> bool:
@@ -680,6 +699,33 @@ def _residue(text: str, bs: int, be: int, runs: list[_Run]) -> list[tuple[int, i
     return out
 
 
+# an acknowledgement that answers the question the turn before asked ("Would you like insurance for $12?" — "OK,
+# thanks."): it says yes, and stays when its thanks goes
+_ACK_EN = frozenset({"ok", "okay", "alright", "sure", "yes", "yeah", "yep", "fine", "great", "perfect", "got it", "sounds good"})
+_ACK_ZH = frozenset({"好的", "好", "嗯", "嗯嗯", "行", "可以", "没问题", "收到", "是的", "对", "好嘞", "明白了", "知道了"})
+
+
+def _answers_a_question(view: TextView, text: str, ss: int, se: int, info: list[_Clause]) -> bool:
+    """Whether the sentence [ss, se) opens a user turn right after an assistant turn that ends with a question, and one
+    of its clauses is an acknowledgement alone ("OK, thanks." / "好的，谢谢。" after "…要加购12元的意外险吗？")."""
+    bi = view.block_index_at(ss)
+    if bi <= 0:
+        return False
+    block, prev = view.blocks[bi], view.blocks[bi - 1]
+    if block.role != "user" or prev.role != "assistant" or text[block.start:ss].strip():
+        return False
+    tail = text[max(prev.start, prev.end - 120):prev.end].rstrip(" \t\n*_\"'”」)）")
+    if not (tail.endswith(("?", "？")) or tail.endswith("吗")):
+        return False
+    for _, _, bs, be, inside, _ in info:
+        if inside:
+            continue
+        p = text[bs:be].strip(" \t,，、:：;；!！.。~～")
+        if _norm(p) in _ACK_EN if p.isascii() else p in _ACK_ZH:
+            return True
+    return False
+
+
 def _is_connector_residue(piece: str) -> bool:
     p = piece.strip(" \t,，、:：;；!！?？.。…-—~～*_")
     if not p:
@@ -757,7 +803,8 @@ def _sentence_candidates(view: TextView, text: str, ss: int, se: int, block_end:
     src0 = runs[0][2][0][2]
     roles_here = {_role(text, *h) for r in runs for h in r[2]}
     sentence_only = "only" in roles_here
-    if all(f for *_, f in info) and not numbered and not _negated(text, ss, se, zh_neg):
+    if all(f for *_, f in info) and not numbered and not _negated(text, ss, se, zh_neg) \
+            and not _answers_a_question(view, text, ss, se, info):
         if "stance" in roles_here or roles_here == {"hedge"}:
             # "I guess." / "我觉得吧。": the speaker's answer, however unsure; "说实话嘛" alone: a hedge that frames
             # nothing is the request itself ("come on, tell the truth")

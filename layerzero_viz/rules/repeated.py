@@ -826,14 +826,18 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
 _LIFT = re.compile(r"(?i:\b(?:from\s+now\s+on|you\s+can\s+now|now\s+you\s+can|you\s+may\s+now|no\s+longer\s+need|"
                    r"feel\s+free\s+to|(?:ignore|disregard|forget(?:\s+about)?)\s+(?:the|my|that|those|previous|earlier|above|"
                    r"what)|it'?s\s+(?:fine|ok|okay)\s+to|you\s+are\s+(?:now\s+)?allowed\s+to|"
-                   r"(?:for\s+this\s+one|this\s+time|just\s+this\s+once)[^.!?\n]{0,20}?\byou\s+(?:can|may)|"
+                   r"(?:for\s+this\s+(?:one|time|delivery|order|booking|request|trip|call|ticket|project)|this\s+time|"
+                   r"just\s+this\s+once)[^.!?\n]{0,20}?\byou\s+(?:can|may)|"
                    r"you\s+(?:can|may)[^.!?\n]{0,30}?\b(?:this\s+time|for\s+this\s+one)|"
+                   # a request changed ("Make it 6 people instead", "change it to Friday"): the old one said again puts
+                   # it back
+                   r"make\s+it\s+[^.!?\n]{0,30}?\binstead\b|change\s+(?:it|that|this)\s+to\b|make\s+it\s+\d|"
                    # a rule changed for one request ("Actually don't use bullet points", "No length limit for him."):
                    # said again later, it is put back, not repeated
                    r"actually,?\s+(?:don'?t|do\s+not|never|no|use|make|write)|instead\s+of|on\s+second\s+thought|"
                    r"no\s+(?:[a-z-]+\s+)?(?:limit|restriction|requirement)s?|no\s+need\s+to|don'?t\s+bother)\b)"
                    r"|从现在开始|从现在起|以后可以|现在可以|不用再|不再需要|不必再|可以不用|忽略(?:之前|上面|前面|刚才)|不用管|解除"
-                   r"|其实不用|还是不要|改为不|不限|不用限制|没有(?:字数|长度|篇幅)?限制|算了"
+                   r"|其实不用|还是不要|改为不|不限|不用限制|没有(?:字数|长度|篇幅)?限制|算了|改成|改为|换成|改到"
                    r"|(?:这次|这回|这一次|这一回)[^。！？\n]{0,6}?(?:可以|不用|不必|允许)")
 
 
