@@ -102,7 +102,7 @@ _ARTICLES = frozenset({"a", "an", "the"})
 # what a clause must hold for the tier to look at it (its words are segmented only then)
 _CANDIDATE = re.compile(r"\b(?:a|an|the)\b|[的地啊呀嘛哦]")
 # after "a"/"an" these say the opposite without it ("a few" some, "few" hardly any)
-_QUANTITY_AFTER_A = frozenset({"few", "little", "bit", "lot", "couple"})
+_QUANTITY_AFTER_A = frozenset({"few", "little", "bit", "lot", "couple", "half"})  # ("time and a half")
 # "the last year" (the past twelve months) is not "last year"; "the only way", "the same", "the rest" …
 _MEANING_AFTER_THE = frozenset({"last", "next", "past", "same", "other", "only", "rest", "most", "least", "latter",
                                 "former", "following", "right", "wrong"})
@@ -128,12 +128,15 @@ _ONE_UNIT = frozenset({"night", "day", "week", "month", "year", "hour", "minute"
 # idioms that hold their article ("in the end", "bridge the gap", "the bigger picture", "by the way", "for a while",
 # "a force to be reckoned with", "make a difference", "greetings of the day", "do the needful")
 _IDIOM_AFTER_THE = frozenset({"end", "gap", "picture", "way", "moment", "meantime", "fly", "hood", "loop", "box",
-                              "board", "spotlight", "scroll", "bottom", "table", "long", "whole", "day", "needful", "one"})
+                              "board", "spotlight", "scroll", "bottom", "table", "long", "whole", "day", "needful", "one",
+                              "hook", "line", "spot", "road", "go", "run", "house", "record", "dark", "point"})
 _IDIOM_ADJECTIVE_THE = frozenset({"big", "bigger", "larger", "broader", "wider"})
 _IDIOM_AFTER_A = frozenset({"while", "force", "difference", "result", "row", "must", "whole"})
 # 的 between two nouns (餐馆的电话, 用户的问题) and 地 between an adverbial and a verb (认真地检查): after a verb, an
 # adjective or a pronoun the 的 holds a relative clause or a phrase together (举行的辩论, 定义的接口, 很好的选择, 你的任务)
 _MODIFIER_PARTICLES = {"的": ("uj", ("n",), ("n",)), "地": ("uv", ("a", "ad", "d", "z"), ("v",))}
+# nouns that are adverbs without their 的 ("我基本的东西都懂" → "我基本东西都懂" reads "I basically know things")
+_ADVERB_NOUNS = frozenset({"基本", "一般", "主要", "根本", "真正", "大概", "大部分", "全部", "部分", "个别", "普遍", "基础"})
 _MODEL_ROLES = ("assistant", "model")
 # a system prompt whose task is the language itself: its articles are what it is about
 _GRAMMAR_TASK = re.compile(r"(?i:\b(?:grammar|grammatical|proofread\w*|spelling|punctuation|copy-?edit\w*)\b)|语法|校对|病句")
@@ -413,7 +416,7 @@ def _takeable(text: str, words: list[tuple[int, int, str | None]], k: int, claus
         return (flag == own and prev is not None and prev[1] == ws and nxt is not None and nxt[0] == we
                 and prev[2] is not None and prev[2].startswith(before) and nxt[2] is not None
                 and nxt[2].startswith(after) and text[we] not in _SENTENCE_PARTICLES
-                and not (word == "的" and verb_before)
+                and not (word == "的" and (verb_before or text[prev[0]:prev[1]] in _ADVERB_NOUNS))
                 and (word != "地" or di_may_go(text, ws)))  # (the safe tier's own test: 更好地理解, 优雅地要 stay)
     return word in _TONE_PARTICLES and nxt is None and not _WORD.search(text, we, clause_end)
 

@@ -243,6 +243,39 @@ def _pasted_structures(text: str, s: int, e: int, seg: str) -> list[tuple[int, i
         done = stop.start() if stop is not None else e
         a, b = _stripped(text, para + 2 if para >= 0 else s, done)
         out.append((a, b, "code", "kept: a stack trace or log"))
+    if seg.count(",") >= 6 and seg.count("\n") >= 2:
+        out.extend(_csv_runs(text, s, e))
+    return out
+
+
+def _csv_runs(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
+    """Runs of at least three lines with the same number (two or more) of commas or tabs, the first a header of short
+    fields: a CSV or TSV export ("response_id,store,comment,nps⏎R-9001,Leeds,Thanks so much!,10"), whose cells are
+    data."""
+    out: list[tuple[int, int, str, str]] = []
+    run: list[tuple[int, int]] = []
+    width = -1
+
+    def close() -> None:
+        if len(run) >= 3:
+            head = text[run[0][0]:run[0][1]]
+            if all(0 < len(f.strip()) <= 40 for f in head.split("\t" if "\t" in head.strip() else ",")):
+                out.append((run[0][0], run[-1][1], "table", "kept: CSV rows (a header and its records)"))
+
+    pos = s
+    while pos < e:
+        le = text.find("\n", pos, e)
+        le = e if le < 0 else le
+        line = text[pos:le]
+        n = line.count("\t" if "\t" in line.strip() else ",")
+        if n >= 2 and (n == width or not run):
+            run.append((pos, le))
+            width = n
+        else:
+            close()
+            run, width = ([(pos, le)], n) if n >= 2 else ([], -1)
+        pos = le + 1
+    close()
     return out
 
 
@@ -410,7 +443,7 @@ _LABEL = _Verbs(
 _CRITIQUE = _Verbs((("critique", "critiqu"),), ("批改", "点评", "赏析", "鉴赏", "品读", "解读"))
 # looks it over ("review" and "rate" are also what a code reviewer or a rate limit do: not a transformation)
 _REVIEW = _Verbs((("review", "review"), ("evaluate", "evaluat"), ("rate", "rate"), ("audit", "audit")),
-                 ("看看", "看一?下", "质检", "审核", "审阅", "评审"))
+                 ("看看", "看一?下", "质检", "审核", "审阅", "评审", "审查"))
 # reads it for what it says
 _FIND = _Verbs((("analy[sz]e", "analy[sz]"), ("identify", "identif"), ("detect", "detect")))
 # answers about it (判断, 分析: "判断请求类型" in a system prompt's steps declares no text to process)
@@ -1106,7 +1139,10 @@ def _opening_lines(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, 
 
 # a line that is only a label naming what follows an example ("EX:", "Example:", "输出示例：")
 _EXAMPLE_LABEL_LINE = re.compile(r"^[ \t]*(?:\*\*)?(?:EX|Ex|E\.g\.|(?i:examples?|samples?|example output|sample output)|"
-                                 r"示例|例子|范例|样例|输出示例|示例输出)(?:\*\*)?[ \t]*[:：][ \t]*(?:\*\*)?[ \t]*\n", re.MULTILINE)
+                                 r"示例|例子|范例|样例|输出示例|示例输出)(?:\*\*)?[ \t]*[:：][ \t]*(?:\*\*)?[ \t]*\n"
+                                 # a bracketed label alone on its line: "【示例】", "[Example]"
+                                 r"|^[ \t]*(?:【(?:示例|例子|范例|样例|对话示例|示例对话|参考示例)】|\[(?i:examples?|sample)\])[ \t]*\n",
+                                 re.MULTILINE)
 _SECTION_BREAK = re.compile(r"\n[ \t]{0,3}#{1,6}[ \t]|\n[ \t]*(?:-{3,}|\*{3,}|_{3,}|={3,})[ \t]*(?=\n|\Z)")
 
 
@@ -1405,6 +1441,28 @@ def _label_pairs(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, st
     return out
 
 
+# a transcript or chat log pasted in a turn: lines of speakers ("PRIYA: Hi everyone, thanks for joining.", "小王（客服）：您好，…"),
+# at least three, of two speakers or more, one of them speaking again (a prompt's fields — "Role: …⏎Goal: …" — do not
+# come back)
+_SPEAKER_LINE = re.compile(r"^[ \t]*(?:\*\*)?([A-Z][A-Za-z.'-]*(?:[ \t][A-Z][A-Za-z.'-]*)?|[\u4e00-\u9fff]{1,5})"
+                           r"(?:[ \t]*[（(][^）)\n]{1,10}[）)])?(?:\*\*)?[ \t]*[:：][ \t]*\S[^\n]*$", re.MULTILINE)
+
+
+def _transcript(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
+    out: list[tuple[int, int, str, str]] = []
+    run: list[re.Match[str]] = []
+    for m in [*_SPEAKER_LINE.finditer(text, s, e), None]:
+        if m is not None and run and not text[run[-1].end():m.start()].strip():
+            run.append(m)  # (the next line, blank lines between allowed)
+            continue
+        names = [x.group(1) for x in run]
+        if len(run) >= 3 and len(set(names)) >= 2 and len(set(names)) < len(names):
+            out.append((run[0].start(), run[-1].end(), "introduced",
+                        f"kept: a transcript of {len(set(names))} speakers ({', '.join(dict.fromkeys(names))[:40]})"))
+        run = [m] if m is not None else []
+    return [(a + len(text[a:b]) - len(text[a:b].lstrip()), b, k, d) for a, b, k, d in out]
+
+
 # the words to say, after a say-verb and a colon, to the end of the line ("1. Say: Hello, thank you for calling Orbit
 # Telecom. My name is {agent}.", "如果客户情绪激动，说：非常抱歉给您带来困扰，感谢您的耐心。", "End with: Have a great day!"),
 # and a text's field ("内容是：明天9点开会，谢谢配合。", "… - Body: Hi Dana, thanks for the draft! …")
@@ -1544,6 +1602,36 @@ def _pointed_texts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, 
     return out
 
 
+# a prompt's fixed texts: sections headed as macros, templates or scripts ("=== MACRO A: Password reset ===", "=== 话术B：配送超时
+# ===") after a sentence that forbids changing them ("You must not change the macro wording", "不得改动话术原文")
+_FIXED_DECL = re.compile(r"(?i:\b(?:must\s+not|do\s+not|don'?t|never|cannot|can'?t|may\s+not)\s+(?:change|alter|modify|edit|"
+                         r"rephrase|reword|paraphrase)\s+(?:the\s+|any\s+|a\s+|their\s+)?(?:[\w-]+\s+){0,2}?(?:wording|text|"
+                         r"macros?|templates?|scripts?|words?)\b|\bverbatim\b|\bword\s+for\s+word\b|\bexactly\s+as\s+written\b)"
+                         r"|不得(?:改动|修改|更改|改变|删改)|不要(?:改动|修改|更改)|不能(?:改动|修改)|一字不改|原样使用|逐字")
+_FIXED_HINTS = ("hange", "lter", "odify", "dit", "ephrase", "eword", "araphrase", "erbatim", "ord for word", "xactly as written",
+                "不得", "不要改", "不要修", "不要更", "不能改", "不能修", "一字不改", "原样使用", "逐字")
+_FIXED_HEADING = re.compile(r"^[ \t]*(?:={2,}|-{2,}|#{1,6}|【|\[|\*\*)[^\n]*(?:(?i:macro|template|script|canned|snippet)|话术|模板|"
+                            r"标准回复|脚本|范文)[^\n]*$", re.MULTILINE)
+
+
+def _fixed_texts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
+    if not any(h in seg for h in _FIXED_HINTS):
+        return []
+    decl = _FIXED_DECL.search(text, s, e)
+    if decl is None:
+        return []
+    heads = list(_FIXED_HEADING.finditer(text, decl.end(), e))
+    out = []
+    for k, h in enumerate(heads):
+        stop = heads[k + 1].start() if k + 1 < len(heads) else e
+        nxt = _HEADING.search(text, h.end(), stop)  # (a markdown heading of another kind ends it)
+        a, b = _stripped(text, h.end(), nxt.start() if nxt is not None else stop)
+        if b > a:
+            out.append((a, b, "introduced", f"kept: a fixed text the prompt says not to change "
+                                            f"({_short(h.group(0).strip(' =-#*[]【】'), 30)!r})"))
+    return out
+
+
 # the words an edit request replaces and the words it puts instead, unquoted ("Change Enjoy the croissant! to Have a
 # bite of heaven! and keep the rest.", "把祝大家假期愉快改成好好休息，其他不变")
 _CHANGE_TO = re.compile(r"(?i:\b(?:change|replace|swap)\s+(?!it\b|that\b|this\b)(?P<old>[^\n\"“”]{2,80}?)\s+(?:to|with|into)\s+"
@@ -1570,7 +1658,7 @@ def _replacements(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, s
 # each finder gets the block as (text, s, e) and its text sliced once, ``seg`` (= text[s:e]), for its guards
 _FINDERS = (_code, _quotes, _introduced, _few_shot, _exam_items, _tables, _json, _marked, _example_sections,
             _announced_items, _opening_lines, _inline_examples, _handed_by_question, _front_matter, _templates,
-            _completion_slot, _label_pairs, _scripts, _pasted_structures, _pointed_texts, _replacements)
+            _completion_slot, _label_pairs, _scripts, _pasted_structures, _pointed_texts, _replacements, _fixed_texts)
 # every finder but those of _NO_MARK_FINDERS needs one of these marks in the block (a backtick or tilde for a fence, 4
 # spaces or a tab for indented code, ;{} for bare code, a quotation mark, a colon for introduced text and
 # few-shot, | for a table, " or [ for JSON): most chat turns have none, and skip six finders at once
@@ -1578,7 +1666,7 @@ _MARK_CHARS = ":：\"'“「『«‘`~|[;{}\t"
 # (the exam items' options are labelled with letters and periods, found everywhere; marker lines and headings are
 # rows of arrows, dashes or hashes)
 _NO_MARK_FINDERS = (_exam_items, _marked, _example_sections, _announced_items, _opening_lines, _handed_by_question,
-                    _pointed_texts, _replacements)
+                    _pointed_texts, _replacements, _fixed_texts)
 # directives instruct the engine, not the model: nothing inside them is material
 _DIRECTIVE = re.compile(r"<(protected_tokens|redundant_phrases)>.*?</\1>|<layer-zero\b[^<>]*>", re.DOTALL)
 
@@ -1718,7 +1806,10 @@ _REPORTED = (
     r"manager|colleague)s?)"
     # a document or record the label names, or the user's own piece of work
     r"|(?i:invoice|receipt|r[eé]sum[eé]|cv|transcript|(?:meeting|standup|stand-up|call|interview)[ \t]+"
-    r"(?:notes|minutes|transcript)|minutes|(?:error[ \t]+)?logs?|stack[ \t]*trace|traceback|(?P<input>input))"
+    r"(?:notes|minutes|transcript)|minutes|(?:error[ \t]+)?logs?|stack[ \t]*trace|traceback|(?P<input>input)|"
+    # a record about someone or something: "Note for patient #A-55102 (outpatient):", "Incident report from site 4:"
+    r"(?:(?:clinical|physician|doctor'?s|progress|visit|case|incident|discharge)[ \t]+)?(?:note|notes|memo|record|report|"
+    r"chart|summary)[ \t]+(?:for|from|of|on|about)[ \t]+[^:：\n]{1,40}?)"
     r"|(?P<input_zh>输入)|发票|收据|简历|日志|报错(?:信息)?|(?:会议|聊天|对话|通话)(?:记录|纪要)"
     r"|(?:这是|以下是|下面是)(?:我|我们|我儿子|我女儿|孩子|学生)的[\u4e00-\u9fff]{0,6}?(?:作业|作文|翻译|答案|文章|简历|"
     r"代码|稿子|论文|草稿|邮件|回答|作品|日记|周记)"
@@ -1754,7 +1845,7 @@ _REQUEST_FORM = re.compile(rf"[ \t]*(?:(?i:(?:hi|hello|hey|ok|okay)\b[^.!?\n]{{0
 _FENCE_MARKS = ("---", "——", "___", "***", "===", "<<<", ">>>", '"""', "'''")
 _LABEL_WORDS = ("aragraph", "raft", "mail", "etter", "entence", "段", "记录", "邮件", "草稿", "内容", "原文", "正文", "评论", "作文",
                 "文章", "文本", "评价", "留言", "反馈", "ext", "ustomer", "lient", "riginal", "omplaint", "icket",
-                "nvoice", "eceipt", "esume", "inutes", "otes", "nput", "ranscript", "og", "race", "输入", "发票", "收据",
+                "nvoice", "eceipt", "esume", "inutes", "ote", "eport", "nput", "ranscript", "og", "race", "输入", "发票", "收据",
                 "简历", "日志", "报错", "纪要", "我的", "ere")
 # a rule line that fences the text a turn hands over ("---", "———", "***", "===")
 _FENCE_RULE = re.compile(r"^[ \t]*(?:-{3,}|—{2,}|_{3,}|\*{3,}|={3,}|<{3,}|>{3,}|\"{3}|'{3})[ \t]*$", re.MULTILINE)
@@ -2228,6 +2319,7 @@ def _declares_processing(text: str, s: int, e: int, system: bool = True) -> re.M
     return _ONE_TASK.search(text, s, e) if system and e - s <= _ONE_TASK_MAX else None
 
 
+
 _SENTENCE_OR_LINE_END = re.compile(r"[.!?。！？](?=\s|$)|[。！？]|\n")
 
 
@@ -2416,6 +2508,9 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
                                 f"{_short(text[handing[b.msg_pos]:], 50)!r} of the block before"))
             continue
         found = block_material(text, b.start, b.end)
+        if b.role == "user" and (":" in text[b.start:b.end] or "：" in text[b.start:b.end]):
+            found.extend(r for r in _transcript(text, b.start, b.end)
+                         if not any(a <= r[0] and r[1] <= z for a, z, _, _ in found))
         if b.role == "user":  # (what the introducers found already is not listed twice)
             handed = any(r[2] == "introduced" for r in found)  # (a quote or code inside a text hands nothing over)
             found.extend(r for r in _task_material(text, b.start, b.end, payload=not handed)
@@ -2426,7 +2521,38 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
                        if not any(a <= m.start and m.end <= z for a, z, _, _ in found))
     if system:
         out.extend(_echoed_quotes(text, system, blocks))
+        out.extend(_verbatim_fields(text, system, blocks))
     out.sort(key=_largest_first)
+    return out
+
+
+# a field the system prompt says to copy as written ("Copy `notes` verbatim from the invoice notes section", "`comment`
+# must be copied exactly", "备注字段原样保留")
+_VERBATIM_FIELD = re.compile(r"(?i:\bcopy\s+(?:the\s+)?[`\"']?([a-z][\w -]{0,20}?)[`\"']?\s+(?:field\s+|section\s+)?(?:verbatim|"
+                             r"exactly|word\s+for\s+word|as[- ]is)\b|[`\"']([a-z][\w -]{0,20}?)[`\"']\s+(?:field\s+)?must\s+be\s+"
+                             r"copied\s+(?:exactly|verbatim|word\s+for\s+word|as[- ]is)\b)"
+                             r"|[“\"「]?([\u4e00-\u9fff]{1,8}?)[”\"」]?(?:字段|一栏|部分)?(?:须|必须|要|请)?(?:原样|原文|逐字|一字不改地?)(?:复制|照抄|保留|抄录)")
+
+
+def _verbatim_fields(text: str, system: Sequence[BlockRef], blocks: Sequence[BlockRef]) -> list[Material]:
+    """In the turns after the system prompt, the value of each field it says to copy as written ("Notes: Thank you for
+    your business! …" after "Copy `notes` verbatim"): to the end of its paragraph."""
+    names = {next(g for g in m.groups() if g).strip().lower() for b in system
+             for m in _VERBATIM_FIELD.finditer(text, b.start, b.end)}
+    if not names:
+        return []
+    label = re.compile(r"^[ \t]*(?:[-*][ \t]*)?(?:\*\*)?(?i:" + "|".join(map(re.escape, sorted(names))) +
+                       r")(?:\*\*)?[ \t]*[:：][ \t]*", re.MULTILINE)
+    out: list[Material] = []
+    for b in blocks:
+        if b.start < system[-1].end or b.role not in ("user", "assistant"):
+            continue
+        for m in label.finditer(text, b.start, b.end):
+            stop = _BLANK_LINE.search(text, m.end(), b.end)
+            a, z = _stripped(text, m.end(), stop.start() if stop is not None else b.end)
+            if z > a:
+                out.append(Material(a, z, "introduced", f"kept: the {m.group(0).strip(' :：*-')!r} field the system "
+                                                        "prompt says to copy as written"))
     return out
 
 

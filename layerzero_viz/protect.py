@@ -279,6 +279,19 @@ def _block_types(conversation: Conversation | None) -> tuple[dict[tuple[MessageK
     return types, last_role
 
 
+def _within_blocks(text: str, flat: Sequence[int]) -> Sequence[int]:
+    """``flat`` [start, end, …] with each range cut where its block ends: a fence a block opens and never closes
+    ("Put each migration in fenced ```sql blocks.") is code to that block's end, not through the turns after it."""
+    if not flat or "\x00" not in text:
+        return flat
+    out = list(flat)
+    for k in range(0, len(out), 2):
+        cut = text.find("\n\x00", out[k], out[k + 1])
+        if cut >= 0:
+            out[k + 1] = cut
+    return out
+
+
 def find_protections(view: TextView, scans: Scans, structure: Protection, patterns: Sequence[CompiledPattern] = (),
                      pattern_sources: tuple[str, ...] = ()) -> Protection:
     """Every protected range of the conversation (global offsets), with the ``<context>`` timing: added to
@@ -286,7 +299,7 @@ def find_protections(view: TextView, scans: Scans, structure: Protection, patter
     ``<protected_tokens>`` ``patterns``."""
     text = view.text
     out = structure
-    out.extend(scans.code, "protected_code", "code is kept verbatim: ")
+    out.extend(_within_blocks(text, scans.code), "protected_code", "code is kept verbatim: ")
     out.extend(scans.quotes, "protected_quote", "quoted text is kept verbatim: ")
     out.extend(scans.numbers, "protected_number", "number, amount, date or measure: ")
     for flat in scans.identifiers:

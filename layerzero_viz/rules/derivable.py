@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..view import BlockRef, Candidate, Hits, TextView, clauses, sentences, units
-from .repeated import Lifts, left_alone
+from .repeated import NEXT_STEP, Lifts, left_alone
 
 if TYPE_CHECKING:
     from . import RuleContext
@@ -113,6 +113,8 @@ def _clause_around(view: TextView, s: int, e: int, block: BlockRef) -> tuple[int
             if not (_LANG_CLAUSE_REST.fullmatch(text, cs, s) and _LANG_CLAUSE_REST.fullmatch(text, e, ce)):
                 return None
             sent = next(((a, b) for a, b in sentences(view, block) if a <= cs and ce <= b), (cs, ce))
+            if NEXT_STEP.match(text, sent[1], block.end):
+                return None  # "Respond in English. Then, below that, respond in German too": the next step builds on it
             return None if left_alone(text, sent, cs, ce, rules_only=False) else (cs, ce)
     return None
 

@@ -462,12 +462,16 @@ _MENTION_HINT = re.compile(r"like|such|e\.g|i\.e|example|instance|includ|word|ph
 # a verb whose object is the words to say ("Never say please …", "reply with thanks", "如果用户说谢谢"), unless the
 # speaker says them now ("I just wanted to say thank you", "我想说谢谢")
 _SAY_CUE = re.compile(
-    r"(?i:(?:\b(?:say|says|said|saying|use|uses|using|write|writes|type|types|add|adds|include|includes)\b"
+    r"(?i:(?:\b(?:say|says|said|saying|use|uses|using|write|writes|type|types|add|adds|include|includes|"
+    # words handled as data: "do not trim greetings, thanks, apologies or emojis"
+    r"trim|trims|remove|removes|strip|strips|delete|deletes|drop|drops|preserve|preserves|count|counts|detect|detects|"
+    r"flag|flags|ignore|ignores|exclude|excludes|filter|filters)\b"
     r"|\b(?:reply|replies|replying|respond|responds|responding|answer|answers|start|starts|begin|begins|end|ends|"
     r"open|opens|close|closes)\s+with\b)(?:\s+(?:the|a)?\s*(?:words?|phrases?|greetings?))?)[ \t]*[\"'“‘「]?"
     r"|(?:说|回复|回答|写上|加上|使用)[“\"'「]?")
 # a substring every _SAY_CUE match holds (lower case): a cheap test before it
-_SAY_HINT = re.compile(r"say|said|us[ei]|writ|wrot|typ|add|includ|with|说|回复|回答|写上|加上|使用|统一|一律|开头|结尾|开场|结束")
+_SAY_HINT = re.compile(r"say|said|us[ei]|writ|wrot|typ|add|includ|with|trim|remov|strip|delet|drop|preserv|count|detect|flag|"
+                       r"ignor|exclud|filter|说|回复|回答|写上|加上|使用|统一|一律|开头|结尾|开场|结束")
 # a verb whose object is a whole script, to the end of its sentence ("开头统一用 您好，很高兴为您服务。", "Always start with:
 # Hi, thanks for reaching out to Acme."): each politeness phrase in it is the script's
 _SCRIPT_CUE = re.compile(r"(?:开头|结尾|开场|结束|开场白|结束语)(?:时|的时候)?(?:统一|一律|都|请|要|必须)?(?:用|说|使用|是)|(?:统一|一律)(?:用|使用|说)"
@@ -477,7 +481,7 @@ _SAID_NOW = re.compile(r"(?i:\b(?:I|we)\s+(?:just\s+|really\s+|also\s+)?(?:want(
                        r"|\blet\s+me\s+|\bI\s+(?:just\s+)?)$|(?:我|我们)(?:只是|就是|真的|也)?(?:想|要|得|必须)?$")
 # the words between a say-verb and a later item of the same list of words ("say please and thank you", "say hello,
 # thanks or sorry"): one word each ("Reply with the translation only, please" is no list)
-_SAID_LIST = re.compile(r"(?:[\w'’-]+[\"'”’」]?[ \t]*(?:,|、|/|\band\b|\bor\b|和|或)[ \t]*[\"'“‘「]?){0,4}")
+_SAID_LIST = re.compile(r"(?:[ \t]*(?:,|、|/)[ \t]*)?(?:[\w'’-]+[\"'”’」]?[ \t]*(?:,|、|/|\band\b|\bor\b|和|或)[ \t]*[\"'“‘「]?){0,4}")
 # an item of a list of labels or words after a colon ("Allowed labels: hello, thanks, please-help, sorry, other.",
 # "意图：问候、感谢、投诉、其他"): three or more short items between list separators (a Chinese "，" separates clauses,
 # not items: "好的，谢谢，没有问题了" is no list)

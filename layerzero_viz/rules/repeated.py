@@ -250,7 +250,7 @@ _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 # what makes a sentence an instruction or requirement: any one of these three patterns found in it
 _CONSTRAINT_PARTS = (
     r"请(?!问)|需要|须|必须|只|不要|务必|禁止|应该|应当|不得|不能|不可|切勿|勿|别|一定|要求|确保|保证|避免|始终|总是|永远|绝不"
-    r"|不允许|严禁|记得|记住|不超过|以内|至少|最多|格式|语气|口吻|风格|字数|篇幅",
+    r"|不允许|严禁|记得|记住|不超过|以内|至少|最多|格式|语气|口吻|风格|字数|篇幅|一律|统一|均须|均需|一概|一概不",
     r"(?:用|使用|以)[^，。,.]{0,8}(?:回答|回复|作答|输出|表达|书写|语言)",
     r"\b(?:must|should|shall|only|always|never|do not|don't|please|need to|needs to|have to|has to|required?|"
     r"make sure|be sure|ensure|avoid|limit|keep|use|answer|respond|reply|write|format|include|provide|output|"
@@ -781,6 +781,11 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                     why = "a rule of another section (a heading scopes the lines under it)"
                 if not why and first.part and not _restates_a_part(text, s, e, sent):
                     why = "the same words as a clause of a rule, but not said as a reminder of it"
+                if not why and sent[1] >= e - 1 and NEXT_STEP.match(text, sent[1], blocks[bi].end):
+                    why = "a step the next sentence goes on from"
+                if not why and blocks[bi].role == "user" and bi > 0 and blocks[bi - 1].role == "assistant" \
+                        and _reply_broke_it(text, s, e, blocks[bi - 1]):
+                    why = "said again right after a reply that broke it: a correction of that reply"
                 if not why and blocks[bi].role == "user" and lifts.between(first.end, blocks[bi].start):
                     why = "said again after a later turn lifted or changed the rules: it puts them back"
                 if not why and sorted(_SIGNED_NUMBER.findall(fold(text[s:e]))) != sorted(
@@ -839,6 +844,32 @@ _LIFT = re.compile(r"(?i:\b(?:from\s+now\s+on|you\s+can\s+now|now\s+you\s+can|yo
                    r"|从现在开始|从现在起|以后可以|现在可以|不用再|不再需要|不必再|可以不用|忽略(?:之前|上面|前面|刚才)|不用管|解除"
                    r"|其实不用|还是不要|改为不|不限|不用限制|没有(?:字数|长度|篇幅)?限制|算了|改成|改为|换成|改到"
                    r"|(?:这次|这回|这一次|这一回)[^。！？\n]{0,6}?(?:可以|不用|不必|允许)")
+
+
+# a sentence that goes on from the one before it, in order ("Respond in English. Then, below that, respond in German
+# too", "然后再…"): the one before is a step of it, not a copy
+NEXT_STEP = re.compile(r"\s*(?:(?i:then|after\s+that|afterwards|below\s+that|under\s+that|next)\b|然后|接着|之后|随后|再)")
+# a rule on the reply's layout, and what breaking it looks like in a reply: list or numbered lines, a table, headings
+_LAYOUT_RULES = (
+    (re.compile(r"(?i:\b(?:bullet(?:s|\s+points?)?|lists?|numbered|numbering|enumerations?)\b)|列表|编号|项目符号|分点|序号"),
+     re.compile(r"^[ \t]*(?:[-*•+]|\d{1,2}[.、)）])[ \t]+\S", re.MULTILINE)),
+    (re.compile(r"(?i:\btables?\b)|表格"), re.compile(r"^[ \t]*\|.*\|[ \t]*$", re.MULTILINE)),
+    (re.compile(r"(?i:\bheadings?\b|\bheaders?\b)|标题"), re.compile(r"^[ \t]{0,3}#{1,6}[ \t]", re.MULTILINE)),
+)
+
+
+_FORBIDS = re.compile(r"(?i:\b(?:not|no|never|don'?t|without|avoid)\b)|不要|不得|不能|不准|别|禁止|避免|勿|无需|不用")
+
+
+def _reply_broke_it(text: str, s: int, e: int, reply: BlockRef) -> bool:
+    """Whether the rule at [s, e) forbids a layout that the reply before it used ("不要使用列表或编号。" after a numbered
+    list): said again, it asks for that reply to be redone, not a copy."""
+    if not _FORBIDS.search(text, s, e):
+        return False
+    for rule, used in _LAYOUT_RULES:
+        if rule.search(text, s, e) and len(used.findall(text, reply.start, reply.end)) >= 2:
+            return True
+    return False
 
 
 class Lifts:
