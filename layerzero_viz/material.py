@@ -27,7 +27,8 @@ Kinds (``Material.kind``):
 ``code``         fenced blocks (```…``` or ~~~…~~~), indented 4-space code blocks, `inline` code
 ``quote``        “…” 「…」 『…』 «…» ‘…’ of any length, across lines; "…" on a line (or opening a line and
                  closing a later one); '…' of two words or more; and where a later turn says them, the words a system
-                 prompt quotes ("最后一句必须以“总体来说，”开头": an exemplar reply's 总体来说，)
+                 prompt quotes ("最后一句必须以“总体来说，”开头": an exemplar reply's 总体来说，), or a line of its
+                 template filled in ("Hi {first_name}, thanks for reaching out!" → "Hi Alex, thanks for reaching out!")
 ``introduced``   the text after an introducer that hands it over ("Translate:", "this letter:", "以下文章：",
                  "原文：", "Text:", "Reply to grade:", "(Full Text to be Integrated):", "请回答这样一个对话：") up to the end of the block — less
                  a trailing instruction paragraph, and stopping before the next introducer or task instruction
@@ -38,7 +39,11 @@ Kinds (``Material.kind``):
                  "请原样发送下面这条短信："); the list after a line that hands over questions to ask as written ("Ask me the
                  following questions in order:"); a template to fill in; a turn an earlier one announced ("I'll paste an
                  email next."); an assistant reply that delivers a text the turn before asked to write or change (or a
-                 new version of one: "Make the email above more formal."), or that the next turn asks to work on
+                 new version of one: "Make the email above more formal.", "Add that …"), or that the next turn asks to
+                 work on; the unquoted words an edit request replaces and puts in ("Change Enjoy the croissant! to …");
+                 a transcript of speaker lines ("PRIYA: Hi everyone, …"); a section headed as a macro, template or
+                 script after a sentence that forbids changing them ("=== MACRO A ===", "=== 话术B ==="); and the value
+                 of a field the system prompt says to copy verbatim ("Notes: …" after "Copy `notes` verbatim")
 ``few_shot``     exemplar lines: Q:/A:, 问：/答：, 输入：/输出：, Input:/Output:, User:/Assistant: … (a label only
                  counts when its partner label is in the same block), and Example:/示例： lines; a section under a
                  heading naming an example or a template ("### 交互示例", "## Recruiter Email Template", "## 学习的案例"),
@@ -47,7 +52,8 @@ Kinds (``Material.kind``):
                  POLITE"), and the field before an empty label a turn ends with ("消息：…⏎标签：")
 ``exam_item``    options (A)/(B), A./B., 1)/2), a./b. (two or more in sequence, after a question) and the
                  question they answer
-``table``        a markdown table (a header row, a |---| separator row and the rows after it)
+``table``        a markdown table (a header row, a |---| separator row and the rows after it); CSV or TSV rows (a header
+                 of short fields and at least two records with as many commas or tabs)
 ``json``         a JSON object or array (it parses, or it has "key": pairs)
 (``code`` also covers YAML front matter opening a block or a file of a bundle: "---\nname: …\ndescription: …\n---",
 unfenced YAML, a Python def with its body, a commit log and a stack trace or logcat paragraph)
