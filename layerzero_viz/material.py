@@ -66,7 +66,7 @@ from __future__ import annotations
 import json
 import re
 from functools import partial
-from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, NamedTuple, Sequence
 
 if TYPE_CHECKING:
     from .model import MessageKey
@@ -1211,29 +1211,13 @@ def _example_sections(text: str, s: int, e: int, seg: str) -> list[tuple[int, in
         if b >= e or colon.start() - a > 60 or not _EXAMPLE_INTRO.match(text, a, b):
             continue
         # the list after it (blank lines before it skipped): its lines up to a blank line that no further list
-        # line follows, or a heading
+        # line follows, or a heading (a label alone on its line after a blank one opens the next section: "Rules:"; a
+        # reminder is the prompt's own rule: "Remember: respond with JSON only.")
         content = b + 1
         while content < e and text[content] == "\n":
             content += 1
-        end = content
-        k = content
-        while k < e:
-            nl = text.find("\n", k, e)
-            line_end = e if nl < 0 else nl
-            line = text[k:line_end]
-            if line.lstrip().startswith("#"):
-                break
-            if not line.strip():
-                nxt = k
-                while nxt < e and text[nxt] in " \t\n":
-                    nxt += 1
-                if nxt >= e or not _EXAMPLE_LINE.match(text, nxt) or _SECTION_LABEL.match(text, nxt) \
-                        or _RULE_AFTER.match(text, nxt):
-                    break  # (a label alone on its line after a blank one opens the next section: "Rules:"; a
-                    # reminder is the prompt's own rule: "Remember: respond with JSON only.")
-            else:
-                end = line_end
-            k = line_end + 1
+        end = _run_of_lines(text, content, e, lambda nxt: bool(
+            _EXAMPLE_LINE.match(text, nxt) and not _SECTION_LABEL.match(text, nxt) and not _RULE_AFTER.match(text, nxt)))
         if end > content and _EXAMPLE_LINE.match(text, content):
             label = _short(text[a:b].strip(" \t*#"), 50)
             out.append((content, end, "few_shot", f"kept: the examples after {label!r}"))
@@ -1527,7 +1511,17 @@ def _list_after(text: str, le: int, e: int) -> tuple[int, int]:
     content = text.rfind("\n", le, first) + 1 or le  # (the line's start: an item may be indented)
     if content >= e or not _LIST_LINE.match(text, content):
         return e, e
-    end = k = content
+
+    def continues(nxt: int) -> bool:  # (an item, or a line indented under one)
+        ls = text.rfind("\n", content, nxt) + 1 or content
+        return bool(_LIST_LINE.match(text, ls) or text[ls] in " \t")
+    return _stripped(text, content, _run_of_lines(text, content, e, continues))
+
+
+def _run_of_lines(text: str, k: int, e: int, continues: Callable[[int], bool]) -> int:
+    """Where the lines from ``k`` end: before a heading, or at a blank line after which ``continues`` (given the next
+    non-blank position) is false."""
+    end = k
     while k < e:
         nl = text.find("\n", k, e)
         line_end = e if nl < 0 else nl
@@ -1538,13 +1532,12 @@ def _list_after(text: str, le: int, e: int) -> tuple[int, int]:
             nxt = k
             while nxt < e and text[nxt] in " \t\n":
                 nxt += 1
-            ls = text.rfind("\n", k, nxt) + 1 or k
-            if nxt >= e or not (_LIST_LINE.match(text, ls) or text[ls] in " \t"):
+            if nxt >= e or not continues(nxt):
                 break
         else:
             end = line_end
         k = line_end + 1
-    return _stripped(text, content, end)
+    return end
 
 
 def _scripts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:

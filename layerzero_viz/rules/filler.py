@@ -160,9 +160,14 @@ _POLITENESS_WORDS = ("olite", "OLITE", "rude", "RUDE", "ourte", "leasantr", "礼
 
 # a conversation set up to practise a language: its greetings and thanks are the practice ("an A1 Level English
 # Conversation Partner Bot … Start conversations with simple greetings", "你扮演银行柜员，帮助用户练习中文口语")
+# languages by their English names: those of the lexicons, and others (a chat practising one of those uses ours as its
+# own words)
+_OUR_LANGUAGES_EN = "English|Chinese|Mandarin"
+_OTHER_LANGUAGES_EN = ("Spanish|French|German|Japanese|Korean|Italian|Portuguese|Russian|Turkish|Arabic|Hindi|Dutch|Swedish|"
+                       "Polish|Vietnamese|Thai|Indonesian|Greek|Hebrew")
 _LANGUAGE_PRACTICE = re.compile(
-    r"(?i:\b(?:practi[cs]e|practi[cs]ing|learn|learning|learners?|beginners?)\b[^.!?\n]{0,40}?\b(?:English|Chinese|Mandarin|"
-    r"Spanish|French|German|Japanese|Korean|Italian|Portuguese|Russian|language|speaking)\b|"
+    r"(?i:\b(?:practi[cs]e|practi[cs]ing|learn|learning|learners?|beginners?)\b[^.!?\n]{0,40}?\b(?:"
+    + _OUR_LANGUAGES_EN + "|" + _OTHER_LANGUAGES_EN + r"|language|speaking)\b|"
     r"\b(?:conversation|language|speaking)\s+(?:partner|practi[cs]e|tutor|exchange)\b)"
     r"|练习(?:说)?(?:中文|汉语|普通话|英语|英文|口语|日语|韩语|法语|德语|西班牙语)|口语(?:练习|陪练|对话练习)|语言(?:陪练|交换|学习伙伴)|陪练")
 
@@ -170,8 +175,7 @@ _LANGUAGE_PRACTICE = re.compile(
 _PRACTISED = (("en", re.compile(r"(?i:\bEnglish\b)|英语|英文")), ("zh", re.compile(r"(?i:\b(?:Chinese|Mandarin)\b)|中文|汉语|普通话")))
 
 
-_OTHER_LANGUAGE = re.compile(r"(?i:\b(?:Spanish|French|German|Japanese|Korean|Italian|Portuguese|Russian|Turkish|Arabic|Hindi|"
-                            r"Dutch|Swedish|Polish|Vietnamese|Thai|Indonesian|Greek|Hebrew)\b)|日语|韩语|法语|德语|西班牙语|俄语|意大利语")
+_OTHER_LANGUAGE = re.compile(r"(?i:\b(?:" + _OTHER_LANGUAGES_EN + r")\b)|日语|韩语|法语|德语|西班牙语|俄语|意大利语")
 
 
 def _practised_languages(text: str, standing: list[BlockRef]) -> frozenset[str]:
@@ -556,9 +560,8 @@ def _asked_about(text: str, s: int, e: int) -> bool:
 
 
 _ALSO_BEFORE = re.compile(r"(?i:\b(?:also|and|plus|what\s+about|how\s+about)\s*[,:]?\s*)\Z|(?:还有|以及|另外)\s*[，,]?\s*\Z")
-_ASKED_EARLIER = re.compile(r"(?i:\bhow\s+(?:do|would|can|should)\s+(?:you|I|we)\s+(?:say|write|translate)\b|\bin\s+(?:English|"
-                            r"Chinese|Japanese|Korean|French|German|Spanish|Italian|Russian|Portuguese)\s*\?)"
-                            r"|怎么说|怎么讲|如何说|怎么表达|怎么翻译")
+_ASKED_EARLIER = re.compile(r"(?i:\bhow\s+(?:do|would|can|should)\s+(?:you|I|we)\s+(?:say|write|translate)\b|\bin\s+(?:"
+                            + _OUR_LANGUAGES_EN + "|" + _OTHER_LANGUAGES_EN + r")\s*\?)|怎么说|怎么讲|如何说|怎么表达|怎么翻译")
 
 
 def _mentioned(text: str, s: int, e: int) -> bool:

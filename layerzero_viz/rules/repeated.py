@@ -848,7 +848,7 @@ _LIFT = re.compile(r"(?i:\b(?:from\s+now\s+on|you\s+can\s+now|now\s+you\s+can|yo
 
 # a sentence that goes on from the one before it, in order ("Respond in English. Then, below that, respond in German
 # too", "然后再…"): the one before is a step of it, not a copy
-NEXT_STEP = re.compile(r"\s*(?:(?i:then|after\s+that|afterwards|below\s+that|under\s+that|next)\b|然后|接着|之后|随后|再)")
+NEXT_STEP = re.compile(r"\s*(?:(?i:then|after\s+that|afterwards|below\s+that|under\s+that|next)\b|然后|接着|之后|随后|再(?!次))")
 # a rule on the reply's layout, and what breaking it looks like in a reply: list or numbered lines, a table, headings
 _LAYOUT_RULES = (
     (re.compile(r"(?i:\b(?:bullet(?:s|\s+points?)?|lists?|numbered|numbering|enumerations?)\b)|列表|编号|项目符号|分点|序号"),
