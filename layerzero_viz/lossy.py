@@ -129,7 +129,7 @@ _ONE_UNIT = frozenset({"night", "day", "week", "month", "year", "hour", "minute"
 # "a force to be reckoned with", "make a difference", "greetings of the day", "do the needful")
 _IDIOM_AFTER_THE = frozenset({"end", "gap", "picture", "way", "moment", "meantime", "fly", "hood", "loop", "box",
                               "board", "spotlight", "scroll", "bottom", "table", "long", "whole", "day", "needful", "one",
-                              "hook", "line", "spot", "road", "go", "run", "house", "record", "dark", "point"})
+                              "hook", "line", "spot", "road", "go", "run", "house", "record", "dark", "point", "fence"})
 _IDIOM_ADJECTIVE_THE = frozenset({"big", "bigger", "larger", "broader", "wider"})
 _IDIOM_AFTER_A = frozenset({"while", "force", "difference", "result", "row", "must", "whole"})
 # 的 between two nouns (餐馆的电话, 用户的问题) and 地 between an adverbial and a verb (认真地检查): after a verb, an

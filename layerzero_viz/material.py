@@ -249,9 +249,12 @@ def _pasted_structures(text: str, s: int, e: int, seg: str) -> list[tuple[int, i
         done = stop.start() if stop is not None else e
         a, b = _stripped(text, para + 2 if para >= 0 else s, done)
         out.append((a, b, "code", "kept: a stack trace or log"))
-    if seg.count(",") >= 6 and seg.count("\n") >= 2:
+    if seg.count(",") >= 3 and seg.count("\n") >= 2:
         out.extend(_csv_runs(text, s, e))
     return out
+
+
+_CSV_NAMES = re.compile(r"[\w\u4e00-\u9fff-]{1,20},[\w\u4e00-\u9fff-]{1,20}")
 
 
 def _csv_runs(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
@@ -274,12 +277,14 @@ def _csv_runs(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
         le = e if le < 0 else le
         line = text[pos:le]
         n = line.count("\t" if "\t" in line.strip() else ",")
-        if n >= 2 and (n == width or not run):
+        if n == 1 and not run and not _CSV_NAMES.fullmatch(line.strip()):
+            n = 0  # (one comma: only under a header of two short names, "编号,留言", "id,text")
+        if n >= 1 and (n == width or not run):
             run.append((pos, le))
             width = n
         else:
             close()
-            run, width = ([(pos, le)], n) if n >= 2 else ([], -1)
+            run, width = ([(pos, le)], n) if n >= 2 or n == 1 and _CSV_NAMES.fullmatch(line.strip()) else ([], -1)
         pos = le + 1
     close()
     return out
@@ -449,7 +454,7 @@ _LABEL = _Verbs(
 _CRITIQUE = _Verbs((("critique", "critiqu"),), ("批改", "点评", "赏析", "鉴赏", "品读", "解读"))
 # looks it over ("review" and "rate" are also what a code reviewer or a rate limit do: not a transformation)
 _REVIEW = _Verbs((("review", "review"), ("evaluate", "evaluat"), ("rate", "rate"), ("audit", "audit")),
-                 ("看看", "看一?下", "质检", "审核", "审阅", "评审", "审查"))
+                 ("看看", "看一?下", "质检", "审核", "审阅", "评审", "审查", "评估"))
 # reads it for what it says
 _FIND = _Verbs((("analy[sz]e", "analy[sz]"), ("identify", "identif"), ("detect", "detect")))
 # answers about it (判断, 分析: "判断请求类型" in a system prompt's steps declares no text to process)
@@ -593,6 +598,11 @@ def _introduced(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, int,
 _OWN_WORDS = re.compile(r"(?i:\bhere(?:'s|\s+is|\s+are)\s+my\s+(?:problem|question|questions|issue)\b)|(?:下面|以下)(?:是|就是)?我的问题")
 
 
+_THANKS_TO_HELPER = re.compile(r"\s*(?:(?i:(?:thank\s+you|thanks)\b[^\n]{0,30}?\b(?:for\s+(?:your|the)\s+help|in\s+advance)\b"
+                               r"|[^\n]{0,40}?\bI\s+(?:really\s+)?appreciate\s+(?:it|your\s+help)\b)"
+                               r"|(?:麻烦您了|麻烦你了|辛苦您了|辛苦你了|先谢谢|提前感谢))[^\n]{0,60}\s*\Z")
+
+
 def _handed_text_end(text: str, a: int, e: int, nxt: int | None) -> int:
     """Where the text handed over from ``a`` (after an introducer) ends: its paragraphs up to the next introducer
     (at ``nxt``) or a task instruction, without a trailing instruction paragraph or task sentences."""
@@ -607,8 +617,10 @@ def _handed_text_end(text: str, a: int, e: int, nxt: int | None) -> int:
             stop = p
             break
         ends.append((p, pe))
-    # a trailing instruction paragraph is the instruction, not part of the text
-    while len(ends) > 1 and _INSTRUCTION_PARA.match(text, ends[-1][0], ends[-1][1]):
+    # a trailing instruction paragraph is the instruction, not part of the text; a closing thanks to the one who helps
+    # is the user's ("Thank you so much for your help, I really appreciate it!", "麻烦您了，非常感谢！")
+    while len(ends) > 1 and (_INSTRUCTION_PARA.match(text, ends[-1][0], ends[-1][1])
+                             or _THANKS_TO_HELPER.match(text, ends[-1][0], ends[-1][1])):
         ends.pop()
     b = ends[-1][1] if ends else stop
     b = min(b, stop)
@@ -1296,6 +1308,10 @@ def _en_example_cue(text: str, m: re.Match[str]) -> int:
 _SLOT_DEFAULT = re.compile(r"\$\{[\w.-]{1,40}:[^{}\n]{1,400}\}|\{\{[\w.-]{1,40}:[^{}\n]{1,400}\}\}")
 
 
+# a sentence after an inline example that asks for the work: its request, not the example's
+_ASK_AFTER_EXAMPLE = re.compile(r"[.!。！](?=\s*(?:(?i:(?:could|can|would|will)\s+you\b|please\b|help\s+me\b)|请|麻烦|帮我|能不能|可以帮))")
+
+
 def _inline_examples(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
     """The rest of a line after an example cue and its colon ("例如：Close-up photography, …"), and a template
     slot's default text."""
@@ -1315,6 +1331,9 @@ def _inline_examples(text: str, s: int, e: int, seg: str) -> list[tuple[int, int
                 continue
             nl = text.find("\n", m.end(), e)
             a, b = _stripped(text, m.end(), e if nl < 0 else nl)
+            ask = _ASK_AFTER_EXAMPLE.search(text, a, b)  # ("Example: … should be 9. Could you please write …?": the request)
+            if ask is not None:
+                b = _stripped(text, a, ask.start() + 1)[1]
             if b > a:
                 out.append((a, b, "few_shot", f"kept: the example after {_short(text[head:m.end()].strip(), 20)!r}"))
     return out
@@ -1334,6 +1353,9 @@ _LINE_ENDS_WITH_COLON = re.compile(r"[^\n]*[:：][ \t]*(?:\n|\Z)")
 _TEMPLATE_TAIL = 120  # characters of a paragraph after the last placeholder's that is still the template's (a sign-off)
 
 
+_INLINE_COLON = re.compile(r"[^\n:：.。]{0,20}?[:：][ \t]*(?=\S)")
+
+
 def _templates(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
     """A template handed over to fill in: after a line that calls it one and ends with a colon, between the rule
     lines ("---") that open it, or else to the end of the paragraph of its last placeholder.  (A prompt that only
@@ -1349,6 +1371,12 @@ def _templates(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str,
         intro = _LINE_ENDS_WITH_COLON.match(text, word.end(), e) if ls != line else None
         line = ls
         if intro is None:
+            inline = _INLINE_COLON.match(text, word.end(), e)  # "Reply using this template: Dear {name}, …": its line
+            if inline is not None:
+                le = text.find("\n", inline.end(), e)
+                a, b = _stripped(text, inline.end(), e if le < 0 else le)
+                if _PLACEHOLDER.search(text, a, b):
+                    out.append((a, b, "introduced", f"kept: the template after {_short(text[ls:inline.end()].strip(), 40)!r}"))
             continue
         a = intro.end()
         while a < e and text[a] in " \t\n":
@@ -1465,8 +1493,9 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:(?:say|reply|respond|answer)(?:\s+with)?(
                          # a fixed part of every reply: "Every reply must end with this sign-off:"
                          r"(?:this|the\s+following|the|a)\s+(?:sign-?off|greeting|opening(?:\s+line)?|closing(?:\s+line)?|"
                          r"signature|tagline|disclaimer)))"
-                         r"|说|回复|回答|答复|开头用|结尾用|开场白|结束语|内容(?:大意|大概|大致|主要)?(?:是|为|如下)|正文(?:是|为)|原话(?:是)?|写上"
-                         r"|(?:开场白|结束语|结尾语|开头语|问候语|签名|落款)(?:固定|统一|一律|必须|要|都)?(?:为|是|用|说))"
+                         r"|说|回复|回答|答复|开头用|结尾用|开场白|结束语|内容(?:大意|大概|大致|主要)?(?:是|为|如下)|(?:大概|大致|主要)?意思(?:是|为)|大意(?:是|为)|正文(?:是|为)|原话(?:是)?|写上"
+                         r"|(?:开场白|结束语|结尾语?|开头语?|问候语|签名|落款)(?:固定|统一|一律|必须|要|都)?(?:为|是|用|说)"
+                         r"|(?:加上|附上|带上|写上|说)(?:这句话|这句|下面这句话?|以下这句话?))"
                          r"[ \t]*(?:\*\*)?[ \t]*\Z")
 # a line that points at what follows it to be passed on as written ("Send this SMS exactly, filling in {time}:",
 # "请原样发送下面这条短信，只替换{时间}：") — not the rules or the format to follow exactly, nor "Offer exactly 7 categories:"
@@ -1606,11 +1635,18 @@ def _pointed_texts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, 
 _FIXED_DECL = re.compile(r"(?i:\b(?:must\s+not|do\s+not|don'?t|never|cannot|can'?t|may\s+not)\s+(?:change|alter|modify|edit|"
                          r"rephrase|reword|paraphrase)\s+(?:the\s+|any\s+|a\s+|their\s+)?(?:[\w-]+\s+){0,2}?(?:wording|text|"
                          r"macros?|templates?|scripts?|words?)\b|\bverbatim\b|\bword\s+for\s+word\b|\bexactly\s+as\s+written\b)"
-                         r"|不得(?:改动|修改|更改|改变|删改)|不要(?:改动|修改|更改)|不能(?:改动|修改)|一字不改|原样使用|逐字")
+                         r"|不得(?:改动|修改|更改|改变|删改|改写)|不要(?:改动|修改|更改|改写)|不能(?:改动|修改|改写)|禁止(?:改动|修改|改写|更改)"
+                         r"|一字不改|原样使用|逐字|(?i:\bnever\s+reword\b|\bexactly\s+as\s+written\b)")
 _FIXED_HINTS = ("hange", "lter", "odify", "dit", "ephrase", "eword", "araphrase", "erbatim", "ord for word", "xactly as written",
-                "不得", "不要改", "不要修", "不要更", "不能改", "不能修", "一字不改", "原样使用", "逐字")
+                "不得", "不要改", "不要修", "不要更", "不能改", "不能修", "禁止", "一字不改", "原样使用", "逐字", "eword")
 _FIXED_HEADING = re.compile(r"^[ \t]*(?:={2,}|-{2,}|#{1,6}|【|\[|\*\*)[^\n]*(?:(?i:macro|template|script|canned|snippet)|话术|模板|"
                             r"标准回复|脚本|范文)[^\n]*$", re.MULTILINE)
+
+
+_FIXED_NOUN = re.compile(r"(?i:\b(?:canned\s+(?:replies|responses|messages)|macros?|templates?|scripts?|fixed\s+(?:phrases|replies)|"
+                         r"standard\s+(?:replies|responses|phrases))\b)|话术|模板|标准回复|固定回复")
+# a labelled line of fixed text: "Greeting: Hi there! Thanks for contacting Acme Support."
+_FIXED_LINE = re.compile(r"^[ \t]*(?:[-*][ \t]*)?[^\n:：]{1,30}[:：][ \t]*(\S[^\n]*)$", re.MULTILINE)
 
 
 def _fixed_texts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
@@ -1619,8 +1655,14 @@ def _fixed_texts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, st
     decl = _FIXED_DECL.search(text, s, e)
     if decl is None:
         return []
-    heads = list(_FIXED_HEADING.finditer(text, decl.end(), e))
+    line = text.rfind("\n", s, decl.start()) + 1 or s
+    heads = list(_FIXED_HEADING.finditer(text, line, e))  # (the declaration may stand in the heading: "## 固定话术（禁止改写）")
     out = []
+    if not heads and _FIXED_NOUN.search(text, line, decl.end() + 40):
+        # "Use the following canned replies exactly as written:⏎Greeting: Hi there! …⏎Closing: …": each labelled line
+        for m in _FIXED_LINE.finditer(text, decl.end(), e):
+            out.append((m.start(1), m.end(1), "introduced", f"kept: a fixed text the prompt says not to change "
+                                                            f"({_short(text[m.start():m.start(1)].strip(' :：-*'), 30)!r})"))
     for k, h in enumerate(heads):
         stop = heads[k + 1].start() if k + 1 < len(heads) else e
         nxt = _HEADING.search(text, h.end(), stop)  # (a markdown heading of another kind ends it)
@@ -1634,7 +1676,7 @@ def _fixed_texts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, st
 # the words an edit request replaces and the words it puts instead, unquoted ("Change Enjoy the croissant! to Have a
 # bite of heaven! and keep the rest.", "把祝大家假期愉快改成好好休息，其他不变")
 _CHANGE_TO = re.compile(r"(?i:\b(?:change|replace|swap)\s+(?!it\b|that\b|this\b)(?P<old>[^\n\"“”]{2,80}?)\s+(?:to|with|into)\s+"
-                        r"(?P<new>[^\n\"“”]{2,80}?)(?=\s+and\s+(?:keep|leave|don't|do\s+not)\b|\s*$|\s*\n|[.;]\s))"
+                        r"(?P<new>[^\n\"“”?]{2,80}?)(?=\s+and\s+(?:keep|leave|don't|do\s+not)\b|[.;!?]?\s*$|\s*\n|[.;!?]\s))"
                         r"|把(?P<old_zh>[^\n“”「」，,。]{2,40}?)(?:改成|换成|改为|替换成|替换为)(?P<new_zh>[^\n“”「」，,。；;]{1,40}?)"
                         r"(?=[，,。；;]|$)")
 _CHANGE_HINTS = ("hange", "eplace", "wap", "改成", "换成", "改为", "替换")
@@ -1736,8 +1778,9 @@ _TASK_INTRO = re.compile(
     # reported words: "房东刚给我发微信：", "客户回了一封邮件："
     r"|[^：:\n]{0,12}?(?:房东|房客|租客|老板|领导|客户|同事|朋友|老师|家长|HR|对方|买家|卖家|邻居|他|她)(?:刚|刚刚|刚才|又|今天|昨天)?"
     r"(?:给我|跟我|给我们)?(?:发|回|留|写)(?:了)?(?:一条|一封|一段)?(?:微信|短信|消息|邮件|信息|留言|私信)(?:说|如下)?"
+    r"|[^：:\n]{0,20}?(?:发|回|说|留|写)了(?:一句|一条|一段|一封|这么一句|这样一句)(?:话|微信|短信|消息|邮件|信息|留言|私信)?"
     # said to pass on as written: "状态页公告，直接按这个发：", "原样转发："
-    r"|[^：:\n]{0,30}?(?:原样|原封不动|一字不改|一个字都不要?改|照发|照着发|直接(?:按这个)?发|按这个发|逐字|照读|照念)[^：:\n]{0,20}?"
+    r"|[^：:\n]{0,30}?(?:原样|原封不动|一字不改|一字不差|一个字都不要?改|照发|照着发|直接(?:按这个)?发|按这个发|逐字|照读|照念)[^：:\n]{0,20}?"
     # the text pointed at before the verb: "帮我把下面这份通知改得更正式一点，意思不要变："
     rf"|[^：:\n]{{0,20}}?(?:把|将|对|给)(?:下面|以下|下列|这)[^：:\n]{{0,20}}?(?:改|{_TASK_VERB_ZH})[^：:\n]{{0,30}}?"
     r")(?:\*\*)?[ \t]*[:：]"
@@ -1745,10 +1788,10 @@ _TASK_INTRO = re.compile(
 # what a line must hold before _TASK_INTRO is tried at its colon (most colons head "Rules:", a time or a key)
 # (searched in the lower-cased words before the colon: a case-insensitive search costs twice as much)
 _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\bmake\b|\bturn\b|\bsend\b|\bpost\b|\bpublish\b|\bforward\b|\bshare\b|"
-                       r"\bannounce\b|\bverbatim\b|\bword for word\b|\bas is\b|\bexactly as\b|\bexactly this\b|原样|原封不动|一字不改|一个字都不|照发|照着发|逐字|照读|照念|"
+                       r"\bannounce\b|\bverbatim\b|\bword for word\b|\bas is\b|\bexactly as\b|\bexactly this\b|原样|原封不动|一字不改|一字不差|一个字都不|照发|照着发|逐字|照读|照念|"
                        r"按这个发|直接发|翻成|译成|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
                        r"\breplied\b|\bposted\b|\btexted\b|\bmessaged\b|\b(?:was|is|reads?)\b"
-                       rf"|{_TASK_VERB_ZH}|改|微信|短信|消息|邮件|信息|留言|私信")
+                       rf"|{_TASK_VERB_ZH}|改|微信|短信|消息|邮件|信息|留言|私信|一句|一条|一段|一封")
 _CUE_WINDOW = 160  # characters before a colon: every intro's verb, "one" or "from" stands within them
 # a turn asks for its work before the text it hands over, in its first lines: a colon further on heads a section of a
 # long prompt ("Check for:", "Output:"), not the text of a request
@@ -1808,18 +1851,20 @@ _REPORTED = (
     r"(?:notes|minutes|transcript)|minutes|(?:error[ \t]+)?logs?|stack[ \t]*trace|traceback|(?P<input>input)|"
     # a record about someone or something: "Note for patient #A-55102 (outpatient):", "Incident report from site 4:"
     r"(?:(?:clinical|physician|doctor'?s|progress|visit|case|incident|discharge)[ \t]+)?(?:note|notes|memo|record|report|"
-    r"chart|summary)[ \t]+(?:for|from|of|on|about)[ \t]+[^:：\n]{1,40}?)"
+    r"chart|summary|feedback|comment|message|review|reply|response|complaint)[ \t]+(?:for|from|of|on|about)[ \t]+"
+    r"[^:：\n]{1,40}?)"
     r"|(?P<input_zh>输入)|发票|收据|简历|日志|报错(?:信息)?|(?:会议|聊天|对话|通话)(?:记录|纪要)"
     r"|(?:这是|以下是|下面是)(?:我|我们|我儿子|我女儿|孩子|学生)的[\u4e00-\u9fff]{0,6}?(?:作业|作文|翻译|答案|文章|简历|"
     r"代码|稿子|论文|草稿|邮件|回答|作品|日记|周记)"
     r"|(?i:here(?:'s|\s+is|\s+are)\s+(?:my|our|his|her)\s+(?:[a-z-]+\s+)?(?:homework|assignment|answers?|"
-    r"translation|essay|work|draft|letter|cover\s+letter|resume|code))"
+    r"translation|essay|work|draft|letter|cover\s+letter|resume|code|opening|intro|introduction|pitch|speech|toast|script|"
+    r"greeting|reply|response|message|e-?mail|bio|post|paragraph|sentence|answer))"
 )
 # a label at a line start before the text it names, on the same line ("Paragraph 2: In my last job …"), or before the
 # lines of a record ("会议记录（3月21日）：") — when the request names the same thing ("polish the second paragraph")
 _TEXT_LABEL = re.compile(r"[ \t]*(?:\*\*)?((?i:paragraph|draft|email|e-mail|letter|sentence)(?=[ \t]*\d{0,2}(?:\*\*)?"
                          r"[ \t]*:[ \t]*\S)(?:[ \t]*\d{1,2})?|第[一二三四五六七八九十\d]+段|(?:会议|聊天|对话|通话|访谈)?记录|邮件|草稿"
-                         r"|(?P<self>[\u4e00-\u9fff]{0,6}?(?:内容|原文|正文|评论|评价|留言|反馈|作文|文章|文本)|Text(?:[ \t]+below)?|The[ \t]+text"
+                         r"|(?P<self>[\u4e00-\u9fff\d#]{0,8}?(?:内容|原文|正文|评论|评价|留言|反馈|作文|文章|文本)|Text(?:[ \t]+below)?|The[ \t]+text"
                          r"|(?i:(?:customer|client|original)(?:'s)?[ \t]+(?:message|e-?mail|complaint|"
                          r"review|comment|ticket|feedback|reply|post|text)|complaint)"
                          r"))"
@@ -1844,7 +1889,7 @@ _REQUEST_FORM = re.compile(rf"[ \t]*(?:(?i:(?:hi|hello|hey|ok|okay)\b[^.!?\n]{{0
 _FENCE_MARKS = ("---", "——", "___", "***", "===", "<<<", ">>>", '"""', "'''")
 _LABEL_WORDS = ("aragraph", "raft", "mail", "etter", "entence", "段", "记录", "邮件", "草稿", "内容", "原文", "正文", "评论", "作文",
                 "文章", "文本", "评价", "留言", "反馈", "ext", "ustomer", "lient", "riginal", "omplaint", "icket",
-                "nvoice", "eceipt", "esume", "inutes", "ote", "eport", "nput", "ranscript", "og", "race", "输入", "发票", "收据",
+                "nvoice", "eceipt", "esume", "inutes", "ote", "eport", "eedback", "nput", "ranscript", "og", "race", "输入", "发票", "收据",
                 "简历", "日志", "报错", "纪要", "我的", "ere")
 # a rule line that fences the text a turn hands over ("---", "———", "***", "===")
 _FENCE_RULE = re.compile(r"^[ \t]*(?:-{3,}|—{2,}|_{3,}|\*{3,}|={3,}|<{3,}|>{3,}|\"{3}|'{3})[ \t]*$", re.MULTILINE)
@@ -1868,8 +1913,10 @@ def _text_labels(text: str, s: int, e: int) -> list[re.Match[str]]:
             ls = text.rfind("\n", s, k) + 1 or s
             # (a label opens its line, or a sentence on it: "**Paragraph 2**:", "会议记录（…）：", "您好！用户投诉原文：")
             near = max(ls, k - 13)
-            stop = max(text.rfind(c, near, k) for c in "。！？!?")
+            stop = max(text.rfind(c, near, k) for c in "。！？!?.")
             ls = stop + 1 if stop >= 0 else ls
+            while ls < k and text[ls] in " \t":
+                ls += 1
             if ls not in found and k - ls <= 12:
                 m = _REPORTED_LABEL.match(text, ls, e) or _TEXT_LABEL.match(text, ls, e)
                 if m is not None:
@@ -2066,7 +2113,12 @@ _REPORTED_SENTENCE = re.compile(r"(?i:(?:our|the|my|a|this)?\s*(?:customer|clien
                                 r"student|landlord|tenant|neighbou?r|friend|mom|dad|mother|father|wife|husband|partner|"
                                 r"recruiter|seller|buyer|he|she|they|someone)\s+(?:just\s+|already\s+|also\s+)?"
                                 r"(?:wrote|said|sent|texted|e-?mailed|posted|replied|messaged|forwarded)\s+(?:me\s+|us\s+)?"
-                                r"(?:this|the\s+following)\s*[.。])|(?:原文|原话|内容|正文|全文)[。.]")
+                                r"(?:this|the\s+following)\s*[.。]|(?:got|received|here'?s|here\s+is)\s+(?:this|a|the)\s+(?:text|message|"
+                                r"e-?mail|note|reply|comment|review|voicemail|dm)\s+(?:I\s+got\s+)?from\s+(?:my|our|the|a|an)\s+"
+                                r"[a-z]+(?:\s+[a-z]+)?\s*[.:。])|(?:原文|原话|内容|正文|全文)[。.]"
+                                # a question that asks for work on what follows: "Can you translate this into German for me?"
+                                rf"|(?i:(?:can|could|would|will)\s+you\s+(?:please\s+)?{_TASK_VERB_EN}\s+(?:this|these|the\s+following)"
+                                r"\b[^?.!\n]{0,60}\?)")
 
 
 def _opening_sentence_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
@@ -2377,9 +2429,9 @@ def _deliverables(view: TextView) -> dict[int, str]:
         m = _WRITE_A_TEXT.search(text, b.start, b.end) or _EDIT_REQUEST.search(text, b.start, min(b.end, b.start + 200))
         if m is not None:
             out[nxt.msg_pos] = f"kept: the text the turn before asked for ({_short(m.group(0), 40)!r})"
-        elif k > 0 and blocks[k - 1].role == "assistant" and blocks[k - 1].msg_pos in out and (
-                _works_on_the_last_reply(text, b.start, b.end) or _asks_for_a_revision(text, b.start, b.end)
-                or b.end - b.start <= _ADDS_MAX and _ADDS_TO_IT.match(text, b.start, b.end)):
+        elif k > 0 and blocks[k - 1].role == "assistant" and (_works_on_the_last_reply(text, b.start, b.end) or (
+                blocks[k - 1].msg_pos in out and (_asks_for_a_revision(text, b.start, b.end)
+                                                  or b.end - b.start <= _ADDS_MAX and _ADDS_TO_IT.match(text, b.start, b.end)))):
             # a new version of a text delivered before ("Make the email above more formal.", "把上面的邮件改得更正式一些")
             out[nxt.msg_pos] = f"kept: the new version the turn before asked for ({_short(text[b.start:b.end], 40)!r})"
     return out
@@ -2571,6 +2623,10 @@ def _template_lines(text: str, system: Sequence[BlockRef]) -> list[tuple[re.Patt
         if "{" not in seg and "[" not in seg and "【" not in seg:
             continue
         for line in seg.split("\n"):
+            first_slot = _SLOT.search(line)
+            if first_slot is not None:  # (from after the intro that names it: "Reply using this template: Dear {name}, …")
+                intro = max(line.rfind(":", 0, first_slot.start()), line.rfind("：", 0, first_slot.start()))
+                line = line[intro + 1:]
             parts = _SLOT.split(line.strip(" \t-*>"))
             if len(parts) < 2 or sum(len(p.strip()) for p in parts) < 6:
                 continue
@@ -2594,6 +2650,8 @@ def _echoed_quotes(text: str, system: Sequence[BlockRef], blocks: Sequence[Block
         # (the phrases a <redundant_phrases> directive lists are the engine's to prune, not the model's to say)
         skip = [m.span() for m in _DIRECTIVE.finditer(text, b.start, b.end)] if found and "<" in seg else []
         quoted.update(text[a + 1:z - 1] for a, z in found if not any(x <= a < y for x, y in skip))
+        # (and the words a line gives to say: "每次回复的结尾统一为：祝好，感谢您的耐心！")
+        quoted.update(text[a:z] for a, z, _, _ in _scripts(text, b.start, b.end, seg) if z - a <= _ECHO_MAX)
     quoted = {q for q in quoted if 2 <= len(q.strip()) <= _ECHO_MAX and any(c.isalpha() for c in q)}
     templates = _template_lines(text, system)
     if not quoted and not templates:

@@ -316,7 +316,7 @@ def _without_greetings_in_character(view: TextView, hits: list[_Hit]) -> list[_H
                 thanked = _thanks_keyed(view)
             if thanked:
                 continue
-            if _THANKED_NAME.match(text, h[1], view.block_at(h[0]).end) or _TITLE_AFTER.match(text, h[1]):
+            if _THANKED_NAME.match(text, h[1], view.block_at(h[0]).end) or _NAME_WITH_TITLE.match(text, h[1]):
                 continue  # "Thank you, Priya." / "Thank you Dr. Nwosu, …": without the thanks a bare name is left
         if _GREETING.fullmatch(text, h[0], h[1]):
             block = view.block_at(h[0])
@@ -356,10 +356,10 @@ _THANKED_NAME = re.compile(r"[,，]?[ \t]*(?:[A-Z][A-Za-z-]*(?:[ \t][A-Z][A-Za-z
                            r"(?!" + "|".join(_ZH_COMPLEMENT_START) + r")"  # (谢谢大家！ 谢谢老师！ 谢谢你啊！: its complement)
                            r"[^\W\d_a-zA-Z我你您他她它们请想要是有在吗呢吧了的去找帮谢感多辛麻啊呀啦哦喔噢嘛哈咯]{1,4}[。！])")
 # a title before a name, whose full stop is no sentence end ("Thank you Dr. Nwosu, I'll bring …")
-_TITLE_AFTER = re.compile(r"[ \t,]*(?:Dr|Mr|Mrs|Ms|Prof|Sr|Jr|Capt|Rev|St)\.[ \t]+[A-Z]")
+_NAME_WITH_TITLE = re.compile(r"[ \t,]*(?:Dr|Mr|Mrs|Ms|Prof|Sr|Jr|Capt|Rev|St)\.[ \t]+[A-Z]")
 # a short form of address that ends its sentence ("旅行者。", "纳西妲！", "Jordan."): a name or a title, not a
 # clause ("我想去吃饭。")
-_BARE_VOCATIVE = re.compile(r"[，,!！ \t]*(?:[^\W\d_a-zA-Z我你您他她它们请想要是有在吗呢吧了的去找帮]{1,4}[。！]|"
+_BARE_VOCATIVE = re.compile(r"[，, \t]*(?:[^\W\d_a-zA-Z我你您他她它们请想要是有在吗呢吧了的去找帮]{1,4}[。！]|"
                             r"[A-Z][A-Za-z0-9-]*(?:[ \t][A-Z][A-Za-z0-9-]*)?(?:[.!](?:[ \t\n]|\Z)|[。！]))")
 
 
@@ -368,6 +368,8 @@ _PLEASE_VERB_BEFORE = re.compile(r"(?i:\b(?:to|will|would|can|could|must|might|m
 # a word in title case after the hit on its line: "Thank You Note", "I Think I Need a Lawyer" (a title, not filler)
 _TITLE_AFTER = re.compile(r"[ \t]+[A-Z][a-z]*\b")
 _FOR_NOTHING = re.compile(r"(?i:\s+for\s+nothing\b)")
+# a message to pass on, right before its "please": "Tell him please …", "ask the landlord to please …"
+_RELAYED = re.compile(r"(?i:\b(?:tell|ask|remind|text|email|message)\s+(?:him|her|them|the\s+\w+|my\s+\w+)\s+(?:to\s+)?)\Z")
 # "kindly" after a word of its clause that is no request frame ("Treat new on-call hires kindly"); a softener opens its
 # request ("Kindly check", "Please kindly check", "I kindly ask", "could you kindly")
 _KINDLY_MANNER = re.compile(r"(?i:\b(?!(?:please|you|i|we|to|and|or|but|so|then|also|would|could|can|will|must|should)\b)"
@@ -403,6 +405,8 @@ def _not_filler_en(text: str, s: int, e: int) -> bool:
     if low == "please":
         if _PLEASE_VERB_BEFORE.search(text, max(0, s - 12), s) or _AS_YOU_PLEASE.search(text, max(0, s - 20), s):
             return True
+        if _RELAYED.search(text, max(0, s - 30), s):
+            return True  # "Tell him please fix the heater": the words of the message to pass on
         before = text[max(0, s - 40):s].rstrip(" \t")
         if phrase[0] == "P" and before and before[-1] not in ".!?:;,\n。！？：；，、":
             return True  # "… {supplements_preference} Please design …": its capital is the only sentence break
@@ -445,7 +449,7 @@ def _not_filler_zh(text: str, s: int, e: int) -> bool:
     sarcastic thanks before what went wrong ("谢谢你啊，把我整个下载文件夹都删了")."""
     if text[s] in "谢感多" and sarcastic_thanks(text, e):
         return True
-    if text.startswith("如果可以", s) and _ASKED_IF_POSSIBLE.search(text, max(0, s - 80, text.rfind("\x00", 0, s)), s):
+    if (text.startswith("如果可以", s) or text.startswith("可以的话", s)) and _ASKED_IF_POSSIBLE.search(text, max(0, s - 80, text.rfind("\x00", 0, s)), s):
         return True  # "…可不可以从公网访问。如果可以的话，顺便看下 8443": the condition is the answer to that question
     return e - s == 1 and text[s] == "嗨" and e < len(text) and (text[e].isalnum() or _is_cjk(text[e]))
 
@@ -1060,7 +1064,8 @@ def _noun_then_verb(rest: str) -> bool:
     """Whether what follows a frame ending in 我 opens with a noun and then a verb (jieba.posseg): 我妈妈订…, 我同事预订…
     — 我 owns the noun, the one the request is for ("总结这篇", "规划一下" are tagged nouns too, but no verb follows)."""
     tokens = _posseg(rest[:12])
-    return len(tokens) > 1 and len(tokens[0][0]) >= 2 and tokens[0][1] in ("n", "nr", "nrfg", "nz") and tokens[1][1][:1] == "v"
+    return len(tokens) > 1 and len(tokens[0][0]) >= 2 and tokens[0][1] in ("n", "nr", "nrfg", "nz") \
+        and tokens[1][1][:1] in ("v", "z", "d")  # (jieba tags 选 in 女儿选 "zg", 也 in 妈妈也订 "d")
 
 
 def _no_verb_after(rest: str) -> bool:

@@ -567,6 +567,10 @@ def _correction_in(text: str) -> re.Match[str] | None:
     return _CORRECTION.search(text)
 
 
+# a label that opens an item of data ("Reply B: ", "Option 2: ", "评论3：")
+_ITEM_LABEL = re.compile(r"[ \t]*[^\n:：。.!?]{1,20}[:：][ \t]*")
+
+
 def _why_not_a_constraint_copy(view: TextView, s: int, e: int, sent: tuple[int, int], prev: tuple[int, int] | None,
                                standing: bool, first: str = "") -> tuple[str, int]:
     """Why the statement at [s, e) cannot be taken as a repeat whatever it repeats ("" when it can), and where
@@ -596,7 +600,9 @@ def _why_not_a_constraint_copy(view: TextView, s: int, e: int, sent: tuple[int, 
         return "a label introducing what follows", s
     if text[s:sent[1]].rstrip(" *_\"'”」』）)").endswith(("?", "？")):
         return "a question, not a constraint", s
-    if not (standing or _has_constraint_word(span) or _has_constraint_word(text[sent[0]:sent[1]])):
+    label = _ITEM_LABEL.match(text, sent[0], s)  # ("Reply B: Store opens at 9.": the label's word is no rule's)
+    if not (standing or _has_constraint_word(span)
+            or _has_constraint_word(text[label.end() if label is not None else sent[0]:sent[1]])):
         return "not an instruction or requirement", s
     m = _correction_in(text[sent[0]:sent[1]])
     if m is None and prev is not None and len(view.units(*prev)) <= 4:
@@ -848,7 +854,10 @@ _LIFT = re.compile(r"(?i:\b(?:from\s+now\s+on|you\s+can\s+now|now\s+you\s+can|yo
 
 # a sentence that goes on from the one before it, in order ("Respond in English. Then, below that, respond in German
 # too", "然后再…"): the one before is a step of it, not a copy
-NEXT_STEP = re.compile(r"\s*(?:(?i:then|after\s+that|afterwards|below\s+that|under\s+that|next)\b|然后|接着|之后|随后|再(?!次))")
+NEXT_STEP = re.compile(r"\s*(?:(?i:then|after\s+that|afterwards|below\s+that|under\s+that|next)\b|然后|接着|之后|随后|再(?!次)"
+                       # or says how much of it, in a word or two ("Include an example. Only one.", "举个例子。只要一个。")
+                       r"|(?i:only|just|at\s+most|at\s+least|no\s+more\s+than|exactly|max(?:imum)?)\b[^.!?\n]{0,12}[.!]"
+                       r"|(?:只要|只|仅|最多|至少|就)[^。！\n]{0,6}[。！])")
 # a rule on the reply's layout, and what breaking it looks like in a reply: list or numbered lines, a table, headings
 _LAYOUT_RULES = (
     (re.compile(r"(?i:\b(?:bullet(?:s|\s+points?)?|lists?|numbered|numbering|enumerations?)\b)|列表|编号|项目符号|分点|序号"),
@@ -861,6 +870,11 @@ _LAYOUT_RULES = (
 _FORBIDS = re.compile(r"(?i:\b(?:not|no|never|don'?t|without|avoid)\b)|不要|不得|不能|不准|别|禁止|避免|勿|无需|不用")
 
 
+_FORBIDDEN_WORDS = re.compile(r"(?i:\b(?:not|never|don'?t|no)\s+(?:mention|use|include|say|write|add|put|discuss|reference|"
+                              r"bring\s+up|talk\s+about)\s+(?:any\s+|the\s+)?([^.;,!?\n]{2,40}))"
+                              r"|(?:不要|不得|别|禁止|不能)(?:再)?(?:提到|提及|提|使用|用|写|说|加|出现)([^。；，！？\n]{1,20})")
+
+
 def _reply_broke_it(text: str, s: int, e: int, reply: BlockRef) -> bool:
     """Whether the rule at [s, e) forbids a layout that the reply before it used ("不要使用列表或编号。" after a numbered
     list): said again, it asks for that reply to be redone, not a copy."""
@@ -869,7 +883,13 @@ def _reply_broke_it(text: str, s: int, e: int, reply: BlockRef) -> bool:
     for rule, used in _LAYOUT_RULES:
         if rule.search(text, s, e) and len(used.findall(text, reply.start, reply.end)) >= 2:
             return True
-    return False
+    # what it forbids to mention or use, said in the reply ("Do not mention IP addresses." after "…maps names to IP
+    # addresses."; "不要提到价格" after a reply with 价格)
+    m = _FORBIDDEN_WORDS.search(text, s, e)
+    if m is None:
+        return False
+    words = (m.group(1) or m.group(2) or "").strip(" \t\"'“”")
+    return len(words) >= 2 and words.lower() in text[reply.start:reply.end].lower()
 
 
 class Lifts:

@@ -182,8 +182,11 @@ def test_a_thanks_clause_opening_a_list_item_leaves_the_items_marker():
     r = prune(conv("You are a helper.", "- Please generate a summary.\n- Thanks again, I love it!"), 0.95)
     assert r.messages[1].pruned.endswith("\n- I love it!")
     # and a lower-case rest keeps the whole item, marker and all
+    r = prune(conv("You are a helper.", "- Please generate a summary.\n- Thanks again, you fixed the build!"), 0.95)
+    assert r.messages[1].pruned.endswith("\n- Thanks again, you fixed the build!")
+    # an item of nothing but politeness goes whole, its marker with it ("you rock" is filler too)
     r = prune(conv("You are a helper.", "- Please generate a summary.\n- Thanks again, you rock!"), 0.95)
-    assert r.messages[1].pruned.endswith("\n- Thanks again, you rock!")
+    assert r.messages[1].pruned == "- Please generate a summary."
 
 
 def test_a_declared_phrase_between_commas_goes_with_them():
