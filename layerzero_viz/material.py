@@ -599,8 +599,9 @@ _OWN_WORDS = re.compile(r"(?i:\bhere(?:'s|\s+is|\s+are)\s+my\s+(?:problem|questi
 
 
 _THANKS_TO_HELPER = re.compile(r"\s*(?:(?i:(?:thank\s+you|thanks)\b[^\n]{0,30}?\b(?:for\s+(?:your|the)\s+help|in\s+advance)\b"
-                               r"|[^\n]{0,40}?\bI\s+(?:really\s+)?appreciate\s+(?:it|your\s+help)\b)"
-                               r"|(?:麻烦您了|麻烦你了|辛苦您了|辛苦你了|先谢谢|提前感谢))[^\n]{0,60}\s*\Z")
+                               r"|[^\n]{0,40}?\bI\s+(?:really\s+|truly\s+|so\s+|greatly\s+)?appreciate\s+(?:it|your\s+help)\b)"
+                               r"|(?:麻烦您了|麻烦你了|辛苦您了|辛苦你了|先谢谢|提前感谢|谢谢啦|谢谢谢谢|辛苦辛苦|辛苦啦|万分感谢|感激不尽|"
+                               r"真的非常感激))[^\n]{0,60}\s*\Z")
 
 
 def _handed_text_end(text: str, a: int, e: int, nxt: int | None) -> int:
@@ -1649,10 +1650,18 @@ _FIXED_NOUN = re.compile(r"(?i:\b(?:canned\s+(?:replies|responses|messages)|macr
 _FIXED_LINE = re.compile(r"^[ \t]*(?:[-*][ \t]*)?[^\n:：]{1,30}[:：][ \t]*(\S[^\n]*)$", re.MULTILINE)
 
 
+def _line_end(text: str, pos: int, e: int) -> int:
+    """The end of the line holding ``pos`` (``e`` at most)."""
+    le = text.find("\n", pos, e)
+    return e if le < 0 else le
+
+
 def _fixed_texts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
     if not any(h in seg for h in _FIXED_HINTS):
         return []
     decl = _FIXED_DECL.search(text, s, e)
+    while decl is not None and not _FIXED_NOUN.search(text, _line_start(text, s, decl.start()), _line_end(text, decl.end(), e)):
+        decl = _FIXED_DECL.search(text, decl.end(), e)  # ("Keep file names exactly as written" fixes no script)
     if decl is None:
         return []
     line = text.rfind("\n", s, decl.start()) + 1 or s
@@ -1773,8 +1782,9 @@ _TASK_INTRO = re.compile(
     rf"|[^：:\n]{{0,30}}?{_TASK_VERB_ZH}[^：:\n]{{0,30}}?(?:这段|这篇|这封|这句|这份|这条|这个|这几条|下面|以下|如下|它|成[\u4e00-\u9fff]{{1,3}}[文语])[^：:\n]{{0,30}}?"
     # the text pointed at before the request: "下面是我的求职信草稿，麻烦只改语病，尽量保留我的措辞："
     rf"|[^：:\n]{{0,6}}?(?:下面|以下)(?:是|为)?[^：:\n]{{0,40}}?{_TASK_VERB_ZH}[^：:\n]{{0,30}}?"
-    # a bare request to work on what follows: "帮我润色一下 thanks:"
+    # a bare request to work on what follows: "帮我润色一下 thanks:", "麻烦你帮我翻译：" (a request form before the verb)
     rf"|[^：:\n]{{0,10}}?{_TASK_VERB_ZH}一下[^：:\n]{{0,12}}?"
+    rf"|[ \t]*(?:请|麻烦|帮我|帮忙|请你|请您|麻烦你|麻烦您)(?:你|您)?(?:帮我|帮忙)?(?:把它)?{_TASK_VERB_ZH}(?:成[\u4e00-\u9fff]{{1,3}}[文语])?"
     # reported words: "房东刚给我发微信：", "客户回了一封邮件："
     r"|[^：:\n]{0,12}?(?:房东|房客|租客|老板|领导|客户|同事|朋友|老师|家长|HR|对方|买家|卖家|邻居|他|她)(?:刚|刚刚|刚才|又|今天|昨天)?"
     r"(?:给我|跟我|给我们)?(?:发|回|留|写)(?:了)?(?:一条|一封|一段)?(?:微信|短信|消息|邮件|信息|留言|私信)(?:说|如下)?"
@@ -2543,7 +2553,10 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
             out.append(Material(b.start, b.end, "tool_result", f"kept: tool result (message {b.message})"))
             continue
         if processed_after is not None and b.msg_pos > processed_after and b.role in ("user", "assistant") \
-                and b.msg_pos not in revisions:  # ("谢谢！麻烦再改得正式一点。" in a translator's chat asks, it is no text)
+                and b.msg_pos not in revisions \
+                and not (b.role == "user" and _own_intro(text, b.start, b.end)):
+            # ("谢谢！麻烦再改得正式一点。" in a translator's chat asks, it is no text; a turn that says where its text
+            # starts — "你好，谢谢你！麻烦你帮我翻译：明天见。" — hands over what follows its intro)
             out.append(Material(b.start, b.end, "processed_turn",
                                 f"kept: a turn of the text this conversation processes ({declared})"))
             continue
@@ -2605,6 +2618,12 @@ def _verbatim_fields(text: str, system: Sequence[BlockRef], blocks: Sequence[Blo
                 out.append(Material(a, z, "introduced", f"kept: the {m.group(0).strip(' :：*-')!r} field the system "
                                                         "prompt says to copy as written"))
     return out
+
+
+def _own_intro(text: str, s: int, e: int) -> bool:
+    """Whether the turn [s, e) opens with a line that introduces its text ("麻烦你帮我翻译：…", "Translate this:"), within
+    its first 80 characters."""
+    return any(m.start() - s <= 80 for m in _task_intros(text, s, min(e, s + 120)))
 
 
 _ECHO_MAX = 40  # characters: a phrase the system prompt requires ("您的第一条消息只会是“嗨，我可以”"), not a passage
