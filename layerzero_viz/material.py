@@ -1510,7 +1510,11 @@ _NOT_A_SCRIPT = re.compile(r"(?i:\b(?:rules?|instructions?|steps?|guidelines?|fo
 # where _scripts looks: a colon after the last letter of a say-verb or a field (say, reply, respond, answer, with,
 # body, be, sign-off, greeting, 说, 回复, 回答, 开头用, 开场白, 内容是 …: a character class before a colon is one fast search; "The content is:"
 # is not looked for, only "内容是：")
-_SCRIPT_COLON = re.compile(r"[yYdDrRhHmMeEfFgG)说复答用白语是为下话上][ \t*]{0,4}[:：]")
+_SCRIPT_COLON = re.compile(r"[yYdDrRhHmM)说复答用白语是为下话上句][ \t*]{0,4}[:：]")
+# and the longer fields, looked for only in a block that holds one ("the message should be:", "this sign-off:")
+_SCRIPT_FIELD_COLON = re.compile(r"(?i:\bbe|sign-?off|greeting|opening(?:\s+line)?|closing(?:\s+line)?|tagline|signature|"
+                                 r"disclaimer)[ \t*]{0,4}[:：]")
+_SCRIPT_FIELD_HINTS = ("be:", "be :", "ff:", "eeting:", "ening:", "osing:", "ine:", "ture:", "laimer:")
 _VERBATIM_WORDS = ("xactly", "XACTLY", "erbatim", "ord for word", "s written", "原样", "一字", "原封不动", "一个字都不", "逐字", "不得增删",
                    "不要增删", "照读", "照念")
 
@@ -1583,6 +1587,8 @@ def _scripts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, s
     verbatim = any(w in seg for w in _VERBATIM_WORDS)
     colons = ([m.start() for m in _COLONS.finditer(text, s, e)] if verbatim
               else [s + m.end() - 1 for m in _SCRIPT_COLON.finditer(seg)])
+    if not verbatim and any(h in seg for h in _SCRIPT_FIELD_HINTS):
+        colons = sorted({*colons, *(s + m.end() - 1 for m in _SCRIPT_FIELD_COLON.finditer(seg))})
     for c in colons:
         ls = text.rfind("\n", s, c) + 1 or s
         le = text.find("\n", c, e)
@@ -1638,8 +1644,11 @@ _FIXED_DECL = re.compile(r"(?i:\b(?:must\s+not|do\s+not|don'?t|never|cannot|can'
                          r"macros?|templates?|scripts?|words?)\b|\bverbatim\b|\bword\s+for\s+word\b|\bexactly\s+as\s+written\b)"
                          r"|不得(?:改动|修改|更改|改变|删改|改写)|不要(?:改动|修改|更改|改写)|不能(?:改动|修改|改写)|禁止(?:改动|修改|改写|更改)"
                          r"|一字不改|原样使用|逐字|(?i:\bnever\s+reword\b|\bexactly\s+as\s+written\b)")
-_FIXED_HINTS = ("hange", "lter", "odify", "dit", "ephrase", "eword", "araphrase", "erbatim", "ord for word", "xactly as written",
-                "不得", "不要改", "不要修", "不要更", "不能改", "不能修", "禁止", "一字不改", "原样使用", "逐字", "eword")
+# (what every declaration holds, looked for in the block before the regex: most blocks have none)
+_FIXED_HINTS = ("not change", "n't change", "not alter", "n't alter", "not modify", "n't modify", "not edit", "n't edit",
+                "not rephrase", "n't rephrase", "not reword", "n't reword", "never reword", "ever change", "ever alter",
+                "erbatim", "ord for word", "xactly as written", "不得改", "不得修", "不得更", "不得删", "不要改", "不要修",
+                "不要更", "不能改", "不能修", "禁止改", "禁止修", "禁止更", "一字不改", "原样使用", "逐字")
 _FIXED_HEADING = re.compile(r"^[ \t]*(?:={2,}|-{2,}|#{1,6}|【|\[|\*\*)[^\n]*(?:(?i:macro|template|script|canned|snippet)|话术|模板|"
                             r"标准回复|脚本|范文)[^\n]*$", re.MULTILINE)
 
@@ -1708,7 +1717,7 @@ def _replacements(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, s
 # each finder gets the block as (text, s, e) and its text sliced once, ``seg`` (= text[s:e]), for its guards
 _FINDERS = (_code, _quotes, _introduced, _few_shot, _exam_items, _tables, _json, _marked, _example_sections,
             _announced_items, _opening_lines, _inline_examples, _handed_by_question, _front_matter, _templates,
-            _completion_slot, _label_pairs, _scripts, _pasted_structures, _pointed_texts, _replacements, _fixed_texts)
+            _completion_slot, _label_pairs, _scripts, _pasted_structures, _pointed_texts, _fixed_texts)
 # every finder but those of _NO_MARK_FINDERS needs one of these marks in the block (a backtick or tilde for a fence, 4
 # spaces or a tab for indented code, ;{} for bare code, a quotation mark, a colon for introduced text and
 # few-shot, | for a table, " or [ for JSON): most chat turns have none, and skip six finders at once
@@ -1716,7 +1725,7 @@ _MARK_CHARS = ":：\"'“「『«‘`~|[;{}\t"
 # (the exam items' options are labelled with letters and periods, found everywhere; marker lines and headings are
 # rows of arrows, dashes or hashes)
 _NO_MARK_FINDERS = (_exam_items, _marked, _example_sections, _announced_items, _opening_lines, _handed_by_question,
-                    _pointed_texts, _replacements, _fixed_texts)
+                    _pointed_texts, _fixed_texts)
 # directives instruct the engine, not the model: nothing inside them is material
 _DIRECTIVE = re.compile(r"<(protected_tokens|redundant_phrases)>.*?</\1>|<layer-zero\b[^<>]*>", re.DOTALL)
 
@@ -2572,9 +2581,11 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
                                 f"{_short(text[handing[b.msg_pos]:], 50)!r} of the block before"))
             continue
         found = block_material(text, b.start, b.end)
-        if b.role == "user" and (":" in text[b.start:b.end] or "：" in text[b.start:b.end]):
-            found.extend(r for r in _transcript(text, b.start, b.end)
-                         if not any(a <= r[0] and r[1] <= z for a, z, _, _ in found))
+        if b.role == "user":  # (a transcript pasted in a turn; the words an edit request replaces and puts in)
+            seg = text[b.start:b.end]
+            extra = _transcript(text, b.start, b.end) if ":" in seg or "：" in seg else []
+            extra += _replacements(text, b.start, b.end, seg)
+            found.extend(r for r in extra if not any(a <= r[0] and r[1] <= z for a, z, _, _ in found))
         if b.role == "user":  # (what the introducers found already is not listed twice)
             handed = any(r[2] == "introduced" for r in found)  # (a quote or code inside a text hands nothing over)
             found.extend(r for r in _task_material(text, b.start, b.end, payload=not handed)
@@ -2598,10 +2609,14 @@ _VERBATIM_FIELD = re.compile(r"(?i:\bcopy\s+(?:the\s+)?[`\"']?([a-z][\w -]{0,20}
                              r"|[“\"「]?([\u4e00-\u9fff]{1,8}?)[”\"」]?(?:字段|一栏|部分)?(?:须|必须|要|请)?(?:原样|原文|逐字|一字不改地?)(?:复制|照抄|保留|抄录)")
 
 
+_VERBATIM_FIELD_HINTS = ("opy", "opie", "OPY", "原样", "原文", "逐字", "一字不改")
+
+
 def _verbatim_fields(text: str, system: Sequence[BlockRef], blocks: Sequence[BlockRef]) -> list[Material]:
     """In the turns after the system prompt, the value of each field it says to copy as written ("Notes: Thank you for
     your business! …" after "Copy `notes` verbatim"): to the end of its paragraph."""
     names = {next(g for g in m.groups() if g).strip().lower() for b in system
+             if any(h in text[b.start:b.end] for h in _VERBATIM_FIELD_HINTS)
              for m in _VERBATIM_FIELD.finditer(text, b.start, b.end)}
     if not names:
         return []
