@@ -1779,6 +1779,7 @@ _TASK_INTRO = re.compile(
     # reply that I agree:"
     r"|(?i:[^:：\n]{0,60}?\b(?:wrote|writes|said|says|replied|posted|texted|messaged|(?:message|email|e-mail|review|"
     r"comment|reply|text|note|post|answer)[ \t]+(?:was|is|reads|read|said|says)(?:[ \t]+(?:just|only|simply))?)"
+    r"(?:[ \t]+(?:me[ \t]+)?(?:this|the[ \t]+following|back))?"  # ("I wrote this:", "Tom sent me this:")
     r"(?:[ \t]*[,;—–-][^:：\n]{0,80}?)?)"
     # said to pass on as written: "Send this to #eng-all, word for word:", "Post it verbatim:"
     r"|(?i:[^:：\n]{0,80}?\b(?:verbatim|word[ \t]+for[ \t]+word|as[ \t]+is|exactly[ \t]+(?:as[ \t]+(?:written|it[ \t]+is)|this))\b"

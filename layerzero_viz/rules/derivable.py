@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..view import BlockRef, Candidate, Hits, TextView, clauses, sentences, units
-from .repeated import NEXT_STEP, Lifts, left_alone
+from .repeated import NEXT_STEP, Lifts, left_alone, reply_broke_it
 
 if TYPE_CHECKING:
     from . import RuleContext
@@ -91,6 +91,10 @@ def _found(view: TextView, ctx: RuleContext) -> list[Candidate]:
                     continue
                 if b.role == "user" and lifts.between(first[1], b.start):
                     continue  # "From now on you may answer in Spanish" … "Always answer in English.": put back
+                k = view.block_index_at(b.start)
+                if b.role == "user" and k > 0 and view.blocks[k - 1].role == "assistant" \
+                        and reply_broke_it(text, m.start(), m.end(), view.blocks[k - 1]):
+                    continue  # "请用中文回答。" right after an English reply: it asks for that reply again
                 clause = _clause_around(view, m.start(), m.end(), b)
                 if clause is None:
                     continue

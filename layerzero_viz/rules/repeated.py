@@ -790,7 +790,7 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                 if not why and sent[1] >= e - 1 and NEXT_STEP.match(text, sent[1], blocks[bi].end):
                     why = "a step the next sentence goes on from"
                 if not why and blocks[bi].role == "user" and bi > 0 and blocks[bi - 1].role == "assistant" \
-                        and _reply_broke_it(text, s, e, blocks[bi - 1]):
+                        and reply_broke_it(text, s, e, blocks[bi - 1]):
                     why = "said again right after a reply that broke it: a correction of that reply"
                 if not why and blocks[bi].role == "user" and lifts.between(first.end, blocks[bi].start):
                     why = "said again after a later turn lifted or changed the rules: it puts them back"
@@ -870,14 +870,20 @@ _LAYOUT_RULES = (
 _FORBIDS = re.compile(r"(?i:\b(?:not|no|never|don'?t|without|avoid)\b)|不要|不得|不能|不准|别|禁止|避免|勿|无需|不用")
 
 
-_FORBIDDEN_WORDS = re.compile(r"(?i:\b(?:not|never|don'?t|no)\s+(?:mention|use|include|say|write|add|put|discuss|reference|"
+_REPLY_LANGUAGE = re.compile(r"(?:用|使用)(中文|汉语|英文|英语)(?:回答|回复|作答)|(?i:\b(?:respond|reply|answer|write)\s+in\s+(English|Chinese)\b)")
+_FORBIDDEN_WORDS = re.compile(r"(?i:\b(?:not|never|don'?t|no)\s+(?:mention|use|include|say|write|add|put|discuss|reference|suggest|"
+                              r"recommend|propose|advise|"
                               r"bring\s+up|talk\s+about)\s+(?:any\s+|the\s+)?([^.;,!?\n]{2,40}))"
                               r"|(?:不要|不得|别|禁止|不能)(?:再)?(?:提到|提及|提|使用|用|写|说|加|出现)([^。；，！？\n]{1,20})")
 
 
-def _reply_broke_it(text: str, s: int, e: int, reply: BlockRef) -> bool:
+def reply_broke_it(text: str, s: int, e: int, reply: BlockRef) -> bool:
     """Whether the rule at [s, e) forbids a layout that the reply before it used ("不要使用列表或编号。" after a numbered
     list): said again, it asks for that reply to be redone, not a copy."""
+    lang = _REPLY_LANGUAGE.search(text, s, e)
+    if lang is not None:  # "请用中文回答。" right after an English reply
+        cjk = len(_CJK.findall(text, reply.start, reply.end)) / max(1, reply.end - reply.start)
+        return cjk < 0.2 if (lang.group(1) or lang.group(2) or "").lower() in ("中文", "汉语", "chinese") else cjk > 0.5
     if not _FORBIDS.search(text, s, e):
         return False
     for rule, used in _LAYOUT_RULES:
@@ -889,7 +895,11 @@ def _reply_broke_it(text: str, s: int, e: int, reply: BlockRef) -> bool:
     if m is None:
         return False
     words = (m.group(1) or m.group(2) or "").strip(" \t\"'“”")
-    return len(words) >= 2 and words.lower() in text[reply.start:reply.end].lower()
+    said = text[reply.start:reply.end].lower()
+    if m.group(1):  # (each word of four letters or more, by its first five: "restarting" is said as "restart")
+        stems = [w[:5] for w in re.findall(r"[a-z]{4,}", words.lower())]
+        return bool(stems) and all(w in said for w in stems)
+    return len(words) >= 2 and words.lower() in said
 
 
 class Lifts:
