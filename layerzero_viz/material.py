@@ -2141,6 +2141,10 @@ _REPORTED_SENTENCE = re.compile(r"(?i:(?:our|the|my|a|this)?\s*(?:customer|clien
                                 r"\b[^?.!\n]{0,60}\?)")
 
 
+_OPENING_STOPS = re.compile(r"[.!?。！？][ \t]*")
+_OPENING_REACH = 160  # characters: the greeting and small talk before reported words
+
+
 def _opening_sentence_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
     """What follows a turn's opening sentence that hands it over without a colon (``_VERBATIM_SENTENCE``,
     ``_TONE_QUESTION``, ``_REPORTED_SENTENCE``), to the end of its paragraph (the next paragraph may ask something
@@ -2149,6 +2153,11 @@ def _opening_sentence_payload(text: str, s: int, e: int) -> list[tuple[int, int,
     while a < e and text[a] in " \t\n":
         a += 1
     m = _VERBATIM_SENTENCE.match(text, a, e) or _TONE_QUESTION.match(text, a, e) or _REPORTED_SENTENCE.match(text, a, e)
+    if m is None:  # (reported words may follow a greeting: "Hi there! Hope you're well. Got this text from a customer. …")
+        for stop in _OPENING_STOPS.finditer(text, a, min(e, a + _OPENING_REACH)):
+            m = _REPORTED_SENTENCE.match(text, stop.end(), e)
+            if m is not None:
+                break
     if m is None:
         return []
     pa = m.end()
