@@ -2651,6 +2651,10 @@ def _own_intro(text: str, s: int, e: int) -> bool:
     return any(m.start() - s <= 80 for m in _task_intros(text, s, min(e, s + 120)))
 
 
+# a negation just before a quoted phrase: the prompt forbids it ("不要使用“亲亲”", "never say \"please\"", "avoid 'Dear
+# Sir'")
+_FORBIDDEN_BEFORE = re.compile(r"(?:不要|不得|不能|别|禁止|勿|避免|不许|(?i:\b(?:never|don'?t|do\s+not|avoid|no|without|not)\b))"
+                               r"[^。！？.!?\n“\"「]{0,14}$")
 _ECHO_MAX = 40  # characters: a phrase the system prompt requires ("您的第一条消息只会是“嗨，我可以”"), not a passage
 # a placeholder of a template line: {first_name}, {{name}}, [Name], 【姓名】
 _SLOT = re.compile(r"\{\{?[A-Za-z_\u4e00-\u9fff][\w \u4e00-\u9fff]{0,30}\}\}?|\[[A-Z\u4e00-\u9fff][\w \u4e00-\u9fff]{0,30}\]"
@@ -2691,9 +2695,11 @@ def _echoed_quotes(text: str, system: Sequence[BlockRef], blocks: Sequence[Block
             found.extend(m.span() for m in _PAIRED.finditer(text, b.start, b.end))
         if '"' in seg:
             found.extend((a, z) for a, z, _, _ in _straight_quotes(text, b.start, b.end))
-        # (the phrases a <redundant_phrases> directive lists are the engine's to prune, not the model's to say)
+        # (the phrases a <redundant_phrases> directive lists are the engine's to prune, not the model's to say; a
+        # phrase the prompt forbids — 不要使用“亲亲”, Never say "please" — is no phrase it requires)
         skip = [m.span() for m in _DIRECTIVE.finditer(text, b.start, b.end)] if found and "<" in seg else []
-        quoted.update(text[a + 1:z - 1] for a, z in found if not any(x <= a < y for x, y in skip))
+        quoted.update(text[a + 1:z - 1] for a, z in found if not any(x <= a < y for x, y in skip)
+                      and not _FORBIDDEN_BEFORE.search(text, max(b.start, a - 24), a))
         # (and the words a line gives to say: "每次回复的结尾统一为：祝好，感谢您的耐心！")
         quoted.update(text[a:z] for a, z, _, _ in _scripts(text, b.start, b.end, seg) if z - a <= _ECHO_MAX)
     quoted = {q for q in quoted if 2 <= len(q.strip()) <= _ECHO_MAX and any(c.isalpha() for c in q)}

@@ -955,3 +955,15 @@ def test_review_24_handed_over_text_is_kept(case):
     offset = 1 if "system" in case["input"] else 0
     got = {("system" if offset and i == 0 else str(i - offset)): m.pruned for i, m in enumerate(r.messages)}
     assert {k: got[k] for k in case["expected"]} == case["expected"]
+
+
+def test_a_phrase_the_system_prompt_forbids_is_not_kept_where_a_turn_says_it():
+    # (ecommerce_support.zh: its schema says 不要使用“亲亲”, its directive lists 亲亲 as redundant — the quoted phrase had
+    # been kept in the user's turns as words the system prompt quotes)
+    system = '<redundant_phrases>["亲亲"]</redundant_phrases>\n你是客服助手。回复不要使用“亲亲”。最后一句必须以“祝您愉快”结尾。'
+    doc = {"system": system, "messages": [{"role": "user", "content": "亲亲！我的订单#12345什么时候发货？"},
+                                          {"role": "assistant", "content": "明天发货。祝您愉快"},
+                                          {"role": "user", "content": "好的，谢谢亲亲！"}]}
+    r = annotate(load_conversation(json.dumps(doc, ensure_ascii=False)), env={}).at_ratio(0.95)
+    assert "亲亲" not in r.messages[1].pruned and "#12345" in r.messages[1].pruned
+    assert r.messages[2].pruned == "明天发货。祝您愉快"  # (a quoted phrase it requires stays where a reply says it)
