@@ -903,6 +903,12 @@ def _line_start(text: str, s: int, at: int) -> int:
     return text.rfind("\n", s, at) + 1 or s
 
 
+def _line_end(text: str, pos: int, e: int) -> int:
+    """The end of the line holding ``pos`` (``e`` at most)."""
+    le = text.find("\n", pos, e)
+    return e if le < 0 else le
+
+
 def _next_label(label: str) -> str:
     return chr(ord(label) + 1)
 
@@ -1374,8 +1380,7 @@ def _templates(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str,
         if intro is None:
             inline = _INLINE_COLON.match(text, word.end(), e)  # "Reply using this template: Dear {name}, …": its line
             if inline is not None:
-                le = text.find("\n", inline.end(), e)
-                a, b = _stripped(text, inline.end(), e if le < 0 else le)
+                a, b = _stripped(text, inline.end(), _line_end(text, inline.end(), e))
                 if _PLACEHOLDER.search(text, a, b):
                     out.append((a, b, "introduced", f"kept: the template after {_short(text[ls:inline.end()].strip(), 40)!r}"))
             continue
@@ -1479,7 +1484,7 @@ def _transcript(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
             out.append((run[0].start(), run[-1].end(), "introduced",
                         f"kept: a transcript of {len(set(names))} speakers ({', '.join(dict.fromkeys(names))[:40]})"))
         run = [m] if m is not None else []
-    return [(a + len(text[a:b]) - len(text[a:b].lstrip()), b, k, d) for a, b, k, d in out]
+    return [(_stripped(text, a, b)[0], b, k, d) for a, b, k, d in out]
 
 
 # the words to say, after a say-verb and a colon, to the end of the line ("1. Say: Hello, thank you for calling Orbit
@@ -1578,7 +1583,7 @@ def _scripts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, s
     out = []
     if any(h in seg for h in _ASK_HINTS):
         for cm in _LINE_END_COLON.finditer(text, s, e):
-            ls = text.rfind("\n", s, cm.start()) + 1 or s
+            ls = _line_start(text, s, cm.start())
             if _ASK_THESE.search(text, ls, cm.start()):
                 a, b = _list_after(text, cm.end(), e)
                 if b > a:
@@ -1659,12 +1664,6 @@ _FIXED_NOUN = re.compile(r"(?i:\b(?:canned\s+(?:replies|responses|messages)|macr
 _FIXED_LINE = re.compile(r"^[ \t]*(?:[-*][ \t]*)?[^\n:：]{1,30}[:：][ \t]*(\S[^\n]*)$", re.MULTILINE)
 
 
-def _line_end(text: str, pos: int, e: int) -> int:
-    """The end of the line holding ``pos`` (``e`` at most)."""
-    le = text.find("\n", pos, e)
-    return e if le < 0 else le
-
-
 def _fixed_texts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
     if not any(h in seg for h in _FIXED_HINTS):
         return []
@@ -1673,7 +1672,7 @@ def _fixed_texts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, st
         decl = _FIXED_DECL.search(text, decl.end(), e)  # ("Keep file names exactly as written" fixes no script)
     if decl is None:
         return []
-    line = text.rfind("\n", s, decl.start()) + 1 or s
+    line = _line_start(text, s, decl.start())
     heads = list(_FIXED_HEADING.finditer(text, line, e))  # (the declaration may stand in the heading: "## 固定话术（禁止改写）")
     out = []
     if not heads and _FIXED_NOUN.search(text, line, decl.end() + 40):
@@ -2141,7 +2140,6 @@ _REPORTED_SENTENCE = re.compile(r"(?i:(?:our|the|my|a|this)?\s*(?:customer|clien
                                 r"\b[^?.!\n]{0,60}\?)")
 
 
-_OPENING_STOPS = re.compile(r"[.!?。！？][ \t]*")
 _OPENING_REACH = 160  # characters: the greeting and small talk before reported words
 
 
@@ -2154,7 +2152,7 @@ def _opening_sentence_payload(text: str, s: int, e: int) -> list[tuple[int, int,
         a += 1
     m = _VERBATIM_SENTENCE.match(text, a, e) or _TONE_QUESTION.match(text, a, e) or _REPORTED_SENTENCE.match(text, a, e)
     if m is None:  # (reported words may follow a greeting: "Hi there! Hope you're well. Got this text from a customer. …")
-        for stop in _OPENING_STOPS.finditer(text, a, min(e, a + _OPENING_REACH)):
+        for stop in _SENTENCE_STOP.finditer(text, a, min(e, a + _OPENING_REACH)):
             m = _REPORTED_SENTENCE.match(text, stop.end(), e)
             if m is not None:
                 break
