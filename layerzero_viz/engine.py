@@ -73,9 +73,10 @@ class Config:
     keep_directives: bool = False
     env: Mapping[str, str] | None = None
     profile: str | Profile | None = None  # a domain profile's name, "auto" or a Profile (layerzero_viz.profile)
-    # reuse the token ids of text blocks seen before in this process (a client resends the whole history on
-    # every call); off by default so that tokenize timings always measure tokenising
-    token_cache: bool = False
+    # reuse what text blocks seen before in this process gave — their token ids and the material their own text
+    # holds — (a client resends the whole history on every call); off by default so that timings always measure
+    # the work
+    block_cache: bool = False
 
 
 _DEFAULT_CONFIG = Config()
@@ -333,12 +334,12 @@ def _annotate(source: Any, config: Config) -> Annotated:
     protect_ms = _ms(t0)
     t0 = time.perf_counter()
     ids, start, end, group, block, idx, block_ms, (g_start, g_end, g_tokens) = _tokenize_view(
-        view, _TOKEN_CACHE if config.token_cache else None)
+        view, _TOKEN_CACHE if config.block_cache else None)
     timings["tokenize"] = _ms(t0)
     n_groups = len(g_start)
 
     t0 = time.perf_counter()
-    add_material(structure, view, conv)
+    add_material(structure, view, conv, reuse=config.block_cache)
     protect_ms += _ms(t0)
 
     t0 = time.perf_counter()

@@ -65,14 +65,16 @@ from __future__ import annotations
 
 import json
 import re
-from functools import partial
-from typing import TYPE_CHECKING, Callable, Iterable, Mapping, NamedTuple, Sequence
+from functools import lru_cache, partial
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, NamedTuple, Sequence, TypeVar, cast
 
 if TYPE_CHECKING:
     from .model import MessageKey
     from .view import BlockRef, TextView
 
 __all__ = ["Material", "KINDS", "find_material", "block_material"]
+
+_T = TypeVar("_T")
 
 KINDS = ("prefill", "processed_turn", "tool_result", "code", "quote", "introduced", "few_shot", "exam_item", "table", "json")
 
@@ -2062,14 +2064,17 @@ def _asks_for_a_revision(text: str, s: int, e: int) -> bool:
     return 0 < b - a <= _REVISION_MAX and _REVISION.search(text, a, b) is not None
 
 
-def _works_on_the_last_reply(text: str, s: int, e: int) -> bool:
+def _works_on_the_last_reply(text: str, s: int, e: int, reuse: bool = False) -> bool:
     """Whether the user turn [s, e) is a short request that works on the reply before it as a whole: a verb of
     processing and a pointer back, with a verb that makes a new version of it ("Translate it to German") or "keep
     everything" / "其他别动" / "全文" ("Can you explain that?" asks about the reply, and its words may go)."""
     a, b = _stripped(text, s, e)
     if not 0 < b - a <= _BACK_MAX:
         return False
-    turn = text[a:b]
+    return _reused(_works_on_a_reply, text[a:b]) if reuse else _works_on_a_reply(text[a:b])
+
+
+def _works_on_a_reply(turn: str) -> bool:
     again = _AGAIN_ZH.match(turn) is not None and not any(c in turn for c in ":：\"“「")
     keep_all = _KEEP_ALL.search(turn) is not None and _BACK_VERB.search(turn) is not None
     # ("Change "Enjoy the breaks!" to "Have a good rest!" and keep everything else exactly the same": what else there
@@ -2441,7 +2446,7 @@ _WRITE_A_TEXT = re.compile(
 _REPLY_INTRO = re.compile(r"[^\n]{0,80}?[:：][ \t]*\n")
 
 
-def _deliverables(view: TextView) -> dict[int, str]:
+def _deliverables(view: TextView, reuse: bool = False) -> dict[int, str]:
     """The assistant replies that deliver a text the user turn before asked for — written ("Draft a short email") or
     made anew from a text it handed over ("Polish my cover letter:", "Translate into Chinese:") — (position → detail)."""
     text = view.text
@@ -2453,15 +2458,22 @@ def _deliverables(view: TextView) -> dict[int, str]:
         nxt = blocks[k + 1]
         if nxt.role != "assistant" or nxt.msg_pos == b.msg_pos:
             continue
-        m = _WRITE_A_TEXT.search(text, b.start, b.end) or _EDIT_REQUEST.search(text, b.start, min(b.end, b.start + 200))
-        if m is not None:
-            out[nxt.msg_pos] = f"kept: the text the turn before asked for ({_short(m.group(0), 40)!r})"
-        elif k > 0 and blocks[k - 1].role == "assistant" and (_works_on_the_last_reply(text, b.start, b.end) or (
+        asked = _reused(_asks_for_a_text, text[b.start:b.end]) if reuse else _asks_for_a_text(text[b.start:b.end])
+        if asked is not None:
+            out[nxt.msg_pos] = f"kept: the text the turn before asked for ({_short(asked, 40)!r})"
+        elif k > 0 and blocks[k - 1].role == "assistant" and (_works_on_the_last_reply(text, b.start, b.end, reuse) or (
                 blocks[k - 1].msg_pos in out and (_asks_for_a_revision(text, b.start, b.end)
                                                   or b.end - b.start <= _ADDS_MAX and _ADDS_TO_IT.match(text, b.start, b.end)))):
             # a new version of a text delivered before ("Make the email above more formal.", "把上面的邮件改得更正式一些")
             out[nxt.msg_pos] = f"kept: the new version the turn before asked for ({_short(text[b.start:b.end], 40)!r})"
     return out
+
+
+def _asks_for_a_text(turn: str) -> str | None:
+    """What in a user turn asks for a text to be written or made anew ("Draft a short email", "Polish my cover
+    letter:"), or None."""
+    m = _WRITE_A_TEXT.search(turn) or _EDIT_REQUEST.search(turn, 0, 200)
+    return None if m is None else m.group(0)
 
 
 # a request to make a new version of a text it hands over ("Polish my cover letter:", "Translate into Chinese:", "把这些界面
@@ -2502,14 +2514,16 @@ def _announced_turns(view: TextView) -> dict[int, str]:
     return out
 
 
-def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], str] | None = None, last_role: str | None = None) -> list[Material]:
+def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], str] | None = None,
+                  last_role: str | None = None, reuse: bool = False) -> list[Material]:
     """Every material range of ``view`` with its kind and detail, largest first (so that a smaller range
     inside a larger one — a quote inside a handed-over letter — shows its own detail).
 
     ``block_types``: (message key, block index) → the block's type (``"tool_result"`` for a tool's output),
     when the caller knows them (the view itself keeps roles, not block types); a :class:`BlockRef` with a
     ``type`` field is read directly.  ``last_role``: the role of the conversation's final message (None:
-    the role of the message holding the last text block).
+    the role of the message holding the last text block).  ``reuse``: look up what a block's own text gave when
+    that text was seen before (the same finds, from a bounded cache).
     """
     text = view.text
     blocks = view.blocks
@@ -2530,7 +2544,7 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
     drafts: set[int] = set()  # the assistant messages the next user turn works on
     revisions: set[int] = set()  # the user messages that ask for the last reply again, changed: instructions
     announced = _announced_turns(view)  # the user messages an earlier turn announced as the text to work on
-    delivered = _deliverables(view)  # the assistant replies that are the text a user turn asked to write or change
+    delivered = _deliverables(view, reuse)  # the assistant replies that are the text a user turn asked to write or change
     handing: dict[int, int] = {}  # user message → the start of the request block that hands its later blocks over
     for k in range(1, len(blocks)):
         prev, b = blocks[k - 1], blocks[k]
@@ -2541,7 +2555,7 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
             # everything.", "把“病假”改成“事假”，其他别动，给我全文"): the draft is the text.  (This looks one turn ahead, yet
             # the pruned history stays prefix-stable: a reply is first sent with the turn after it, and when it is last
             # it is a prefill, whole too)
-            if prev.role == "assistant" and _works_on_the_last_reply(text, b.start, b.end):
+            if prev.role == "assistant" and _works_on_the_last_reply(text, b.start, b.end, reuse):
                 drafts.add(prev.msg_pos)
                 revisions.add(b.msg_pos)
             elif prev.role == "assistant" and processed_after is not None and _asks_for_a_revision(text, b.start, b.end):
@@ -2588,25 +2602,58 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
             out.append(Material(b.start, b.end, "introduced", f"kept: the text handed over with the request "
                                 f"{_short(text[handing[b.msg_pos]:], 50)!r} of the block before"))
             continue
-        found = block_material(text, b.start, b.end)
-        if b.role == "user":  # (a transcript pasted in a turn; the words an edit request replaces and puts in)
-            seg = text[b.start:b.end]
-            extra = _transcript(text, b.start, b.end) if ":" in seg or "：" in seg else []
-            extra += _replacements(text, b.start, b.end, seg)
-            found.extend(r for r in extra if not any(a <= r[0] and r[1] <= z for a, z, _, _ in found))
-        if b.role == "user":  # (what the introducers found already is not listed twice)
-            handed = any(r[2] == "introduced" for r in found)  # (a quote or code inside a text hands nothing over)
-            found.extend(r for r in _task_material(text, b.start, b.end, payload=not handed)
-                         if not any(a <= r[0] and r[1] <= z for a, z, _, _ in found))
-        out.extend(map(_as_material, found))
-        if b.role in ("system", "developer"):  # (a line under an Initialization heading is found there already)
-            out.extend(m for m in _agent_lines(text, b.start, b.end)
-                       if not any(a <= m.start and m.end <= z for a, z, _, _ in found))
+        if reuse:
+            out.extend(Material(a + b.start, z + b.start, kind, detail)
+                       for a, z, kind, detail in _reused(_own_material_of, text[b.start:b.end], b.role))
+        else:
+            out.extend(_own_material(text, b.start, b.end, b.role))
     if system:
         out.extend(_echoed_quotes(text, system, blocks))
         out.extend(_verbatim_fields(text, system, blocks))
     out.sort(key=_largest_first)
     return out
+
+
+def _own_material(text: str, s: int, e: int, role: str) -> list[Material]:
+    """The material a block [s, e) of ``role`` holds by its own text alone (what ``find_material`` finds in a block
+    no other turn marks as a whole): it depends on the block's text and role only."""
+    found = block_material(text, s, e)
+    if role == "user":  # (a transcript pasted in a turn; the words an edit request replaces and puts in)
+        seg = text[s:e]
+        extra = _transcript(text, s, e) if ":" in seg or "：" in seg else []
+        extra += _replacements(text, s, e, seg)
+        found.extend(r for r in extra if not any(a <= r[0] and r[1] <= z for a, z, _, _ in found))
+        # (what the introducers found already is not listed twice; a quote or code inside a text hands nothing over)
+        handed = any(r[2] == "introduced" for r in found)
+        found.extend(r for r in _task_material(text, s, e, payload=not handed)
+                     if not any(a <= r[0] and r[1] <= z for a, z, _, _ in found))
+    out = list(map(_as_material, found))
+    if role in ("system", "developer"):  # (a line under an Initialization heading is found there already)
+        out.extend(m for m in _agent_lines(text, s, e) if not any(a <= m.start and m.end <= z for a, z, _, _ in found))
+    return out
+
+
+def _own_material_of(seg: str, role: str) -> tuple[Material, ...]:
+    return tuple(_own_material(seg, 0, len(seg), role))
+
+
+# ``find_material(reuse=True)`` (the client's ``Config(block_cache=True)``): what a block's own text gave is looked
+# up when that text was seen before — a chat resends every turn of its history with each new one, and these finders
+# are about half of annotating a 2k-token chat (bench/client.py).  Bounded in entries and in the size of a block kept
+# (at most some 50 MB of keys in all).
+_REUSE_MAX_CHARS = 8_192
+_REUSE_ENTRIES = 512
+_REUSE_CACHES: dict[Callable[..., Any], Callable[..., Any]] = {}
+
+
+def _reused(finder: Callable[..., _T], seg: str, *args: Any) -> _T:
+    """``finder(seg, *args)``, from a bounded cache of earlier calls (``finder`` depends on its arguments only)."""
+    if len(seg) > _REUSE_MAX_CHARS:
+        return finder(seg, *args)
+    cached = _REUSE_CACHES.get(finder)
+    if cached is None:
+        cached = _REUSE_CACHES.setdefault(finder, lru_cache(maxsize=_REUSE_ENTRIES)(finder))
+    return cast(_T, cached(seg, *args))
 
 
 # a field the system prompt says to copy as written ("Copy `notes` verbatim from the invoice notes section", "`comment`

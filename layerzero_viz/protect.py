@@ -256,11 +256,11 @@ def xml_protections(view: TextView, conversation: Conversation | None = None, *,
     return out
 
 
-def add_material(out: Protection, view: TextView, conversation: Conversation | None = None) -> None:
+def add_material(out: Protection, view: TextView, conversation: Conversation | None = None, reuse: bool = False) -> None:
     """Add to ``out`` the material ranges ``material.find_material`` finds, with the material elements'
-    contents already in ``out.material``."""
+    contents already in ``out.material`` (``reuse``: see ``find_material``)."""
     block_types, last_role = _block_types(conversation)
-    material = find_material(view, block_types, last_role) + list(out.material)
+    material = find_material(view, block_types, last_role, reuse) + list(out.material)
     # largest first: within one code a later range decides a token's detail, so a quote inside a
     # handed-over letter shows its own
     material.sort(key=lambda m: (m.start - m.end, m.start))

@@ -192,14 +192,52 @@ def test_kept_ranges_are_what_reconstruct_keeps(case):
     assert "".join(text[a:b] for a, b in kept) == reconstruct(text, removed, protected)
 
 
+def _plain_dict(result):
+    d = result.to_dict()
+    d.pop("timings_ms")
+    d["metrics"].pop("layer_zero_context_preservation_ms")
+    return d
+
+
+def test_block_cache_reuses_a_blocks_own_material_never_what_its_neighbours_made_of_it():
+    from layerzero_viz import engine, material
+    reply = "Hi Sam,\nThanks so much for your patience. I'm sorry for the delay. The contract is attached.\nBest,\nAna"
+    asked = {"messages": [{"role": "user", "content": "Draft a short email to Sam: the contract is attached."},
+                          {"role": "assistant", "content": reply},
+                          {"role": "user", "content": "Thanks so much! Also, what time is it in Oslo?"}]}
+    # the same reply after a turn that asks for no text: it is no draft here, its politeness may go
+    unasked = {"messages": [{"role": "user", "content": "Thanks! What's the weather like in Oslo?"},
+                            {"role": "assistant", "content": reply}, asked["messages"][2]]}
+    material._REUSE_CACHES.clear()
+    for doc in (asked, unasked, asked, unasked):
+        source = json.dumps(doc, ensure_ascii=False)
+        cached = annotate(source, engine.Config(env={}, block_cache=True)).at_ratio(0.95)
+        plain = annotate(source, env={}).at_ratio(0.95)
+        assert _plain_dict(cached) == _plain_dict(plain)
+    own = material._REUSE_CACHES[material._own_material_of].cache_info()
+    assert own.currsize == 4 and own.hits == 6  # (four block texts: a reply asked for is read as a whole)
+    assert annotate(json.dumps(asked), env={}).at_ratio(0.95).messages[1].pruned == reply
+    assert "Thanks so much for your patience" not in annotate(json.dumps(unasked), env={}).at_ratio(0.95).messages[1].pruned
+
+
+def test_block_cache_keeps_no_block_above_its_size_bound(monkeypatch):
+    from layerzero_viz import engine, material
+    monkeypatch.setattr(material, "_REUSE_MAX_CHARS", 40)
+    material._REUSE_CACHES.clear()
+    doc = {"messages": [{"role": "user", "content": "Short turn."},
+                        {"role": "assistant", "content": "A reply far longer than forty characters, not kept."}]}
+    annotate(json.dumps(doc), engine.Config(env={}, block_cache=True))
+    assert material._REUSE_CACHES[material._own_material_of].cache_info().currsize == 1
+
+
 def test_token_cache_gives_the_same_annotation_and_is_bounded():
     from layerzero_viz import engine
     source = json.dumps({"system": "你是一名税务顾问。回答不超过200字。" * 3, "messages": [
         {"role": "user", "content": "我是VIP客户，SKU-12345。请问七日年化收益率4.2%？Please answer briefly."}]},
         ensure_ascii=False)
     engine._TOKEN_CACHE.clear()
-    cold = annotate(source, engine.Config(env={}, token_cache=True)).at_ratio(0.4).to_dict()
-    warm = annotate(source, engine.Config(env={}, token_cache=True)).at_ratio(0.4).to_dict()
+    cold = annotate(source, engine.Config(env={}, block_cache=True)).at_ratio(0.4).to_dict()
+    warm = annotate(source, engine.Config(env={}, block_cache=True)).at_ratio(0.4).to_dict()
     plain = annotate(source, env={}).at_ratio(0.4).to_dict()
     for d in (cold, warm, plain):
         d.pop("timings_ms")

@@ -128,8 +128,9 @@ def test_declared_phrase_is_a_whole_word_zh():
 _ROLE_EN_PLAIN = re.compile(
     r"\b(?:you are|you're|act as)\s+(?:an?|the)\s+([A-Za-z][A-Za-z\- ]{1,40}?)(?=[.,;:!\n]|\s+(?:who|that|with|and|for|in|at|on|from)\b|$)",
     re.IGNORECASE)
+_LANG_PLAIN = r"(?:english|chinese|simplified chinese|french|german|japanese|spanish|korean)"
 _LANG_REQ_EN_PLAIN = re.compile(r"\b(?:respond|reply|answer|write|speak)(?:\s+only)?\s+in\s+"
-                                r"(english|chinese|simplified chinese|french|german|japanese|spanish|korean)\b",
+                                rf"({_LANG_PLAIN}(?:\s*(?:,|and|or|&|/)\s*(?:in\s+)?{_LANG_PLAIN})*)\b",
                                 re.IGNORECASE)
 _FRAME_EN_PLAIN = re.compile(r"\b(?:as\s+(?:an?|the|my|your)|(?:you are|you're)\s+(?:an?|the|my|your))\s+"
                              r"([a-z][a-z\- ]{1,40}?)\s*[,.]", re.IGNORECASE)
