@@ -63,6 +63,7 @@ the kinds it needs, so a verb added to a kind reaches every detector that takes 
 """
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from functools import lru_cache, partial
@@ -1799,11 +1800,22 @@ _TASK_INTRO = re.compile(
     # reported words: "房东刚给我发微信：", "客户回了一封邮件："
     r"|[^：:\n]{0,12}?(?:房东|房客|租客|老板|领导|客户|同事|朋友|老师|家长|HR|对方|买家|卖家|邻居|他|她)(?:刚|刚刚|刚才|又|今天|昨天)?"
     r"(?:给我|跟我|给我们)?(?:发|回|留|写)(?:了)?(?:一条|一封|一段)?(?:微信|短信|消息|邮件|信息|留言|私信)(?:说|如下)?"
-    r"|[^：:\n]{0,20}?(?:发|回|说|留|写)了(?:一句|一条|一段|一封|这么一句|这样一句)(?:话|微信|短信|消息|邮件|信息|留言|私信)?"
+    r"|[^：:\n]{0,20}?(?:发|回|说|留|写)了(?:一句|一条|一段|一封|一篇|这么一句|这样一句)(?:话|微信|短信|消息|邮件|信息|留言|私信)?"
+    r"(?:[^：:\n]{0,40}?(?:帮我|麻烦|请)[^：:\n]{0,30}?)?"  # ("我写了一段给客户的道歉信，帮我看看有没有问题，不要大改：")
     # said to pass on as written: "状态页公告，直接按这个发：", "原样转发："
     r"|[^：:\n]{0,30}?(?:原样|原封不动|一字不改|一字不差|一个字都不要?改|照发|照着发|直接(?:按这个)?发|按这个发|逐字|照读|照念)[^：:\n]{0,20}?"
     # the text pointed at before the verb: "帮我把下面这份通知改得更正式一点，意思不要变："
     rf"|[^：:\n]{{0,20}}?(?:把|将|对|给)(?:下面|以下|下列|这)[^：:\n]{{0,20}}?(?:改|{_TASK_VERB_ZH})[^：:\n]{{0,30}}?"
+    # a text given as the model of a new one, its tone and wording the point: "Here's our newsletter from January, write
+    # February's in the same tone:", "Here's the email I sent last week, write a new one asking about …:",
+    # "这是我去年写给房东的续租邮件，帮我照这个语气写一个今年的："
+    r"|(?i:[^:：\n]{0,100}?\b(?:(?:in|with|using|keep(?:ing)?)[ \t]+the[ \t]+same[ \t]+(?:tone|style|voice|format|structure|"
+    r"spirit|wording)|(?:same|similar)[ \t]+(?:tone|style|voice)[ \t]+as|modell?ed[ \t]+on|like[ \t]+this[ \t]+one)\b[^:：\n]{0,60}?)"
+    r"|(?i:here(?:'s|’s|[ \t]+is)[ \t]+(?:the|my|our|an?)[ \t]+(?:[a-z-]+[ \t]+){0,2}?(?:e-?mail|letter|message|note|newsletter|"
+    r"post|announcement|memo|speech|toast|bio|reply|invitation|notice|text)\b[^:：\n]{0,120}?)"
+    r"|[^：:\n]{0,40}?(?:照|按|按照|仿照|模仿|参照|参考|学)着?(?:这个|这封|这篇|这段|这种|这条|上面的?|下面的?|它的?|原来的?)(?:语气|"
+    r"风格|口吻|格式|写法|文风|调子|样子|感觉)[^：:\n]{0,60}?"
+    r"|[^：:\n]{0,6}?这是我[^：:\n]{0,30}?(?:写|发)给[^：:\n]{0,80}?"
     r")(?:\*\*)?[ \t]*[:：]"
 )
 # what a line must hold before _TASK_INTRO is tried at its colon (most colons head "Rules:", a time or a key)
@@ -1812,12 +1824,15 @@ _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\bmake\b|\bturn\b|\bsend\b|\bpost\
                        r"\bannounce\b|\bverbatim\b|\bword for word\b|\bas is\b|\bexactly as\b|\bexactly this\b|原样|原封不动|一字不改|一字不差|一个字都不|照发|照着发|逐字|照读|照念|"
                        r"按这个发|直接发|翻成|译成|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
                        r"\breplied\b|\bposted\b|\btexted\b|\bmessaged\b|\b(?:was|is|reads?)\b"
+                       r"|\btone\b|\bstyle\b|\bvoice\b|\bformat\b|\bstructure\b|\bspirit\b|\bwording\b|\bmodell?ed\b|"
+                       r"\bhere(?:'s|’s| is)\b|语气|风格|口吻|格式|写法|文风|调子|样子|感觉|这是我"
                        rf"|{_TASK_VERB_ZH}|改|微信|短信|消息|邮件|信息|留言|私信|一句|一条|一段|一封")
 _CUE_WINDOW = 160  # characters before a colon: every intro's verb, "one" or "from" stands within them
 # a turn asks for its work before the text it hands over, in its first lines: a colon further on heads a section of a
 # long prompt ("Check for:", "Output:"), not the text of a request
 _INTRO_WITHIN = 600
 _COLONS = re.compile(r"[:：]")
+_LINE_END = re.compile(r"[ \t]*(?:\n|\Z)")
 _SENTENCE_STOP = re.compile(r"[.!?。！？][ \t]*")
 
 
@@ -1837,8 +1852,8 @@ def _task_intros(text: str, s: int, e: int) -> list[re.Match[str]]:
         k = c - 1
         while k >= ls and text[k] in " \t*":
             k -= 1
-        if k < ls or not (text[k].isalpha() or text[k] in ")）"):
-            continue
+        if k < ls or not (text[k].isalpha() or text[k] in ")）" or text[k].isdigit() and _LINE_END.match(text, c + 1, e)):
+            continue  # (a digit ends an intro only at its line's end: "…我想还价到5300：⏎⏎李先生您好", not "10:30")
         ws = max(ls, c - _CUE_WINDOW)
         if not _TASK_CUE.search(text[ws:c].lower()):
             continue
@@ -2438,10 +2453,21 @@ _ANNOUNCE_MAX = 300  # characters: an announcement is a short turn
 # the reply is that text, its greeting and sign-off included
 _WRITE_A_TEXT = re.compile(
     r"(?i:\b(?:write|draft|compose|prepare|create|redo)\b[^.!?\n]{0,40}?\b(?:e-?mail|letter|note|message|reply|response|toast|"
-    r"speech|post|notice|announcement|invitation|memo|card|greeting|sms|text|caption|bio|tweet|script)s?\b|"
-    r"\b(?:reply|respond|answer)\s+to\s+(?:this|the|her|his|their|my|an?)\s+(?:e-?mail|message|letter|note|text|review|comment)s?\b)"
+    r"speech|post|notice|announcement|invitation|memo|card|greeting|sms|text|caption|bio|tweet|script|welcome|intro|"
+    r"introduction|newsletter|apology|blurb|paragraph|statement|reminder|request|complaint|proposal|thank-you|"
+    r"condolence|resignation|recommendation|reference|update|description|summary|report)s?\b|"
+    r"\b(?:write|draft)\b[^.!?\n]{0,60}?\b(?:in\s+the\s+same\s+(?:tone|style|voice)|a\s+new\s+one|another\s+one)\b|"
+    r"\b(?:reply|respond|answer)\s+to\s+(?:this|the|her|his|their|my|an?)\s+(?:e-?mail|message|letter|note|text|review|comment)s?\b|"
+    # words to send back ("My boss wrote: … What should I reply?", "How do I respond?", "help me reply")
+    r"\b(?:what|how)\s+(?:should|do|can|could|would|shall)\s+I\s+(?:reply|respond|answer|write|say|"
+    r"word\s+(?:it|this|my\s+(?:reply|answer|response)))\b|\bhelp\s+me\s+(?:reply|respond|answer|write\s+back)\b)"
     r"|(?:写|起草|拟|撰写|编)[^。！？\n]{0,14}?(?:邮件|信|通知|短信|文案|发言|致辞|祝福|问候|贺词|公告|邀请函|消息|回复|开场白|结尾|"
-    r"演讲稿|朋友圈|贺卡|感谢|道歉)")
+    r"演讲稿|朋友圈|贺卡|感谢|道歉|欢迎词|介绍|简介|说明|帖子|留言|话术|主持词|祝酒词|请假条|假条|便条|申请|请示|报告|"
+    r"总结|检讨|启事|声明|简历|评语|回帖)"
+    r"|(?:照|按|按照|仿照|模仿|参照)着?(?:这个|这封|这篇|这种|上面的?)(?:语气|风格|口吻|格式|写法|文风)[^。！？\n]{0,6}?写"
+    r"|(?:写|起草|拟)(?:一|个|一个|两|几)(?:段|封|篇|条|份|则|句)"
+    r"|(?:该|要|应该|我)怎么回(?:复|信|答|应)?|怎么回(?:复)?(?:比较|才|更)?(?:好|合适|得体)|如何回复"
+    r"|帮我(?:想|写|拟)(?:个|一个|一下|一条|一段|几句)?(?:回复|回信|回答|怎么回)|帮我回(?:复)?(?:一下|他|她|一句)")
 # an intro line that opens a reply before the text it delivers ("Sure! Here's a draft:", "好的，以下是修改后的版本：")
 _REPLY_INTRO = re.compile(r"[^\n]{0,80}?[:：][ \t]*\n")
 
@@ -2466,7 +2492,38 @@ def _deliverables(view: TextView, reuse: bool = False) -> dict[int, str]:
                                                   or b.end - b.start <= _ADDS_MAX and _ADDS_TO_IT.match(text, b.start, b.end)))):
             # a new version of a text delivered before ("Make the email above more formal.", "把上面的邮件改得更正式一些")
             out[nxt.msg_pos] = f"kept: the new version the turn before asked for ({_short(text[b.start:b.end], 40)!r})"
+        elif nxt.msg_pos not in out:
+            # a reply that is another version of a text in the works — the last text delivered, or the text the turn
+            # before handed over — whatever the turn asked ("Make it Tuesday." / "她是周二入职。" after a draft; "帮我看看
+            # 这封道歉信有没有问题，不要大改：…" answered with the letter, one word changed)
+            last = next((blocks[j] for j in range(k - 1, -1, -1) if blocks[j].msg_pos in out), None)
+            for earlier in (last, b):
+                if earlier is not None and _is_a_version(text, earlier, nxt):
+                    out[nxt.msg_pos] = f"kept: a new version of the text in message {earlier.message}"
+                    break
     return out
+
+
+_VERSION_MIN = 40  # characters: a reply shorter than this is an answer, not a text
+_VERSION_SIMILAR = 0.6  # difflib's ratio between two versions of one text
+
+
+def _is_a_version(text: str, earlier: BlockRef, reply: BlockRef) -> bool:
+    """Whether the reply block is another version of the text in ``earlier`` — a reply, or what a user's turn hands
+    over below its first line (an answer that echoes a one-line question is none) —: of a like length, and the same
+    characters for the most part (difflib's ratio, after its cheap upper bounds)."""
+    start = earlier.start
+    if earlier.role == "user":
+        start = text.find("\n", earlier.start, earlier.end) + 1
+        if start <= 0:
+            return False
+    a = text[start:earlier.end]
+    r = text[_after_reply_intro(text, reply.start, reply.end):reply.end]
+    if len(r) < _VERSION_MIN or not 0.5 <= len(r) / max(1, len(a)) <= 2.0:
+        return False
+    m = difflib.SequenceMatcher(None, a, r, autojunk=False)
+    return m.real_quick_ratio() >= _VERSION_SIMILAR and m.quick_ratio() >= _VERSION_SIMILAR \
+        and m.ratio() >= _VERSION_SIMILAR
 
 
 def _asks_for_a_text(turn: str) -> str | None:

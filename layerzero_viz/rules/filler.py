@@ -316,6 +316,12 @@ def _without_greetings_in_character(view: TextView, hits: list[_Hit]) -> list[_H
                 thanked = _thanks_keyed(view)
             if thanked:
                 continue
+            block = view.block_at(h[0])
+            if block.role in ("assistant", "model") and not _SENTENCE_END_IN.search(text, block.start, h[0]):
+                if greets is None:
+                    greets = _greeting_asked(view)
+                if greets:
+                    continue  # 'Start each reply with "Hi, thanks for reaching out!"': the reply's opening thanks
             if _THANKED_NAME.match(text, h[1], view.block_at(h[0]).end) or _NAME_WITH_TITLE.match(text, h[1]):
                 continue  # "Thank you, Priya." / "Thank you Dr. Nwosu, …": without the thanks a bare name is left
         if _GREETING.fullmatch(text, h[0], h[1]):
@@ -329,8 +335,7 @@ def _without_greetings_in_character(view: TextView, hits: list[_Hit]) -> list[_H
                     continue  # "Hello, this is Sydney.": the agent introducing itself, in its own voice
                 if block.role in ("assistant", "model"):
                     if greets is None:
-                        greets = any(_GREET_ASKED.search(text, b.start, b.end)
-                                     for b in view.blocks_of_roles(("system", "developer")))
+                        greets = _greeting_asked(view)
                     if greets:
                         continue  # "Start with a friendly greeting": the reply's "Hey!" is what the prompt asks
             if _BARE_VOCATIVE.match(text, h[1], view.block_at(h[0]).end):
@@ -343,8 +348,17 @@ def _without_greetings_in_character(view: TextView, hits: list[_Hit]) -> list[_H
 # "先向用户问好", "以问候开头")
 _GREET_ASKED = re.compile(r"(?i:\b(?:start|begin|open)(?:s|ing)?\s+(?:\w+\s+){0,3}?with\s+(?:a\s+|an\s+)?(?:\w+\s+){0,2}?"
                           r"(?:greeting|hello|salutation)s?\b|\bgreet\s+(?:the\s+)?(?:user|customer|client|guest|visitor|"
-                          r"caller|them|people|everyone)s?\b|\bgreet\s+and\b|\bgreeting\s+first\b)"
-                          r"|(?:先|首先|开头|开场)[^。！？\n]{0,6}?(?:问候|问好|打招呼)|以问候(?:语)?(?:开头|开场|开始)|向用户问好")
+                          r"caller|them|people|everyone)s?\b|\bgreet\s+and\b|\bgreeting\s+first\b|"
+                          # words to open with that greet or thank: 'Start each reply with "Hi, thanks for reaching out!"'
+                          r"\b(?:start|begin|open)(?:s|ing)?\s+(?:\w+\s+){0,3}?with\s+[\"“'‘][^\"”\n]{0,20}?\b(?:hi|hello|hey|"
+                          r"thanks|thank\s+you|welcome|dear|good\s+(?:morning|afternoon|evening))\b)"
+                          r"|(?:先|首先|开头|开场)[^。！？\n]{0,6}?(?:问候|问好|打招呼)|以问候(?:语)?(?:开头|开场|开始)|向用户问好"
+                          r"|(?:开头|开场白?|第一句)[^。！？\n“\"]{0,8}?[“\"「][^”\"」\n]{0,12}?(?:您好|你好|大家好|欢迎|感谢|谢谢)")
+
+
+def _greeting_asked(view: TextView) -> bool:
+    """Whether the system prompt tells the assistant to greet (or to open with words that greet or thank)."""
+    return any(_GREET_ASKED.search(view.text, b.start, b.end) for b in view.blocks_of_roles(("system", "developer")))
 
 
 # what follows a greeting in an agent's own introduction
@@ -444,6 +458,12 @@ def sarcastic_thanks(text: str, e: int) -> bool:
 _ASKED_IF_POSSIBLE = re.compile(r"(?:可不可以|可以不可以|是否可以|是否能|能否|可否|能不能)(?!帮|麻烦|请|给我|告诉)")
 
 
+# the condition clause before a stock main clause ("…，请随时告诉我"), and the stock conditions that go with it
+_OWN_CONDITION = re.compile(r"(?:^|[。！？!?\n；;])[ \t]*((?:如果|如有|若有|若|要是|倘若|假如)[^。！？!?\n；;，,]{1,30})\Z")
+_STOCK_CONDITION = re.compile(r"(?:如果|如有|若有|若|要是|倘若|假如)(?:您|你)?(?:还|对[^，,]{0,8})?(?:有|存在)?(?:任何|其他|其它|什么)?"
+                              r"(?:问题|疑问|疑惑|需要|需求|不清楚的地方|不明白的地方)")
+
+
 def _not_filler_zh(text: str, s: int, e: int) -> bool:
     """Whether a Chinese lexicon hit is part of a word: 嗨 before a letter or a CJK character (嗨皮, 嗨翻天) — or a
     sarcastic thanks before what went wrong ("谢谢你啊，把我整个下载文件夹都删了")."""
@@ -451,6 +471,12 @@ def _not_filler_zh(text: str, s: int, e: int) -> bool:
         return True
     if (text.startswith("如果可以", s) or text.startswith("可以的话", s)) and _ASKED_IF_POSSIBLE.search(text, max(0, s - 80, text.rfind("\x00", 0, s)), s):
         return True  # "…可不可以从公网访问。如果可以的话，顺便看下 8443": the condition is the answer to that question
+    if s > 0 and text[s - 1] in "，," and text.startswith(("请随时", "随时", "欢迎随时"), s):
+        # "如有任何需要补充的材料，请随时告诉我。": a condition of its own needs its main clause (a stock one — "如有任何问题，
+        # 请随时告诉我" — goes whole)
+        m = _OWN_CONDITION.search(text, max(0, s - 40), s - 1)
+        if m is not None and not _STOCK_CONDITION.fullmatch(m.group(1)):
+            return True
     return e - s == 1 and text[s] == "嗨" and e < len(text) and (text[e].isalnum() or _is_cjk(text[e]))
 
 
