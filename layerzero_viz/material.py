@@ -1796,6 +1796,9 @@ _TASK_INTRO = re.compile(
     rf"|[^：:\n]{{0,6}}?(?:下面|以下)(?:是|为)?[^：:\n]{{0,40}}?{_TASK_VERB_ZH}[^：:\n]{{0,30}}?"
     # a bare request to work on what follows: "帮我润色一下 thanks:", "麻烦你帮我翻译：" (a request form before the verb)
     rf"|[^：:\n]{{0,10}}?{_TASK_VERB_ZH}一下[^：:\n]{{0,12}}?"
+    # the verb alone as the label of what follows, opening the turn: "分类：谢谢你们，快递三天就到了", "Translate: Thank you
+    # so much!" (not "4. Update: Add only the missing commands" in a list of steps)
+    rf"|(?P<bare>[ \t]*(?:{_TASK_VERB_ZH}|(?i:{_TASK_VERB_EN})))"
     rf"|[ \t]*(?:请|麻烦|帮我|帮忙|请你|请您|麻烦你|麻烦您)(?:你|您)?(?:帮我|帮忙)?(?:把它)?{_TASK_VERB_ZH}(?:成[\u4e00-\u9fff]{{1,3}}[文语])?"
     # reported words: "房东刚给我发微信：", "客户回了一封邮件："
     r"|[^：:\n]{0,12}?(?:房东|房客|租客|老板|领导|客户|同事|朋友|老师|家长|HR|对方|买家|卖家|邻居|他|她)(?:刚|刚刚|刚才|又|今天|昨天)?"
@@ -1834,6 +1837,13 @@ _INTRO_WITHIN = 600
 _COLONS = re.compile(r"[:：]")
 _LINE_END = re.compile(r"[ \t]*(?:\n|\Z)")
 _SENTENCE_STOP = re.compile(r"[.!?。！？][ \t]*")
+
+
+def _may_open_bare(before: str) -> bool:
+    """Whether a verb alone may label the text after it ("分类：…") with ``before`` ahead of it in its turn: nothing, or
+    a short exclamation or question on the same line ("麻烦了！分类：…"; not "4. Update: …" in a list of steps)."""
+    before = before.strip()
+    return not before or len(before) <= 20 and "\n" not in before and before[-1] in "！？!?"
 
 
 def _task_intros(text: str, s: int, e: int) -> list[re.Match[str]]:
@@ -2245,7 +2255,8 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
         # (a list after "Check these common spots:" is a checklist of the task; after "from these points:", its
         # source)
         intros = [m for m in _task_intros(text, s, e)
-                  if not _TASK_NOT_TEXT.search(text, m.start(), m.end() - 1)
+                  if not (m.group("bare") and not _may_open_bare(text[s:m.start()]))
+                  and not _TASK_NOT_TEXT.search(text, m.start(), m.end() - 1)
                   and (m.group("source") or not _LIST_NEXT.match(text, m.end())
                        or _ITEM_NOUNS.search(text, m.start(), m.end())
                        or _VERBATIM_LINE.search(text, m.start(), m.end()))]  # ("开场白（请逐字使用）：" over its lines)
@@ -2374,7 +2385,11 @@ _HANDED_ZH = re.compile(r"(?:用户|我)(?:会|将|将会|可能会|每次)?(?:�
                         r"|每一?(?:条|句|段|封)(?:用户的?)?(?:评论|评价|留言|消息|句子|文本|反馈|邮件)"
                         # "对下面每条评论判断情感", "你会收到一条用户评价，请抽取…": each turn is an item to process
                         r"|(?:对|给|把|将)(?:下面|以下|下列)的?(?:每条|每一条|每句|每个|所有|这些)?(?:评论|评价|留言|消息|句子|文本|反馈|标题)"
-                        r"|(?:你|您)(?:会|将|将会)(?:收到|看到|得到)[^。！？\n]{0,10}?(?:评论|评价|留言|消息|句子|文本|反馈|文章|邮件)")
+                        r"|(?:你|您)(?:会|将|将会)(?:收到|看到|得到)[^。！？\n]{0,10}?(?:评论|评价|留言|消息|句子|文本|反馈|文章|邮件)"
+                        # "你是评论情感分类器": a machine named for what it does to each text (an assistant — "工单分类助手" —
+                        # may also be told what to do)
+                        r"|(?:评论|评价|留言|情感|情绪|文本|句子|意图|消息|工单|邮件)[^。！？\n，,]{0,6}?(?:分类器|分类模型|标注器|"
+                        r"打分器|分析器|翻译器|翻译机)")
 _PROCESS_ZH = re.compile(_zh_words(*_PROCESSING, extra=_SORTING_ZH))
 
 
@@ -2749,8 +2764,12 @@ def _verbatim_fields(text: str, system: Sequence[BlockRef], blocks: Sequence[Blo
 
 def _own_intro(text: str, s: int, e: int) -> bool:
     """Whether the turn [s, e) opens with a line that introduces its text ("麻烦你帮我翻译：…", "Translate this:"), within
-    its first 80 characters."""
-    return any(m.start() - s <= 80 for m in _task_intros(text, s, min(e, s + 120)))
+    its first 80 characters, or with a first line that is a short request pointing at it ("对下面这句分类。按示例格式输出。⏎
+    输入：…")."""
+    if any(m.start() - s <= 80 for m in _task_intros(text, s, min(e, s + 120))):
+        return True
+    nl = text.find("\n", s, e)
+    return nl > 0 and _requests_work_on(text, s, nl)
 
 
 # a negation just before a quoted phrase: the prompt forbids it ("不要使用“亲亲”", "never say \"please\"", "avoid 'Dear

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..view import BlockRef, Candidate, Hits, TextView, clauses, sentences, units
-from .repeated import NEXT_STEP, Lifts, left_alone, reply_broke_it
+from .repeated import HANGS_ON_IT, NEXT_STEP, Lifts, left_alone, reply_broke_it
 
 if TYPE_CHECKING:
     from . import RuleContext
@@ -137,16 +137,13 @@ def _context_restatements(view: TextView, ctx: RuleContext) -> list[Candidate]:
             known = fact_units[f] = frozenset(units(value))
         if any(u not in known for u in units(text[cs:ce])):
             continue  # a word the fact does not hold ("on weekends" for "on weekdays", 三楼 for 二楼): it says more
-        if _HANGS_ON_IT.match(text, ce):
+        if HANGS_ON_IT.match(text, ce):
             continue  # "… a $500 deposit. Unless the dog is a service animal, right?": the next sentence hangs on it
         out.append(Candidate(cs, ce, "derivable_context", 0.8,
                              f"already in <context><{tag}> at {view.where(cstart)}: {value[:60]!r}",
                              0.05, _VALUE_PROTECTIONS, anchor=value))
     return out
 
-
-# a sentence that opens by hanging on the one before it ("Unless …", "Except …", "除非…", "但是…")
-_HANGS_ON_IT = re.compile(r"\s*(?:(?i:unless|except|but|however|although|though|otherwise)\b|除非|除了|但是|但|不过|否则|可是)")
 
 
 def context_restatements_python(view: TextView, facts: Sequence[tuple[int, str, str]],

@@ -789,6 +789,8 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                     why = "the same words as a clause of a rule, but not said as a reminder of it"
                 if not why and sent[1] >= e - 1 and NEXT_STEP.match(text, sent[1], blocks[bi].end):
                     why = "a step the next sentence goes on from"
+                if not why and sent[1] >= e - 1 and HANGS_ON_IT.match(text, sent[1], blocks[bi].end):
+                    why = "the next sentence hangs on it (it refers back, narrows or corrects it)"
                 if not why and blocks[bi].role == "user" and bi > 0 and blocks[bi - 1].role == "assistant" \
                         and reply_broke_it(text, s, e, blocks[bi - 1]):
                     why = "said again right after a reply that broke it: a correction of that reply"
@@ -858,6 +860,17 @@ NEXT_STEP = re.compile(r"\s*(?:(?i:then|after\s+that|afterwards|below\s+that|und
                        # or says how much of it, in a word or two ("Include an example. Only one.", "举个例子。只要一个。")
                        r"|(?i:only|just|at\s+most|at\s+least|no\s+more\s+than|exactly|max(?:imum)?)\b[^.!?\n]{0,12}[.!]"
                        r"|(?:只要|只|仅|最多|至少|就)[^。！\n]{0,6}[。！])")
+# a sentence that hangs on the one before it, which may then not go alone: an exception or a condition on it ("Unless
+# it's for the US team, …", "Otherwise, handle it yourself.", "否则直接退款", "但我是这单的乘客"), a word that points back
+# at it ("That includes any code you paste.", "Is that right for my kayak?", "同样适用于…"), what extends it ("车牌号也一样。",
+# "代码和链接也算在内。"), or a correction of it ("Actually, keep them under 50 words.")
+HANGS_ON_IT = re.compile(
+    r"\s*(?:(?i:(?:and|also|oh|so)[ \t,]+)?(?i:unless|except|but|however|although|though|otherwise|if\s+(?:so|not)|in\s+that\s+case|"
+    r"that|this|it|its|those|these|they|them|which|same|the\s+same|likewise|including|especially|even|"
+    r"(?:is|was|does|did|would|will|can|could|should|isn'?t|doesn'?t)\s+(?:that|this|it)|"
+    r"actually|sorry|i\s+mean[t]?|correction|wait|instead|what\s+about|how\s+about)\b"
+    r"|除非|除了|但是|但|不过|否则|不然|可是|这|那|它|其实|同样|同理|包括|尤其|即使|哪怕|也就是说|更正|不对"
+    r"|[^。！？!?\n]{0,12}?(?:也一样|也同样|也算|也适用|也不行|也不能|也不可以|也不例外|同理|例外|也是这样|也照此))")
 # a rule on the reply's layout, and what breaking it looks like in a reply: list or numbered lines, a table, headings
 _LAYOUT_RULES = (
     (re.compile(r"(?i:\b(?:bullet(?:s|\s+points?)?|lists?|numbered|numbering|enumerations?)\b)|列表|编号|项目符号|分点|序号"),
