@@ -2493,7 +2493,10 @@ def _deliverables(view: TextView, reuse: bool = False) -> dict[int, str]:
     text = view.text
     out: dict[int, str] = {}
     blocks = view.blocks
+    last: BlockRef | None = None  # the last reply found to deliver a text
     for k, b in enumerate(blocks):
+        if b.msg_pos in out:
+            last = b
         if b.role != "user" or k + 1 >= len(blocks):
             continue
         nxt = blocks[k + 1]
@@ -2511,7 +2514,6 @@ def _deliverables(view: TextView, reuse: bool = False) -> dict[int, str]:
             # a reply that is another version of a text in the works — the last text delivered, or the text the turn
             # before handed over — whatever the turn asked ("Make it Tuesday." / "她是周二入职。" after a draft; "帮我看看
             # 这封道歉信有没有问题，不要大改：…" answered with the letter, one word changed)
-            last = next((blocks[j] for j in range(k - 1, -1, -1) if blocks[j].msg_pos in out), None)
             for earlier in (last, b):
                 if earlier is not None and _is_a_version(text, earlier, nxt):
                     out[nxt.msg_pos] = f"kept: a new version of the text in message {earlier.message}"
@@ -2521,6 +2523,7 @@ def _deliverables(view: TextView, reuse: bool = False) -> dict[int, str]:
 
 _VERSION_MIN = 40  # characters: a reply shorter than this is an answer, not a text
 _VERSION_SIMILAR = 0.6  # difflib's ratio between two versions of one text
+_VERSION_READ = 4000  # characters compared at most (difflib's ratio is quadratic at worst)
 
 
 def _is_a_version(text: str, earlier: BlockRef, reply: BlockRef) -> bool:
@@ -2536,6 +2539,7 @@ def _is_a_version(text: str, earlier: BlockRef, reply: BlockRef) -> bool:
     r = text[_after_reply_intro(text, reply.start, reply.end):reply.end]
     if len(r) < _VERSION_MIN or not 0.5 <= len(r) / max(1, len(a)) <= 2.0:
         return False
+    a, r = a[:_VERSION_READ], r[:_VERSION_READ]  # (two versions of a long text differ as much in their openings)
     m = difflib.SequenceMatcher(None, a, r, autojunk=False)
     return m.real_quick_ratio() >= _VERSION_SIMILAR and m.quick_ratio() >= _VERSION_SIMILAR \
         and m.ratio() >= _VERSION_SIMILAR

@@ -967,3 +967,21 @@ def test_a_phrase_the_system_prompt_forbids_is_not_kept_where_a_turn_says_it():
     r = annotate(load_conversation(json.dumps(doc, ensure_ascii=False)), env={}).at_ratio(0.95)
     assert "亲亲" not in r.messages[1].pruned and "#12345" in r.messages[1].pruned
     assert r.messages[2].pruned == "明天发货。祝您愉快"  # (a quoted phrase it requires stays where a reply says it)
+
+
+def test_an_answer_that_echoes_a_one_line_question_is_no_version_of_a_text():
+    # (review 34's versions: a reply like the text the turn before hands over below its first line is a new version of
+    # it — a letter sent for proofreading —, but an answer restating a one-line question (CrossWOZ 263) is an answer)
+    question = ("你好，我已经预定了北京北邮科技酒店(原北邮科技大厦)，能帮我查一下，这个酒店是什么类型的吗？"
+                "酒店公共区域提供wifi吗？能打免费国内长途电话吗？")
+    answer = "你好，北京北邮科技酒店(原北邮科技大厦)是高档型的酒店，酒店各处提供wifi，但是没有免费国内长途电话。"
+    doc = {"messages": [{"role": "user", "content": question}, {"role": "assistant", "content": answer},
+                        {"role": "user", "content": "好嘞，晚上想吃培根肉，能帮我找一家餐馆吗？"}]}
+    r = annotate(load_conversation(json.dumps(doc, ensure_ascii=False)), env={}).at_ratio(0.95)
+    assert r.messages[1].pruned == answer.removeprefix("你好，")
+    letter = "尊敬的孙女士：\n\n非常抱歉，由于我们的疏忽，沙发延迟了10天送达。\n\n再次向您致歉，感谢您的包容与理解！"
+    doc = {"messages": [{"role": "user", "content": "帮我看看这封信有没有问题：\n\n" + letter},
+                        {"role": "assistant", "content": letter.replace("10天", "10天才")},
+                        {"role": "user", "content": "好的。"}]}
+    r = annotate(load_conversation(json.dumps(doc, ensure_ascii=False)), env={}).at_ratio(0.95)
+    assert r.messages[1].pruned == letter.replace("10天", "10天才")
