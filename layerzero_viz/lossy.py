@@ -99,6 +99,13 @@ _CODE_LIKE = re.compile(r"[A-Za-z0-9_][(\[]|[(\[]\\?[\[(]|\w\\?\*\\?\*\w|[{;][ \
                         re.MULTILINE)
 # the closed class (see the module docstring)
 _ARTICLES = frozenset({"a", "an", "the"})
+# the words a letter names an item after ("variant a", "option a", "plan a"), and what follows a letter, never an
+# article's noun ("a has", "a or b")
+_LETTER_LABELS = frozenset("""variant variants option options plan plans group groups arm arms case cases type section part
+step item column row class grade vitamin team exhibit appendix model version phase tier level category sample choice
+answer question figure table cluster region zone node site bucket""".split())
+_NOT_AFTER_AN_ARTICLE = frozenset("""has have had is was are were and or vs versus wins won does did will can should must
+may might would could shows showed gets got""".split())
 # what a clause must hold for the tier to look at it (its words are segmented only then)
 _CANDIDATE = re.compile(r"\b(?:a|an|the)\b|[的地啊呀嘛哦]")
 # after "a"/"an" these say the opposite without it ("a few" some, "few" hardly any)
@@ -383,6 +390,9 @@ def _takeable(text: str, words: list[tuple[int, int, str | None]], k: int, claus
         if following in (_IDIOM_AFTER_THE if word == "the" else _IDIOM_AFTER_A) or (
                 word == "the" and following in _IDIOM_ADJECTIVE_THE and after_next == "picture"):
             return False  # an idiom: "in the end", "bridge the gap", "for a while"
+        if word != "the" and (text[words[k - 1][0]:words[k - 1][1]].lower() in _LETTER_LABELS if k else False
+                              or following in _NOT_AFTER_AN_ARTICLE):
+            return False  # "Variant a has conversion 3.12%", "plan a or plan b": a letter that names, no article
         if word != "the" and following.endswith("ing"):
             return False  # "is a breaking API", "a ticking time bomb": without it the -ing word reads as a verb
         if text[nxt[1]:nxt[1] + 3].lstrip(" \t")[:1].isdigit():

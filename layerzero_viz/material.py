@@ -1809,6 +1809,10 @@ _TASK_INTRO = re.compile(
     r"|[^：:\n]{0,30}?(?:原样|原封不动|一字不改|一字不差|一个字都不要?改|照发|照着发|直接(?:按这个)?发|按这个发|逐字|照读|照念)[^：:\n]{0,20}?"
     # the text pointed at before the verb: "帮我把下面这份通知改得更正式一点，意思不要变："
     rf"|[^：:\n]{{0,20}}?(?:把|将|对|给)(?:下面|以下|下列|这)[^：:\n]{{0,20}}?(?:改|{_TASK_VERB_ZH})[^：:\n]{{0,30}}?"
+    # the words to send back, dictated: "帮我回复他：Sure, thanks for asking!", "跟客户说：…", "Reply to him: …", "Tell her:"
+    r"|[^：:\n]{0,10}?(?:回复|回|转告|告诉|跟|对|和)(?:他|她|他们|她们|对方|客户|老板|同事|大家|群里)(?:说)?"
+    r"|(?i:[^:：\n]{0,20}?\b(?:reply|respond|write\s+back|say|tell\s+(?:him|her|them))(?:\s+to\s+(?:him|her|them|the\s+\w+))?"
+    r"(?:\s+with)?)"
     # a text given as the model of a new one, its tone and wording the point: "Here's our newsletter from January, write
     # February's in the same tone:", "Here's the email I sent last week, write a new one asking about …:",
     # "这是我去年写给房东的续租邮件，帮我照这个语气写一个今年的："
@@ -1828,7 +1832,8 @@ _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\bmake\b|\bturn\b|\bsend\b|\bpost\
                        r"按这个发|直接发|翻成|译成|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
                        r"\breplied\b|\bposted\b|\btexted\b|\bmessaged\b|\b(?:was|is|reads?)\b"
                        r"|\btone\b|\bstyle\b|\bvoice\b|\bformat\b|\bstructure\b|\bspirit\b|\bwording\b|\bmodell?ed\b|"
-                       r"\bhere(?:'s|’s| is)\b|语气|风格|口吻|格式|写法|文风|调子|样子|感觉|这是我"
+                       r"\bhere(?:'s|’s| is)\b|语气|风格|口吻|格式|写法|文风|调子|样子|感觉|这是我|\breply\b|\brespond\b|"
+                       r"\bsay\b|\btell\b|\bback\b|回复|回他|回她|告诉|转告|跟他|跟她|跟客户|对他|对她|说"
                        rf"|{_TASK_VERB_ZH}|改|微信|短信|消息|邮件|信息|留言|私信|一句|一条|一段|一封")
 _CUE_WINDOW = 160  # characters before a colon: every intro's verb, "one" or "from" stands within them
 # a turn asks for its work before the text it hands over, in its first lines: a colon further on heads a section of a
@@ -1894,12 +1899,15 @@ _REPORTED = (
     r"manager|colleague)s?)"
     # a document or record the label names, or the user's own piece of work
     r"|(?i:invoice|receipt|r[eé]sum[eé]|cv|transcript|(?:meeting|standup|stand-up|call|interview)[ \t]+"
-    r"(?:notes|minutes|transcript)|minutes|(?:error[ \t]+)?logs?|stack[ \t]*trace|traceback|(?P<input>input)|"
+    r"(?:notes|minutes|transcript)|minutes|(?:[a-z][\w.-]{0,20}[ \t]+)?(?:error[ \t]+|access[ \t]+)?logs?|stack[ \t]*trace|"
+    r"traceback|(?P<input>input)|"
     # a record about someone or something: "Note for patient #A-55102 (outpatient):", "Incident report from site 4:"
     r"(?:(?:clinical|physician|doctor'?s|progress|visit|case|incident|discharge)[ \t]+)?(?:note|notes|memo|record|report|"
     r"chart|summary|feedback|comment|message|review|reply|response|complaint)[ \t]+(?:for|from|of|on|about)[ \t]+"
     r"[^:：\n]{1,40}?)"
     r"|(?P<input_zh>输入)|发票|收据|简历|日志|报错(?:信息)?|(?:会议|聊天|对话|通话)(?:记录|纪要)"
+    # the original words of a message or alert, whatever it is called: "PagerDuty 原文：", "告警原文："
+    r"|[\u4e00-\u9fffA-Za-z\d#_-]{1,16}[ \t]?原文"
     r"|(?:这是|以下是|下面是)(?:我|我们|我儿子|我女儿|孩子|学生)的[\u4e00-\u9fff]{0,6}?(?:作业|作文|翻译|答案|文章|简历|"
     r"代码|稿子|论文|草稿|邮件|回答|作品|日记|周记)"
     r"|(?i:here(?:'s|\s+is|\s+are)\s+(?:my|our|his|her)\s+(?:[a-z-]+\s+)?(?:homework|assignment|answers?|"
@@ -2690,6 +2698,9 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
     return out
 
 
+_BLOCKQUOTE = re.compile(r"^[ \t]{0,3}>[ \t]?\S[^\n]*(?:\n[ \t]{0,3}>[^\n]*)*", re.MULTILINE)
+
+
 def _own_material(text: str, s: int, e: int, role: str) -> list[Material]:
     """The material a block [s, e) of ``role`` holds by its own text alone (what ``find_material`` finds in a block
     no other turn marks as a whole): it depends on the block's text and role only."""
@@ -2698,6 +2709,8 @@ def _own_material(text: str, s: int, e: int, role: str) -> list[Material]:
         seg = text[s:e]
         extra = _transcript(text, s, e) if ":" in seg or "：" in seg else []
         extra += _replacements(text, s, e, seg)
+        if ">" in seg:  # (a message quoted with "> " lines: "帮我回这条 Slack 消息：⏎> Could you please check …? Thanks!")
+            extra += [(m.start(), m.end(), "quote", "kept: quoted lines (> …)") for m in _BLOCKQUOTE.finditer(text, s, e)]
         found.extend(r for r in extra if not any(a <= r[0] and r[1] <= z for a, z, _, _ in found))
         # (what the introducers found already is not listed twice; a quote or code inside a text hands nothing over)
         handed = any(r[2] == "introduced" for r in found)
@@ -2780,7 +2793,7 @@ def _own_intro(text: str, s: int, e: int) -> bool:
 # Sir'")
 _FORBIDDEN_BEFORE = re.compile(r"(?:不要|不得|不能|别|禁止|勿|避免|不许|(?i:\b(?:never|don'?t|do\s+not|avoid|no|without|not)\b))"
                                r"[^。！？.!?\n“\"「]{0,14}$")
-_ECHO_MAX = 40  # characters: a phrase the system prompt requires ("您的第一条消息只会是“嗨，我可以”"), not a passage
+_ECHO_MAX = 100  # characters: a phrase or a short reply the system prompt requires ("您的第一条消息只会是“嗨，我可以”"), not a passage
 # a placeholder of a template line: {first_name}, {{name}}, [Name], 【姓名】
 _SLOT = re.compile(r"\{\{?[A-Za-z_\u4e00-\u9fff][\w \u4e00-\u9fff]{0,30}\}\}?|\[[A-Z\u4e00-\u9fff][\w \u4e00-\u9fff]{0,30}\]"
                    r"|【[^】\n]{1,20}】")
@@ -2820,6 +2833,8 @@ def _echoed_quotes(text: str, system: Sequence[BlockRef], blocks: Sequence[Block
             found.extend(m.span() for m in _PAIRED.finditer(text, b.start, b.end))
         if '"' in seg:
             found.extend((a, z) for a, z, _, _ in _straight_quotes(text, b.start, b.end))
+        if "'" in seg:  # ("Reply with exactly: 'The issue is resolved. Sorry for the inconvenience.'")
+            found.extend((a, z) for a, z, _, _ in _quotes(text, b.start, b.end, "'"))
         # (the phrases a <redundant_phrases> directive lists are the engine's to prune, not the model's to say; a
         # phrase the prompt forbids — 不要使用“亲亲”, Never say "please" — is no phrase it requires)
         skip = [m.span() for m in _DIRECTIVE.finditer(text, b.start, b.end)] if found and "<" in seg else []

@@ -530,6 +530,26 @@ def _scoping_heading(text: str, a: int, b: int) -> bool:
     return last is not None and not _RECALL_HEADING.search(last.group(0))
 
 
+# a lead that scopes the sentences after it in its paragraph: "For the dr cluster: never run kubectl apply. Use ArgoCD sync
+# only.", "对于 staging 环境：…", "在生产环境上：…"
+_SCOPE_LEAD = re.compile(r"(?:^|(?<=[.!?。！？])[ \t]*)(?:(?i:for|in|on|within)[ \t]+(?:the[ \t]+)?([^:：\n.!?。！？]{1,40}?)|"
+                         r"对于([^:：\n。！？]{1,20}?)|在([^:：\n。！？]{1,20}?)上)[ \t]*[:：]", re.MULTILINE)
+
+
+def _scope_lead(text: str, block_start: int, pos: int) -> str | None:
+    """What the last scope lead of the paragraph holding ``pos`` (in its block, opening a line or a sentence at or
+    before ``pos``) names, folded; or None."""
+    blank = text.rfind("\n\n", block_start, pos)
+    para = blank + 2 if blank >= 0 else block_start
+    line_end = text.find("\n", pos)
+    last = None
+    for m in _SCOPE_LEAD.finditer(text, para, len(text) if line_end < 0 else line_end):
+        if m.start() > pos:
+            break
+        last = m
+    return None if last is None else fold(next(g for g in last.groups() if g)).strip()
+
+
 def _whole_line(text: str, s: int, e: int) -> bool:
     """Whether [s, e) is all of its line but spaces."""
     ls = text.rfind("\n", 0, s) + 1
@@ -785,6 +805,10 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                 if not why and not reminder and view.block_index_at(first.start) == bi and _whole_line(text, cut, e) \
                         and _scoping_heading(text, first.end, cut):
                     why = "a rule of another section (a heading scopes the lines under it)"
+                if not why and first_block != bi:
+                    scope = _scope_lead(text, blocks[bi].start, sent[0])
+                    if scope is not None and scope != _scope_lead(text, blocks[first_block].start, first.start):
+                        why = f"a rule said for another scope ({scope!r})"
                 if not why and first.part and not _restates_a_part(text, s, e, sent):
                     why = "the same words as a clause of a rule, but not said as a reminder of it"
                 if not why and sent[1] >= e - 1 and NEXT_STEP.match(text, sent[1], blocks[bi].end):
