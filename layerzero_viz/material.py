@@ -1810,8 +1810,9 @@ _TASK_INTRO = re.compile(
     # the text pointed at before the verb: "帮我把下面这份通知改得更正式一点，意思不要变："
     rf"|[^：:\n]{{0,20}}?(?:把|将|对|给)(?:下面|以下|下列|这)[^：:\n]{{0,20}}?(?:改|{_TASK_VERB_ZH})[^：:\n]{{0,30}}?"
     # the words to send back, dictated: "帮我回复他：Sure, thanks for asking!", "跟客户说：…", "Reply to him: …", "Tell her:"
-    r"|[^：:\n]{0,10}?(?:回复|回|转告|告诉|跟|对|和)(?:他|她|他们|她们|对方|客户|老板|同事|大家|群里)(?:说)?"
-    r"|(?i:[^:：\n]{0,20}?\b(?:reply|respond|write\s+back|say|tell\s+(?:him|her|them))(?:\s+to\s+(?:him|her|them|the\s+\w+))?"
+    r"|[^：:\n]{0,10}?(?:回复|回|转告|告诉|跟|对|和)(?:他|她|他们|她们|对方|客户|老板|同事|大家|群里)(?:说)?(?:一句|一下|两句|几句)?"
+    r"|(?i:[^:：\n]{0,20}?\b(?:reply|respond|write\s+back|say|(?:tell|text|message|email|dm|ping)\s+(?:him|her|them))"
+    r"(?:\s+to\s+(?:him|her|them|the\s+\w+))?"
     r"(?:\s+with)?)"
     # a text given as the model of a new one, its tone and wording the point: "Here's our newsletter from January, write
     # February's in the same tone:", "Here's the email I sent last week, write a new one asking about …:",
@@ -1819,10 +1820,12 @@ _TASK_INTRO = re.compile(
     r"|(?i:[^:：\n]{0,100}?\b(?:(?:in|with|using|keep(?:ing)?)[ \t]+the[ \t]+same[ \t]+(?:tone|style|voice|format|structure|"
     r"spirit|wording)|(?:same|similar)[ \t]+(?:tone|style|voice)[ \t]+as|modell?ed[ \t]+on|like[ \t]+this[ \t]+one)\b[^:：\n]{0,60}?)"
     r"|(?i:here(?:'s|’s|[ \t]+is)[ \t]+(?:the|my|our|an?)[ \t]+(?:[a-z-]+[ \t]+){0,2}?(?:e-?mail|letter|message|note|newsletter|"
-    r"post|announcement|memo|speech|toast|bio|reply|invitation|notice|text)\b[^:：\n]{0,120}?)"
+    r"post|announcement|memo|speech|toast|bio|reply|invitation|notice|text|out-of-office|note|invite)\b[^:：\n]{0,120}?)"
     r"|[^：:\n]{0,40}?(?:照|按|按照|仿照|模仿|参照|参考|学)着?(?:这个|这封|这篇|这段|这种|这条|上面的?|下面的?|它的?|原来的?)(?:语气|"
     r"风格|口吻|格式|写法|文风|调子|样子|感觉)[^：:\n]{0,60}?"
     r"|[^：:\n]{0,6}?这是我[^：:\n]{0,30}?(?:写|发)给[^：:\n]{0,80}?"
+    r"|[^：:\n]{0,10}?(?:仿照|模仿|参照|参考)(?:下面|上面|以下)?(?:这段|这篇|这封|这个|这条|的)[^：:\n]{0,60}?"
+    r"|(?i:[^:：\n]{0,80}?\bas\s+(?:a|the|my)\s+(?:template|model|example|sample|reference)\b[^:：\n]{0,80}?)"
     r")(?:\*\*)?[ \t]*[:：]"
 )
 # what a line must hold before _TASK_INTRO is tried at its colon (most colons head "Rules:", a time or a key)
@@ -1833,7 +1836,8 @@ _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\bmake\b|\bturn\b|\bsend\b|\bpost\
                        r"\breplied\b|\bposted\b|\btexted\b|\bmessaged\b|\b(?:was|is|reads?)\b"
                        r"|\btone\b|\bstyle\b|\bvoice\b|\bformat\b|\bstructure\b|\bspirit\b|\bwording\b|\bmodell?ed\b|"
                        r"\bhere(?:'s|’s| is)\b|语气|风格|口吻|格式|写法|文风|调子|样子|感觉|这是我|\breply\b|\brespond\b|"
-                       r"\bsay\b|\btell\b|\bback\b|回复|回他|回她|告诉|转告|跟他|跟她|跟客户|对他|对她|说"
+                       r"\bsay\b|\btell\b|\bback\b|\btext\b|\bmessage\b|\bemail\b|\bdm\b|\bping\b|\btemplate\b|\bmodel\b|"
+                       r"\bexample\b|\bsample\b|回复|回他|回她|告诉|转告|跟他|跟她|跟客户|对他|对她|说|仿照|模仿|参照|参考"
                        rf"|{_TASK_VERB_ZH}|改|微信|短信|消息|邮件|信息|留言|私信|一句|一条|一段|一封")
 _CUE_WINDOW = 160  # characters before a colon: every intro's verb, "one" or "from" stands within them
 # a turn asks for its work before the text it hands over, in its first lines: a colon further on heads a section of a
@@ -2088,6 +2092,7 @@ _BACK_MAX = 160  # characters: "Translate it to German, keep everything."
 
 # a short turn asking for the last reply again, changed: "麻烦再改得正式一点", "翻得更自然些", "Make it more formal."
 _REVISION = re.compile(r"(?:再|重新)(?:改|翻|润色|写)|(?:改|翻|译|写)得(?:更|再)?[\u4e00-\u9fff]{1,4}?(?:一点|一些|点|些)"
+                       r"|语气(?:再|更)|(?:再|更)(?:客气|礼貌|委婉|正式|随意|口语化|简短|简洁|热情|友好|专业|亲切)"
                        r"|(?i:\b(?:make|translate|rewrite|say|write)\s+it\s+(?:again|more|less|shorter|longer|simpler)\b)")
 _REVISION_MAX = 40
 
@@ -2478,19 +2483,31 @@ _WRITE_A_TEXT = re.compile(
     r"(?i:\b(?:write|draft|compose|prepare|create|redo)\b[^.!?\n]{0,40}?\b(?:e-?mail|letter|note|message|reply|response|toast|"
     r"speech|post|notice|announcement|invitation|memo|card|greeting|sms|text|caption|bio|tweet|script|welcome|intro|"
     r"introduction|newsletter|apology|blurb|paragraph|statement|reminder|request|complaint|proposal|thank-you|"
-    r"condolence|resignation|recommendation|reference|update|description|summary|report)s?\b|"
+    r"condolence|resignation|recommendation|reference|update|description|summary|report|invite|flyer|poem|slogan|tagline|"
+    r"headline|pitch|out-of-office|toast)s?\b|"
     r"\b(?:write|draft)\b[^.!?\n]{0,60}?\b(?:in\s+the\s+same\s+(?:tone|style|voice)|a\s+new\s+one|another\s+one)\b|"
-    r"\b(?:reply|respond|answer)\s+to\s+(?:this|the|her|his|their|my|an?)\s+(?:e-?mail|message|letter|note|text|review|comment)s?\b|"
-    # words to send back ("My boss wrote: … What should I reply?", "How do I respond?", "help me reply")
-    r"\b(?:what|how)\s+(?:should|do|can|could|would|shall)\s+I\s+(?:reply|respond|answer|write|say|"
-    r"word\s+(?:it|this|my\s+(?:reply|answer|response)))\b|\bhelp\s+me\s+(?:reply|respond|answer|write\s+back)\b)"
+    r"\bwrite\s+(?:one|another)\b|"
+    r"\b(?:reply|respond|answer)\s+to\s+(?:this|the|her|his|their|my|an?)\s+(?:e-?mail|message|letter|note|text|review|comment)s?\b)"
     r"|(?:写|起草|拟|撰写|编)[^。！？\n]{0,14}?(?:邮件|信|通知|短信|文案|发言|致辞|祝福|问候|贺词|公告|邀请函|消息|回复|开场白|结尾|"
     r"演讲稿|朋友圈|贺卡|感谢|道歉|欢迎词|介绍|简介|说明|帖子|留言|话术|主持词|祝酒词|请假条|假条|便条|申请|请示|报告|"
     r"总结|检讨|启事|声明|简历|评语|回帖)"
     r"|(?:照|按|按照|仿照|模仿|参照)着?(?:这个|这封|这篇|这种|上面的?)(?:语气|风格|口吻|格式|写法|文风)[^。！？\n]{0,6}?写"
-    r"|(?:写|起草|拟)(?:一|个|一个|两|几)(?:段|封|篇|条|份|则|句)"
-    r"|(?:该|要|应该|我)怎么回(?:复|信|答|应)?|怎么回(?:复)?(?:比较|才|更)?(?:好|合适|得体)|如何回复"
-    r"|帮我(?:想|写|拟)(?:个|一个|一下|一条|一段|几句)?(?:回复|回信|回答|怎么回)|帮我回(?:复)?(?:一下|他|她|一句)")
+    r"|(?:写|起草|拟)(?:一|个|一个|两|几)?(?:段|封|篇|条|份|则|句)")
+# words to send back to a message the turn reports ("My boss wrote: … What should I reply?", "闺蜜发来感谢，帮我想句回复"):
+# asked only where the turn reports a message ("How should I respond to criticism in general?" asks for advice)
+_SEND_BACK = re.compile(
+    r"(?i:\b(?:what|how)\s+(?:should|do|can|could|would|shall)\s+I\s+(?:reply|respond|answer|write|say|"
+    r"word\s+(?:it|this|my\s+(?:reply|answer|response)))\b|\bhelp\s+me\s+(?:reply|respond|answer|write\s+back)\b|"
+    r"\breply\s+for\s+me\b|\b(?:a\s+)?good\s+(?:reply|response|answer)\s+to\b|\bwhat(?:'s|\s+is)\s+a\s+good\s+(?:reply|response)\b)"
+    r"|(?:该|要|应该|我)怎么回(?:复|信|答|应)?|怎么回(?:复)?(?:比较|才|更)?(?:好|合适|得体)|如何回复|回复(?:该|要|应该)?怎么写"
+    r"|回(?:他|她|对方|客户)(?:什么|啥)|帮我(?:想|写|拟)(?:个|一个|一下|一条|一段|几句|句|一句)?(?:回复|回信|回答|怎么回)"
+    r"|帮我回(?:复)?(?:一下|他|她|一句)")
+_REPORTS_A_MESSAGE = re.compile(
+    r"(?i:\b(?:wrote|writes|said|says|sent|texted|messaged|emailed|asked|asks|replied|invited|posted|commented|wants|told|"
+    r"DMed|pinged|got\s+(?:this|a|an)|customer|client|boss|manager|colleague|landlord|tenant|friend|recruiter)\b)"
+    r"|[\"“”「:：]|说|发来|发了|问我|留言|私信|来信|邀请|回复我|找我|客户|顾客|买家|房东|老板|领导|同事|朋友|对方")
+# advice on replying in general asks for no words to send ("一般客户投诉该如何回复？有什么原则？")
+_IN_GENERAL = re.compile(r"(?i:\b(?:in\s+general|generally|tips|principles?|best\s+practices?)\b)|一般|通常|原则|技巧|方法论")
 # an intro line that opens a reply before the text it delivers ("Sure! Here's a draft:", "好的，以下是修改后的版本：")
 _REPLY_INTRO = re.compile(r"[^\n]{0,80}?[:：][ \t]*\n")
 
@@ -2556,7 +2573,8 @@ def _is_a_version(text: str, earlier: BlockRef, reply: BlockRef) -> bool:
 def _asks_for_a_text(turn: str) -> str | None:
     """What in a user turn asks for a text to be written or made anew ("Draft a short email", "Polish my cover
     letter:"), or None."""
-    m = _WRITE_A_TEXT.search(turn) or _EDIT_REQUEST.search(turn, 0, 200)
+    m = _WRITE_A_TEXT.search(turn) or _EDIT_REQUEST.search(turn, 0, 200) or (
+        _SEND_BACK.search(turn) if _REPORTS_A_MESSAGE.search(turn) and not _IN_GENERAL.search(turn) else None)
     return None if m is None else m.group(0)
 
 
@@ -2701,10 +2719,55 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
 _BLOCKQUOTE = re.compile(r"^[ \t]{0,3}>[ \t]?\S[^\n]*(?:\n[ \t]{0,3}>[^\n]*)*", re.MULTILINE)
 
 
+# a letter or message by its form — a salutation that opens a line and a sign-off with a name that closes one: "Hi Dave,
+# thanks for the heads-up! 9am works. Cheers, Jo", "Dear Grandma, … Love, Ella", "李老师您好：⏎…⏎⏎学生 赵一帆"
+_SALUTATION = re.compile(
+    # (an English one names whom it greets, or stands alone on its line: "Hey, could you …" greets the assistant)
+    r"^[ \t]*(?:(?:Hi|Hello|Hey|Dear|Good\s+(?:morning|afternoon|evening))(?:(?:[ \t]+(?:[A-Z][\w.'’-]*|everyone|all|team|"
+    r"there|folks|guys))+[ \t]*[,!:—-]|[ \t]*[,!:—-]?[ \t]*(?=\n))"
+    r"|(?P<zh>(?:尊敬的|亲爱的)[^\n，,：:！!。]{1,12}|[^\n，,：:！!。\s]{1,8}(?:您好|你好)|大家好)[ \t]*[，,：:！!])", re.MULTILINE)
+_SIGN_OFF = re.compile(
+    r"(?:^|(?<=[.!?])[ \t]+)[ \t]*(?:Best(?:[ \t]+(?:regards|wishes))?|Kind[ \t]+regards|Warm(?:est)?[ \t]+regards|Regards|Cheers|"
+    r"Thanks(?:[ \t]+again|[ \t]+so[ \t]+much)?|Thank[ \t]+you|Many[ \t]+thanks|Love|Sincerely|Yours(?:[ \t]+(?:truly|sincerely))?|"
+    r"All[ \t]+the[ \t]+best|Talk[ \t]+soon|Take[ \t]+care|Hugs)[ \t]*[,!.]?[ \t]*\n?[ \t]*(?:[-—–][ \t]*)?"
+    r"(?:the[ \t]+)?[A-Z][\w.'’-]*(?:[ \t]+[A-Z][\w.'’-]*){0,3}[ \t]*[.!]?[ \t]*$", re.MULTILINE)
+# the signature line of a Chinese letter: a short line without sentence punctuation after a blank line ("张敏", "小吴",
+# "宜居家具客服部")
+_SIGNATURE_ZH = re.compile(r"\n[ \t]*\n(?:[ \t]*(?:祝好|此致|敬礼|顺祝[^\n]{0,8}|祝[^\n]{1,10})[！!。]?[ \t]*\n)?"
+                           r"[ \t]*[^\n。！？!?，,：:；;“”\"]{1,16}?[ \t]*(?=\n|\Z)")
+_LETTER_WITHIN = 400  # characters: a letter's salutation opens the block or follows a short request before it
+
+
+def _letters(text: str, s: int, e: int, role: str) -> list[tuple[int, int, str, str]]:
+    """A letter or message in the block [s, e) known by its form: from a salutation (in its first characters) to the
+    sign-off and name that end it — in a user's turn, after something else (a turn that opens "Hi Claude, …" and is
+    signed is the user's own message to the assistant)."""
+    sal = _SALUTATION.search(text, s, min(e, s + _LETTER_WITHIN))
+    if sal is None or role == "user" and not text[s:sal.start()].strip():
+        return []
+    if sal.group("zh"):
+        if not text[sal.end():sal.end() + 2].strip(" \t").startswith("\n"):
+            return []  # (a Chinese salutation has a line of its own: "李老师您好：⏎")
+        end = None
+        for end in _SIGNATURE_ZH.finditer(text, sal.end(), e):
+            pass
+    else:
+        end = None
+        for end in _SIGN_OFF.finditer(text, sal.end(), e):
+            pass
+    if end is None:
+        return []
+    a, z = _stripped(text, sal.start(), end.end())
+    return [(a, z, "introduced", f"kept: a letter or message, from its salutation to its sign-off "
+                                 f"({_short(text[a:z], 40)!r})")]
+
+
 def _own_material(text: str, s: int, e: int, role: str) -> list[Material]:
     """The material a block [s, e) of ``role`` holds by its own text alone (what ``find_material`` finds in a block
     no other turn marks as a whole): it depends on the block's text and role only."""
     found = block_material(text, s, e)
+    if role in ("user", "assistant"):  # (a draft, a letter handed over)
+        found.extend(r for r in _letters(text, s, e, role) if not any(a <= r[0] and r[1] <= z for a, z, _, _ in found))
     if role == "user":  # (a transcript pasted in a turn; the words an edit request replaces and puts in)
         seg = text[s:e]
         extra = _transcript(text, s, e) if ":" in seg or "：" in seg else []

@@ -892,8 +892,9 @@ HANGS_ON_IT = re.compile(
     r"\s*(?:(?i:(?:and|also|oh|so)[ \t,]+)?(?i:unless|except|but|however|although|though|otherwise|if\s+(?:so|not)|in\s+that\s+case|"
     r"that|this|it|its|those|these|they|them|which|same|the\s+same|likewise|including|especially|even|"
     r"(?:is|was|does|did|would|will|can|could|should|isn'?t|doesn'?t)\s+(?:that|this|it)|"
-    r"actually|sorry|i\s+mean[t]?|correction|wait|instead|what\s+about|how\s+about)\b"
-    r"|除非|除了|但是|但|不过|否则|不然|可是|这|那|它|其实|同样|同理|包括|尤其|即使|哪怕|也就是说|更正|不对"
+    r"actually|sorry|i\s+mean[t]?|correction|wait|instead|what\s+about|how\s+about|not\s+even|why|"
+    r"if\s+(?:you|they|we|he|she|it|anyone|someone)\s+(?:do|does|did|don'?t|doesn'?t|can'?t|must|have\s+to))\b"
+    r"|除非|除了|但是|但|不过|否则|不然|可是|这|那|它|其实|同样|同理|包括|尤其|即使|哪怕|也就是说|更正|不对|为什么|如果|要是|万一"
     r"|[^。！？!?\n]{0,12}?(?:也一样|也同样|也算|也适用|也不行|也不能|也不可以|也不例外|同理|例外|也是这样|也照此))")
 # a rule on the reply's layout, and what breaking it looks like in a reply: list or numbered lines, a table, headings
 _LAYOUT_RULES = (

@@ -201,7 +201,7 @@ def _plain_dict(result):
 
 def test_block_cache_reuses_a_blocks_own_material_never_what_its_neighbours_made_of_it():
     from layerzero_viz import engine, material
-    reply = "Hi Sam,\nThanks so much for your patience. I'm sorry for the delay. The contract is attached.\nBest,\nAna"
+    reply = "Thanks so much for your patience. I'm sorry for the delay. The contract is attached."
     asked = {"messages": [{"role": "user", "content": "Draft a short email to Sam: the contract is attached."},
                           {"role": "assistant", "content": reply},
                           {"role": "user", "content": "Thanks so much! Also, what time is it in Oslo?"}]}
