@@ -814,7 +814,7 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                 if not why and sent[1] >= e - 1 and NEXT_STEP.match(text, sent[1], blocks[bi].end):
                     why = "a step the next sentence goes on from"
                 if not why and sent[1] >= e - 1 and HANGS_ON_IT.match(text, sent[1], blocks[bi].end):
-                    why = "the next sentence hangs on it (it refers back, narrows or corrects it)"
+                    why = "a rule the next sentence hangs on (it refers back to it, narrows or corrects it)"
                 if not why and blocks[bi].role == "user" and bi > 0 and blocks[bi - 1].role == "assistant" \
                         and reply_broke_it(text, s, e, blocks[bi - 1]):
                     why = "said again right after a reply that broke it: a correction of that reply"
