@@ -63,7 +63,6 @@ the kinds it needs, so a verb added to a kind reaches every detector that takes 
 """
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from functools import lru_cache, partial
@@ -2547,14 +2546,15 @@ def _deliverables(view: TextView, reuse: bool = False) -> dict[int, str]:
 
 
 _VERSION_MIN = 40  # characters: a reply shorter than this is an answer, not a text
-_VERSION_SIMILAR = 0.6  # difflib's ratio between two versions of one text
-_VERSION_READ = 4000  # characters compared at most (difflib's ratio is quadratic at worst)
+_VERSION_SIMILAR = 0.6  # the share of character 4-grams two versions of one text have in common (Dice)
+_VERSION_READ = 4000  # characters compared at most
 
 
 def _is_a_version(text: str, earlier: BlockRef, reply: BlockRef) -> bool:
     """Whether the reply block is another version of the text in ``earlier`` — a reply, or what a user's turn hands
     over below its first line (an answer that echoes a one-line question is none) —: of a like length, and the same
-    characters for the most part (difflib's ratio, after its cheap upper bounds)."""
+    runs of characters for the most part (the Dice coefficient of their character 4-grams: linear, where difflib's
+    ratio took a third of a second on two 4,000-character texts)."""
     start = earlier.start
     if earlier.role == "user":
         start = text.find("\n", earlier.start, earlier.end) + 1
@@ -2564,10 +2564,13 @@ def _is_a_version(text: str, earlier: BlockRef, reply: BlockRef) -> bool:
     r = text[_after_reply_intro(text, reply.start, reply.end):reply.end]
     if len(r) < _VERSION_MIN or not 0.5 <= len(r) / max(1, len(a)) <= 2.0:
         return False
-    a, r = a[:_VERSION_READ], r[:_VERSION_READ]  # (two versions of a long text differ as much in their openings)
-    m = difflib.SequenceMatcher(None, a, r, autojunk=False)
-    return m.real_quick_ratio() >= _VERSION_SIMILAR and m.quick_ratio() >= _VERSION_SIMILAR \
-        and m.ratio() >= _VERSION_SIMILAR
+    ga, gr = _grams(a[:_VERSION_READ]), _grams(r[:_VERSION_READ])  # (two versions of a long text differ as much in
+    return 2 * len(ga & gr) >= _VERSION_SIMILAR * (len(ga) + len(gr))  # their openings)
+
+
+def _grams(s: str) -> set[str]:
+    s = " ".join(s.split())
+    return {s[k:k + 4] for k in range(len(s) - 3)}
 
 
 def _asks_for_a_text(turn: str) -> str | None:
