@@ -2573,9 +2573,14 @@ def _grams(s: str) -> set[str]:
     return {s[k:k + 4] for k in range(len(s) - 3)}
 
 
+_ASK_WITHIN = 600  # characters: a long turn asks for its text in its first or its last lines
+
+
 def _asks_for_a_text(turn: str) -> str | None:
     """What in a user turn asks for a text to be written or made anew ("Draft a short email", "Polish my cover
     letter:"), or None."""
+    if len(turn) > 2 * _ASK_WITHIN:  # (not in the middle of a pasted document)
+        return _asks_for_a_text(turn[:_ASK_WITHIN]) or _asks_for_a_text(turn[-_ASK_WITHIN:])
     m = _WRITE_A_TEXT.search(turn) or _EDIT_REQUEST.search(turn, 0, 200) or (
         _SEND_BACK.search(turn) if _REPORTS_A_MESSAGE.search(turn) and not _IN_GENERAL.search(turn) else None)
     return None if m is None else m.group(0)
