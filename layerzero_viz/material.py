@@ -1843,7 +1843,6 @@ _CUE_WINDOW = 160  # characters before a colon: every intro's verb, "one" or "fr
 # long prompt ("Check for:", "Output:"), not the text of a request
 _INTRO_WITHIN = 600
 _COLONS = re.compile(r"[:：]")
-_LINE_END = re.compile(r"[ \t]*(?:\n|\Z)")
 _SENTENCE_STOP = re.compile(r"[.!?。！？][ \t]*")
 
 
@@ -1870,7 +1869,8 @@ def _task_intros(text: str, s: int, e: int) -> list[re.Match[str]]:
         k = c - 1
         while k >= ls and text[k] in " \t*":
             k -= 1
-        if k < ls or not (text[k].isalpha() or text[k] in ")）" or text[k].isdigit() and _LINE_END.match(text, c + 1, e)):
+        if k < ls or not (text[k].isalpha() or text[k] in ")）"
+                          or text[k].isdigit() and not text[c + 1:_line_end(text, c + 1, e)].strip(" \t")):
             continue  # (a digit ends an intro only at its line's end: "…我想还价到5300：⏎⏎李先生您好", not "10:30")
         ws = max(ls, c - _CUE_WINDOW)
         if not _TASK_CUE.search(text[ws:c].lower()):
