@@ -1500,9 +1500,13 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:(?:say|reply|respond|answer)(?:\s+with)?(
                          r"(?:be|say|read)|"
                          # a fixed part of every reply: "Every reply must end with this sign-off:"
                          r"(?:this|the\s+following|the|a)\s+(?:sign-?off|greeting|opening(?:\s+line)?|closing(?:\s+line)?|"
-                         r"signature|tagline|disclaimer)))"
+                         r"signature|tagline|disclaimer)|"
+                         # a reply's prescribed part: "The first sentence must be:", "Every reply should start with:"
+                         r"(?:sentence|line|words?|reply|response|answer|greeting)\s+(?:must|should|has\s+to|needs\s+to)\s+"
+                         r"(?:always\s+)?(?:be|say|read|(?:start|begin|open|end|close)\s+with)))"
                          r"|说|回复|回答|答复|开头用|结尾用|开场白|结束语|内容(?:大意|大概|大致|主要)?(?:是|为|如下)|(?:大概|大致|主要)?意思(?:是|为)|大意(?:是|为)|正文(?:是|为)|原话(?:是)?|写上"
-                         r"|(?:开场白|结束语|结尾语?|开头语?|问候语|签名|落款)(?:固定|统一|一律|必须|要|都)?(?:为|是|用|说)"
+                         r"|(?:开场白|结束语|结尾语?|开头语?|问候语|签名|落款|第一句话?|最后一句话?|首句|末句|第一段|最后一段)"
+                         r"(?:固定|统一|一律|必须|一定要|要|应该|应当|应|都|需要){0,2}(?:为|是|用|说|写)"
                          r"|(?:加上|附上|带上|写上|说)(?:这句话|这句|下面这句话?|以下这句话?))"
                          r"[ \t]*(?:\*\*)?[ \t]*\Z")
 # a line that points at what follows it to be passed on as written ("Send this SMS exactly, filling in {time}:",
