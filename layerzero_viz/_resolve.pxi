@@ -580,7 +580,9 @@ def reconstruct(str text, list removed, list protected):
         e = pieces[i].second
         if s > 0:  # a cut precedes this piece
             tail = _last_kept(t, out, False)
-            blank_tail = tail == _NONE or tail == u'\n' or tail == u' ' or tail == u'\t'
+            blank_tail = (tail == _NONE or tail == u'\n' or tail == u' ' or tail == u'\t' or tail == u'。'
+                          or tail == u'！' or tail == u'？' or tail == u'，' or tail == u'、' or tail == u'；'
+                          or tail == u'：')  # (result._FULL_WIDTH_PUNCT too)
             if blank_tail:
                 while s < e and _space_tab(_at(t, s)) and free[s]:
                     s += 1

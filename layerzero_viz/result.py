@@ -22,6 +22,7 @@ TOKEN_KEYS = ("message", "block", "i", "id", "text", "start", "end", "decision",
 _CLAUSE_PUNCT = "，,、；;：:"
 _END_PUNCT = "。.!！?？"
 _OPENERS = "（(“\"「『《"
+_FULL_WIDTH_PUNCT = "。！？，、；："
 
 
 def _objects(values: Sequence[Any]) -> np.ndarray:
@@ -777,7 +778,10 @@ def _kept_pieces(text: str, removed: list[tuple[int, int]], protected: Sequence[
     for s, e in pieces:
         if s > 0:  # a cut precedes this piece
             tail = _tail(text, out)
-            if tail in ("", "\n", " ", "\t"):
+            # (no space stays at a cut's far side after a line start, a space or full-width punctuation:
+            # "我想订票。Thanks! 明天" → "我想订票。明天")
+            blank_tail = tail in ("", "\n", " ", "\t") or tail in _FULL_WIDTH_PUNCT
+            if blank_tail:
                 while s < e and text[s] in " \t" and free[s]:
                     s += 1
             if tail in ("", "\n"):
@@ -789,7 +793,7 @@ def _kept_pieces(text: str, removed: list[tuple[int, int]], protected: Sequence[
                     (text[s] in _CLAUSE_PUNCT and (visible in ("", "\n") or visible in _CLAUSE_PUNCT + _END_PUNCT + _OPENERS))
                     or (text[s] in _END_PUNCT and (visible in ("", "\n") or visible in _END_PUNCT))):
                 s += 1
-                while s < e and text[s] in " \t" and free[s] and tail in ("", "\n", " ", "\t"):
+                while s < e and text[s] in " \t" and free[s] and blank_tail:
                     s += 1
             if s > dangling and tail in ("", "\n"):
                 # the line the cut emptied ("7. 再次强调：…" cut, its "。" left alone on the line): no blank line stays

@@ -89,6 +89,10 @@ def test_reconstruction_tidies_only_whitespace_and_dangling_punctuation():
     assert reconstruct("请回答，谢谢。", [(4, 6)]) == "请回答。"
     assert reconstruct("a\n请问\nb", [(2, 4)]) == "a\nb"
     assert reconstruct("Thanks!  Go.", [(0, 7)]) == "Go."
+    # no space is left after full-width punctuation, where the cut text had brought its own
+    assert reconstruct("我想订票。Thanks! 明天出发。", [(5, 12)]) == "我想订票。明天出发。"
+    assert reconstruct("好的，Thanks a lot! 周五见。", [(3, 17)]) == "好的，周五见。"
+    assert reconstruct("Done. Thanks! Next.", [(6, 13)]) == "Done. Next."
     # protected characters are never touched, even if they look dangling
     assert reconstruct("x  ，y", [(0, 1)], protected=[(1, 4)]) == "  ，y"
 
