@@ -138,7 +138,8 @@ _IDIOM_AFTER_THE = frozenset({"end", "gap", "picture", "way", "moment", "meantim
                               "board", "spotlight", "scroll", "bottom", "table", "long", "whole", "day", "needful", "one",
                               "hook", "line", "spot", "road", "go", "run", "house", "record", "dark", "point", "fence"})
 _IDIOM_ADJECTIVE_THE = frozenset({"big", "bigger", "larger", "broader", "wider"})
-_IDIOM_AFTER_A = frozenset({"while", "force", "difference", "result", "row", "must", "whole"})
+_IDIOM_AFTER_A = frozenset({"while", "force", "difference", "result", "row", "must", "whole", "look", "try", "go",
+                            "chance", "favor", "favour", "hand", "break", "glance", "peek", "shot", "stab"})
 # 的 between two nouns (餐馆的电话, 用户的问题) and 地 between an adverbial and a verb (认真地检查): after a verb, an
 # adjective or a pronoun the 的 holds a relative clause or a phrase together (举行的辩论, 定义的接口, 很好的选择, 你的任务)
 _MODIFIER_PARTICLES = {"的": ("uj", ("n",), ("n",)), "地": ("uv", ("a", "ad", "d", "z"), ("v",))}
@@ -242,9 +243,11 @@ def lossy_tier(ann: Annotated) -> LossyTier:
                         continue  # a task about grammar, or the article opens a clause (", the look matches"),
                         # not an apposition ("You are Nova, the support assistant")
                     if english is None:
-                        english = _reads_english(text, line_start, len(text) if line_end < 0 else line_end)
+                        english = _reads_english(text, line_start, len(text) if line_end < 0 else line_end) \
+                            and not _CJK_RUN.search(text, cs, ce)
                     if not english:
-                        continue  # another language's "a" ("volver a cantar") or "an" ("an die Kriterien")
+                        continue  # another language's "a" ("volver a cantar") or "an" ("an die Kriterien"), or
+                        # English in a Chinese clause: a word named or an example ("英语里 a 和 the 有什么区别")
                 elif word == "的" and _de_closes_a_phrase(text, ws):
                     continue  # a verb earlier in the clause: the 的 closes a relative clause (提供…停车位的酒店), or
                     # a coordination before it (用户和商家的需求: without 的 the scope narrows to 商家需求)
@@ -390,7 +393,7 @@ def _takeable(text: str, words: list[tuple[int, int, str | None]], k: int, claus
         if following in (_IDIOM_AFTER_THE if word == "the" else _IDIOM_AFTER_A) or (
                 word == "the" and following in _IDIOM_ADJECTIVE_THE and after_next == "picture"):
             return False  # an idiom: "in the end", "bridge the gap", "for a while"
-        if word != "the" and (text[words[k - 1][0]:words[k - 1][1]].lower() in _LETTER_LABELS if k else False
+        if word != "the" and ((text[words[k - 1][0]:words[k - 1][1]].lower() in _LETTER_LABELS if k else False)
                               or following in _NOT_AFTER_AN_ARTICLE):
             return False  # "Variant a has conversion 3.12%", "plan a or plan b": a letter that names, no article
         if word != "the" and following.endswith("ing"):
@@ -398,6 +401,8 @@ def _takeable(text: str, words: list[tuple[int, int, str | None]], k: int, claus
         if text[nxt[1]:nxt[1] + 3].lstrip(" \t")[:1].isdigit():
             return False  # "the model 1/…": without it, a name
         previous = text[words[k - 1][0]:words[k - 1][1]].lower() if k else ""
+        if previous in ("and", "or") and k >= 2 and text[words[k - 2][0]:words[k - 2][1]].lower() in _ARTICLES:
+            return False  # "How do a and the differ": the words named, no article
         head = following.replace("’", "'").split("'")[0]  # "the deceased's life": the word without its 's
         if previous in _COPULA:
             return False  # "You are a senior engineer", "act as a person", "It's a bug": the role or the

@@ -629,7 +629,21 @@ def _handed_text_end(text: str, a: int, e: int, nxt: int | None) -> int:
     b = min(b, stop)
     while b > a and text[b - 1].isspace():
         b -= 1
-    return _without_trailing_task_sentences(text, a, b)
+    return _before_thanks_after_quote(text, a, _without_trailing_task_sentences(text, a, b))
+
+
+def _before_thanks_after_quote(text: str, a: int, b: int) -> int:
+    """``b`` moved back before a closing thanks that follows a quotation ('Summarise this clause? "…" Thank you!'): the
+    user's thanks, not the text's own (a letter's closing thanks, inside the text, stays)."""
+    k = _SENTENCE_BEFORE.search(text, a, b)
+    if k is None:
+        return b
+    t = k.end()
+    while t < b and text[t] in _CLOSING_QUOTES:
+        t += 1
+    if t == k.end() and text[k.start()] not in _CLOSING_QUOTES or not _CLOSING_THANKS.fullmatch(text, t, b):
+        return b
+    return _stripped(text, a, t)[1]
 
 
 # the end of the sentence (or line) before the last one in a range
@@ -657,6 +671,7 @@ def _without_trailing_task_sentences(text: str, a: int, b: int) -> int:
     return pending if pending is not None else b
 
 
+_CLOSING_QUOTES = "\"”’」』"
 # a closing thanks (a sentence of its own): "Thanks in advance!", "谢谢！"
 _CLOSING_THANKS = re.compile(r"[ \t]*(?:(?i:thanks?(?:\s+you)?(?:\s+(?:so|very)\s+much)?(?:\s+in\s+advance)?|thx|cheers|ty)"
                              r"|谢谢(?:你|您)?(?:啦|了)?|多谢|感谢)[ \t]*[.!！。~～]*[ \t]*")
@@ -1273,6 +1288,52 @@ def _announced_items(text: str, s: int, e: int, seg: str) -> list[tuple[int, int
     return [(a, b, "introduced", f"kept: the items announced by {_short(m.group(0), 40)!r}")] if b > a else []
 
 
+# a line (after a list marker) that opens with a greeting, thanks or apology said as a sentence of its own ("Hi! How
+# can I help you today?", "- 你好！ → greeting", "Thanks for reaching out! We'll …"): in the lines a colon hands over,
+# the lines are data — replies to rewrite, utterances to label, test inputs —, not the user's own politeness
+_COURTESY_OPEN = (rf"[ \t]*(?:(?:[-*+•>]|\d{{1,3}}[.)、．])[ \t]*)?(?:{_GREETING}|(?i:thanks|thank\s+you|thx|sorry)\b|"
+                  r"谢谢|感谢|多谢|不好意思|抱歉)")
+_COURTESY_LINE = re.compile(_COURTESY_OPEN + r"[^\n.!?。！？~～]{0,30}?(?:[.!?。！？~～]|[ \t]*(?=\n|\Z))")
+# … and a line that is nothing else ("Hi!", "- 谢谢！", "Thanks for reaching out!")
+_COURTESY_ALONE = re.compile(_COURTESY_OPEN + r"[^\n.!?。！？~～，,]{0,20}?[.!?。！？~～]*[ \t]*(?=\n|\Z)")
+_DATA_LEAD = re.compile(r"(?i:\b(?:replies|responses|messages|utterances|transcripts?|inputs|examples|samples|phrases|"
+                        r"sentences|lines|templates|macros|test\s+(?:set|cases?|data)|dataset|labell?ing|label|classify|"
+                        r"annotate|tag)\b)|话术|消息|例句|句子|每句话?|语料|样本|测试集|数据集|用例|记录|回复语|模板|标注|分类|打标|标记|意图")
+_COURTESY_HINTS = ("你好", "您好", "嗨", "哈喽", "欢迎", "谢谢", "感谢", "多谢", "不好意思", "抱歉", "hi", "Hi", "HI", "ello", "ELLO",
+                   "ey", "EY", "reetings", "elcome", "hank", "HANK", "hx", "orry", "ORRY")
+
+
+def _courtesy_items(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
+    """The lines after a line ending with a colon (to a blank line) when one of them but the last opens with a
+    greeting, thanks or apology of its own: handed-over data."""
+    if not any(h in seg for h in _COURTESY_HINTS):
+        return []
+    out: list[tuple[int, int, str, str]] = []
+    for cm in _LINE_END_COLON.finditer(text, s, e):
+        first = cm.end() + 1
+        stop = _BLANK_LINE.search(text, first, e)
+        run_end = e if stop is None else stop.start()
+        k, lines = first, []
+        while k < run_end:
+            le = _line_end(text, k, run_end)
+            lines.append(k)
+            k = le + 1
+        if len(lines) < 2 or not any(_COURTESY_LINE.match(text, ls) for ls in lines[:-1]):
+            continue
+        ls = _line_start(text, s, cm.start())
+        # data when the line before names it ("The canned replies … are:", "测试集：", "for labeling:", "给每句话标注意图")
+        # or two lines are a courtesy alone ("Hi!", "谢谢！"); not the user's own list ("有两个问题：⏎1. 谢谢，订单…")
+        if _DATA_LEAD.search(text, ls, cm.start()) or sum(1 for k in lines if _COURTESY_ALONE.match(text, k)) >= 2:
+            if _LIST_LINE.match(text, first):  # a list: to its last item (an instruction may follow it unmarked)
+                run_end = _line_end(text, next(k for k in reversed(lines) if _LIST_LINE.match(text, k)), run_end)
+            a, b = _stripped(text, first, run_end)
+            if b > a:
+                out.append((a, b, "introduced", f"kept: the lines handed over after "
+                                                f"{_short(text[ls:cm.start() + 1].strip(), 40)!r} (a greeting or thanks "
+                                                f"in them is data)"))
+    return out
+
+
 # a question that hands over what follows it: "Can you create a prompt from this description? A serene lake …",
 # "能把下面这段话翻译成英文吗？…"
 _HANDED_BY_QUESTION = re.compile(
@@ -1291,6 +1352,7 @@ def _handed_by_question(text: str, s: int, e: int, seg: str) -> list[tuple[int, 
             m = _HANDED_BY_QUESTION.search(text, max(s, q - 80), q)
             if m is not None:
                 a, b = _stripped(text, q + 1, e)
+                b = _before_thanks_after_quote(text, a, b)  # ('Summarise this clause? "…" Thank you!')
                 if b > a:
                     return [(a, b, "introduced", f"kept: the text handed over by {_short(text[m.start():q + 1], 40)!r}")]
             q = text.find(mark, q + 1, e)
@@ -1722,7 +1784,7 @@ def _replacements(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, s
 # each finder gets the block as (text, s, e) and its text sliced once, ``seg`` (= text[s:e]), for its guards
 _FINDERS = (_code, _quotes, _introduced, _few_shot, _exam_items, _tables, _json, _marked, _example_sections,
             _announced_items, _opening_lines, _inline_examples, _handed_by_question, _front_matter, _templates,
-            _completion_slot, _label_pairs, _scripts, _pasted_structures, _pointed_texts, _fixed_texts)
+            _completion_slot, _label_pairs, _scripts, _pasted_structures, _pointed_texts, _fixed_texts, _courtesy_items)
 # every finder but those of _NO_MARK_FINDERS needs one of these marks in the block (a backtick or tilde for a fence, 4
 # spaces or a tab for indented code, ;{} for bare code, a quotation mark, a colon for introduced text and
 # few-shot, | for a table, " or [ for JSON): most chat turns have none, and skip six finders at once

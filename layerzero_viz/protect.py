@@ -13,6 +13,8 @@ with the structure (:func:`xml_protections`), so they are known before any rule 
 """
 from __future__ import annotations
 
+import bisect
+
 import re
 import time
 from collections.abc import Sequence
@@ -318,6 +320,7 @@ def find_protections(view: TextView, scans: Scans, structure: Protection, patter
             out.extend(flat, reason, prefix, suffix, limit=0)
 
     found = scans.user_facts
+    filler = None  # the filler phrases' spans, sorted (looked up once, at the first fact)
     for k in range(0, len(found), 2):
         s = found[k]
         if _OPINION_FRAME.match(text, found[k + 1]) or _OPINION_LEAD.search(text, max(0, s - 2), s):
@@ -325,6 +328,12 @@ def find_protections(view: TextView, scans: Scans, structure: Protection, patter
         e = _clause_end(view, s, view.block_at(s).end)
         while e > s and (text[e - 1] in _TRAILING_PUNCT or text[e - 1].isspace()):
             e -= 1  # the fact's words, not the comma after them: a cut beside it may need to take that comma
+        if filler is None:
+            filler = sorted(pair for name in ("filler.en", "filler.zh")
+                            for pair in zip(view.lexicon_of(name)[::2], view.lexicon_of(name)[1::2]))
+        j = bisect.bisect_right(filler, (s, len(text))) - 1
+        if j >= 0 and filler[j][1] >= e:
+            continue  # "I'm so sorry if this is a silly question": a politeness phrase whole, no fact
         out.extend([s, e], "protected_user_fact", _USER_FACT)
     return out.freeze()
 

@@ -95,10 +95,16 @@ _EN_COMPLEMENT_STOP = frozenset("""that which who whom whose where when while be
 # (and acknowledgements: a turn that is only "Ok, thanks." is all filler, which the engine keeps whole)
 _EN_CONNECTOR_RESIDUE = frozenset({"and", "but", "so", "also", "oh", "ok", "okay", "well", "again", "once", "really", "very",
                                    "much", "so much", "all", "everyone", "great", "perfect", "alright", "cool", "awesome",
-                                   "got it"})
+                                   "got it", "that's great", "that's perfect", "that's helpful", "that helps",
+                                   "that's awesome", "that's very helpful", "this is great", "this helps"})
 _ZH_PARTICLES = "啊呀啦哦喔噢嘛哈咯呢吧"
 _ZH_COMPLEMENT_START = ("的", "大家", "各位", "你们", "您", "你", "老师", "亲", "帮", "耐心", "解答", "回复", "分享", "提醒",
                         "一直", "了", "啦", "啊", "呀")
+# the same for Chinese: what may follow 谢谢(你|您|大家)的 — 帮助, 耐心, 回复 — not 行程安排 or 报价单
+_ZH_GENERIC_FOR = frozenset({"帮助", "帮忙", "耐心", "解答", "回复", "回答", "分享", "提醒", "信息", "时间", "支持", "理解", "建议",
+                             "配合", "关注", "指导", "指点", "讲解", "解释", "热心", "辛苦", "付出", "关心", "照顾", "鼓励", "信任",
+                             "包容", "反馈", "意见", "点拨", "答复", "夸奖", "肯定", "开导", "描述", "推荐", "解惑", "答疑", "指教",
+                             "赐教", "体谅", "谅解", "陪伴", "倾听", "好意", "祝福", "分析", "介绍", "帮助和支持", "服务"})
 _ZH_CONNECTOR_RESIDUE = frozenset({"但是", "不过", "可是", "而且", "但", "还有", "另外", "那", "那么", "好的", "好", "嗯", "哦", "啊",
                                    "嗯嗯", "好嘞", "收到", "明白了", "知道了"})
 # the negation words a reader (and ../shared/tools/invariants.py) counts: a cut never takes one
@@ -259,6 +265,13 @@ def find(view: TextView, ctx: RuleContext) -> Hits:
             part = [h for h in group if a <= h[0] and h[1] <= b]
             if part:
                 found.extend(_sentence_candidates(view, text, a, b, block.end, part, zh_neg))
+        if (run := _PLEASE_RUN.search(text, ss, se)) is not None:
+            # "Please, please, please make sure …": the repeats go with their commas, one "Please" stays (cut one by
+            # one, "Please, make sure" was left)
+            a1, b1 = run.span(1)
+            src = next((h[2] for h in group if a1 <= h[0] < b1), None)
+            if src is not None and not any(f[0] < a1 and f[1] > b1 for f in found):
+                found = [f for f in found if f[1] <= a1 or f[0] >= b1] + [(a1, b1, "frame", src)]
         for start, end, kind, src in found:
             starts.append(start)
             ends.append(_past_emoticon(text, end))
@@ -300,6 +313,12 @@ def _thanks_keyed(view: TextView) -> bool:
     return False
 
 
+def _hit_starts_in(hits: list[_Hit], a: int, b: int) -> bool:
+    """Whether a hit of ``hits`` (sorted) starts in [a, b)."""
+    k = bisect.bisect_left(hits, (a,))
+    return k < len(hits) and hits[k][0] < b
+
+
 def _without_greetings_in_character(view: TextView, hits: list[_Hit]) -> list[_Hit]:
     """``hits`` without the greetings and thanks of the dialogue's turns that are not filler: all greetings where the
     system prompt (the first turn without one) says what to do when the user greets — the greeting is its trigger
@@ -338,8 +357,10 @@ def _without_greetings_in_character(view: TextView, hits: list[_Hit]) -> list[_H
                         greets = _greeting_asked(view)
                     if greets:
                         continue  # "Start with a friendly greeting": the reply's "Hey!" is what the prompt asks
-            if _BARE_VOCATIVE.match(text, h[1], view.block_at(h[0]).end):
-                continue  # "你好，旅行者。": without the greeting a bare form of address is left
+            voc = _BARE_VOCATIVE.match(text, h[1], view.block_at(h[0]).end)
+            if voc is not None and not _hit_starts_in(hits, h[1], voc.end()):
+                continue  # "你好，旅行者。": without the greeting a bare form of address is left (not "你好，打扰一下。":
+                # what follows is politeness too)
         out.append(h)
     return out
 
@@ -367,7 +388,8 @@ _SELF_INTRO = re.compile(r"[，,!！ \t]*(?:我是|我叫|这里是|(?i:my\s+nam
 # the name a thanks is said to, ending its sentence ("Thank you, Priya.", "谢谢，小王！"): not another thanks ("Thanks,
 # 谢谢！"), nor the next sentence ("Thanks! Now Carol.")
 _THANKED_NAME = re.compile(r"[,，]?[ \t]*(?:[A-Z][A-Za-z-]*(?:[ \t][A-Z][A-Za-z-]*)?[.!](?:[ \t\n]|\Z)|"
-                           r"(?!" + "|".join(_ZH_COMPLEMENT_START) + r")"  # (谢谢大家！ 谢谢老师！ 谢谢你啊！: its complement)
+                           r"(?!" + "|".join((*_ZH_COMPLEMENT_START, *sorted(_ZH_GENERIC_FOR))) + r")"
+                           # (谢谢大家！ 谢谢老师！ 谢谢你啊！ 谢谢指点！: its complement)
                            r"[^\W\d_a-zA-Z我你您他她它们请想要是有在吗呢吧了的去找帮谢感多辛麻啊呀啦哦喔噢嘛哈咯]{1,4}[。！])")
 # a title before a name, whose full stop is no sentence end ("Thank you Dr. Nwosu, I'll bring …")
 _NAME_WITH_TITLE = re.compile(r"[ \t,]*(?:Dr|Mr|Mrs|Ms|Prof|Sr|Jr|Capt|Rev|St)\.[ \t]+[A-Z]")
@@ -379,8 +401,11 @@ _BARE_VOCATIVE = re.compile(r"[，, \t]*(?:[^\W\d_a-zA-Z我你您他她它们请
 
 # "please" as a verb: "to please stakeholders", "hard to please", "will please them"
 _PLEASE_VERB_BEFORE = re.compile(r"(?i:\b(?:to|will|would|can|could|must|might|may|trying|tried|hard|easy|eager)\s+)$")
+# … or before whom it pleases: "How can I please my mother-in-law?", "nothing I do pleases him" ("please him")
+_PLEASE_VERB_OBJECT = re.compile(r"[ \t]+(?i:my|his|her|their|our|him|them|us|everyone|everybody|both)\b")
 # a word in title case after the hit on its line: "Thank You Note", "I Think I Need a Lawyer" (a title, not filler)
 _TITLE_AFTER = re.compile(r"[ \t]+[A-Z][a-z]*\b")
+_DECLINE_BEFORE = re.compile(r"(?i:\bno[ \t]*,?[ \t]*)\Z")
 _FOR_NOTHING = re.compile(r"(?i:\s+for\s+nothing\b)")
 # a message to pass on, right before its "please": "Tell him please …", "ask the landlord to please …"
 _RELAYED = re.compile(r"(?i:\b(?:tell|ask|remind|text|email|message)\s+(?:him|her|them|the\s+\w+|my\s+\w+)\s+(?:to\s+)?)\Z")
@@ -414,10 +439,13 @@ def _not_filler_en(text: str, s: int, e: int) -> bool:
         return bool(before) and before[-1] not in ".!?\n。！？"
     if low.startswith(("thank", "thx")) and _FOR_NOTHING.match(text, e):
         return True  # "Thanks a lot for nothing.": sarcasm, the complaint itself
+    if low.startswith(("thank", "thx")) and _DECLINE_BEFORE.search(text, max(0, s - 8), s):
+        return True  # "No, thanks! Just run the tests.": a polite decline ("No!" would refuse rudely)
     if low == "kindly" and _KINDLY_MANNER.search(text, max(0, s - 40), s):
         return True  # "Treat new hires kindly", "responded kindly": how something is done, not a request's softener
     if low == "please":
-        if _PLEASE_VERB_BEFORE.search(text, max(0, s - 12), s) or _AS_YOU_PLEASE.search(text, max(0, s - 20), s):
+        if _PLEASE_VERB_BEFORE.search(text, max(0, s - 12), s) or _AS_YOU_PLEASE.search(text, max(0, s - 20), s) \
+                or _PLEASE_VERB_OBJECT.match(text, e):
             return True
         if _RELAYED.search(text, max(0, s - 30), s):
             return True  # "Tell him please fix the heater": the words of the message to pass on
@@ -565,7 +593,7 @@ def _list_item(text: str, s: int, e: int) -> bool:
 # a phrase asked about: "麻烦你了用英语怎么说？", "谢谢用日语怎么说？早上好呢？", "How do you say 'thank you' in Korean?",
 # "What does 'cheers' mean?"
 _LANGUAGE_NAME = r"(?:英语|英文|日语|日文|韩语|韩文|法语|德语|西班牙语|俄语|中文|汉语|粤语)"
-_ASKED_AFTER = re.compile(r"[ \t]*[\"'”’」]?[ \t]*(?:这句话?|这个词)?[ \t]*(?:(?:用|在)?" + _LANGUAGE_NAME + r"(?:里|中)?)?[ \t]*"
+_ASKED_AFTER = re.compile(r"[ \t]*[\"'”’」]?[ \t]*(?:这句话?|这个词)?[ \t]*(?:(?:用|在)?" + _LANGUAGE_NAME + r"(?:里|中)?)?[ \t]*(?:又|还|该|应该|要)?"
                           r"(?:怎么说|怎么讲|如何说|如何表达|怎么表达|怎么翻译|怎么写|是什么意思|什么意思)"
                           r"|[ \t]*[\"'”’」]?[ \t]*呢[？?]"
                           r"|(?i:[ \t]*[\"'”’]?[ \t]*(?:in\s+(?:English|Chinese|Japanese|Korean|French|German|Spanish|Italian|"
@@ -772,6 +800,22 @@ def _is_connector_residue(piece: str) -> bool:
     return p in _ZH_CONNECTOR_RESIDUE or all(ch in _ZH_PARTICLES for ch in p)
 
 
+# what a thanks or an apology may be *for* and still say nothing: help, time, a reply, reaching out — not a visit on
+# Monday, the recipe the next sentence changes, keeping something confidential ("Thanks for seeing me on Monday, Dr
+# Lee.", "Thanks in advance for keeping this confidential.", "Thank you for sending the contract. … clause 4 …")
+_EN_GENERIC_FOR = frozenset("""the your all this that these those it such a an so very much my our any everything
+    quick fast prompt speedy swift timely kind great detailed helpful clear thorough thoughtful wonderful amazing
+    excellent awesome nice good fantastic useful lovely invaluable continued ongoing patient long late short lengthy
+    help time patience reply replies response responses answer answers info information support assistance
+    understanding explanation explanations advice input feedback suggestion suggestions tip tips clarification
+    update updates insight insights guidance effort efforts consideration attention cooperation kindness service
+    question questions message note inquiry email delay wait trouble inconvenience confusion bother
+    reaching out contacting getting back to me us helping listening asking explaining sharing looking into
+    bothering troubling expertise details detail description recommendation recommendations encouragement
+    reassurance words compliment compliments praise""".split())
+_ZH_THANKED = re.compile(r"(?:你们|您们|你|您|大家|各位|老师|亲)?的?(?:(?:细心|详细|认真|耐心|热情|及时|宝贵|用心|专业|贴心|周到|热心)的?)*")
+
+
 def _is_complement(piece: str) -> bool:
     """A short complement a thanks/greeting/closer may own: "for the quick reply", "in advance", "的信息", "大家"."""
     p = piece.strip(" \t,，、:：;；!！?？.。…~～")
@@ -781,12 +825,18 @@ def _is_complement(piece: str) -> bool:
         words = _EN_WORD.findall(p)
         if not words or len(words) > 6 or set(w.lower() for w in words) & _EN_COMPLEMENT_STOP:
             return False
-        if words[0].lower() in _EN_COMPLEMENT_START:
+        low = [w.lower() for w in words]
+        if "for" in low and not all(w in _EN_GENERIC_FOR for w in low[low.index("for") + 1:]):
+            return False  # thanked or sorry for something the conversation may need
+        if low[0] in _EN_COMPLEMENT_START:
             return True
         return len(words) <= 2 and all(w[0].isupper() for w in words)  # a name: "Hi Jordan,"
     if any(ch.isascii() and ch.isalnum() for ch in p) or len(p) > 8:
         return False
     p = p.rstrip(_ZH_PARTICLES)
+    if "的" in p:  # 谢谢你的行程安排: only a generic object (谢谢你的耐心, 谢谢大家的支持)
+        obj = p[_ZH_THANKED.match(p).end():]  # type: ignore[union-attr]
+        return all(not part or part in _ZH_GENERIC_FOR for part in re.split("[和与及、]", obj))
     return not p or p.startswith(_ZH_COMPLEMENT_START) or len(p) <= 2
 
 
@@ -953,12 +1003,29 @@ def _filler_clause(text: str, info: list[_Clause], i: int, n: int, se: int,
     sep = text[prev_be:prev_ce]
     if not sep.strip() or sep.strip()[0] not in "，,、":
         return None
-    if text[be:ce].strip()[:1] in ("!", "！") and (_ASKS.match(text, info[0][2])
-                                                 or _ZH_ASKS.search(text, info[0][0], info[i - 1][1])):
-        return None  # "Can you check the config below, thanks!", "…有没有写错，谢谢！": a question would end in "!"
+    term = text[be:ce].rstrip(" \t")
+    if term and all(c in "!！~～" for c in term):
+        k = ce
+        while k < len(text) and text[k] in _SPACE:
+            k += 1
+        asks = _ASKS.match(text, info[0][2]) or _ZH_ASKS.search(text, info[0][0], info[i - 1][1])
+        if (k >= len(text) or text[k] == "\n") and (asks or _REQUESTS.match(text, info[0][2])):
+            # a request or question whose thanks' own "!" ends the line: it goes too ("帮我写个 SQL 吧，谢谢！" → "帮我写个
+            # SQL 吧", not "…吧！", which shouts; "Can you check the config below, thanks!" would end a question in
+            # "!"); an exclamation keeps it ("太好了，谢谢！" → "太好了！")
+            return prev_be, be + len(term)
+        if asks:
+            return None  # "…有没有写错，谢谢！接下来…": a question would end in "!"
     return prev_be, be
 
 
+# "please" said again after commas, before the words it asks ("Please, please, please make sure …")
+_PLEASE_RUN = re.compile(r"(?i:\b(?:please|pls))((?i:[ \t]*,[ \t]*(?:please|pls)\b)+)(?=[ \t]*,?[ \t]*\w)")
+# a sentence that asks for something: "Please fix …", "Write …", "帮我…", "请给我推荐…", "找一个…", "我想去…"
+_REQUESTS = re.compile(r"(?i:(?:please|pls|kindly|help|fix|write|make|give|send|show|tell|check|explain|create|generate|add|"
+                       r"remove|update|review|translate|summari[sz]e|list|find|book|draft|rewrite|let\s+me\s+know|"
+                       r"i\s+(?:want|need|would\s+like|'d\s+like))\b)"
+                       r"|请|帮|麻烦|给我|我想|我要|想要|需要|推荐|查|找|写|订|预订|安排|发|改|翻译|总结|列|告诉我")
 _ZH_ASKS = re.compile(r"吗|么|有没有|是不是|能不能|可不可以|会不会|对不对|要不要|为什么|怎么|什么|哪|多少")
 # a sentence that asks (its terminator may be the closing thanks' "!")
 _ASKS = re.compile(r"(?i:(?:can|could|would|will|do|does|did|is|are|was|were|should|shall|may|have|has|what|why|how|"
