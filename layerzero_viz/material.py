@@ -2761,7 +2761,7 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
             continue
         if processed_after is not None and b.msg_pos > processed_after and b.role in ("user", "assistant") \
                 and b.msg_pos not in revisions \
-                and not (b.role == "user" and _own_intro(text, b.start, b.end)):
+                and not (b.role == "user" and (_own_intro(text, b.start, b.end) or _pasted_in_fences(text, b.start, b.end))):
             # ("谢谢！麻烦再改得正式一点。" in a translator's chat asks, it is no text; a turn that says where its text
             # starts — "你好，谢谢你！麻烦你帮我翻译：明天见。" — hands over what follows its intro)
             out.append(Material(b.start, b.end, "processed_turn",
@@ -2914,6 +2914,21 @@ def _verbatim_fields(text: str, system: Sequence[BlockRef], blocks: Sequence[Blo
                 out.append(Material(a, z, "introduced", f"kept: the {m.group(0).strip(' :：*-')!r} field the system "
                                                         "prompt says to copy as written"))
     return out
+
+
+_FENCED_PROSE_MAX = 300  # characters of the user's own words around a fenced paste
+
+
+def _pasted_in_fences(text: str, s: int, e: int) -> bool:
+    """Whether the turn [s, e) is the user's words around what it pastes in code fences, with no prose between two
+    fences ("Hi!! getting this in my Rust project, any idea? thx!⏎```⏎error[E0502]: …⏎```"): the fences are the text the
+    conversation processes (kept as code), the words around them the user's own."""
+    if "```" not in text[s:e]:
+        return False
+    fences = [m.span() for m in _FENCE.finditer(text, s, e)]
+    if not fences or any(text[a:b].strip() for (_, a), (b, _) in zip(fences, fences[1:])):
+        return False
+    return len(text[s:fences[0][0]].strip()) + len(text[fences[-1][1]:e].strip()) <= _FENCED_PROSE_MAX
 
 
 def _own_intro(text: str, s: int, e: int) -> bool:
