@@ -269,9 +269,9 @@ def find(view: TextView, ctx: RuleContext) -> Hits:
             # "Please, please, please make sure …": the repeats go with their commas, one "Please" stays (cut one by
             # one, "Please, make sure" was left)
             a1, b1 = run.span(1)
-            src = next((h[2] for h in group if a1 <= h[0] < b1), None)
-            if src is not None and not any(f[0] < a1 and f[1] > b1 for f in found):
-                found = [f for f in found if f[1] <= a1 or f[0] >= b1] + [(a1, b1, "frame", src)]
+            please = next((h[2] for h in group if a1 <= h[0] < b1), None)
+            if please is not None and not any(f[0] < a1 and f[1] > b1 for f in found):
+                found = [f for f in found if f[1] <= a1 or f[0] >= b1] + [(a1, b1, "frame", please)]
         for start, end, kind, src in found:
             starts.append(start)
             ends.append(_past_emoticon(text, end))
