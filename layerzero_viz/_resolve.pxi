@@ -56,7 +56,7 @@ cdef Cut _cut_visible(Text t, Py_ssize_t n, Py_ssize_t vs, Py_ssize_t ve, const 
     hi = ve
     while lo > 0 and _soft(_at(t, lo - 1)):
         lo -= 1
-    while hi < n and _soft(_at(t, hi)):
+    while hi < n and (_soft(_at(t, hi)) or _at(t, hi) == u'\n'):  # (resolve._cut_visible: "!\n" is one token)
         hi += 1
     if starts[r.a] < lo or ends[r.b - 1] > hi:
         r.a = 0

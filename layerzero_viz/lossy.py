@@ -147,7 +147,9 @@ _MODIFIER_PARTICLES = {"的": ("uj", ("n",), ("n",)), "地": ("uv", ("a", "ad", 
 _ADVERB_NOUNS = frozenset({"基本", "一般", "主要", "根本", "真正", "大概", "大部分", "全部", "部分", "个别", "普遍", "基础"})
 _MODEL_ROLES = ("assistant", "model")
 # a system prompt whose task is the language itself: its articles are what it is about
-_GRAMMAR_TASK = re.compile(r"(?i:\b(?:grammar|grammatical|proofread\w*|spelling|punctuation|copy-?edit\w*)\b)|语法|校对|病句")
+_GRAMMAR_TASK = re.compile(r"(?i:\b(?:grammar|grammatical|proofread\w*|spelling|punctuation|copy-?edit\w*|learners?|"
+                           r"trainees?|conversation\s+partner|correct\s+(?:\w+\s+){0,2}?(?:errors|mistakes))\b)"
+                           r"|语法|校对|病句|学员|纠正")
 # (not 啦: 了 is in it, 太好啦 → 太好 loses the change of state)
 _TONE_PARTICLES = frozenset("啊呀嘛哦")
 # "the" after these opens a clause or a phrase that reads otherwise without it: "that the test" (→ a

@@ -505,7 +505,7 @@ _TEXT_NOUN_EN = (r"(?:text|texts|passage|paragraphs?|sentences?|article|essay|le
                  r"problem|snippet|code|review|reviews|dialogue|conversation|content|words|phrase)")
 # a label alone on a line start: "Text:", "Passage:", "Original letter:"
 _LABEL_NOUN_EN = (r"(?:text|passage|paragraphs?|sentences?|article|essay|letter|document|poem|story|transcript|"
-                  r"excerpt|lyrics|speech|draft|abstract)")
+                  r"excerpt|lyrics|speech|draft|abstract|template|auto-?reply(?:[ \t]+text)?|canned[ \t]+reply)")
 # verbs whose object is a text: "Translate:", "Summarize the following article:" (not "Edit:", which opens a post's
 # correction)
 _VERB_EN = _en_words(_EDIT, _CONDENSE, without=("edit",))
@@ -538,6 +538,7 @@ _INTRO_ZH = re.compile(
     rf"|{_ZH_VERB}(?:一下)?(?:(?:成|为)[\u4e00-\u9fffA-Za-z]{{1,4}})?{_ZH_DEM}(?:的|这|一)?[段篇封首句份个]?{_ZH_NOUN}"
     rf"|[\u4e00-\u9fff]{{0,8}}?{_ZH_DEM}(?:是|的|这|一)?[段篇封首句份个]?(?:我的)?[小短长新旧]?{_ZH_NOUN}(?:是|如下)?"  # 以下文章：
     rf"|(?<![^\n])(?:待翻译的?|待处理的?|输入的?|给定的?)?(?:原文|译文|文本|文章|正文|段落|材料|句子|题目|短文|作文|对话)"  # 原文：
+    rf"|(?:(?<![^\n])|(?<=[。！？!?]))(?:(?:回复|短信|邮件|通知)?模板|话术|自动回复|短信内容|邮件内容|文案)"  # 你好！回复模板：
     rf"|(?:我的)?第[一二三四五六七八九十\d]+(?:个|句|条|段|篇|道)?(?:{_ZH_NOUN}|请求|句话)是"         # 第一个问题是：
     r")" + _COLON,
     re.MULTILINE,
@@ -623,7 +624,8 @@ def _handed_text_end(text: str, a: int, e: int, nxt: int | None) -> int:
     # a trailing instruction paragraph is the instruction, not part of the text; a closing thanks to the one who helps
     # is the user's ("Thank you so much for your help, I really appreciate it!", "麻烦您了，非常感谢！")
     while len(ends) > 1 and (_INSTRUCTION_PARA.match(text, ends[-1][0], ends[-1][1])
-                             or _THANKS_TO_HELPER.match(text, ends[-1][0], ends[-1][1])):
+                             or _THANKS_TO_HELPER.match(text, ends[-1][0], ends[-1][1])
+                             or _CLOSING_THANKS.fullmatch(text, *_stripped(text, *ends[-1]))):
         ends.pop()
     b = ends[-1][1] if ends else stop
     b = min(b, stop)
@@ -674,7 +676,7 @@ def _without_trailing_task_sentences(text: str, a: int, b: int) -> int:
 _CLOSING_QUOTES = "\"”’」』"
 # a closing thanks (a sentence of its own): "Thanks in advance!", "谢谢！"
 _CLOSING_THANKS = re.compile(r"[ \t]*(?:(?i:thanks?(?:\s+you)?(?:\s+(?:so|very)\s+much)?(?:\s+in\s+advance)?|thx|cheers|ty)"
-                             r"|谢谢(?:你|您)?(?:啦|了)?|多谢|感谢)[ \t]*[.!！。~～]*[ \t]*")
+                             r"|(?:提前)?谢谢(?:你|您)?(?:啦|了)?|多谢|(?:提前)?感谢)[ \t]*[.!！。~～]*[ \t]*")
 
 
 def _introducers(text: str, s: int, e: int) -> list[re.Match[str]]:
@@ -751,9 +753,9 @@ _EN_LAST = frozenset((
     "text texts passage paragraph paragraphs sentence sentences article essay letter email e-mail message document "
     "poem story transcript excerpt lyrics speech draft paper abstract question questions problem snippet code review "
     "reviews dialogue conversation content words phrase translate proofread summarize summarise paraphrase rewrite "
-    "rephrase polish correct below following this these it me is my"
+    "rephrase polish correct below following this these it me is my template reply autoreply auto-reply"
 ).split()) | {"request", "command", "prompt"}
-_ZH_LAST = frozenset("章落话字容本句件信诗歌码料历事评闻告文目题案子要段译色对写括错改简下是")
+_ZH_LAST = frozenset("章落话字容本句件信诗歌码料历事评闻告文目题案子要段译色对写括错改简下是板复术")
 # "… into French" ending where the introducer's colon follows
 _LANGUAGE_END = re.compile(_LANG_EN + r"\Z")
 
@@ -1334,6 +1336,49 @@ def _courtesy_items(text: str, s: int, e: int, seg: str) -> list[tuple[int, int,
     return out
 
 
+# a line that ends with a colon and names the kind of text below it, with the writer's own or a determiner before the
+# noun ("Continue my screenplay:", "Here is my thank-you card draft, check the tone:", "Lyrics for my song, check the
+# rhyme:", "改正悼词的语病：", "歌词帮我看看押韵："): the lines below are that text
+_NAMED_TEXT = re.compile(
+    r"(?i:(?:^|\b(?:my|our|his|her|their|the|this|these|a|an)\s+(?:[\w'-]+\s+){0,2}?)(?:screenplay|script|scene|lyrics|"
+    r"song|poem|verse|haiku|limerick|sonnet|card|draft|toast|eulogy|vows|speech|monologue|story|chapter|essay|letter|"
+    r"e-?mail|caption|tweet|post|bio|invitation|announcement|cover\s+letter)s?\b)"
+    r"|悼词|贺卡|歌词|剧本|台词|贺词|祝酒词|致辞|发言稿|演讲稿|卡片|誓词|情书|小说|散文|草稿|初稿|作文|日记|求职信|感谢信|请柬|邀请函|"
+    r"朋友圈文案|祝福语", re.MULTILINE)
+# … written by the user ("my", "our", "here is") or to be worked on ("check", "continue", "改正", "帮我看看")
+_WORK_ON_NAMED = re.compile(r"(?i:\b(?:my|our|here\s+is|here's|check|continue|finish|fix|correct|edit|improve|proofread|"
+                            r"rewrite|polish|translate|review|shorten|tighten|critique|rate)\b)"
+                            r"|帮我|改正|修改|检查|润色|续写|翻译|校对|看看|看一下|改一下|优化|点评|评价|我的|我写的")
+_ABOUT_A_TEXT = re.compile(r"[ \t]*(?:[-*#>]+[ \t]*)?(?:\*\*)?(?:(?i:for|about|regarding|re|on|in)\b|关于|对于|针对|在)")
+_NAMED_TEXT_HINTS = ("creenplay", "cript", "cene", "yrics", "ong", "oem", "erse", "aiku", "imerick", "onnet", "ard",
+                     "raft", "oast", "ulogy", "ows", "peech", "onologue", "tory", "hapter", "ssay", "etter", "mail",
+                     "aption", "weet", "ost", "bio", "nvitation", "nnouncement", "悼词", "贺卡", "歌词", "剧本", "台词", "贺词",
+                     "祝酒词", "致辞", "发言稿", "演讲稿", "卡片", "誓词", "情书", "小说", "散文", "草稿", "初稿", "作文", "日记",
+                     "求职信", "感谢信", "请柬", "邀请函", "文案", "祝福语")
+
+
+def _named_texts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
+    """The text below a line that ends with a colon and names it (``_NAMED_TEXT``), to where
+    :func:`_handed_text_end` ends it."""
+    if not any(h in seg for h in _NAMED_TEXT_HINTS):
+        return []
+    out: list[tuple[int, int, str, str]] = []
+    for cm in _LINE_END_COLON.finditer(text, s, e):
+        ls = _line_start(text, s, cm.start())
+        if cm.start() - ls > 120 or not _NAMED_TEXT.search(text, ls, cm.start()) \
+                or not _WORK_ON_NAMED.search(text, ls, cm.start()) \
+                or _ABOUT_A_TEXT.match(text, ls) or _NOT_A_SCRIPT.search(text, ls, cm.start()):
+            continue  # (not "For the recap email:" nor "Rules for my essay:": what to do with it follows; nor a
+            # system prompt's "The evaluation script generates a report including:")
+        a = cm.end()
+        while a < e and text[a] in " \t\n":
+            a += 1
+        b = _handed_text_end(text, a, e, None) if a < e else a
+        if b > a:
+            out.append((a, b, "introduced", f"kept: the text named by {_short(text[ls:cm.start() + 1].strip(), 50)!r}"))
+    return out
+
+
 # a question that hands over what follows it: "Can you create a prompt from this description? A serene lake …",
 # "能把下面这段话翻译成英文吗？…"
 _HANDED_BY_QUESTION = re.compile(
@@ -1564,11 +1609,12 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:(?:say|reply|respond|answer)(?:\s+with)?(
                          r"(?:this|the\s+following|the|a)\s+(?:sign-?off|greeting|opening(?:\s+line)?|closing(?:\s+line)?|"
                          r"signature|tagline|disclaimer)|"
                          # a reply's prescribed part: "The first sentence must be:", "Every reply should start with:"
-                         r"(?:sentence|line|words?|reply|response|answer|greeting)\s+(?:must|should|has\s+to|needs\s+to)\s+"
-                         r"(?:always\s+)?(?:be|say|read|(?:start|begin|open|end|close)\s+with)))"
+                         r"(?:sentence|line|words?|reply|response|answer|greeting)\s+(?:(?:must|should|has\s+to|needs\s+to)\s+"
+                         r"(?:always\s+)?(?:be|say|read|(?:start|begin|open|end|close)\s+with)|is\s+always|will\s+always\s+be)))"
                          r"|说|回复|回答|答复|开头用|结尾用|开场白|结束语|内容(?:大意|大概|大致|主要)?(?:是|为|如下)|(?:大概|大致|主要)?意思(?:是|为)|大意(?:是|为)|正文(?:是|为)|原话(?:是)?|写上"
-                         r"|(?:开场白|结束语|结尾语?|开头语?|问候语|签名|落款|第一句话?|最后一句话?|首句|末句|第一段|最后一段)"
-                         r"(?:固定|统一|一律|必须|一定要|要|应该|应当|应|都|需要){0,2}(?:为|是|用|说|写)"
+                         r"|(?:开场白|结束语|结尾语?|开头语?|问候语|签名|落款|第一句话?|最后一句话?|首句|末句|第一段|最后一段|"
+                         r"开头一句话?|结尾一句话?)(?:请|固定|统一|一律|必须|一定要|要|应该|应当|应|都|需要|总是|永远){0,3}"
+                         r"(?:为|是|用|说|写)"
                          r"|(?:加上|附上|带上|写上|说)(?:这句话|这句|下面这句话?|以下这句话?))"
                          r"[ \t]*(?:\*\*)?[ \t]*\Z")
 # a line that points at what follows it to be passed on as written ("Send this SMS exactly, filling in {time}:",
@@ -1583,11 +1629,11 @@ _NOT_A_SCRIPT = re.compile(r"(?i:\b(?:rules?|instructions?|steps?|guidelines?|fo
 # where _scripts looks: a colon after the last letter of a say-verb or a field (say, reply, respond, answer, with,
 # body, be, sign-off, greeting, 说, 回复, 回答, 开头用, 开场白, 内容是 …: a character class before a colon is one fast search; "The content is:"
 # is not looked for, only "内容是：")
-_SCRIPT_COLON = re.compile(r"[yYdDrRhHmM)说复答用白语是为下话上句][ \t*]{0,4}[:：]")
+_SCRIPT_COLON = re.compile(r"[yYdDrRhHmM)说复答用白语是为下话上句写][ \t*]{0,4}[:：]")
 # and the longer fields, looked for only in a block that holds one ("the message should be:", "this sign-off:")
 _SCRIPT_FIELD_COLON = re.compile(r"(?i:\bbe|sign-?off|greeting|opening(?:\s+line)?|closing(?:\s+line)?|tagline|signature|"
-                                 r"disclaimer)[ \t*]{0,4}[:：]")
-_SCRIPT_FIELD_HINTS = ("be:", "be :", "ff:", "eeting:", "ening:", "osing:", "ine:", "ture:", "laimer:")
+                                 r"disclaimer|always)[ \t*]{0,4}[:：]")
+_SCRIPT_FIELD_HINTS = ("be:", "be :", "ff:", "eeting:", "ening:", "osing:", "ine:", "ture:", "laimer:", "always:")
 _VERBATIM_WORDS = ("xactly", "XACTLY", "erbatim", "ord for word", "s written", "原样", "一字", "原封不动", "一个字都不", "逐字", "不得增删",
                    "不要增删", "照读", "照念")
 
@@ -1784,7 +1830,7 @@ def _replacements(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, s
 # each finder gets the block as (text, s, e) and its text sliced once, ``seg`` (= text[s:e]), for its guards
 _FINDERS = (_code, _quotes, _introduced, _few_shot, _exam_items, _tables, _json, _marked, _example_sections,
             _announced_items, _opening_lines, _inline_examples, _handed_by_question, _front_matter, _templates,
-            _completion_slot, _label_pairs, _scripts, _pasted_structures, _pointed_texts, _fixed_texts, _courtesy_items)
+            _completion_slot, _label_pairs, _scripts, _pasted_structures, _pointed_texts, _fixed_texts, _courtesy_items, _named_texts)
 # every finder but those of _NO_MARK_FINDERS needs one of these marks in the block (a backtick or tilde for a fence, 4
 # spaces or a tab for indented code, ;{} for bare code, a quotation mark, a colon for introduced text and
 # few-shot, | for a table, " or [ for JSON): most chat turns have none, and skip six finders at once
@@ -2511,6 +2557,11 @@ def _declares_processing(text: str, s: int, e: int, system: bool = True) -> re.M
 
 
 
+# a prompt that sets up a practice of lines: the turns after it are the lines practised, said as they stand ("I am a
+# trainee waiter practicing my service lines.", "我是服务员学员，正在练习服务用语。", "我来练习怎么聊天")
+_PRACTICE_LINES = re.compile(r"(?i:\btrainees?\b|\bpractic(?:e|ing)\s+(?:my\s+|our\s+)?(?:service\s+|sales\s+)?"
+                             r"(?:lines|script|dialogue|conversation|small\s+talk|speaking)\b)"
+                             r"|学员|练习(?:怎么|如何)?(?:聊天|对话|口语|服务用语|用语|话术|台词|接待|相亲)")
 _SENTENCE_OR_LINE_END = re.compile(r"[.!?。！？](?=\s|$)|[。！？]|\n")
 
 
@@ -2712,7 +2763,7 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
     system = view.blocks_of_roles(("system", "developer"))
     processed_after, declared = None, ""
     for b in system or blocks[:1]:
-        m = _declares_processing(text, b.start, b.end, bool(system))
+        m = _declares_processing(text, b.start, b.end, bool(system)) or _PRACTICE_LINES.search(text, b.start, b.end)
         if m is not None:
             where = "the system prompt" if system else f"message {b.message}"
             processed_after, declared = b.msg_pos, f"{where}: {_short(m.group(0), 60)!r}"
@@ -2783,8 +2834,12 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
                        for a, z, kind, detail in _reused(_own_material_of, text[b.start:b.end], b.role))
         else:
             out.extend(_own_material(text, b.start, b.end, b.role))
+    # (a user turn that quotes words to say verbatim requires them too: "Here's our required greeting, which staff
+    # must say verbatim: "Good morning, …"" — a later draft says them)
+    requiring = system + [b for b in blocks if b.role == "user" and _VERBATIM_LINE.search(text, b.start, b.end)]
+    if requiring:
+        out.extend(_echoed_quotes(text, requiring, blocks))
     if system:
-        out.extend(_echoed_quotes(text, system, blocks))
         out.extend(_verbatim_fields(text, system, blocks))
     out.sort(key=_largest_first)
     return out

@@ -343,7 +343,9 @@ def _cut_visible(text: str, vs: int, ve: int, starts: list[int], ends: list[int]
     lo, hi = vs, ve
     while lo > 0 and text[lo - 1] in _SOFT:
         lo -= 1
-    while hi < len(text) and text[hi] in _SOFT:
+    # (and over line breaks after it: cl100k glues them to the punctuation before — ".\n", "！\n\n" —, and
+    # reconstruction keeps a line break a cut ends with when text follows: result._keeping_separators)
+    while hi < len(text) and (text[hi] in _SOFT or text[hi] == "\n"):
         hi += 1
     if starts[a] < lo or ends[b - 1] > hi:
         return 0, 0

@@ -710,7 +710,9 @@ def _keeping_separators(text: str, removed: list[tuple[int, int]]) -> list[tuple
     in "我是VIP客户，请帮我查订单" removes the comma that separates two kept clauses, and a cut of " 谢谢，" in
     "1. 谢谢，订单号…" the space after the list marker; the words would run together ("1.订单号").  A space stays
     when the cut ends right before a word and follows a word or ASCII punctuation (English keeps its own: " please"
-    is followed by " help"; after full-width punctuation "对， 不好意思，这就" needs none).
+    is followed by " help"; after full-width punctuation "对， 不好意思，这就" needs none).  Line breaks a cut ends with
+    stay too: cl100k glues them to punctuation (".\n", "！\n\n"), and a cut of "Thanks in advance."
+    would otherwise join two lines.
     """
     out: list[tuple[int, int]] = []
     for s, e in sorted(removed):  # (touching cuts as one: the characters on either side must be kept ones)
@@ -720,6 +722,10 @@ def _keeping_separators(text: str, removed: list[tuple[int, int]]) -> list[tuple
             out.append((s, e))
     n = len(text)
     for k, (s, e) in enumerate(out):
+        if text[e - 1] == "\n":
+            while e > s and text[e - 1] == "\n":
+                e -= 1  # a token that glues a line break to the punctuation a cut takes (".\n"): the break stays
+            out[k] = (s, e)
         if 0 < s < e < n and text[e].isalnum() and (
                 (text[s] in _SEPARATORS and text[s - 1].isalnum())
                 or (text[s] in " \t" and (text[s - 1].isalnum() or "!" <= text[s - 1] <= "~"))):

@@ -294,6 +294,13 @@ _GREETING = re.compile(r"(?:[您你]好|大家好|早上好|上午好|中午好|
 # a turn that sets up a role-play: a greeting in it is said in character ("Now I'm going to pretend you're calling me
 # … Hello, what did you call for?")
 _ROLE_PLAY = re.compile(r"(?i:\bpretend|\brole-?play|\bin\s+character\b)|扮演|假装|角色扮演")
+# a prompt that sets up a role-play or a practice of lines: the turns after it are said in character
+# (a practice of lines — "I am a trainee waiter practicing my service lines" — makes the user's turns material:
+# material._PRACTICE_LINES)
+_ROLE_PLAY_SETUP = re.compile(r"(?i:\brole-?play|\bin\s+character\b|\bpretend\s+(?:to\s+be|you(?:'re|\s+are))|\byou\s+(?:will\s+)?"
+                              r"play\s+(?:a|an|the|my)\b|\bNPC\b)|角色扮演"
+                              # (not 扮演 an expert to consult: "请扮演品牌创意大师", "扮演我的私人数学老师")
+                              r"|扮演(?![^，。,\n]{0,15}?(?:大师|专家|导师|老师|顾问|分析师|设计师|史学家|助手|助理|教练|写手))")
 
 
 # a thanks, and a system prompt that says what to do when the user thanks ("If the driver says thanks, reply only
@@ -319,17 +326,33 @@ def _hit_starts_in(hits: list[_Hit], a: int, b: int) -> bool:
     return k < len(hits) and hits[k][0] < b
 
 
+def _role_play_from(view: TextView) -> int:
+    """Where the turns said in character start: after the system prompt (or, without one, the first turn) that sets up
+    a role-play ("You play a customer. …", "请扮演相亲对象林先生，我来练习怎么聊天。"); the text's length when none does."""
+    setup = view.standing_blocks() or view.blocks[:1]
+    if setup and any(_ROLE_PLAY_SETUP.search(view.text, b.start, b.end) for b in setup):
+        return setup[-1].end
+    return len(view.text)
+
+
 def _without_greetings_in_character(view: TextView, hits: list[_Hit]) -> list[_Hit]:
     """``hits`` without the greetings and thanks of the dialogue's turns that are not filler: all greetings where the
     system prompt (the first turn without one) says what to do when the user greets — the greeting is its trigger
-    —, all thanks where it says what to do when the user thanks, and the greetings of a turn that sets up a
-    role-play."""
+    —, all thanks where it says what to do when the user thanks, the greetings of a turn that sets up a
+    role-play, and every greeting, thanks or apology said in a role-play's turns (in character: "您好！欢迎光临。"
+    from a trainee waiter, the persona's "啊……你好，不好意思，我是林远。")."""
     text = view.text
     scripted = None  # looked at once, at the first greeting in a turn
     greets = None  # whether the system prompt tells the assistant to greet (its replies' greetings are then asked for)
     thanked = None  # and at the first thanks in a turn
+    in_character = None  # where a role-play's turns start (looked at once)
     out = []
     for h in hits:
+        if _role(text, *h) in ("owner", "only"):
+            if in_character is None:
+                in_character = _role_play_from(view)
+            if h[0] >= in_character:
+                continue
         if _THANKS.match(text, h[0]) and view.block_at(h[0]).role not in ("system", "developer"):
             if thanked is None:
                 thanked = _thanks_keyed(view)
@@ -368,7 +391,7 @@ def _without_greetings_in_character(view: TextView, hits: list[_Hit]) -> list[_H
 # a system prompt that tells the assistant to greet ("Greet and Establish Connection: Start with a friendly greeting",
 # "先向用户问好", "以问候开头")
 _GREET_ASKED = re.compile(r"(?i:\b(?:start|begin|open)(?:s|ing)?\s+(?:\w+\s+){0,3}?with\s+(?:a\s+|an\s+)?(?:\w+\s+){0,2}?"
-                          r"(?:greeting|hello|salutation)s?\b|\bgreet\s+(?:the\s+)?(?:user|customer|client|guest|visitor|"
+                          r"(?:greeting|hello|salutation)s?\b|\bgreet\s+(?:the\s+|every\s+|each\s+|all\s+|any\s+)?(?:user|customer|client|guest|visitor|"
                           r"caller|them|people|everyone)s?\b|\bgreet\s+and\b|\bgreeting\s+first\b|"
                           # words to open with that greet or thank: 'Start each reply with "Hi, thanks for reaching out!"'
                           r"\b(?:start|begin|open)(?:s|ing)?\s+(?:\w+\s+){0,3}?with\s+[\"“'‘][^\"”\n]{0,20}?\b(?:hi|hello|hey|"
@@ -406,6 +429,7 @@ _PLEASE_VERB_OBJECT = re.compile(r"[ \t]+(?i:my|his|her|their|our|him|them|us|ev
 # a word in title case after the hit on its line: "Thank You Note", "I Think I Need a Lawyer" (a title, not filler)
 _TITLE_AFTER = re.compile(r"[ \t]+[A-Z][a-z]*\b")
 _DECLINE_BEFORE = re.compile(r"(?i:\bno[ \t]*,?[ \t]*)\Z")
+_ZH_DECLINE_BEFORE = re.compile(r"(?:不用了?|不了|不必了?|算了|不需要了?)[，,]?[ \t]*\Z")
 _FOR_NOTHING = re.compile(r"(?i:\s+for\s+nothing\b)")
 # a message to pass on, right before its "please": "Tell him please …", "ask the landlord to please …"
 _RELAYED = re.compile(r"(?i:\b(?:tell|ask|remind|text|email|message)\s+(?:him|her|them|the\s+\w+|my\s+\w+)\s+(?:to\s+)?)\Z")
@@ -494,8 +518,9 @@ _STOCK_CONDITION = re.compile(r"(?:如果|如有|若有|若|要是|倘若|假如
 
 def _not_filler_zh(text: str, s: int, e: int) -> bool:
     """Whether a Chinese lexicon hit is part of a word: 嗨 before a letter or a CJK character (嗨皮, 嗨翻天) — or a
-    sarcastic thanks before what went wrong ("谢谢你啊，把我整个下载文件夹都删了")."""
-    if text[s] in "谢感多" and sarcastic_thanks(text, e):
+    sarcastic thanks before what went wrong ("谢谢你啊，把我整个下载文件夹都删了"), or the thanks of a polite decline
+    ("不用了，谢谢！": "不用了！" refuses curtly)."""
+    if text[s] in "谢感多" and (sarcastic_thanks(text, e) or _ZH_DECLINE_BEFORE.search(text, max(0, s - 6), s)):
         return True
     if (text.startswith("如果可以", s) or text.startswith("可以的话", s)) and _ASKED_IF_POSSIBLE.search(text, max(0, s - 80, text.rfind("\x00", 0, s)), s):
         return True  # "…可不可以从公网访问。如果可以的话，顺便看下 8443": the condition is the answer to that question
@@ -812,7 +837,8 @@ _EN_GENERIC_FOR = frozenset("""the your all this that these those it such a an s
     question questions message note inquiry email delay wait trouble inconvenience confusion bother
     reaching out contacting getting back to me us helping listening asking explaining sharing looking into
     bothering troubling expertise details detail description recommendation recommendations encouragement
-    reassurance words compliment compliments praise""".split())
+    reassurance words compliment compliments praise you so far playing watching reading visiting coming
+    joining choosing shopping calling waiting writing us anything else everything""".split())
 _ZH_THANKED = re.compile(r"(?:你们|您们|你|您|大家|各位|老师|亲)?的?(?:(?:细心|详细|认真|耐心|热情|及时|宝贵|用心|专业|贴心|周到|热心)的?)*")
 
 
@@ -823,11 +849,14 @@ def _is_complement(piece: str) -> bool:
         return False
     if p.isascii():
         words = _EN_WORD.findall(p)
-        if not words or len(words) > 6 or set(w.lower() for w in words) & _EN_COMPLEMENT_STOP:
-            return False
         low = [w.lower() for w in words]
-        if "for" in low and not all(w in _EN_GENERIC_FOR for w in low[low.index("for") + 1:]):
-            return False  # thanked or sorry for something the conversation may need
+        if len(low) >= 3 and low[-1] in ("that", "this") and low[-2].endswith("ing"):
+            low = low[:-1]  # "Thanks for sharing that!": what it points at, no relative clause
+        if not low or len(low) > 6 or set(low) & _EN_COMPLEMENT_STOP:
+            return False
+        prep = next((w for w in low if w in ("for", "with")), None)
+        if prep is not None and not all(w in _EN_GENERIC_FOR for w in low[low.index(prep) + 1:]):
+            return False  # thanked or sorry for something the conversation may need ("Hope all's good with the deploy?")
         if low[0] in _EN_COMPLEMENT_START:
             return True
         return len(words) <= 2 and all(w[0].isupper() for w in words)  # a name: "Hi Jordan,"
@@ -1008,24 +1037,17 @@ def _filler_clause(text: str, info: list[_Clause], i: int, n: int, se: int,
         k = ce
         while k < len(text) and text[k] in _SPACE:
             k += 1
-        asks = _ASKS.match(text, info[0][2]) or _ZH_ASKS.search(text, info[0][0], info[i - 1][1])
-        if (k >= len(text) or text[k] == "\n") and (asks or _REQUESTS.match(text, info[0][2])):
-            # a request or question whose thanks' own "!" ends the line: it goes too ("帮我写个 SQL 吧，谢谢！" → "帮我写个
-            # SQL 吧", not "…吧！", which shouts; "Can you check the config below, thanks!" would end a question in
-            # "!"); an exclamation keeps it ("太好了，谢谢！" → "太好了！")
+        if k >= len(text) or text[k] == "\n":
+            # the thanks' own "!" ending the line goes too ("帮我写个 SQL 吧，谢谢！" → "帮我写个 SQL 吧", not "…吧！", which
+            # shouts; "有点担心，谢谢！" → "有点担心"; "Can you check the config below, thanks!" would end a question in "!")
             return prev_be, be + len(term)
-        if asks:
+        if _ASKS.match(text, info[0][2]) or _ZH_ASKS.search(text, info[0][0], info[i - 1][1]):
             return None  # "…有没有写错，谢谢！接下来…": a question would end in "!"
     return prev_be, be
 
 
 # "please" said again after commas, before the words it asks ("Please, please, please make sure …")
 _PLEASE_RUN = re.compile(r"(?i:\b(?:please|pls))((?i:[ \t]*,[ \t]*(?:please|pls)\b)+)(?=[ \t]*,?[ \t]*\w)")
-# a sentence that asks for something: "Please fix …", "Write …", "帮我…", "请给我推荐…", "找一个…", "我想去…"
-_REQUESTS = re.compile(r"(?i:(?:please|pls|kindly|help|fix|write|make|give|send|show|tell|check|explain|create|generate|add|"
-                       r"remove|update|review|translate|summari[sz]e|list|find|book|draft|rewrite|let\s+me\s+know|"
-                       r"i\s+(?:want|need|would\s+like|'d\s+like))\b)"
-                       r"|请|帮|麻烦|给我|我想|我要|想要|需要|推荐|查|找|写|订|预订|安排|发|改|翻译|总结|列|告诉我")
 _ZH_ASKS = re.compile(r"吗|么|有没有|是不是|能不能|可不可以|会不会|对不对|要不要|为什么|怎么|什么|哪|多少")
 # a sentence that asks (its terminator may be the closing thanks' "!")
 _ASKS = re.compile(r"(?i:(?:can|could|would|will|do|does|did|is|are|was|were|should|shall|may|have|has|what|why|how|"

@@ -37,7 +37,9 @@ def test_greeting_clause_goes_with_its_comma():
 
 def test_closing_filler_clause_takes_the_comma_before_it():
     assert out("I'd prefer a replacement for order 7, please.") == "I'd prefer a replacement for order 7."
-    assert out("Order 7 arrived, thank you so much!") == "Order 7 arrived!"
+    # (a thanks' own "!" ending the line goes with it: "Order 7 arrived!" would put the thanks' exclamation on the fact)
+    assert out("Order 7 arrived, thank you so much!") == "Order 7 arrived"
+    assert out("Order 7 arrived, thank you so much! Order 8 did not.") == "Order 7 arrived! Order 8 did not."
     assert out("订单7收到了，谢谢。") == "订单7收到了。"
 
 
@@ -387,9 +389,11 @@ def test_kindly_as_a_requests_softener_still_goes(text, pruned):
 
 
 def test_a_closing_thanks_after_a_chinese_question_stays():
-    # review 20: "…有没有写错，谢谢！" had become "…有没有写错！"
-    assert out("帮我检查一下这个告警规则有没有写错，谢谢！") == "帮我检查一下这个告警规则有没有写错，谢谢！"
-    assert out("帮我检查一下这个告警规则，谢谢！") == "帮我检查一下这个告警规则！"
+    # review 20: "…有没有写错，谢谢！" had become "…有没有写错！" (a question ending in "！"); at the line's end the thanks
+    # goes with its "！" (reviews 38, 39: "写个 SQL 吧！" shouted)
+    assert out("帮我检查一下这个告警规则有没有写错，谢谢！") == "帮我检查一下这个告警规则有没有写错"
+    assert out("帮我检查一下这个告警规则有没有写错，谢谢！另外看下阈值。") == "帮我检查一下这个告警规则有没有写错，谢谢！另外看下阈值。"
+    assert out("帮我检查一下这个告警规则，谢谢！") == "帮我检查一下这个告警规则"
 
 
 def test_greetings_is_a_greeting_only_opening_its_sentence():

@@ -93,6 +93,9 @@ def test_reconstruction_tidies_only_whitespace_and_dangling_punctuation():
     assert reconstruct("我想订票。Thanks! 明天出发。", [(5, 12)]) == "我想订票。明天出发。"
     assert reconstruct("好的，Thanks a lot! 周五见。", [(3, 17)]) == "好的，周五见。"
     assert reconstruct("Done. Thanks! Next.", [(6, 13)]) == "Done. Next."
+    # a line break glued to the punctuation a cut takes (the token ".\n") stays: no two lines run together
+    assert reconstruct("My question:\nThanks in advance.\nHow?", [(13, 32)]) == "My question:\nHow?"
+    assert reconstruct("Do it, thanks!\nNext.", [(5, 15)]) == "Do it\nNext."
     # protected characters are never touched, even if they look dangling
     assert reconstruct("x  ，y", [(0, 1)], protected=[(1, 4)]) == "  ，y"
 
