@@ -50,7 +50,9 @@ points at what was named before ("only perspectives of the mentioned personaliti
 goal is"). A nineteenth (83 more at the floor) found, kept since: a 的 after an adverb of
 aspect (主库已宕机的情况: jieba tags 宕机 a name), "greetings of the day", "do the needful"; a twentieth (71
 more): "the one below", and any word inside a politeness phrase the safe tier keeps ("replace sorry for the
-inconvenience with …": named, not said).
+inconvenience with …": named, not said). Reviews 38 and 41 found, kept since: an English article in a Chinese
+clause (a word named or an example: "英语里 a 和 the 有什么区别", "有人说 a is b"), "a and the", "take a look", and every
+article of a learner's or a trainee's chat (the model corrects their errors: it must see them).
 
 Never taken either: a word on a line that opens with punctuation other than a list marker, a heading mark or
 emphasis (";; comment", "> quote", "| cell"), on a line that reads as code or a formula (an assignment, a call,
