@@ -505,7 +505,8 @@ _TEXT_NOUN_EN = (r"(?:text|texts|passage|paragraphs?|sentences?|article|essay|le
                  r"problem|snippet|code|review|reviews|dialogue|conversation|content|words|phrase)")
 # a label alone on a line start: "Text:", "Passage:", "Original letter:"
 _LABEL_NOUN_EN = (r"(?:text|passage|paragraphs?|sentences?|article|essay|letter|document|poem|story|transcript|"
-                  r"excerpt|lyrics|speech|draft|abstract|template|auto-?reply(?:[ \t]+text)?|canned[ \t]+reply)")
+                  r"excerpt|lyrics|speech|draft|abstract|template|auto-?reply(?:[ \t]+text)?|canned[ \t]+reply|"
+                  r"(?:greeting|phone|call|sales|opening|closing)[ \t]+script)")
 # verbs whose object is a text: "Translate:", "Summarize the following article:" (not "Edit:", which opens a post's
 # correction)
 _VERB_EN = _en_words(_EDIT, _CONDENSE, without=("edit",))
@@ -537,6 +538,7 @@ _INTRO_ZH = re.compile(
     rf"(?:(?:成|为)[\u4e00-\u9fffA-Za-z]{{1,4}})?(?:{_ZH_DEM}(?:的|这|一)?[段篇封首句份个]?{_ZH_NOUN})?"
     rf"|{_ZH_VERB}(?:一下)?(?:(?:成|为)[\u4e00-\u9fffA-Za-z]{{1,4}})?{_ZH_DEM}(?:的|这|一)?[段篇封首句份个]?{_ZH_NOUN}"
     rf"|[\u4e00-\u9fff]{{0,8}}?{_ZH_DEM}(?:是|的|这|一)?[段篇封首句份个]?(?:我的)?[小短长新旧]?{_ZH_NOUN}(?:是|如下)?"  # 以下文章：
+    rf"|{_ZH_DEM}(?:是|为)?[^。！？：:\n]{{0,10}}?(?:案例|范例|范文)"  # 以下是你学习的案例：
     rf"|(?<![^\n])(?:待翻译的?|待处理的?|输入的?|给定的?)?(?:原文|译文|文本|文章|正文|段落|材料|句子|题目|短文|作文|对话)"  # 原文：
     rf"|(?:(?<![^\n])|(?<=[。！？!?]))(?:(?:回复|短信|邮件|通知)?模板|话术|自动回复|短信内容|邮件内容|文案)"  # 你好！回复模板：
     rf"|(?:我的)?第[一二三四五六七八九十\d]+(?:个|句|条|段|篇|道)?(?:{_ZH_NOUN}|请求|句话)是"         # 第一个问题是：
@@ -601,9 +603,9 @@ def _introduced(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, int,
 _OWN_WORDS = re.compile(r"(?i:\bhere(?:'s|\s+is|\s+are)\s+my\s+(?:problem|question|questions|issue)\b)|(?:下面|以下)(?:是|就是)?我的问题")
 
 
-_THANKS_TO_HELPER = re.compile(r"\s*(?:(?i:(?:thank\s+you|thanks)\b[^\n]{0,30}?\b(?:for\s+(?:your|the)\s+help|in\s+advance)\b"
+_THANKS_TO_HELPER = re.compile(r"\s*(?:(?i:(?:thank\s+you|thanks)\b[^\n]{0,30}?\b(?:for\s+(?:your|the)\s+help|in\s+advance|again)\b"
                                r"|[^\n]{0,40}?\bI\s+(?:really\s+|truly\s+|so\s+|greatly\s+)?appreciate\s+(?:it|your\s+help)\b)"
-                               r"|(?:麻烦您了|麻烦你了|辛苦您了|辛苦你了|先谢谢|提前感谢|谢谢啦|谢谢谢谢|辛苦辛苦|辛苦啦|万分感谢|感激不尽|"
+                               r"|(?:麻烦您了|麻烦你了|麻烦了|辛苦您了|辛苦你了|先谢谢|提前感谢|提前谢谢|谢谢啦|谢谢谢谢|辛苦辛苦|辛苦啦|万分感谢|感激不尽|"
                                r"真的非常感激))[^\n]{0,60}\s*\Z")
 
 
@@ -625,7 +627,10 @@ def _handed_text_end(text: str, a: int, e: int, nxt: int | None) -> int:
     # is the user's ("Thank you so much for your help, I really appreciate it!", "麻烦您了，非常感谢！")
     while len(ends) > 1 and (_INSTRUCTION_PARA.match(text, ends[-1][0], ends[-1][1])
                              or _THANKS_TO_HELPER.match(text, ends[-1][0], ends[-1][1])
-                             or _CLOSING_THANKS.fullmatch(text, *_stripped(text, *ends[-1]))):
+                             or _CLOSING_THANKS.fullmatch(text, *_stripped(text, *ends[-1]))
+                             and _stripped(text, *ends[-2])[1] > 0 and text[_stripped(text, *ends[-2])[1] - 1] in _CLOSING_QUOTES):
+        # (a bare "Thanks!" after a quotation is the user's: '"Thank you for considering my application."⏎⏎Thanks!'; after
+        # a letter or a message it may be its own closing line — "张阿姨，…吗？⏎⏎谢谢您！" — and stays)
         ends.pop()
     b = ends[-1][1] if ends else stop
     b = min(b, stop)
@@ -753,9 +758,9 @@ _EN_LAST = frozenset((
     "text texts passage paragraph paragraphs sentence sentences article essay letter email e-mail message document "
     "poem story transcript excerpt lyrics speech draft paper abstract question questions problem snippet code review "
     "reviews dialogue conversation content words phrase translate proofread summarize summarise paraphrase rewrite "
-    "rephrase polish correct below following this these it me is my template reply autoreply auto-reply"
+    "rephrase polish correct below following this these it me is my template reply autoreply auto-reply script"
 ).split()) | {"request", "command", "prompt"}
-_ZH_LAST = frozenset("章落话字容本句件信诗歌码料历事评闻告文目题案子要段译色对写括错改简下是板复术")
+_ZH_LAST = frozenset("章落话字容本句件信诗歌码料历事评闻告文目题案子要段译色对写括错改简下是板复术例")
 # "… into French" ending where the introducer's colon follows
 _LANGUAGE_END = re.compile(_LANG_EN + r"\Z")
 
@@ -1342,8 +1347,8 @@ def _courtesy_items(text: str, s: int, e: int, seg: str) -> list[tuple[int, int,
 _NAMED_TEXT = re.compile(
     r"(?i:(?:^|\b(?:my|our|his|her|their|the|this|these|a|an)\s+(?:[\w'-]+\s+){0,2}?)(?:screenplay|script|scene|lyrics|"
     r"song|poem|verse|haiku|limerick|sonnet|card|draft|toast|eulogy|vows|speech|monologue|story|chapter|essay|letter|"
-    r"e-?mail|caption|tweet|post|bio|invitation|announcement|cover\s+letter)s?\b)"
-    r"|悼词|贺卡|歌词|剧本|台词|贺词|祝酒词|致辞|发言稿|演讲稿|卡片|誓词|情书|小说|散文|草稿|初稿|作文|日记|求职信|感谢信|请柬|邀请函|"
+    r"e-?mail|caption|tweet|post|bio|invitation|announcement|cover\s+letter|play|dialogue|(?:self-)?introduction)s?\b)"
+    r"|自我介绍|悼词|贺卡|歌词|剧本|台词|贺词|祝酒词|致辞|发言稿|演讲稿|卡片|誓词|情书|小说|散文|草稿|初稿|作文|日记|求职信|感谢信|请柬|邀请函|"
     r"朋友圈文案|祝福语", re.MULTILINE)
 # … written by the user ("my", "our", "here is") or to be worked on ("check", "continue", "改正", "帮我看看")
 _WORK_ON_NAMED = re.compile(r"(?i:\b(?:my|our|here\s+is|here's|check|continue|finish|fix|correct|edit|improve|proofread|"
@@ -1352,7 +1357,7 @@ _WORK_ON_NAMED = re.compile(r"(?i:\b(?:my|our|here\s+is|here's|check|continue|fi
 _ABOUT_A_TEXT = re.compile(r"[ \t]*(?:[-*#>]+[ \t]*)?(?:\*\*)?(?:(?i:for|about|regarding|re|on|in)\b|关于|对于|针对|在)")
 _NAMED_TEXT_HINTS = ("creenplay", "cript", "cene", "yrics", "ong", "oem", "erse", "aiku", "imerick", "onnet", "ard",
                      "raft", "oast", "ulogy", "ows", "peech", "onologue", "tory", "hapter", "ssay", "etter", "mail",
-                     "aption", "weet", "ost", "bio", "nvitation", "nnouncement", "悼词", "贺卡", "歌词", "剧本", "台词", "贺词",
+                     "aption", "weet", "ost", "bio", "nvitation", "nnouncement", "lay", "ialogue", "ntroduction", "自我介绍", "悼词", "贺卡", "歌词", "剧本", "台词", "贺词",
                      "祝酒词", "致辞", "发言稿", "演讲稿", "卡片", "誓词", "情书", "小说", "散文", "草稿", "初稿", "作文", "日记",
                      "求职信", "感谢信", "请柬", "邀请函", "文案", "祝福语")
 
@@ -2561,7 +2566,7 @@ def _declares_processing(text: str, s: int, e: int, system: bool = True) -> re.M
 # trainee waiter practicing my service lines.", "我是服务员学员，正在练习服务用语。", "我来练习怎么聊天")
 _PRACTICE_LINES = re.compile(r"(?i:\btrainees?\b|\bpractic(?:e|ing)\s+(?:my\s+|our\s+)?(?:service\s+|sales\s+)?"
                              r"(?:lines|script|dialogue|conversation|small\s+talk|speaking)\b)"
-                             r"|学员|练习(?:怎么|如何)?(?:聊天|对话|口语|服务用语|用语|话术|台词|接待|相亲)")
+                             r"|(?i:\blet'?s\s+practi[cs]e\b)|学员|模拟面试|练习(?:怎么|如何)?(?:聊天|对话|口语|服务用语|用语|话术|台词|接待|相亲|应对)")
 _SENTENCE_OR_LINE_END = re.compile(r"[.!?。！？](?=\s|$)|[。！？]|\n")
 
 

@@ -300,7 +300,7 @@ _ROLE_PLAY = re.compile(r"(?i:\bpretend|\brole-?play|\bin\s+character\b)|扮演|
 _ROLE_PLAY_SETUP = re.compile(r"(?i:\brole-?play|\bin\s+character\b|\bpretend\s+(?:to\s+be|you(?:'re|\s+are))|\byou\s+(?:will\s+)?"
                               r"play\s+(?:a|an|the|my)\b|\bNPC\b)|角色扮演"
                               # (not 扮演 an expert to consult: "请扮演品牌创意大师", "扮演我的私人数学老师")
-                              r"|扮演(?![^，。,\n]{0,15}?(?:大师|专家|导师|老师|顾问|分析师|设计师|史学家|助手|助理|教练|写手))")
+                              r"|扮演(?![^，。,\n]{0,15}?(?:大师|专家|导师|老师|顾问|分析师|设计师|史学家|助手|助理|教练|写手|律师|会计师|医生|工程师|程序员))")
 
 
 # a thanks, and a system prompt that says what to do when the user thanks ("If the driver says thanks, reply only
@@ -1037,17 +1037,24 @@ def _filler_clause(text: str, info: list[_Clause], i: int, n: int, se: int,
         k = ce
         while k < len(text) and text[k] in _SPACE:
             k += 1
-        if k >= len(text) or text[k] == "\n":
-            # the thanks' own "!" ending the line goes too ("帮我写个 SQL 吧，谢谢！" → "帮我写个 SQL 吧", not "…吧！", which
-            # shouts; "有点担心，谢谢！" → "有点担心"; "Can you check the config below, thanks!" would end a question in "!")
+        asks = _ASKS.match(text, info[0][2]) or _ZH_ASKS.search(text, info[0][0], info[i - 1][1])
+        if (k >= len(text) or text[k] == "\n") and (asks or _REQUESTS.match(text, info[0][2])):
+            # a request's or a question's closing thanks takes its own "!" at the line's end ("帮我写个 SQL 吧，谢谢！" →
+            # "帮我写个 SQL 吧", not "…吧！", which shouts; "Can you check the config below, thanks!" would end a question
+            # in "!"); any other sentence keeps it as its end ("太棒了，非常感谢！" → "太棒了！", review 43)
             return prev_be, be + len(term)
-        if _ASKS.match(text, info[0][2]) or _ZH_ASKS.search(text, info[0][0], info[i - 1][1]):
+        if asks:
             return None  # "…有没有写错，谢谢！接下来…": a question would end in "!"
     return prev_be, be
 
 
 # "please" said again after commas, before the words it asks ("Please, please, please make sure …")
 _PLEASE_RUN = re.compile(r"(?i:\b(?:please|pls))((?i:[ \t]*,[ \t]*(?:please|pls)\b)+)(?=[ \t]*,?[ \t]*\w)")
+# a sentence that asks for something: "Please fix …", "Write …", "帮我…", "请给我推荐…", "找一个…", "我想去…"
+_REQUESTS = re.compile(r"(?i:(?:please|pls|kindly|help|fix|write|make|give|send|show|tell|check|explain|create|generate|add|"
+                       r"remove|update|review|translate|summari[sz]e|list|find|book|draft|rewrite|sort|let\s+me\s+know|"
+                       r"i\s+(?:want|need|would\s+like|'d\s+like))\b)"
+                       r"|请|帮|麻烦|给我|我想|我要|想要|需要|推荐|查|找|写|订|预订|安排|发|改|翻译|总结|列|告诉我|按|再|给出|生成|解释|说明|分析|比较|计算")
 _ZH_ASKS = re.compile(r"吗|么|有没有|是不是|能不能|可不可以|会不会|对不对|要不要|为什么|怎么|什么|哪|多少")
 # a sentence that asks (its terminator may be the closing thanks' "!")
 _ASKS = re.compile(r"(?i:(?:can|could|would|will|do|does|did|is|are|was|were|should|shall|may|have|has|what|why|how|"

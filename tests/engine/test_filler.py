@@ -37,9 +37,9 @@ def test_greeting_clause_goes_with_its_comma():
 
 def test_closing_filler_clause_takes_the_comma_before_it():
     assert out("I'd prefer a replacement for order 7, please.") == "I'd prefer a replacement for order 7."
-    # (a thanks' own "!" ending the line goes with it: "Order 7 arrived!" would put the thanks' exclamation on the fact)
-    assert out("Order 7 arrived, thank you so much!") == "Order 7 arrived"
-    assert out("Order 7 arrived, thank you so much! Order 8 did not.") == "Order 7 arrived! Order 8 did not."
+    assert out("Order 7 arrived, thank you so much!") == "Order 7 arrived!"
+    # (a request's closing thanks takes its "!" at the line's end: "Send order 8!" would shout)
+    assert out("Send order 8, thank you so much!") == "Send order 8"
     assert out("订单7收到了，谢谢。") == "订单7收到了。"
 
 
