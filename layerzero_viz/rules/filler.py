@@ -838,7 +838,7 @@ _EN_GENERIC_FOR = frozenset("""the your all this that these those it such a an s
     reaching out contacting getting back to me us helping listening asking explaining sharing looking into
     bothering troubling expertise details detail description recommendation recommendations encouragement
     reassurance words compliment compliments praise you so far playing watching reading visiting coming
-    joining choosing shopping calling waiting writing us anything else everything""".split())
+    joining choosing shopping calling waiting writing anything else""".split())
 _ZH_THANKED = re.compile(r"(?:你们|您们|你|您|大家|各位|老师|亲)?的?(?:(?:细心|详细|认真|耐心|热情|及时|宝贵|用心|专业|贴心|周到|热心)的?)*")
 
 
@@ -1054,7 +1054,7 @@ _PLEASE_RUN = re.compile(r"(?i:\b(?:please|pls))((?i:[ \t]*,[ \t]*(?:please|pls)
 _REQUESTS = re.compile(r"(?i:(?:please|pls|kindly|help|fix|write|make|give|send|show|tell|check|explain|create|generate|add|"
                        r"remove|update|review|translate|summari[sz]e|list|find|book|draft|rewrite|sort|let\s+me\s+know|"
                        r"i\s+(?:want|need|would\s+like|'d\s+like))\b)"
-                       r"|请|帮|麻烦|给我|我想|我要|想要|需要|推荐|查|找|写|订|预订|安排|发|改|翻译|总结|列|告诉我|按|再|给出|生成|解释|说明|分析|比较|计算")
+                       r"|" + _ZH_REQUEST_VERB.pattern.removeprefix("^") + r"|我想|我要|想要|需要|找|订|预订|安排|发|改|按|生成|比较|计算")
 _ZH_ASKS = re.compile(r"吗|么|有没有|是不是|能不能|可不可以|会不会|对不对|要不要|为什么|怎么|什么|哪|多少")
 # a sentence that asks (its terminator may be the closing thanks' "!")
 _ASKS = re.compile(r"(?i:(?:can|could|would|will|do|does|did|is|are|was|were|should|shall|may|have|has|what|why|how|"
