@@ -2703,7 +2703,8 @@ def _asks_for_a_text(turn: str) -> str | None:
     letter:"), or None."""
     if len(turn) > 2 * _ASK_WITHIN:  # (not in the middle of a pasted document)
         return _asks_for_a_text(turn[:_ASK_WITHIN]) or _asks_for_a_text(turn[-_ASK_WITHIN:])
-    m = _WRITE_A_TEXT.search(turn) or _EDIT_REQUEST.search(turn, 0, 200) or (
+    m = _WRITE_A_TEXT.search(turn) or _EDIT_REQUEST.search(turn, 0, 200) \
+        or _EDIT_WHAT_CAME.match(turn, turn.rstrip().rfind("\n") + 1) or (
         _SEND_BACK.search(turn) if _REPORTS_A_MESSAGE.search(turn) and not _IN_GENERAL.search(turn) else None)
     return None if m is None else m.group(0)
 
@@ -2712,6 +2713,12 @@ def _asks_for_a_text(turn: str) -> str | None:
 # 文案翻成英文：") — in a turn's first line
 _EDIT_REQUEST = re.compile(rf"(?i:\b{_en_words(_EDIT)}\b|\bmake\s+(?:this|it|the\s+[a-z]+)\s+(?:sound|look|read)\b)[^\n]{{0,60}}?"
                            rf"(?:[:：]|\n)|{_zh_words(_EDIT)}[^\n]{{0,30}}?(?:[:：]|\n)")
+
+
+# … or, on a turn's last line, to make one of what the lines before handed over ("The canned replies … are:⏎1. …⏎
+# Rewrite them to sound friendlier.")
+_EDIT_WHAT_CAME = re.compile(rf"[ \t]*(?i:(?:please\s+)?\b{_en_words(_EDIT)}\b\s+(?:them|these|those|it|this|the\s+[a-z-]+))\b"
+                             rf"|[ \t]*(?:请|帮我|麻烦)?(?:把|将)?(?:它们|这些|它|这几[条句个段])?{_zh_words(_EDIT)}")
 
 
 def _after_reply_intro(text: str, s: int, e: int) -> int:
