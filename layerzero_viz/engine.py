@@ -26,6 +26,7 @@ from .protect import Protection, add_material, find_protections, xml_protections
 from .resolve import SpanTable, apply_protections, resolve
 from .rules import RULES, RuleContext
 from .scans import scan
+from .script import simplified
 from .rules import repeated as repeated_rule
 from .lexicon import warm_up
 from .information import load_frequencies, token_information
@@ -116,7 +117,14 @@ class Annotated:
     timings_ms: dict[str, float]
     warnings: tuple[str, ...] = ()
     block_tokenize_ms: Sequence[float] = field(default_factory=list)
+    read: TextView | None = None  # what the rules read when it is not ``view`` (Traditional Chinese as Simplified)
     _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def read_view(self) -> TextView:
+        """The text the rules read: ``view`` with Traditional Chinese characters as Simplified (``script``),
+        the same offsets; ``view`` itself when nothing was converted."""
+        return self.view if self.read is None else self.read
 
     @property
     def g_prot_detail(self) -> dict[int, str]:
@@ -319,7 +327,11 @@ def _annotate(source: Any, config: Config) -> Annotated:
     settings = resolve_settings(conv, ratio=config.ratio, enabled=config.enabled, env=env)
     if config.profile is not None:
         settings = apply_profile(settings, config.profile, conv)
-    view = TextView.of(conv)
+    # the rules read Traditional Chinese as Simplified (``script``); tokens and all that is shown or sent come
+    # from the original text, ``shown`` (the same object when nothing was converted)
+    shown = TextView.of(conv)
+    read = simplified(conv)
+    view = shown if read is conv else TextView.of(read)
     timings["parse"] = _ms(t0)
 
     # directive ranges in global offsets (also given to the rules)
@@ -330,21 +342,22 @@ def _annotate(source: Any, config: Config) -> Annotated:
                                  for d in settings.directive_spans)
 
     t0 = time.perf_counter()
-    structure = xml_protections(view, conv, material=False)  # <context>: ranges the repeat scan must skip
+    structure = xml_protections(view, read, material=False)  # <context>: ranges the repeat scan must skip
     protect_ms = _ms(t0)
     t0 = time.perf_counter()
     ids, start, end, group, block, idx, block_ms, (g_start, g_end, g_tokens) = _tokenize_view(
-        view, _TOKEN_CACHE if config.block_cache else None)
+        shown, _TOKEN_CACHE if config.block_cache else None)
     timings["tokenize"] = _ms(t0)
     n_groups = len(g_start)
 
     t0 = time.perf_counter()
-    add_material(structure, view, conv, reuse=config.block_cache)
+    add_material(structure, view, read, reuse=config.block_cache)
     protect_ms += _ms(t0)
 
     t0 = time.perf_counter()
     scans = scan(view, structure, directive_ranges)
-    protection = find_protections(view, scans, structure, settings.compiled_patterns, settings.protected_patterns)
+    protection = find_protections(view, scans, structure, settings.compiled_patterns, settings.protected_patterns,
+                                  pattern_text=shown.text)
     # the scanners' time counts in protect, the repeat scan's in detect
     protect_ms += _ms(t0) - scans.repeats_ms
 
@@ -395,7 +408,7 @@ def _annotate(source: Any, config: Config) -> Annotated:
     timings["context_preservation"] = protection.context_ms
 
     return Annotated(
-        conversation=conv, config=config, settings=settings, view=view,
+        conversation=conv, config=config, settings=settings, view=shown, read=None if view is shown else view,
         tok_ids=ids, tok_start=start, tok_end=end, tok_group=group, tok_block=block, tok_i=idx,
         tok_directive=tok_directive, g_start=g_start, g_end=g_end, g_prot=g_prot,
         g_prot_iv=g_prot_iv, protection=protection, g_span=g_span, g_veto=g_veto, spans=spans,

@@ -307,7 +307,9 @@ def warm_up() -> None:
     and fold table.  Without the tags and the fold table here, the first annotation's detect and protect
     timings counted ≈0.3 s of loading (a 1,099-token prompt showed 306 ms of detection in the app)."""
     from . import native
+    from .script import load_converter
 
+    load_converter()
     _en_scanner()
     _zh_scanners()
     _jieba()

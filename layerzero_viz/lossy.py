@@ -205,7 +205,7 @@ class LossyTier(NamedTuple):
 
 def lossy_tier(ann: Annotated) -> LossyTier:
     """The lossy words of an annotation (see the module docstring)."""
-    view = ann.view
+    view = ann.read_view  # Traditional Chinese read as Simplified; rows name the words as written
     text = view.text
     g_start, g_end = ann.g_start, ann.g_end
     free = (ann.g_prot == 0) & (ann.g_span < 0)
@@ -279,7 +279,7 @@ def lossy_tier(ann: Annotated) -> LossyTier:
                 if text[g_start[a]:ws].strip() or g_end[b - 1] > we:
                     continue  # a token glues this word to a neighbour: it cannot go alone
                 loss = word_surprisal(word)
-                clause_rows.append((ws, we, word, a, b - 1, int(g_tokens[a:b].sum()), loss, bi))
+                clause_rows.append((ws, we, ann.view.text[ws:we], a, b - 1, int(g_tokens[a:b].sum()), loss, bi))
             if len(clause_rows) < len(words):  # (a clause of grammar words alone, "啊啊", stays whole)
                 rows.extend(clause_rows)
     if not rows:
@@ -321,7 +321,7 @@ def _opens_sentence(text: str, ws: int) -> bool:
 def _before_candidates(ann: Annotated, pos: int) -> int:
     """``pos`` moved back over spaces and over the safe-tier candidates right before it (what the text may read
     as once they are pruned)."""
-    text = ann.view.text
+    text = ann.read_view.text
 
     def candidate_start(at: int) -> int:  # where the candidate holding the character before ``at`` starts, or -1
         g = int(np.searchsorted(ann.g_end, at - 1, side="right"))

@@ -295,7 +295,7 @@ def _within_blocks(text: str, flat: Sequence[int]) -> Sequence[int]:
 
 
 def find_protections(view: TextView, scans: Scans, structure: Protection, patterns: Sequence[CompiledPattern] = (),
-                     pattern_sources: tuple[str, ...] = ()) -> Protection:
+                     pattern_sources: tuple[str, ...] = (), pattern_text: str | None = None) -> Protection:
     """Every protected range of the conversation (global offsets), with the ``<context>`` timing: added to
     ``structure`` (what :func:`xml_protections` gave) from ``scans`` (``scans.Scans`` of this view) and the
     ``<protected_tokens>`` ``patterns``."""
@@ -309,7 +309,8 @@ def find_protections(view: TextView, scans: Scans, structure: Protection, patter
             out.extend(flat, "protected_identifier", "identifier kept whole: ")
 
     for rx, source in zip(patterns, pattern_sources):
-        flat = [x for mt in rx.finditer(text) if mt.end() > mt.start() for x in mt.span()]
+        flat = [x for mt in rx.finditer(text if pattern_text is None else pattern_text) if mt.end() > mt.start()
+                for x in mt.span()]
         if flat:
             out.extend(flat, "protected_pattern", f"matches <protected_tokens> pattern {source!r}", limit=-1)
             # the detail names the pattern, not the match

@@ -1,0 +1,81 @@
+"""Traditional Chinese read as Simplified: what the rules see, never what the user gets back.
+
+The lexicons and the rules' patterns are written in Simplified characters (``lexicons/README.md``), so a
+Traditional-script turn (謝謝、麻煩您、請問、沒有) matched none of them: no filler went, and — worse, had the
+lexicons merely been given Traditional entries — no handed-over text (「請把這段翻譯成英文」) or negation (沒有)
+would have been recognised either.  The engine therefore reads a copy of every text block converted by OpenCC's
+``t2s`` (Traditional → Simplified, phrase-aware), one character for one, so every offset the rules find is an
+offset of the original.  Tokens, protections' user regexes and everything shown or sent come from the original
+text; only a rule's detail may quote the Simplified reading.
+"""
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import replace
+from typing import Any
+
+from .model import Block, Conversation
+
+__all__ = ["simplified", "simplified_text", "load_converter"]
+
+# a character OpenCC could change: CJK ideographs (the compatibility block too)
+_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\U00020000-\U0003134f]")
+_lock = threading.Lock()
+_converter: Any = None
+_single: dict[str, str] = {}
+
+
+def load_converter() -> Any:
+    """OpenCC's t2s converter, loaded once per process (``lexicon.warm_up`` loads it outside any timing)."""
+    global _converter
+    with _lock:
+        if _converter is None:
+            import opencc
+            _converter = opencc.OpenCC("t2s")
+    return _converter
+
+
+def simplified_text(text: str) -> str:
+    """``text`` with its Traditional characters in Simplified form, of the same length (offsets unchanged).
+
+    >>> simplified_text("麻煩您幫我翻譯這句話，謝謝！我們沒有 API key。")
+    '麻烦您帮我翻译这句话，谢谢！我们没有 API key。'
+    >>> simplified_text("Thanks, 谢谢") == "Thanks, 谢谢"
+    True
+    """
+    if text.isascii() or not _HAN.search(text):
+        return text
+    out: str = load_converter().convert(text)
+    if len(out) == len(text):
+        return out
+    # a phrase became longer or shorter: convert character by character instead
+    return "".join(_one(c) for c in text)
+
+
+def _one(c: str) -> str:
+    found = _single.get(c)
+    if found is None:
+        found = load_converter().convert(c) if _HAN.match(c) else c
+        if len(found) != 1:
+            found = c
+        _single[c] = found
+    return found
+
+
+def simplified(conv: Conversation) -> Conversation:
+    """``conv`` with every text block's text in Simplified form (``conv`` itself when nothing changes)."""
+    messages = []
+    for msg in conv.messages:
+        blocks = tuple(_simplified_block(b) for b in msg.blocks)
+        messages.append(msg if all(a is b for a, b in zip(blocks, msg.blocks)) else replace(msg, blocks=blocks))
+    if all(a is b for a, b in zip(messages, conv.messages)):
+        return conv
+    return replace(conv, messages=tuple(messages))
+
+
+def _simplified_block(block: Block) -> Block:
+    if block.kind != "text":
+        return block
+    text = simplified_text(block.text)
+    return block if text == block.text else replace(block, text=text)
