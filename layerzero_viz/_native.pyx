@@ -82,6 +82,10 @@ cdef inline bint _isalnum(Py_UCS4 c) noexcept nogil:
     return Py_UNICODE_ISALNUM(c)
 
 
+cdef inline bint _ascii_alnum(Py_UCS4 c) noexcept nogil:
+    return (48 <= c <= 57) or (65 <= c <= 90) or (97 <= c <= 122)
+
+
 cdef inline bint _is_term(Py_UCS4 c) noexcept nogil:
     return (c == u'。' or c == u'！' or c == u'？' or c == u'!' or c == u'?' or c == u'；' or c == u';'
             or c == u'…')
@@ -116,6 +120,19 @@ cdef void _segments(Text t, Py_ssize_t length, Py_ssize_t start, Py_ssize_t end,
         j = -1
         if clause and _is_comma(c):
             j = i + 1
+        elif clause and (c == u'～' or c == u'〜'):  # view._CLAUSE_END's wave dashes: not between ASCII alnums
+            j = i + 1
+            while j < end and (_at(t, j) == u'～' or _at(t, j) == u'〜'):
+                j += 1
+            if i > 0 and _ascii_alnum(_at(t, i - 1)) and j < end and _ascii_alnum(_at(t, j)):
+                i = j  # a range ("1～3"): the whole run is passed over
+                continue
+        elif clause and c == u'~' and i > 0 and 0x3400 <= _at(t, i - 1) <= 0x9fff:  # "谢啦~", not "~/bin"
+            j = i + 1
+            while j < end and _at(t, j) == u'~':
+                j += 1
+            if j < end and (_ascii_alnum(_at(t, j)) or _at(t, j) == u'/'):
+                j = -1
         elif _is_term(c):
             j = i + 1
             while j < end and _is_term(_at(t, j)):

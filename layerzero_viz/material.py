@@ -464,8 +464,10 @@ _ANSWER = _Verbs((("explain", "explain"), ("interpret", "interpret"), ("assess",
                   ("answer", "answer"), ("draft", "draft")),
                  ("判断", "识别", "分析", "解释"))
 # helps with it (a chat's "fix this", "check my code", "帮我检查" answer a question as often as they hand a text over)
-_HELP = _Verbs((("fix", "fix"), ("improve", "improv"), ("check", "check"), (r"reply\s+to", "repl[yi]"),
-                (r"respond\s+to", "respond")),
+# ("reply in formal English to this email": how to reply may come between the verb and its "to")
+_HELP = _Verbs((("fix", "fix"), ("improve", "improv"), ("check", "check"),
+                (r"reply(?:\s+(?:in|with)\s+[^.!?\n:]{1,30}?)?\s+to", "repl[yi]"),
+                (r"respond(?:\s+(?:in|with)\s+[^.!?\n:]{1,30}?)?\s+to", "respond")),
                ("修改", "检查", "回复", "优化", "改进", "扩展"))
 # puts its items in order ("Sort these politeness markers by frequency")
 _ORDER = _Verbs((("sort", "sort"), ("rank", "rank"), ("alphabeti[sz]e", "alphabeti"), ("reorder", "reorder")),

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..view import BlockRef, Candidate, Hits, TextView, clauses, sentences, units
-from .repeated import HANGS_ON_IT, NEXT_STEP, Lifts, left_alone, reply_broke_it
+from .repeated import HANGS_ON_IT, INSTRUCTION_ROLES, NEXT_STEP, Lifts, left_alone, reply_broke_it
 
 if TYPE_CHECKING:
     from . import RuleContext
@@ -33,15 +33,19 @@ _LANG_ZH = r"(?:简体中文|繁体中文|中文|汉语|英文|英语|日语|韩
 # (the languages as one group: "用中文和英文回答", "Respond in English and Chinese" require both, not either)
 _LANG_REQ_ZH = re.compile(r"(?:用|使用|以)(" + _LANG_ZH + r"(?:(?:和|与|及|或|、|/)" + _LANG_ZH + r")*)(?:来)?"
                           r"(?:回答|回复|作答|输出|答复|交流)")
+# the verb first: "回答一律使用繁体中文", "回复请用英文"
+_LANG_REQ_ZH_AFTER = re.compile(r"(?:回答|回复|作答|输出|答复)(?:时|内容)?(?:一律|统一|都|请|必须|务必|始终|总是)*(?:用|使用|以)("
+                                + _LANG_ZH + r"(?:(?:和|与|及|或|、|/)" + _LANG_ZH + r")*)(?![\u3400-\u9fff])")
 _LANG_EN = r"(?:english|chinese|simplified chinese|french|german|japanese|spanish|korean)"
 _LANG_REQ_EN = re.compile(r"[rRaAwWsS\u017f](?<!\w[rRaAwWsS\u017f])(?:(?<=[rR])(?i:espond|eply)|(?<=[aA])(?i:nswer)"
                           r"|(?<=[wW])(?i:rite)|(?<=[sS\u017f])(?i:peak))(?i:(?:\s+only)?\s+in\s+(" + _LANG_EN +
                           r"(?:\s*(?:,|and|or|&|/)\s*(?:in\s+)?" + _LANG_EN + r")*)\b)")
+_LANG_REQS = (_LANG_REQ_ZH, _LANG_REQ_ZH_AFTER, _LANG_REQ_EN)
 _ONE_LANG = re.compile(r"(?i:simplified chinese|english|chinese|french|german|japanese|spanish|korean)|" + _LANG_ZH)
 # what a restated language requirement's clause may hold besides it: asking and insisting words, nothing that changes
 # the requirement ("Do not respond in English this time", "只有摘要部分用中文回答", "Earlier I told you to respond in English")
 _LANG_CLAUSE_REST = re.compile(r"(?:(?i:please|always|also|kindly|again|remember(?:\s+to)?|make\s+sure\s+to)|请|记得|记住|务必|"
-                               r"一定要?|要|也|始终|都|必须|总是|一律|统一|[\s,，.。!！:：;；*_])*")
+                               r"一定要?|要|也|始终|都|必须|总是|一律|统一|[喔哦哈啊呀吧嘛啦]|[\s,，.。!！:：;；*_~～])*")
 _LANG_CANON = {"简体中文": "中文", "汉语": "中文", "英语": "英文", "simplified chinese": "chinese"}
 # "as" / "作为" frame the role phrase: the connective goes with it
 _FRAME_OVERRIDE = frozenset({"protected_connective"})
@@ -72,7 +76,7 @@ def _found(view: TextView, ctx: RuleContext) -> list[Candidate]:
                 role = m.group(1).strip()
                 if len(role) >= 2:
                     roles.append((role, m.start(), m.end()))
-        for rx in (_LANG_REQ_ZH, _LANG_REQ_EN):
+        for rx in _LANG_REQS:
             for m in rx.finditer(text, b.start, b.end):
                 # only a requirement said without condition, scope or negation requires the language ("只有当用户要求时，
                 # 才用英文回答", "Only respond in English to questions about the API" leave a user's request to ask)
@@ -83,25 +87,30 @@ def _found(view: TextView, ctx: RuleContext) -> list[Candidate]:
         out.extend(_role_restatements(view, roles))
 
     lifts = Lifts(view)
+    latest: frozenset[str] | None = None  # the languages the latest requirement named (a user's, or a standing one)
     for b in view.blocks if langs else ():  # nothing to restate when no language is required
-        for rx in (_LANG_REQ_ZH, _LANG_REQ_EN):
-            for m in rx.finditer(text, b.start, b.end):
-                first = langs.get(_lang(m.group(1)))
-                if first is None or m.start() <= first[0]:
-                    continue
-                if b.role == "user" and lifts.between(first[1], b.start):
-                    continue  # "From now on you may answer in Spanish" … "Always answer in English.": put back
-                k = view.block_index_at(b.start)
-                if b.role == "user" and k > 0 and view.blocks[k - 1].role == "assistant" \
-                        and reply_broke_it(text, m.start(), m.end(), view.blocks[k - 1]):
-                    continue  # "请用中文回答。" right after an English reply: it asks for that reply again
-                clause = _clause_around(view, m.start(), m.end(), b)
-                if clause is None:
-                    continue
-                s, e = clause
-                out.append(Candidate(s, e, "derivable_context", 0.85,
-                                     f"the reply language is already required at {view.where(first[0])}: "
-                                     f"{text[first[0]:first[1]]!r}", 0.05, lock=first))
+        found = sorted((m for rx in _LANG_REQS for m in rx.finditer(text, b.start, b.end)),
+                       key=lambda m: m.start())
+        for m in found:
+            said, before = _lang(m.group(1)), latest
+            clause = _clause_around(view, m.start(), m.end(), b)
+            if b.role == "user" or b.role in INSTRUCTION_ROLES and clause is not None:
+                latest = said
+            first = langs.get(said)
+            if first is None or m.start() <= first[0] or clause is None:
+                continue
+            if b.role == "user" and lifts.between(first[1], b.start):
+                continue  # "From now on you may answer in Spanish" … "Always answer in English.": put back
+            if b.role == "user" and before is not None and before != said:
+                continue  # "请用繁体中文回答。" in between: "请用简体中文回答。" puts the first requirement back
+            k = view.block_index_at(b.start)
+            if b.role == "user" and k > 0 and view.blocks[k - 1].role == "assistant" \
+                    and reply_broke_it(text, m.start(), m.end(), view.blocks[k - 1]):
+                continue  # "请用中文回答。" right after an English reply: it asks for that reply again
+            s, e = clause
+            out.append(Candidate(s, e, "derivable_context", 0.85,
+                                 f"the reply language is already required at {view.where(first[0])}: "
+                                 f"{text[first[0]:first[1]]!r}", 0.05, lock=first))
 
     out.extend(_context_restatements(view, ctx))
     return out
@@ -117,9 +126,16 @@ def _clause_around(view: TextView, s: int, e: int, block: BlockRef) -> tuple[int
             if not (_LANG_CLAUSE_REST.fullmatch(text, cs, s) and _LANG_CLAUSE_REST.fullmatch(text, e, ce)):
                 return None
             sent = next(((a, b) for a, b in sentences(view, block) if a <= cs and ce <= b), (cs, ce))
+            if text[sent[0]:cs].rstrip().endswith((":", "：")):
+                return None  # a label's content ("Question line: Reply in Spanish.", "第一段:请用中文回答。"): a slot
+                # of what is asked for, and the label would be left alone
             if NEXT_STEP.match(text, sent[1], block.end):
                 return None  # "Respond in English. Then, below that, respond in German too": the next step builds on it
-            return None if left_alone(text, sent, cs, ce, rules_only=False) else (cs, ce)
+            if left_alone(text, sent, cs, ce, rules_only=False):
+                return None
+            if ce < sent[1] and _LANG_CLAUSE_REST.fullmatch(text, ce, sent[1]):
+                ce = sent[1]  # "Always reply in Spanish, please.": the clause's "please" goes with it
+            return cs, ce
     return None
 
 

@@ -98,8 +98,9 @@ _EN_CONNECTOR_RESIDUE = frozenset({"and", "but", "so", "also", "oh", "ok", "okay
                                    "got it", "that's great", "that's perfect", "that's helpful", "that helps",
                                    "that's awesome", "that's very helpful", "this is great", "this helps"})
 _ZH_PARTICLES = "啊呀啦哦喔噢嘛哈咯呢吧"
-_ZH_COMPLEMENT_START = ("的", "大家", "各位", "你们", "您", "你", "老师", "亲", "帮", "耐心", "解答", "回复", "分享", "提醒",
-                        "一直", "了", "啦", "啊", "呀")
+# (帮忙 and 帮助 only: "你好呀帮我写个请假条" is a greeting before the request, never one clause of filler)
+_ZH_COMPLEMENT_START = ("的", "大家", "各位", "你们", "您", "你", "老师", "亲", "帮忙", "帮助", "耐心", "解答", "回复", "分享",
+                        "提醒", "一直", "了", "啦", "啊", "呀")
 # the same for Chinese: what may follow 谢谢(你|您|大家)的 — 帮助, 耐心, 回复 — not 行程安排 or 报价单
 _ZH_GENERIC_FOR = frozenset({"帮助", "帮忙", "耐心", "解答", "回复", "回答", "分享", "提醒", "信息", "时间", "支持", "理解", "建议",
                              "配合", "关注", "指导", "指点", "讲解", "解释", "热心", "辛苦", "付出", "关心", "照顾", "鼓励", "信任",
@@ -115,7 +116,7 @@ _BULLET = re.compile(r"[ \t]*[-*•][ \t]+")
 _NUMBERED = re.compile(r"[ \t]*(?:\d+[.)、]|[A-Za-z][.)]|\([A-Za-z0-9]\))")
 # a list item's marker with the space after it, opening a sentence
 _ITEM_MARK = re.compile(r"[ \t]*(?:[-*+•·]|\d{1,3}[.)、]|[A-Za-z][.)]|\([A-Za-z0-9]\))[ \t]+")
-_SOFT_END = "，,、：:；;"
+_SOFT_END = "，,、：:；;～〜~"  # (a wave dash ends a clause: view._CLAUSE_END)
 _TERMINATORS = "。！？!?…；;.\n"
 _SPACE = " \t"
 
@@ -781,10 +782,10 @@ def _residue(text: str, bs: int, be: int, runs: list[_Run]) -> list[tuple[int, i
     out = []
     pos = bs
     for rs, re_, _ in runs:
-        if rs > pos and text[pos:rs].strip(" \t,，、:：;；!！?？.。…-—~～*_"):
+        if rs > pos and _EMOJI.sub("", text[pos:rs]).strip(" \t,，、:：;；!！?？.。…-—~～*_"):
             out.append((pos, rs))
         pos = max(pos, re_)
-    if be > pos and text[pos:be].strip(" \t,，、:：;；!！?？.。…-—~～*_"):
+    if be > pos and _EMOJI.sub("", text[pos:be]).strip(" \t,，、:：;；!！?？.。…-—~～*_"):
         out.append((pos, be))
     return out
 
@@ -816,8 +817,15 @@ def _answers_a_question(view: TextView, text: str, ss: int, se: int, info: list[
     return False
 
 
+# what a greeting or a thanks may carry and still say nothing: emoji and emoticons ("Hello :)", "Hey hey 👋",
+# "谢啦(*^▽^*)"); the same emoji in a sentence with content stays with it
+_EMOJI = re.compile("(?:[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\u2300-\u23FF\uFE0F\u200D]|"
+                    r"(?<![\w:])[:;=][-'^]?[)(DPp3]+(?![\w(])|\^_*\^|"
+                    r"\([^()\n\w\u3400-\u9fff]{1,10}\)|[(（][^()（）\n\w\u3400-\u9fff]{1,4}[\w▽ω∀д◡][^()（）\n\w\u3400-\u9fff]{1,4}[)）])+")
+
+
 def _is_connector_residue(piece: str) -> bool:
-    p = piece.strip(" \t,，、:：;；!！?？.。…-—~～*_")
+    p = _EMOJI.sub("", piece).strip(" \t,，、:：;；!！?？.。…-—~～*_")
     if not p:
         return True
     if p.isascii():
@@ -941,6 +949,11 @@ def _sentence_candidates(view: TextView, text: str, ss: int, se: int, block_end:
                 end = se + 2  # "**Thank you!**": the closing marker goes with it
         while end < block_end and text[end] in _SPACE:
             end += 1
+        m = _EMOJI.match(text, end, block_end)
+        if m and (m.end() == block_end or text[m.end()] in _SPACE + "\n"):
+            end = m.end()  # "Hello!! 😊 Can you …": the greeting's emoji goes with it, not left to open the request
+            while end < block_end and text[end] in _SPACE:
+                end += 1
         start = ss
         bullet = _BULLET.match(text, ss)
         if bullet and not text[text.rfind("\n", 0, ss) + 1:ss].strip():

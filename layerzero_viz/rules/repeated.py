@@ -269,7 +269,7 @@ _CONSTRAINT_EN = re.compile(_CONSTRAINT_PARTS[2], re.IGNORECASE)
 _CONSTRAINT_EN_LOWER = re.compile(_CONSTRAINT_PARTS[2])  # its words are written in lower case
 _LATIN = re.compile(r"[a-z]", re.IGNORECASE)
 # a line that opens a section: a markdown heading, a bold line, or a line ending with a colon
-_SECTION_HEADING = re.compile(r"\n[ \t]*(?:#|\*\*[^\n]*\*\*[ \t]*\n|[^\n]*[:：][ \t]*\n)")
+_SECTION_HEADING = re.compile(r"\n[ \t]*(?:#|\*\*[^\n]*\*\*[ \t]*\n|【[^\n】]*】[ \t]*\n|[^\n]*[:：][ \t]*\n)")
 _SIGNED_NUMBER = re.compile(r"[-−]?\d+(?:[.,]\d+)*")
 _CORRECTION = re.compile(
     r"更正|改为|改成|改用|换成|换为|而是|不再|纠正|修正|订正|说错|\binstead\b|\bcorrection\b|\bcorrect(?:ed)? that\b"
@@ -517,8 +517,47 @@ class _Ranges:
 
 # a heading (markdown or a bold line) that scopes the lines under it; one that only recalls ("## Reminders",
 # "**重要提醒**") does not
-_HEADING_LINE = re.compile(r"\n[ \t]{0,3}(?:#{1,6}[ \t]+[^\n]*|\*\*[^\n*]{1,60}\*\*[ \t]*[:：]?[ \t]*)(?=\n)")
+_HEADING_LINE = re.compile(r"\n[ \t]{0,3}(?:#{1,6}[ \t]+[^\n]*|\*\*[^\n*]{1,60}\*\*[ \t]*[:：]?[ \t]*|【[^\n】]{1,40}】[ \t]*[:：]?[ \t]*)"
+                           r"(?=\n)")
 _RECALL_HEADING = re.compile(r"(?i:remind|recap|summary|important|note|again|key\s+rules)|提醒|注意|重要|总结|重申|牢记|再次")
+
+
+def _heading_over(text: str, block_start: int, pos: int) -> str | None:
+    """The heading that scopes the line at ``pos`` in its block (the last before it, a block's first line too), or
+    None: none, one that only recalls, or one that names the whole prompt's rules ("## Rules", "## 要求")."""
+    last = None
+    for last in _HEADING_LINE.finditer("\n" + text[block_start:pos]):
+        pass
+    if last is None or _RECALL_HEADING.search(last.group(0)) or _GENERAL_HEADING.fullmatch(last.group(0)):
+        return None
+    return last.group(0).strip()
+
+
+# a heading over the whole prompt's rules, not a case of them
+_GENERAL_HEADING = re.compile(r"\n[ \t]*(?:#{1,6}[ \t]+|\*\*|【)?[ \t]*(?i:(?:general\s+|output\s+|response\s+|style\s+|"
+                              r"formatting\s+)?(?:rules?|constraints?|guidelines?|instructions?|requirements?|format(?:ting)?|"
+                              r"style|tone|output|restrictions?|limits?|policy|policies))|[ \t]*(?:通用|基本|输出|回复|回答)?"
+                              r"(?:规则|要求|限制|约束|规范|格式|风格|语气|原则|注意事项)[ \t]*(?:\*\*|】)?[ \t]*[:：]?[ \t]*")
+
+
+def _said_otherwise(view: TextView, entry: _Entry, first: _Entry, seen: Sequence[_Entry]) -> _Entry | None:
+    """A user turn's statement between ``first`` and ``entry`` that says the same rule with a word or two changed
+    ("Use British spelling." between two "Use American spelling.", 请用繁体中文回答): said again, the rule is put back."""
+    first_block = view.block_index_at(first.start)
+    entry_block = view.block_index_at(entry.start)
+    n = len(entry.exact)
+    for other in reversed(seen):
+        if other.end <= first.end:
+            break
+        if other.start >= entry.start or len(other.exact) != n or other.exact == entry.exact:
+            continue
+        ob = view.block_index_at(other.start)
+        if ob in (first_block, entry_block) or view.blocks[ob].role != "user":
+            continue
+        changed = sum(a != b for a, b in zip(other.exact, entry.exact))
+        if changed <= max(1, n // 3) and n - changed >= 2:
+            return other
+    return None
 
 
 def _scoping_heading(text: str, a: int, b: int) -> bool:
@@ -763,6 +802,7 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
     block_sents: dict[int, list[tuple[int, int]]] = {}
     by_family: dict[_Keys, list[_Entry]] = {}
     by_clauses: dict[tuple[_Keys, ...], list[_Entry]] = {}
+    seen_entries: list[_Entry] = []  # every statement judged so far, in text order
     out: list[Judged] = []
     notes: list[tuple[int, int, str]] = []
     for s, e in order:
@@ -820,6 +860,15 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                     why = "said again right after a reply that broke it: a correction of that reply"
                 if not why and blocks[bi].role == "user" and lifts.between(first.end, blocks[bi].start):
                     why = "said again after a later turn lifted or changed the rules: it puts them back"
+                if not why and blocks[bi].role == "user":
+                    other = _said_otherwise(view, entry, first, seen_entries)
+                    if other is not None:
+                        why = (f"said again after {view.where(other.start)} said otherwise "
+                               f"({text[other.start:other.end][:40]!r}): it puts the rule back")
+                if not why and first_block != bi and blocks[bi].role == "user":
+                    heading = _heading_over(text, blocks[first_block].start, first.start)
+                    if heading is not None and heading != _heading_over(text, blocks[bi].start, s):
+                        why = f"said for every case, where the first copy is said under a heading ({heading!r})"
                 if not why and sorted(_SIGNED_NUMBER.findall(fold(text[s:e]))) != sorted(
                         _SIGNED_NUMBER.findall(fold(text[first.start:first.end]))):
                     why = "carrying other numbers (a sign or a decimal)"
@@ -837,6 +886,7 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                 notes.append((s, e, f"kept: it changes what {view.where(conflict.start)} says "
                                     f"({text[conflict.start:conflict.end][:60]!r}): the newest word, not a copy"))
         by_family.setdefault(entry.family, []).append(entry)
+        seen_entries.append(entry)
         if entry.c_family is not None:
             by_clauses.setdefault(entry.c_family, []).append(entry)
         for key in entry.conjuncts:
@@ -863,6 +913,8 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
 _LIFT = re.compile(r"(?i:\b(?:from\s+now\s+on|you\s+can\s+now|now\s+you\s+can|you\s+may\s+now|no\s+longer\s+need|"
                    r"feel\s+free\s+to|(?:ignore|disregard|forget(?:\s+about)?)\s+(?:the|my|that|those|previous|earlier|above|"
                    r"what)|it'?s\s+(?:fine|ok|okay)\s+to|you\s+are\s+(?:now\s+)?allowed\s+to|"
+                   # a rule changed for one question ("For this question, give a long, detailed answer.")
+                   r"for\s+this\s+(?:question|answer|reply|response|task|prompt)(?=\s*,)|"
                    r"(?:for\s+this\s+(?:one|time|delivery|order|booking|request|trip|call|ticket|project)|this\s+time|"
                    r"just\s+this\s+once)[^.!?\n]{0,20}?\byou\s+(?:can|may)|"
                    r"you\s+(?:can|may)[^.!?\n]{0,30}?\b(?:this\s+time|for\s+this\s+one)|"
@@ -875,7 +927,8 @@ _LIFT = re.compile(r"(?i:\b(?:from\s+now\s+on|you\s+can\s+now|now\s+you\s+can|yo
                    r"no\s+(?:[a-z-]+\s+)?(?:limit|restriction|requirement)s?|no\s+need\s+to|don'?t\s+bother)\b)"
                    r"|从现在开始|从现在起|以后可以|现在可以|不用再|不再需要|不必再|可以不用|忽略(?:之前|上面|前面|刚才)|不用管|解除"
                    r"|其实不用|还是不要|改为不|不限|不用限制|没有(?:字数|长度|篇幅)?限制|算了|改成|改为|换成|改到"
-                   r"|(?:这次|这回|这一次|这一回)[^。！？\n]{0,6}?(?:可以|不用|不必|允许)")
+                   r"|(?:这次|这回|这一次|这一回)[^。！？\n]{0,6}?(?:可以|不用|不必|允许)"
+                   r"|(?:这个问题|这道题|这一题)[^。！？\n]{0,6}?(?:详细|展开|长一点|长一些|多写)")
 
 
 # a sentence that goes on from the one before it, in order ("Respond in English. Then, below that, respond in German
