@@ -824,6 +824,56 @@ _EMOJI = re.compile("(?:[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\u2300-\
                     r"\([^()\n\w\u3400-\u9fff]{1,10}\)|[(（][^()（）\n\w\u3400-\u9fff]{1,4}[\w▽ω∀д◡][^()（）\n\w\u3400-\u9fff]{1,4}[)）])+")
 
 
+def _ends_with_emoji(text: str, bs: int, be: int) -> bool:
+    """Whether the clause body [bs, be) ends with an emoji or an emoticon."""
+    last = None
+    for last in _EMOJI.finditer(text, max(bs, be - 24), be):
+        pass
+    return last is not None and last.end() == be and last.start() > bs
+
+
+def _split_at_emoji(text: str, ss: int, se: int, cls: list[tuple[int, int]], runs: list[_Run]) -> list[tuple[int, int]]:
+    """The sentence's clauses, an emoji or emoticon ending one where a greeting or a thanks stands on its side of it
+    ("hiii 😊 how long …", "Hello :) what time …", "我不吃牛肉🥦 谢谢～"): a clause break without a comma.  Not before
+    what goes on from it ("Thanks 🙏 for the detailed plan", "感谢🙏 您对我们的支持"), and no break inside an emoticon."""
+    marks = [m.span() for m in _EMOJI.finditer(text, ss, se)]
+    if not marks:
+        return cls
+    ends = [ce for _, ce in cls[:-1] if not any(a < ce < b for a, b in marks)]
+    run_starts = {r[0] for r in runs}
+    run_ends = {r[1] for r in runs}
+    for a, b in marks:
+        k = b
+        while k < se and text[k] in _SPACE:
+            k += 1
+        if k == b or k >= se:
+            continue
+        j = a
+        while j > ss and text[j - 1] in _SPACE:
+            j -= 1
+        after_filler = j in run_ends  # "hiii 😊 …": the greeting before the emoji
+        before_filler = k in run_starts and _closes_sentence(text, k, se, runs)  # "… 🥦 谢谢～"
+        if (after_filler and (text[k].isupper() or _ASKS.match(text, k) or _REQUESTS.match(text, k))) or before_filler:
+            ends.append(b)
+    ends = sorted(set(ends))
+    out: list[tuple[int, int]] = []
+    pos = cls[0][0]
+    for e in [*ends, cls[-1][1]]:
+        s = pos
+        while s < e and text[s].isspace():
+            s += 1
+        if s < e:
+            out.append((s, e))
+        pos = e
+    return out or cls
+
+
+def _closes_sentence(text: str, k: int, se: int, runs: list[_Run]) -> bool:
+    """Whether the filler run at ``k`` is all that is left of the sentence (its closing thanks)."""
+    run = next(r for r in runs if r[0] == k)
+    return not text[run[1]:se].strip(" \t" + _SOFT_END + _TERMINATORS + "~～")
+
+
 def _is_connector_residue(piece: str) -> bool:
     p = _EMOJI.sub("", piece).strip(" \t,，、:：;；!！?？.。…-—~～*_")
     if not p:
@@ -918,6 +968,7 @@ def _sentence_candidates(view: TextView, text: str, ss: int, se: int, block_end:
             else:
                 merged.append((cs, ce))
         cls = merged
+    cls = _split_at_emoji(text, ss, se, cls, runs)
     info: list[_Clause] = []
     for cs, ce in cls:
         bs, be = _body(text, cs, ce)
@@ -1017,8 +1068,8 @@ def _filler_clause(text: str, info: list[_Clause], i: int, n: int, se: int,
     if "stance" in roles and (i == n - 1 or not _stance_may_go(text, info[i + 1][0], se)):
         return None  # "In my opinion, X is better" / "X, I think.": the claim would lose whose view it is
     if i < n - 1:
-        # opening or middle clause: it goes with its comma and the spaces after it
-        if not closing.strip() or closing.strip()[0] not in _SOFT_END:
+        # opening or middle clause: it goes with its comma (or its emoji: "hiii 😊 how long …") and the spaces after it
+        if (not closing.strip() or closing.strip()[0] not in _SOFT_END) and not _ends_with_emoji(text, bs, be):
             return None
         if i > 0 and ("hedge" in roles or "stance" in roles):
             return None  # "This is, I think, the best": a parenthetical hedge would leave a stray comma
@@ -1043,9 +1094,11 @@ def _filler_clause(text: str, info: list[_Clause], i: int, n: int, se: int,
     # the closing clause: the comma before it goes, the clause's own terminator stays
     prev_cs, prev_ce, prev_bs, prev_be = info[i - 1][:4]
     sep = text[prev_be:prev_ce]
+    term = text[be:ce].rstrip(" \t")
+    if not sep.strip() and _ends_with_emoji(text, prev_bs, prev_be):
+        return prev_be, be + len(term)  # "我不吃牛肉🥦 谢谢～": the emoji ends what comes before; the thanks goes whole
     if not sep.strip() or sep.strip()[0] not in "，,、":
         return None
-    term = text[be:ce].rstrip(" \t")
     if term and all(c in "!！~～" for c in term):
         k = ce
         while k < len(text) and text[k] in _SPACE:
