@@ -316,6 +316,11 @@ def _key_units(view: TextView, s: int, e: int) -> tuple[tuple[str, ...], tuple[s
     return exact, family
 
 
+# a request asked as a question: its frame says nothing the request does not ("Could you please be concise?")
+_POLITE_ASK = re.compile(r"[ \t*_]*(?:please[ \t,]+)?(?:could|can|would|will)[ \t]+you[ \t]+(?:please[ \t,]+)?(?=[a-z])"
+                         r"(?=[^?\n]*\?[ \t*_]*\Z)")
+
+
 @lru_cache(maxsize=8192)  # a resent history or a repeated prompt compares the same sentences again
 def _analyse(text: str) -> tuple[_Keys, _Keys, tuple[_Keys, ...] | None, tuple[_Keys, ...] | None]:
     """The keys a statement is compared by: ``(exact, family, clauses' exact, clauses' family)``.
@@ -326,7 +331,11 @@ def _analyse(text: str) -> tuple[_Keys, _Keys, tuple[_Keys, ...] | None, tuple[_
     polarity or values share a family.  The clause keys (sorted, None for a single clause) make a copy in
     another clause order the same statement.
     """
-    toks = _TOKENS.findall(_fold(text).replace("’", "'"))
+    folded = _fold(text).replace("’", "'")
+    asked = _POLITE_ASK.match(folded)
+    if asked:  # "Could you please be concise?" asks what "Be concise." says
+        folded = folded[asked.end():]
+    toks = _TOKENS.findall(folded)
     roles = _unit_roles()
     exact: list[str] = []
     family: list[str] = []
@@ -381,7 +390,11 @@ def _conjunct_keys(text: str) -> dict[tuple[_Keys, ...], tuple[_Keys, ...]]:
     c_ex = _analyse(text)[2]
     if c_ex is None or len(c_ex) != 2:
         return {}
-    toks = _TOKENS.findall(_fold(text).replace("’", "'"))
+    folded = _fold(text).replace("’", "'")
+    asked = _POLITE_ASK.match(folded)
+    if asked:  # "Could you please be concise?" asks what "Be concise." says
+        folded = folded[asked.end():]
+    toks = _TOKENS.findall(folded)
     roles = _unit_roles()
     # the two clauses in their order, split at the one "and" (no other clause break)
     ex: list[list[str]] = [[]]
@@ -618,7 +631,8 @@ def _has_constraint_word(text: str) -> bool:
 @lru_cache(maxsize=8192)
 def _states_a_constraint(text: str) -> bool:
     """A sentence of a later turn worth comparing: a constraint, not a question."""
-    return not text.rstrip().endswith(("?", "？")) and _constraint_word_in(text)
+    return (not text.rstrip().endswith(("?", "？")) or _POLITE_ASK.match(_fold(text)) is not None) \
+        and _constraint_word_in(text)
 
 
 @lru_cache(maxsize=8192)
@@ -657,7 +671,7 @@ def _why_not_a_constraint_copy(view: TextView, s: int, e: int, sent: tuple[int, 
         return "cut inside brackets", s
     if span.rstrip(" *_").endswith((":", "：")):
         return "a label introducing what follows", s
-    if text[s:sent[1]].rstrip(" *_\"'”」』）)").endswith(("?", "？")):
+    if text[s:sent[1]].rstrip(" *_\"'”」』）)").endswith(("?", "？")) and _POLITE_ASK.match(_fold(text[s:sent[1]])) is None:
         return "a question, not a constraint", s
     label = _ITEM_LABEL.match(text, sent[0], s)  # ("Reply B: Store opens at 9.": the label's word is no rule's)
     if not (standing or _has_constraint_word(span)
