@@ -26,7 +26,7 @@ from .protect import Protection, add_material, find_protections, xml_protections
 from .resolve import SpanTable, apply_protections, resolve
 from .rules import RULES, RuleContext
 from .scans import scan
-from .script import simplified
+from .script import as_written, simplified
 from .rules import repeated as repeated_rule
 from .lexicon import warm_up
 from .information import load_frequencies, token_information
@@ -403,6 +403,10 @@ def _annotate(source: Any, config: Config) -> Annotated:
         for g in range(int(a), int(b)):
             if not g_prot[g] and not g_directive[g]:
                 g_veto[g] = why
+    if view is not shown:  # reasons quote the text as written, not the Simplified reading the rules had
+        spans.quote_as_written(view.text, shown.text)
+        protection.written = shown.text
+        g_veto = {g: as_written(why, view.text, shown.text, int(g_start[g])) for g, why in g_veto.items()}
     timings["protect"] = protect_ms
     timings["resolve"] = _ms(t0)
     timings["context_preservation"] = protection.context_ms

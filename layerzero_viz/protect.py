@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from .material import Material, find_material
+from .script import as_written
 from .structure import context_facts, elements, scan_tags
 from .view import Interval, TextView, clauses
 
@@ -98,7 +99,7 @@ class Protection:
     """
 
     __slots__ = ("text", "starts", "ends", "codes", "kinds", "_kinds", "_kind_ids", "context_ms", "context_facts",
-                 "context_ranges", "material", "_intervals")
+                 "context_ranges", "material", "_intervals", "written")
 
     # the columns are lists while ranges are added and tuples once frozen (:meth:`freeze`): readers see sequences
     starts: Sequence[int]
@@ -123,6 +124,7 @@ class Protection:
         self.context_ranges = []
         self.material = []  # material.Material ranges (start, end, kind, detail), largest first
         self._intervals: list[Interval] | None = None
+        self.written: str | None = None  # the text as written, where the rules read another (script.as_written)
 
     def _kind(self, prefix: str, suffix: str = "", limit: int = -1) -> int:
         key = (prefix, suffix, limit)
@@ -178,9 +180,11 @@ class Protection:
     def detail(self, k: int) -> str:
         prefix, suffix, limit = self._kinds[self.kinds[k]]
         if limit < 0:
-            return prefix
-        value = self.text[self.starts[k]:self.ends[k]]
-        return f"{prefix}{(value[:limit] if limit else value)!r}{suffix}"
+            out = prefix
+        else:
+            value = self.text[self.starts[k]:self.ends[k]]
+            out = f"{prefix}{(value[:limit] if limit else value)!r}{suffix}"
+        return out if self.written is None else as_written(out, self.text, self.written, self.starts[k])
 
     @property
     def intervals(self) -> list[Interval]:

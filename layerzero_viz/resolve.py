@@ -18,6 +18,7 @@ from . import native as _native
 from .information import token_information
 from .protect import PRECEDENCE, STRUCTURAL, Protection
 from .rules import PRIORITY
+from .script import as_written
 from .view import Candidate, Hits, normalize
 
 if TYPE_CHECKING:
@@ -58,7 +59,7 @@ class SpanTable(Sequence[Span]):
     """
 
     __slots__ = ("reasons", "priorities", "scores", "starts", "ends", "tokens", "residuals", "_details", "_bulks",
-                 "_bulk_of", "_hit_of")
+                 "_bulk_of", "_hit_of", "written")
 
     # the columns are lists while spans are added and tuples once frozen (:meth:`freeze`): readers see sequences
     reasons: Sequence[str]
@@ -85,6 +86,7 @@ class SpanTable(Sequence[Span]):
         self._bulks = []
         self._bulk_of = []         # per span: its bulk's number (-1 for a listed candidate)
         self._hit_of = []
+        self.written: tuple[str, str] | None = None  # (text the rules read, text as written): see script.as_written
 
     def add(self, reason: str, score: float, detail: str, start: int, end: int, tokens: int, residual: float) -> None:
         cast("list[str]", self.reasons).append(reason)
@@ -105,6 +107,7 @@ class SpanTable(Sequence[Span]):
         table = cls.__new__(cls)
         (table.reasons, table.priorities, table.scores, table.starts, table.ends, table.tokens, table.residuals,
          table._details, table._bulks, table._bulk_of, table._hit_of) = columns
+        table.written = None
         return table
 
     def freeze(self) -> "SpanTable":
@@ -116,10 +119,19 @@ class SpanTable(Sequence[Span]):
         self._bulks = tuple(self._bulks)
         return self
 
+    def quote_as_written(self, read: str, shown: str) -> None:
+        """Let every detail quote ``shown`` where the rules read ``read`` (``script.as_written``)."""
+        self.written = (read, shown)
+        self._details = [None if d is None else as_written(d, read, shown, self.starts[k])
+                         for k, d in enumerate(self._details)]
+
     def detail(self, k: int) -> str:
         d = self._details[k]
         if d is None:
-            d = self._details[k] = self._bulks[self._bulk_of[k]].detail(self._hit_of[k])
+            d = self._bulks[self._bulk_of[k]].detail(self._hit_of[k])
+            if self.written is not None:
+                d = as_written(d, *self.written, self.starts[k])
+            self._details[k] = d
         return d
 
     def __len__(self) -> int:

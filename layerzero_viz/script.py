@@ -6,7 +6,7 @@ lexicons merely been given Traditional entries — no handed-over text (「請�
 would have been recognised either.  The engine therefore reads a copy of every text block converted by OpenCC's
 ``t2s`` (Traditional → Simplified, phrase-aware), one character for one, so every offset the rules find is an
 offset of the original.  Tokens, protections' user regexes and everything shown or sent come from the original
-text; only a rule's detail may quote the Simplified reading.
+text, and a reason's detail quotes the text as written (:func:`as_written`).
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from typing import Any
 
 from .model import Block, Conversation
 
-__all__ = ["simplified", "simplified_text", "load_converter"]
+__all__ = ["simplified", "simplified_text", "load_converter", "as_written"]
 
 # a character OpenCC could change: CJK ideographs (the compatibility block too)
 _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\U00020000-\U0003134f]")
@@ -79,3 +79,25 @@ def _simplified_block(block: Block) -> Block:
         return block
     text = simplified_text(block.text)
     return block if text == block.text else replace(block, text=text)
+
+
+# a piece of text a reason's detail quotes: 'frame '麻烦您帮我'', "…"
+_QUOTED = re.compile(r"(['\"])(.+?)\1")
+
+
+def as_written(detail: str, read: str, shown: str, near: int) -> str:
+    """``detail`` with each quoted piece of the Simplified reading ``read`` as the original ``shown`` has it there
+    (the nearest occurrence at or after ``near`` − 2,000, else the first): "frame '麻烦您帮我'" → "frame '麻煩您幫我'".
+
+    >>> as_written("frame '麻烦您帮我': politeness", "您好，麻烦您帮我", "您好，麻煩您幫我", 3)
+    "frame '麻煩您幫我': politeness"
+    """
+    def written(m: re.Match[str]) -> str:
+        q = m.group(2)
+        if q.isascii():
+            return m.group(0)
+        at = read.find(q, max(0, near - 2000))
+        if at < 0:
+            at = read.find(q)
+        return m.group(0) if at < 0 else m.group(1) + shown[at:at + len(q)] + m.group(1)
+    return _QUOTED.sub(written, detail)

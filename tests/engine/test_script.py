@@ -65,3 +65,13 @@ def test_tokens_and_heatmap_text_come_from_the_original():
     assert ann.view.text == text and ann.read_view.text == simplified_text(text)
     records = ann.at_ratio(0.95).token_records()
     assert "".join(r["text"] for r in records) == text
+
+
+def test_reasons_quote_the_text_as_written():
+    r = annotate(load_conversation(conv(None, "您好，麻煩您幫我翻譯這句話，謝謝！")), env={}).at_ratio(0.95)
+    details = {d["text"]: d["detail"] for d in r.deleted_spans()}
+    assert "'麻煩您幫我'" in details["麻煩您幫我"]
+    text = "請把下面這段翻譯成英文：\n謝謝你的幫忙，麻煩你了！"
+    r = annotate(load_conversation(conv(None, text)), env={}).at_ratio(0.95)
+    kept = {t["detail"] for t in r.token_records() if t["reason"] == "protected_material"}
+    assert kept == {"kept: the text handed over after '請把下面這段翻譯成英文：'"}
