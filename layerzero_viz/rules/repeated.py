@@ -555,7 +555,10 @@ _GENERAL_HEADING = re.compile(r"\n[ \t]*(?:#{1,6}[ \t]+|\*\*|【)?[ \t]*(?i:(?:g
 
 def _said_otherwise(view: TextView, entry: _Entry, first: _Entry, seen: Sequence[_Entry]) -> _Entry | None:
     """A user turn's statement between ``first`` and ``entry`` that says the same rule with a word or two changed
-    ("Use British spelling." between two "Use American spelling.", 请用繁体中文回答): said again, the rule is put back."""
+    ("Use British spelling." between two "Use American spelling.", 请用繁体中文回答): said again, the rule is put back.
+    Not for a prohibition: another one beside it ("Do not use slang.") changes nothing of it."""
+    if any(u in _ZH_NEGATIONS or u in _EN_NEGATIONS or u.endswith("n't") for u in entry.exact):
+        return None  # prohibitions add up ("Do not use slang." between two "Do not use emojis."): no other one undoes it
     first_block = view.block_index_at(first.start)
     entry_block = view.block_index_at(entry.start)
     n = len(entry.exact)
