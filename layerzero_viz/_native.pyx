@@ -133,6 +133,12 @@ cdef void _segments(Text t, Py_ssize_t length, Py_ssize_t start, Py_ssize_t end,
                 j += 1
             if j < end and (_ascii_alnum(_at(t, j)) or _at(t, j) == u'/'):
                 j = -1
+        elif clause and c == u'~' and i > 0 and _ascii_alnum(_at(t, i - 1)) and not _isdecimal(_at(t, i - 1)):
+            j = i + 1  # "Hi~ What's …": after a latin letter, before a space
+            while j < end and _at(t, j) == u'~':
+                j += 1
+            if not (j < end and (_at(t, j) == u' ' or _at(t, j) == u'\t')):
+                j = -1
         elif _is_term(c):
             j = i + 1
             while j < end and _is_term(_at(t, j)):

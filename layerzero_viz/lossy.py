@@ -117,6 +117,8 @@ _MEANING_AFTER_THE = frozenset({"last", "next", "past", "same", "other", "only",
                                 "former", "following", "right", "wrong"})
 # an article after these opens what the sentence says someone or something is ("You are a …", "act as a …", "I'm
 # a …", "It's a …")
+# a focus word or "there" before an article: the noun phrase is what it singles out or says exists
+_FOCUS_BEFORE = frozenset({"just", "only", "even", "merely", "simply", "not", "there"})
 _COPULA = frozenset({"am", "are", "is", "was", "were", "be", "been", "being", "as", "become", "becomes", "became",
                      "m", "re", "s"})  # (an apostrophe breaks the clause: "It's a" is read as "s a")
 # "the" + an adjective that names the people it describes ("the deceased", "the living", "the poor")
@@ -408,6 +410,8 @@ def _takeable(text: str, words: list[tuple[int, int, str | None]], k: int, claus
         if previous in ("and", "or") and k >= 2 and text[words[k - 2][0]:words[k - 2][1]].lower() in _ARTICLES:
             return False  # "How do a and the differ": the words named, no article
         head = following.replace("’", "'").split("'")[0]  # "the deceased's life": the word without its 's
+        if previous in _FOCUS_BEFORE:
+            return False  # "just the upgrade" (without it, "just upgrade" reads as an order), "is there a way"
         if previous in _COPULA:
             return False  # "You are a senior engineer", "act as a person", "It's a bug": the role or the
             # predicate the sentence is about reads as a fragment without it

@@ -468,7 +468,7 @@ _ANSWER = _Verbs((("explain", "explain"), ("interpret", "interpret"), ("assess",
 _HELP = _Verbs((("fix", "fix"), ("improve", "improv"), ("check", "check"),
                 (r"reply(?:\s+(?:in|with)\s+[^.!?\n:]{1,30}?)?\s+to", "repl[yi]"),
                 (r"respond(?:\s+(?:in|with)\s+[^.!?\n:]{1,30}?)?\s+to", "respond")),
-               ("修改", "检查", "回复", "优化", "改进", "扩展"))
+               ("修改", "检查", "回复", "回信", "回(?=[这那])", "优化", "改进", "扩展"))
 # puts its items in order ("Sort these politeness markers by frequency")
 _ORDER = _Verbs((("sort", "sort"), ("rank", "rank"), ("alphabeti[sz]e", "alphabeti"), ("reorder", "reorder")),
                 ("排序", "排个序"))
@@ -528,7 +528,7 @@ _INTRO_EN = re.compile(
     r")" + _COLON,
     re.MULTILINE,
 )
-_ZH_DEM = r"(?:以下|下面|如下|下列|下文|这篇|这段|这封|这首|这份|这句|这几句|这样)"
+_ZH_DEM = r"(?:以下|下面|如下|下列|下文|这篇|这段|这封|这首|这份|这句|这几句|这则|这样)"
 _ZH_NOUN = (r"(?:文章|段落|一段话|段话|话|文字|内容|文本|句子|一句话|邮件|信件|信|诗歌?|歌词|代码|材料|简历|"
             r"故事|对话|评论|新闻|报告|论文|作文|短文|原文|题目|问题|英文|中文|文案|稿子|演讲稿|摘要|片段)")
 # (not 改成, 改为, 改得, 换成: what follows them is the result asked for, "请改成：更正式的语气")
@@ -1905,11 +1905,13 @@ _TASK_INTRO = re.compile(
     r"|(?i:[^:：\n]{0,80}?\b(?:verbatim|word[ \t]+for[ \t]+word|as[ \t]+is|exactly[ \t]+(?:as[ \t]+(?:written|it[ \t]+is)|this))\b"
     r"[^:：\n]{0,40}?)"
     # the text named by what is to be done with it: "Reply to grade:", "Text to translate (keep the tone):"
-    rf"|(?i:(?:the[ \t]+)?[a-z][a-z'-]*(?:[ \t]+[a-z][a-z'-]*){{0,3}}[ \t]+to[ \t]+{_TASK_VERB_EN}\b(?:[ \t]*\([^()\n]{{0,60}}\))?)"
+    # (not the speaker's own recap: "So to summarise: no refund, …", "Just to check:")
+    rf"|(?i:(?!(?:so|now|well|and|ok|okay|just|briefly|quickly|then)[ \t]+to\b)"
+    rf"(?:the[ \t]+)?[a-z][a-z'-]*(?:[ \t]+[a-z][a-z'-]*){{0,3}}[ \t]+to[ \t]+{_TASK_VERB_EN}\b(?:[ \t]*\([^()\n]{{0,60}}\))?)"
     r"|(?P<source>(?i:[^:：\n]{0,80}?\b(?:from|based[ \t]+on|using)[ \t]+(?:these|the[ \t]+following|this|my)[ \t]+"
     r"(?:points|notes|bullets|facts|details|items|data|list|draft|outline|transcript)))"
     r")"
-    rf"|[^：:\n]{{0,30}}?{_TASK_VERB_ZH}[^：:\n]{{0,30}}?(?:这段|这篇|这封|这句|这份|这条|这个|这几条|下面|以下|如下|它|成[\u4e00-\u9fff]{{1,3}}[文语])[^：:\n]{{0,30}}?"
+    rf"|[^：:\n]{{0,30}}?{_TASK_VERB_ZH}[^：:\n]{{0,30}}?(?:这段|这篇|这封|这句|这份|这条|这则|这个|这几条|下面|以下|如下|它|成[\u4e00-\u9fff]{{1,3}}[文语])[^：:\n]{{0,30}}?"
     # the text pointed at before the request: "下面是我的求职信草稿，麻烦只改语病，尽量保留我的措辞："
     rf"|[^：:\n]{{0,6}}?(?:下面|以下)(?:是|为)?[^：:\n]{{0,40}}?{_TASK_VERB_ZH}[^：:\n]{{0,30}}?"
     # a bare request to work on what follows: "帮我润色一下 thanks:", "麻烦你帮我翻译：" (a request form before the verb)
@@ -2298,7 +2300,11 @@ _REPORTED_SENTENCE = re.compile(r"(?i:(?:our|the|my|a|this)?\s*(?:customer|clien
                                 r"[a-z]+(?:\s+[a-z]+)?\s*[.:。])|(?:原文|原话|内容|正文|全文)[。.]"
                                 # a question that asks for work on what follows: "Can you translate this into German for me?"
                                 rf"|(?i:(?:can|could|would|will)\s+you\s+(?:please\s+)?{_TASK_VERB_EN}\s+(?:this|these|the\s+following)"
-                                r"\b[^?.!\n]{0,60}\?)")
+                                r"\b[^?.!\n]{0,60}\?)"
+                                # or how to answer it: "How should I respond to this message?", "这条消息怎么回？"
+                                r"|(?i:(?:how|what)\s+(?:should|do|would|could|can)\s+I\s+(?:reply|respond|answer|say)\b[^?.!\n]{0,40}?"
+                                r"\b(?:this|these|the\s+following)\b[^?.!\n]{0,30}\?)"
+                                r"|(?:这条|这封|这则|这段)[^。！？\n]{0,10}?(?:怎么|如何|该怎么)(?:回|回复)[^。！？\n]{0,6}?[？?]")
 
 
 _OPENING_REACH = 160  # characters: the greeting and small talk before reported words

@@ -23,9 +23,11 @@ SEPARATOR = "\n\x00\n"
 # (a period may close a quotation first: 'reply with "Anytime." Always …' ends a sentence after the quote)
 _SENTENCE_END = re.compile(r"[。！？!?；;…]+[”’」』）)\"']?|\.[”’\"')]?(?=\s|$)|\n+")
 # a wave dash ends a clause too ("你好～帮我…", "谢啦~"), but not a range ("1～3", "A〜Z") nor a path or an
-# approximation ("~/bin", "~5"): a run of ～/〜 not between ASCII letters or digits, a run of "~" after a Han character
+# approximation ("~/bin", "~5"): a run of ～/〜 not between ASCII letters or digits, a run of "~" after a Han character,
+# or after a latin letter and before a space ("Hi~ What's …")
 _CLAUSE_END = re.compile(r"[，,、：:]|[。！？!?；;…]+|\.(?=\s|$)|\n+"
-                         r"|(?<![0-9A-Za-z～〜])[～〜]+|[～〜]+(?![0-9A-Za-z～〜])|(?<=[\u3400-\u9fff])~+(?![0-9A-Za-z/~])")
+                         r"|(?<![0-9A-Za-z～〜])[～〜]+|[～〜]+(?![0-9A-Za-z～〜])|(?<=[\u3400-\u9fff])~+(?![0-9A-Za-z/~])"
+                         r"|(?<=[A-Za-z])~+(?=[ \t])")
 _UNIT = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[a-z0-9]+(?:['’][a-z]+)?")
 
 

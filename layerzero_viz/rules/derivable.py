@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..view import BlockRef, Candidate, Hits, TextView, clauses, sentences, units
-from .repeated import HANGS_ON_IT, INSTRUCTION_ROLES, NEXT_STEP, Lifts, left_alone, reply_broke_it
+from .repeated import (HANGS_ON_IT, INSTRUCTION_ROLES, NEXT_STEP, Lifts, heading_over, languages_named, left_alone,
+                       reply_broke_it)
 
 if TYPE_CHECKING:
     from . import RuleContext
@@ -80,7 +81,8 @@ def _found(view: TextView, ctx: RuleContext) -> list[Candidate]:
             for m in rx.finditer(text, b.start, b.end):
                 # only a requirement said without condition, scope or negation requires the language ("只有当用户要求时，
                 # 才用英文回答", "Only respond in English to questions about the API" leave a user's request to ask)
-                if _clause_around(view, m.start(), m.end(), b) is not None:
+                # nor one under a heading that scopes it ("## Emails⏎Reply in Spanish.", "【教师版】⏎请用中文回答。")
+                if _clause_around(view, m.start(), m.end(), b) is not None and heading_over(text, b.start, m.start()) is None:
                     langs.setdefault(_lang(m.group(1)), (m.start(), m.end()))
 
     if roles:
@@ -103,6 +105,8 @@ def _found(view: TextView, ctx: RuleContext) -> list[Candidate]:
                 continue  # "From now on you may answer in Spanish" … "Always answer in English.": put back
             if b.role == "user" and before is not None and before != said:
                 continue  # "请用繁体中文回答。" in between: "请用简体中文回答。" puts the first requirement back
+            if b.role == "user" and _other_language_asked(view, first[1], b.start, m.group(1)):
+                continue  # "Réponds en français, s'il te plaît." in between: "Reply in English." puts it back
             k = view.block_index_at(b.start)
             if b.role == "user" and k > 0 and view.blocks[k - 1].role == "assistant" \
                     and reply_broke_it(text, m.start(), m.end(), view.blocks[k - 1]):
@@ -114,6 +118,13 @@ def _found(view: TextView, ctx: RuleContext) -> list[Candidate]:
 
     out.extend(_context_restatements(view, ctx))
     return out
+
+
+def _other_language_asked(view: TextView, after: int, before: int, names: str) -> bool:
+    """Whether a user turn in [after, before) names a language other than ``names``."""
+    said = languages_named(names)
+    return any(b.role == "user" and after <= b.start < before and languages_named(view.text, b.start, b.end) - said
+               for b in view.blocks)
 
 
 def _clause_around(view: TextView, s: int, e: int, block: BlockRef) -> tuple[int, int] | None:

@@ -809,19 +809,39 @@ def _answers_a_question(view: TextView, text: str, ss: int, se: int, info: list[
     if not (tail.endswith(("?", "？")) or tail.endswith("吗")):
         return False
     for _, _, bs, be, inside, _ in info:
-        if inside:
-            continue
-        p = text[bs:be].strip(" \t,，、:：;；!！.。~～")
-        if _norm(p) in _ACK_EN if p.isascii() else p in _ACK_ZH:
+        # the acknowledgement alone, or before its thanks ("好的谢谢！", "Ok thanks.")
+        p = text[bs:inside[0][0] if inside else be].strip(" \t,，、:：;；!！.。~～")
+        if _is_ack(p):
             return True
     return False
+
+
+def _is_ack(p: str) -> bool:
+    return bool(p) and (_norm(p) in _ACK_EN if p.isascii() else p in _ACK_ZH)
 
 
 # what a greeting or a thanks may carry and still say nothing: emoji and emoticons ("Hello :)", "Hey hey 👋",
 # "谢啦(*^▽^*)"); the same emoji in a sentence with content stays with it
 _EMOJI = re.compile("(?:[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\u2300-\u23FF\uFE0F\u200D]|"
                     r"(?<![\w:])[:;=][-'^]?[)(DPp3]+(?![\w(])|\^_*\^|"
-                    r"\([^()\n\w\u3400-\u9fff]{1,10}\)|[(（][^()（）\n\w\u3400-\u9fff]{1,4}[\w▽ω∀д◡][^()（）\n\w\u3400-\u9fff]{1,4}[)）])+")
+                    r"\([^()\n\w\u3400-\u9fff]{1,10}(?:\)|\Z)|[(（][^()（）\n\w\u3400-\u9fff]{1,4}[\w▽ω∀д◡][^()（）\n\w\u3400-\u9fff]{1,4}[)）])+")
+
+
+# a line that fills a labelled slot: "Front: Please sit down.", "背面：Please sit down."
+_SLOT_LINE = re.compile(r"[ \t]*(?:[-*•][ \t]*)?[^\s:：][^:：\n]{0,24}[:：][ \t]*(?=\S)")
+
+
+def _labelled_slot(text: str, pos: int) -> bool:
+    """Whether ``pos`` opens the value of a "Label: value" line among others like it (a flashcard's Front/Back, a
+    form's fields): the value is what goes into the slot, word for word."""
+    ls = text.rfind("\n", 0, pos) + 1
+    m = _SLOT_LINE.match(text, ls)
+    if m is None or m.end() != pos:
+        return False
+    prev_start = text.rfind("\n", 0, max(ls - 1, 0)) + 1
+    next_start = text.find("\n", pos) + 1
+    return (ls > 0 and _SLOT_LINE.match(text, prev_start) is not None and prev_start < ls) or \
+        (next_start > 0 and _SLOT_LINE.match(text, next_start) is not None)
 
 
 def _ends_with_emoji(text: str, bs: int, be: int) -> bool:
@@ -830,6 +850,12 @@ def _ends_with_emoji(text: str, bs: int, be: int) -> bool:
     for last in _EMOJI.finditer(text, max(bs, be - 24), be):
         pass
     return last is not None and last.end() == be and last.start() > bs
+
+
+# a greeting right before an emoji: nothing after the emoji is what it greets for ("你好👋 秘鲁的首都是哪里？")
+_GREETING_BEFORE = re.compile(r"(?:(?i:\b(?:hi+|hey+|hello+|hiya|yo|howdy|morning))|你好|您好|哈喽|哈啰|嗨|早上好|早安|晚上好|下午好|"
+                              r"大家好|在吗)[呀啊哇~～!！]*\Z")
+_CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
 
 
 def _split_at_emoji(text: str, ss: int, se: int, cls: list[tuple[int, int]], runs: list[_Run]) -> list[tuple[int, int]]:
@@ -853,7 +879,9 @@ def _split_at_emoji(text: str, ss: int, se: int, cls: list[tuple[int, int]], run
             j -= 1
         after_filler = j in run_ends  # "hiii 😊 …": the greeting before the emoji
         before_filler = k in run_starts and _closes_sentence(text, k, se, runs)  # "… 🥦 谢谢～"
-        if (after_filler and (text[k].isupper() or _ASKS.match(text, k) or _REQUESTS.match(text, k))) or before_filler:
+        greeting = after_filler and _GREETING_BEFORE.search(text, max(ss, j - 12), j) is not None
+        if (after_filler and (text[k].isupper() or _ASKS.match(text, k) or _REQUESTS.match(text, k)
+                              or greeting and _CJK_CHAR.match(text, k))) or before_filler:
             ends.append(b)
     ends = sorted(set(ends))
     out: list[tuple[int, int]] = []
@@ -1063,6 +1091,13 @@ def _filler_clause(text: str, info: list[_Clause], i: int, n: int, se: int,
     cs, ce, bs, be, inside, _ = info[i]
     if _negated(text, bs, be, zh_neg):
         return None
+    if n == 1 and _is_ack(text[bs:inside[0][0]].strip(" \t,，、")) \
+            and not text[inside[-1][1]:be].strip(" \t,，、:：;；!！.。~～"):
+        # the acknowledgement that answers a question keeps, its thanks goes: "好的谢谢！" → "好的！", "Ok thanks." → "Ok."
+        a = inside[0][0]
+        while a > bs and text[a - 1] in _SPACE:
+            a -= 1
+        return a, inside[-1][1]
     roles = {_role(text, *h) for r in inside for h in r[2]}
     closing = text[be:ce]
     if "stance" in roles and (i == n - 1 or not _stance_may_go(text, info[i + 1][0], se)):
@@ -1132,7 +1167,7 @@ def _frame(view: TextView, text: str, run: _Run, bs: int, be: int, ss: int, se: 
     """The range of a frame inside a content clause, or None when taking it could leave debris."""
     rs, re_, hits = run
     roles = [_role(text, *h) for h in hits]
-    if _negated(text, rs, re_, zh_neg):
+    if _negated(text, rs, re_, zh_neg) or _labelled_slot(text, rs):
         return None
     if all(r == "word" for r in roles):
         # "please"/"kindly" anywhere: with the space after it, or before it at the clause's end
@@ -1266,7 +1301,12 @@ def _no_verb_after(rest: str) -> bool:
 def _bare_verb_left(rest: str) -> bool:
     """Whether taking a zh frame would leave its clause a bare word (请帮忙推荐。→ 推荐。 reads as a note, not a
     request); a reduplicated verb (看看, 查查) is already softened and stands alone."""
+    rest = _ZH_TAG_QUESTION.sub("", rest)  # "看一下可以吗" is "看" asked about: 麻烦你帮我 stays with it
     return len(rest) < 2 or len(rest) == 2 and rest[0] != rest[1]
+
+
+# a tag that asks whether the request is all right, and a 一下 that softens its verb
+_ZH_TAG_QUESTION = re.compile(r"(?:一下)?[，,]?(?:可以吗|好吗|行吗|可以不|好不好|行不行)[？?！!。.]*\Z")
 
 
 def _zh_frame_ok(text: str, s: int, e: int, rest_start: int, be: int) -> bool:

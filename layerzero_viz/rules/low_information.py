@@ -63,6 +63,8 @@ _ZH_FINAL_PARTICLES = frozenset("啊 呀 啦 哦 喔 噢 咯 嘞 呐 咧".split(
 _ZH_FUSED_LE = frozenset({"啦", "咯"})  # 了 + a tone: they keep the change of state 了 marks
 _ZH_DEGREE = frozenset("很 挺 蛮 颇 非常 极其 格外".split())
 _ZH_HESITATION = frozenset({"这个", "那个"})
+# what may follow 嗯 when it says yes: thanks or a go-ahead ("嗯，麻烦你了。", "嗯，谢谢。", "嗯，好的。")
+_ZH_YES_AFTER = ("麻烦", "谢谢", "感谢", "多谢", "拜托", "好", "可以", "行", "是", "对", "要", "需要")
 _ZH_ACKS = frozenset({"", "好", "好的", "好吧", "嗯", "行", "收到", "明白", "明白了", "知道了", "可以", "没问题", "对", "是的", "谢谢"})
 _ZH_TAILS = frozenset({"来着", "罢了", "而已", "似的", "的话"})
 # (not a bare 如 — 比如, 例如, 如何 — nor the 若 of 若干/般若)
@@ -296,8 +298,10 @@ def _zh_interjection(text: str, s: int, e: int, word: str) -> Span:
         k = e + 1
         while k < len(text) and text[k] not in _ZH_SENTENCE_END:
             k += 1
-        if text[e + 1:k].strip(" 。！？!?，,～~…") in _ZH_ACKS:
-            return None  # "嗯嗯，好的。": the interjection is half of an acknowledgement, a turn of its own
+        rest = text[e + 1:k].strip(" 。！？!?，,～~…")
+        if rest in _ZH_ACKS or word in ("嗯", "嗯嗯") and rest.startswith(_ZH_YES_AFTER):
+            return None  # "嗯嗯，好的。": the interjection is half of an acknowledgement, a turn of its own; "嗯，麻烦你了。"
+            # answers "需要为您登记投诉吗？" yes (with its thanks gone, 嗯 is the answer)
         return s, e + 1
     return None  # a line that is only an interjection (it may be the whole answer), or one glued to a word
 

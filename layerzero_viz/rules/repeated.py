@@ -535,7 +535,7 @@ _HEADING_LINE = re.compile(r"\n[ \t]{0,3}(?:#{1,6}[ \t]+[^\n]*|\*\*[^\n*]{1,60}\
 _RECALL_HEADING = re.compile(r"(?i:remind|recap|summary|important|note|again|key\s+rules)|提醒|注意|重要|总结|重申|牢记|再次")
 
 
-def _heading_over(text: str, block_start: int, pos: int) -> str | None:
+def heading_over(text: str, block_start: int, pos: int) -> str | None:
     """The heading that scopes the line at ``pos`` in its block (the last before it, a block's first line too), or
     None: none, one that only recalls, or one that names the whole prompt's rules ("## Rules", "## 要求")."""
     last = None
@@ -547,33 +547,87 @@ def _heading_over(text: str, block_start: int, pos: int) -> str | None:
 
 
 # a heading over the whole prompt's rules, not a case of them
-_GENERAL_HEADING = re.compile(r"\n[ \t]*(?:#{1,6}[ \t]+|\*\*|【)?[ \t]*(?i:(?:general\s+|output\s+|response\s+|style\s+|"
+_GENERAL_HEADING = re.compile(r"\n[ \t]*(?:#{1,6}[ \t]+|\*\*|【)?[ \t]*(?:(?i:(?:general\s+|output\s+|response\s+|style\s+|"
                               r"formatting\s+)?(?:rules?|constraints?|guidelines?|instructions?|requirements?|format(?:ting)?|"
-                              r"style|tone|output|restrictions?|limits?|policy|policies))|[ \t]*(?:通用|基本|输出|回复|回答)?"
-                              r"(?:规则|要求|限制|约束|规范|格式|风格|语气|原则|注意事项)[ \t]*(?:\*\*|】)?[ \t]*[:：]?[ \t]*")
+                              r"style|tone|output|restrictions?|limits?|policy|policies))|(?:通用|基本|输出|回复|回答)?"
+                              r"(?:规则|要求|限制|约束|规范|格式|风格|语气|原则|注意事项))[ \t]*(?:\*\*|】)?[ \t]*[:：]?[ \t]*")
 
 
-def _said_otherwise(view: TextView, entry: _Entry, first: _Entry, seen: Sequence[_Entry]) -> _Entry | None:
-    """A user turn's statement between ``first`` and ``entry`` that says the same rule with a word or two changed
-    ("Use British spelling." between two "Use American spelling.", 请用繁体中文回答): said again, the rule is put back.
-    Not for a prohibition: another one beside it ("Do not use slang.") changes nothing of it."""
-    if any(u in _ZH_NEGATIONS or u in _EN_NEGATIONS or u.endswith("n't") for u in entry.exact):
-        return None  # prohibitions add up ("Do not use slang." between two "Do not use emojis."): no other one undoes it
+def _said_otherwise(view: TextView, entry: _Entry, first: _Entry, seen: Sequence[_Entry]) -> tuple[int, int] | None:
+    """Where a user turn between ``first`` and ``entry`` said otherwise, or None: the same rule with a word or two
+    changed ("Use British spelling." between two "Use American spelling.", 请用繁体中文回答), or another choice of what
+    it chooses — the spelling, the units, the tone, the language ("Switch to imperial units.", "Be casual.",
+    "Réponds en français") — that ``entry`` then puts back.  For a prohibition only a
+    prescription counts: prohibitions add up ("Do not use slang." between two "Do not use emojis." changes nothing)."""
+    text = view.text
+    prohibition = _is_prohibition(entry.exact)
     first_block = view.block_index_at(first.start)
     entry_block = view.block_index_at(entry.start)
     n = len(entry.exact)
-    for other in reversed(seen):
-        if other.end <= first.end:
-            break
-        if other.start >= entry.start or len(other.exact) != n or other.exact == entry.exact:
+    if not prohibition:
+        for other in reversed(seen):
+            if other.end <= first.end:
+                break
+            if other.start >= entry.start or len(other.exact) != n or other.exact == entry.exact:
+                continue
+            ob = view.block_index_at(other.start)
+            if ob in (first_block, entry_block) or view.blocks[ob].role != "user":
+                continue
+            changed = sum(a != b for a, b in zip(other.exact, entry.exact))
+            if changed <= max(1, n // 3) and n - changed >= 1:
+                return other.start, other.end
+    chosen = _choices(text[entry.start:entry.end])
+    if not chosen:
+        return None
+    for bi in range(first_block + 1, entry_block):
+        block = view.blocks[bi]
+        if block.role != "user":
             continue
-        ob = view.block_index_at(other.start)
-        if ob in (first_block, entry_block) or view.blocks[ob].role != "user":
-            continue
-        changed = sum(a != b for a, b in zip(other.exact, entry.exact))
-        if changed <= max(1, n // 3) and n - changed >= 2:
-            return other
+        for s, e in sentences(view, block):
+            said = text[s:e]
+            if _REPORTED.search(said):
+                continue
+            other = _choices(said)
+            if any(other.get(d, frozenset()) - c for d, c in chosen.items()) \
+                    and not (prohibition and _is_prohibition(_analyse(said)[0])):
+                return s, e
     return None
+
+
+def _is_prohibition(exact: Sequence[str]) -> bool:
+    return any(u in _ZH_NEGATIONS or u in _EN_NEGATIONS or u.endswith("n't") for u in exact)
+
+
+# what a rule may choose between, by the words that name a choice: another choice said later changes it
+_CHOICES = tuple((name, re.compile(p, re.IGNORECASE)) for name, p in (
+    ("spelling", r"\b(?:american|british|us|uk|canadian|australian)\b(?=[^.!?\n]{0,20}\bspell)|美式拼写|英式拼写"),
+    ("units", r"\b(?:metric|imperial|celsius|fahrenheit)\b|公制|英制|摄氏|华氏"),
+    ("tone", r"\b(?:formal|informal|casual|friendly|professional|playful|serious|humorous|neutral)\b|正式|随意|口语化|书面|幽默"),
+    ("language", r"\b(?:english|chinese|french|fran[cç]ais|spanish|espa[nñ]ol|german|deutsch|japanese|korean|italian|"
+                 r"portuguese|russian|arabic)\b|中文|英文|英语|汉语|日语|日文|韩语|法语|法文|德语|西班牙语|繁体|简体"),
+))
+
+
+# a sentence that reports or asks about a rule rather than giving one ("Why did you use British spelling?")
+_REPORTED = re.compile(r"\?\s*\Z|？\s*\Z|(?i:\b(?:why|did\s+you|you\s+used|you\s+wrote)\b)|为什么|你用了")
+
+
+def _choices(sentence: str) -> dict[str, frozenset[str]]:
+    """The choices ``sentence`` names, by what they choose between ({"tone": {"formal"}})."""
+    out = {}
+    for name, rx in _CHOICES:
+        found = frozenset(m.group(0).lower() for m in rx.finditer(sentence))
+        if found:
+            out[name] = found
+    return out
+
+
+_LANGUAGE_NAMES = dict(_CHOICES)["language"]
+
+
+def languages_named(text: str, start: int = 0, end: int | None = None) -> frozenset[str]:
+    """The languages ``text[start:end]`` names, lower case ("Réponds en français" → {"français"})."""
+    return frozenset(m.group(0).lower() for m in _LANGUAGE_NAMES.finditer(text, start, len(text) if end is None else end))
 
 
 def _scoping_heading(text: str, a: int, b: int) -> bool:
@@ -880,11 +934,11 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                 if not why and blocks[bi].role == "user":
                     other = _said_otherwise(view, entry, first, seen_entries)
                     if other is not None:
-                        why = (f"said again after {view.where(other.start)} said otherwise "
-                               f"({text[other.start:other.end][:40]!r}): it puts the rule back")
+                        why = (f"said again after {view.where(other[0])} said otherwise "
+                               f"({text[other[0]:other[1]][:40]!r}): it puts the rule back")
                 if not why and first_block != bi and blocks[bi].role == "user":
-                    heading = _heading_over(text, blocks[first_block].start, first.start)
-                    if heading is not None and heading != _heading_over(text, blocks[bi].start, s):
+                    heading = heading_over(text, blocks[first_block].start, first.start)
+                    if heading is not None and heading != heading_over(text, blocks[bi].start, s):
                         why = f"said for every case, where the first copy is said under a heading ({heading!r})"
                 if not why and sorted(_SIGNED_NUMBER.findall(fold(text[s:e]))) != sorted(
                         _SIGNED_NUMBER.findall(fold(text[first.start:first.end]))):

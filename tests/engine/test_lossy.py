@@ -144,6 +144,10 @@ REVIEWED = [
     # review 36: a letter that names an item, no article
     ("Variant a has conversion 3.12%, variant b has 3.41%. Pick plan a or plan b.",
      ["Variant a has", "plan a or plan b"]),
+    # review 47: after a focus word the article keeps the noun a noun ("just upgrade" reads as an order), after
+    # "there" the sentence says something exists
+    ("Don't mention annual, just the upgrade. Also, is there a way to get a redelivery tonight? There is a fee.",
+     ["just the upgrade", "is there a way", "There is a fee"]),
 ]
 
 
