@@ -109,6 +109,9 @@ DECLARED = "declared_redundant"
 LOWER_START = "kept: taking {cut!r} would leave its sentence starting in lower case ({rest!r}…)"
 
 
+_EMOJI_CHAR = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200D]")
+
+
 def keep_sentence_case(view: TextView, candidates: Sequence[Candidate], bulks: Sequence[Hits]
                        ) -> tuple[list[Candidate], list[Hits], list[tuple[int, int, str]]]:
     """The candidates without those that take the opening words of a sentence beginning with a capital and
@@ -133,8 +136,8 @@ def keep_sentence_case(view: TextView, candidates: Sequence[Candidate], bulks: S
             s = m.start()
         block = view.block_at(s)
         k = s - 1
-        while k >= block.start and text[k] in _LEAD:
-            k -= 1
+        while k >= block.start and (text[k] in _LEAD or _EMOJI_CHAR.match(text, k)):
+            k -= 1  # ("Hey! 👋 Quick question: what's …": the emoji between two sentences)
         if k >= block.start and text[k] not in _SENTENCE_END and not _MARKER_LINE.search(
                 text, max(0, text.rfind("\n", 0, s)), s):
             return None  # inside a sentence ("…, and I think that it is late"), not after a list marker

@@ -76,7 +76,7 @@ from .rules.low_information import di_may_go
 
 if TYPE_CHECKING:
     from .engine import Annotated
-from .view import _segments
+from .view import _segments, slot_line
 
 __all__ = ["LossyTier", "lossy_tier"]
 
@@ -232,6 +232,8 @@ def lossy_tier(ann: Annotated) -> LossyTier:
                 continue  # no word of the closed class here: nothing to segment (most clauses)
             line_start = text.rfind("\n", 0, cs) + 1
             line_end = text.find("\n", ce)
+            if slot_line(text, cs):
+                continue  # a labelled slot's value goes into the slot as it is ("Note: Please ring the bell twice.")
             if _PUNCT_LINE.match(text, line_start) or _CODE_LIKE.search(text, line_start,
                                                                         len(text) if line_end < 0 else line_end):
                 continue  # a line that opens with punctuation (";; comment", "> quote"): code-like, left alone

@@ -541,8 +541,10 @@ _INTRO_ZH = re.compile(
     rf"|{_ZH_VERB}(?:一下)?(?:(?:成|为)[\u4e00-\u9fffA-Za-z]{{1,4}})?{_ZH_DEM}(?:的|这|一)?[段篇封首句份个]?{_ZH_NOUN}"
     rf"|[\u4e00-\u9fff]{{0,8}}?{_ZH_DEM}(?:是|的|这|一)?[段篇封首句份个]?(?:我的)?[小短长新旧]?{_ZH_NOUN}(?:是|如下)?"  # 以下文章：
     rf"|{_ZH_DEM}(?:是|为)?[^。！？：:\n]{{0,10}}?(?:案例|范例|范文)"  # 以下是你学习的案例：
-    rf"|(?<![^\n])(?:待翻译的?|待处理的?|输入的?|给定的?)?(?:原文|译文|文本|文章|正文|段落|材料|句子|题目|短文|作文|对话)"  # 原文：
+    r"|[\u4e00-\u9fff]{0,8}?这个(?:句子|病句|段落)"  # 请改这个句子：
+    rf"|(?<![^\n])(?:待翻译的?|待处理的?|输入的?|给定的?|我的|我写的)?(?:原文|译文|文本|文章|正文|段落|材料|句子|原句|题目|短文|作文|对话)"  # 原文：
     rf"|(?:(?<![^\n])|(?<=[。！？!?]))(?:(?:回复|短信|邮件|通知)?模板|话术|自动回复|短信内容|邮件内容|文案)"  # 你好！回复模板：
+    rf"|(?:(?<![^\n])|(?<=[。！？!?][ \t])|(?<=[。！？!?]))(?:下一句|下一个句子|这一句|例句|原句)"  # 下一句：She have a cat.
     rf"|(?:我的)?第[一二三四五六七八九十\d]+(?:个|句|条|段|篇|道)?(?:{_ZH_NOUN}|请求|句话)是"         # 第一个问题是：
     r")" + _COLON,
     re.MULTILINE,
@@ -1902,8 +1904,10 @@ _TASK_INTRO = re.compile(
     r"(?:[ \t]+(?:me[ \t]+)?(?:this|the[ \t]+following|back))?"  # ("I wrote this:", "Tom sent me this:")
     r"(?:[ \t]*[,;—–-][^:：\n]{0,80}?)?)"
     # said to pass on as written: "Send this to #eng-all, word for word:", "Post it verbatim:"
-    r"|(?i:[^:：\n]{0,80}?\b(?:verbatim|word[ \t]+for[ \t]+word|as[ \t]+is|exactly[ \t]+(?:as[ \t]+(?:written|it[ \t]+is)|this))\b"
-    r"[^:：\n]{0,40}?)"
+    r"|(?i:[^:：\n]{0,80}?\b(?:verbatim|word[ \t]+for[ \t]+word|as[ \t]+is|exactly[ \t]+(?:as[ \t]+(?:written|it[ \t]+is)|this|"
+    r"like[ \t]+(?:this|so)))\b[^:：\n]{0,40}?)"
+    # or prescribed in so many words: "开头必须这样写：", "结尾要这么说："
+    r"|[^：:\n]{0,40}?(?:这样|这么|如下)(?:写|说|开头|结尾|回复|回答)[^：:\n]{0,10}?"
     # the text named by what is to be done with it: "Reply to grade:", "Text to translate (keep the tone):"
     # (not the speaker's own recap: "So to summarise: no refund, …", "Just to check:")
     rf"|(?i:(?!(?:so|now|well|and|ok|okay|just|briefly|quickly|then)[ \t]+to\b)"
@@ -1940,7 +1944,9 @@ _TASK_INTRO = re.compile(
     r"|(?i:[^:：\n]{0,100}?\b(?:(?:in|with|using|keep(?:ing)?)[ \t]+the[ \t]+same[ \t]+(?:tone|style|voice|format|structure|"
     r"spirit|wording)|(?:same|similar)[ \t]+(?:tone|style|voice)[ \t]+as|modell?ed[ \t]+on|like[ \t]+this[ \t]+one)\b[^:：\n]{0,60}?)"
     r"|(?i:here(?:'s|’s|[ \t]+is)[ \t]+(?:the|my|our|an?)[ \t]+(?:[a-z-]+[ \t]+){0,2}?(?:e-?mail|letter|message|note|newsletter|"
-    r"post|announcement|memo|speech|toast|bio|reply|invitation|notice|text|out-of-office|note|invite)\b[^:：\n]{0,120}?)"
+    r"post|announcement|memo|speech|toast|bio|reply|invitation|notice|text|out-of-office|note|invite|paragraph|essay|"
+    r"conclusion|introduction|intro|answer|sentence|draft|story|poem|summary|abstract|statement|response|paper|report|"
+    r"lyrics|script)\b[^:：\n]{0,120}?)"
     r"|[^：:\n]{0,40}?(?:照|按|按照|仿照|模仿|参照|参考|学)着?(?:这个|这封|这篇|这段|这种|这条|上面的?|下面的?|它的?|原来的?)(?:语气|"
     r"风格|口吻|格式|写法|文风|调子|样子|感觉)[^：:\n]{0,60}?"
     r"|[^：:\n]{0,6}?这是我[^：:\n]{0,30}?(?:写|发)给[^：:\n]{0,80}?"
@@ -1951,7 +1957,8 @@ _TASK_INTRO = re.compile(
 # what a line must hold before _TASK_INTRO is tried at its colon (most colons head "Rules:", a time or a key)
 # (searched in the lower-cased words before the colon: a case-insensitive search costs twice as much)
 _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\bmake\b|\bturn\b|\bsend\b|\bpost\b|\bpublish\b|\bforward\b|\bshare\b|"
-                       r"\bannounce\b|\bverbatim\b|\bword for word\b|\bas is\b|\bexactly as\b|\bexactly this\b|原样|原封不动|一字不改|一字不差|一个字都不|照发|照着发|逐字|照读|照念|"
+                       r"\bannounce\b|\bverbatim\b|\bword for word\b|\bas is\b|\bexactly as\b|\bexactly this\b|\bexactly like\b|"
+                       r"这样|这么|如下|原样|原封不动|一字不改|一字不差|一个字都不|照发|照着发|逐字|照读|照念|"
                        r"按这个发|直接发|翻成|译成|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
                        r"\breplied\b|\bposted\b|\btexted\b|\bmessaged\b|\b(?:was|is|reads?)\b"
                        r"|\btone\b|\bstyle\b|\bvoice\b|\bformat\b|\bstructure\b|\bspirit\b|\bwording\b|\bmodell?ed\b|"
@@ -2297,7 +2304,10 @@ _REPORTED_SENTENCE = re.compile(r"(?i:(?:our|the|my|a|this)?\s*(?:customer|clien
                                 r"(?:wrote|said|sent|texted|e-?mailed|posted|replied|messaged|forwarded)\s+(?:me\s+|us\s+)?"
                                 r"(?:this|the\s+following)\s*[.。]|(?:got|received|here'?s|here\s+is)\s+(?:this|a|the)\s+(?:text|message|"
                                 r"e-?mail|note|reply|comment|review|voicemail|dm)\s+(?:I\s+got\s+)?from\s+(?:my|our|the|a|an)\s+"
-                                r"[a-z]+(?:\s+[a-z]+)?\s*[.:。])|(?:原文|原话|内容|正文|全文)[。.]"
+                                r"[a-z]+(?:\s+[a-z]+)?\s*[.:。]|(?:my|our|the)\s+(?:[a-z-]+\s+){0,2}?(?:paragraph|essay|conclusion|"
+                                r"introduction|intro|answer|draft|story|poem|summary|abstract|statement|e-?mail|letter|"
+                                r"message|text|sentence|response|cover\s+letter)\s+is\s+below\s*[.:。])"
+                                r"|(?:原文|原话|内容|正文|全文)[。.]"
                                 # a question that asks for work on what follows: "Can you translate this into German for me?"
                                 rf"|(?i:(?:can|could|would|will)\s+you\s+(?:please\s+)?{_TASK_VERB_EN}\s+(?:this|these|the\s+following)"
                                 r"\b[^?.!\n]{0,60}\?)"
@@ -2305,6 +2315,14 @@ _REPORTED_SENTENCE = re.compile(r"(?i:(?:our|the|my|a|this)?\s*(?:customer|clien
                                 r"|(?i:(?:how|what)\s+(?:should|do|would|could|can)\s+I\s+(?:reply|respond|answer|say)\b[^?.!\n]{0,40}?"
                                 r"\b(?:this|these|the\s+following)\b[^?.!\n]{0,30}\?)"
                                 r"|(?:这条|这封|这则|这段)[^。！？\n]{0,10}?(?:怎么|如何|该怎么)(?:回|回复)[^。！？\n]{0,6}?[？?]")
+
+
+# a question and the answer given to it, in one line ("Q: Why should we hire you? A: …", "问：…？答：…"), and the sentence
+# after the answer that asks about it ("How was my answer?", "请点评。")
+_QA_ANSWER = re.compile(r"(?:(?<![^\s])(?i:Q)[ \t]*[:：][^\n]{1,300}?(?<![^\s?？.。])(?i:A)[ \t]*[:：]|问[ \t]*[:：][^\n]{1,300}?答[ \t]*[:：])[ \t]*")
+_ABOUT_THE_ANSWER = re.compile(r"(?<=[.!?。！？])[ \t]*(?=(?i:how\s+(?:was|is|did|would)|what\s+do\s+you\s+think|is\s+(?:it|this|that|my)|"
+                               r"any\s+(?:feedback|tips)|please\s+(?:critique|review|rate|give)|can\s+you|could\s+you|rate\s+it)\b|"
+                               r"请点评|请评价|你觉得|这样回答|帮我看看|点评一下|怎么样)")
 
 
 _OPENING_REACH = 160  # characters: the greeting and small talk before reported words
@@ -2432,6 +2450,13 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
                                                    "request that works on it"))
     if not out and colon:
         out.extend(_chat_log(text, s, e))
+    for qa in _QA_ANSWER.finditer(text, s, e):  # a practice answer after its question: "Q: Why …? A: Honestly, I …"
+        line_end = text.find("\n", qa.end(), e)
+        end = e if line_end < 0 else line_end
+        about = _ABOUT_THE_ANSWER.search(text, qa.end(), end)
+        a, b = _stripped(text, qa.end(), end if about is None else about.start())
+        if b > a:
+            out.append((a, b, "introduced", "kept: an answer given after its question (Q: … A: …), to be looked at as it is"))
     if payload and not out:  # (a turn whose text a finder, a label or a rule line hands over has said so already)
         # (a request paragraph before the text it points at comes first: "Hey, could you make this email sound less
         # stiff? Thanks a lot!⏎⏎Dear Team, …" hands over the email, not the rest of its own paragraph)
@@ -2745,7 +2770,14 @@ def _announced_turns(view: TextView) -> dict[int, str]:
     text = view.text
     out: dict[int, str] = {}
     pending: tuple[int, str] | None = None
+    requested: tuple[int, str] | None = None  # a user turn that asks for work on a text it does not hold
     for b in view.blocks:
+        if b.role == "assistant":
+            # the reply asks for the text ("Of course — please paste the email.", "好的，请把信的内容发给我。"): the next
+            # user turn is that text
+            if requested is not None and b.msg_pos > requested[0] and _ASKS_TO_PASTE.search(text, b.start, b.end):
+                pending, requested = requested, None
+            continue
         if b.role != "user":
             continue
         if pending is not None and b.msg_pos > pending[0]:
@@ -2754,11 +2786,24 @@ def _announced_turns(view: TextView) -> dict[int, str]:
             continue
         if b.msg_pos in out:
             continue
+        requested = None
         if b.end - b.start <= _ANNOUNCE_MAX and any(h in text[b.start:b.end] for h in _ANNOUNCE_HINT):
             m = _NEXT_TEXT.search(text, b.start, b.end)
             if m is not None and _TASK_VERB.search(text, b.start, b.end):
                 pending = (b.msg_pos, f"kept: the text the turn before announced ({_short(m.group(0), 40)!r})")
+        if pending is None and b.end - b.start <= _ANNOUNCE_MAX and "\n" not in text[b.start:b.end].strip() and (
+                _TASK_VERB.search(text, b.start, b.end) or _SEND_BACK.search(text, b.start, b.end)):
+            requested = (b.msg_pos, f"kept: the text asked for by {_short(text[b.start:b.end].strip(), 40)!r} and "
+                                    "the reply that asked for it")
     return out
+
+
+# a reply that asks for the text to work on: "Please paste the email.", "Could you share the message?", "请把信的内容发给我"
+_ASKS_TO_PASTE = re.compile(
+    r"(?i:\b(?:paste|share|send|forward|provide|copy|post|give\s+me)\b[^.!?\n]{0,40}?\b(?:e-?mail|message|letter|text|"
+    r"draft|essay|paragraph|note|review|comment|it|them|content|original)s?\b)"
+    r"|(?:发给我|发过来|发我|贴出来|贴给我|贴上来|粘贴|发一下)"
+    r"|(?:把|将)[^。！？\n]{0,10}?(?:内容|原文|信|邮件|消息|短信|文章|全文|文本|段落)[^。！？\n]{0,6}?(?:发|贴|给|提供)")
 
 
 def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], str] | None = None,

@@ -15,7 +15,8 @@ from typing import Callable, Iterable, NamedTuple, Sequence
 from . import native as _native
 from .model import Conversation, MessageKey
 
-__all__ = ["SEPARATOR", "BlockRef", "Interval", "Candidate", "Hits", "TextView", "sentences", "clauses", "normalize", "units", "fold"]
+__all__ = ["SEPARATOR", "BlockRef", "Interval", "Candidate", "Hits", "TextView", "sentences", "clauses", "normalize", "units", "fold",
+           "slot_line"]
 
 SEPARATOR = "\n\x00\n"
 
@@ -345,3 +346,33 @@ def units(text: str) -> list[str]:
     ['回', '答', '请', '用', '中', '文', 'please']
     """
     return _UNIT.findall(fold(text))
+
+
+# a line that fills a labelled slot: "Front: Please sit down.", "背面：Please sit down.", "Greeting: Hello, thanks for …"
+_SLOT_LINE = re.compile(r"[ \t]*(?:[-*•][ \t]*)?([^\s:：][^:：\n]{0,24})[:：][ \t]*(?=\S)")
+# a label that names a text to be used as it is
+_TEXT_LABEL = re.compile(r"(?i:(?:\w+[ \t]+)?(?:greeting|sign-?off|signature|closing|opening|slogan|tagline|motto|"
+                         r"catchphrase|goodbye|farewell|welcome(?:[ \t]+message)?|auto-?reply|out-of-office|headline|caption|"
+                         r"front|back|quote))|(?:\w{0,4})(?:座右铭|口号|标语|签名|个性签名|开场白|结束语|欢迎语|问候语|结语|落款|"
+                         r"正面|背面|广告语|宣传语|横幅)")
+
+
+def slot_line(text: str, pos: int) -> bool:
+    """Whether ``pos`` lies on a "Label: value" line whose value fills a slot word for word: a line among others
+    like it (a flashcard's Front/Back, a form's fields), or one whose label names a text to be used as it is
+    ("Slogan: Please recycle, thank you!", "座右铭：请多指教，谢谢大家。")."""
+    ls = text.rfind("\n", 0, pos) + 1
+    m = _SLOT_LINE.match(text, ls)
+    if m is None:
+        return False
+    if _TEXT_LABEL.fullmatch(m.group(1).strip(" *_")):
+        return True
+    line_end = text.find("\n", m.end())
+    line_end = len(text) if line_end < 0 else line_end
+    stop = _SENTENCE_END.search(text, m.end(), line_end)
+    if stop is not None and text[stop.end():line_end].strip():
+        return False  # a value of several sentences ("**Role:** Scout. Thank you so much for your help!") is a section
+    prev_start = text.rfind("\n", 0, max(ls - 1, 0)) + 1
+    next_start = text.find("\n", ls) + 1
+    return (ls > 0 and prev_start < ls and _SLOT_LINE.match(text, prev_start) is not None) or \
+        (next_start > 0 and _SLOT_LINE.match(text, next_start) is not None)

@@ -30,7 +30,7 @@ _ROLE_EN = re.compile(
     r"[yYaA](?<!\w[yYaA])(?:(?<=[yY])(?i:ou are|ou're)|(?<=[aA])(?i:ct as))"
     r"(?i:\s+(?:an?|the)\s+([A-Za-z][A-Za-z\- ]{1,40}?)(?=[.,;:!\n]|\s+(?:who|that|with|and|for|in|at|on|from)\b|$))"
 )
-_LANG_ZH = r"(?:简体中文|繁体中文|中文|汉语|英文|英语|日语|韩语)"
+_LANG_ZH = r"(?:简体中文|繁体中文|中文|汉语|英文|英语|日语|韩语|简体字?|繁体字?)"
 # (the languages as one group: "用中文和英文回答", "Respond in English and Chinese" require both, not either)
 _LANG_REQ_ZH = re.compile(r"(?:用|使用|以)(" + _LANG_ZH + r"(?:(?:和|与|及|或|、|/)" + _LANG_ZH + r")*)(?:来)?"
                           r"(?:回答|回复|作答|输出|答复|交流)")

@@ -30,7 +30,7 @@ import re
 from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Any, Sequence
 
-from ..view import BlockRef, Hits, TextView, clauses, sentences
+from ..view import BlockRef, Hits, TextView, clauses, sentences, slot_line
 
 if TYPE_CHECKING:
     from . import RuleContext
@@ -648,6 +648,13 @@ _ASKED_EARLIER = re.compile(r"(?i:\bhow\s+(?:do|would|can|should)\s+(?:you|I|we)
                             + _OUR_LANGUAGES_EN + "|" + _OTHER_LANGUAGES_EN + r")\s*\?)|怎么说|怎么讲|如何说|怎么表达|怎么翻译")
 
 
+# a word talked about: the object of keep/remove/drop ("keep please in that sentence"), or named as a word after it
+_KEEP_THE_WORD = re.compile(r"(?i:\b(?:keep|remove|delete|drop|cut|add|omit|avoid\s+using|the\s+word|the\s+phrase)\s+[\"'“‘]?)\Z"
+                            r"|(?:保留|删掉|删除|去掉|加上|不要用|用了|这个词|这个字|单词)\s*[\"'“‘「]?\Z")
+_THE_WORD_AFTER = re.compile(r"[\"'”’」]?\s*(?:(?i:in\s+(?:that|this|the|my)\s+(?:sentence|line|email|message|text)\b|"
+                             r"(?:is|sounds|feels)\s+(?:too|more|less|a\s+bit)\b)|这个字|這個字|这个词|这个单词|一词|二字|这两个字)")
+
+
 def _mentioned(text: str, s: int, e: int) -> bool:
     """Whether a filler hit is a phrase named rather than said: after a cue that lists words (``_MENTION_CUE``)
     in the same sentence, an item of a bracketed list ("(certainly, absolutely, great question, etc.)") —
@@ -664,6 +671,8 @@ def _mentioned(text: str, s: int, e: int) -> bool:
         return True
     if _said_about(text, s) or _list_item(text, s, e) or _asked_about(text, s, e):
         return True
+    if _KEEP_THE_WORD.search(text, max(0, s - 24), s) or _THE_WORD_AFTER.match(text, e):
+        return True  # "I want to keep please in that sentence", "我想保留 please 這個字": a word talked about
     for opener, closer in (("(", ")"), ("（", "）")):
         o = window.rfind(opener)
         if o >= 0 and closer not in window[o:]:
@@ -827,23 +836,6 @@ _EMOJI = re.compile("(?:[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\u2300-\
                     r"\([^()\n\w\u3400-\u9fff]{1,10}(?:\)|\Z)|[(（][^()（）\n\w\u3400-\u9fff]{1,4}[\w▽ω∀д◡][^()（）\n\w\u3400-\u9fff]{1,4}[)）])+")
 
 
-# a line that fills a labelled slot: "Front: Please sit down.", "背面：Please sit down."
-_SLOT_LINE = re.compile(r"[ \t]*(?:[-*•][ \t]*)?[^\s:：][^:：\n]{0,24}[:：][ \t]*(?=\S)")
-
-
-def _labelled_slot(text: str, pos: int) -> bool:
-    """Whether ``pos`` opens the value of a "Label: value" line among others like it (a flashcard's Front/Back, a
-    form's fields): the value is what goes into the slot, word for word."""
-    ls = text.rfind("\n", 0, pos) + 1
-    m = _SLOT_LINE.match(text, ls)
-    if m is None or m.end() != pos:
-        return False
-    prev_start = text.rfind("\n", 0, max(ls - 1, 0)) + 1
-    next_start = text.find("\n", pos) + 1
-    return (ls > 0 and _SLOT_LINE.match(text, prev_start) is not None and prev_start < ls) or \
-        (next_start > 0 and _SLOT_LINE.match(text, next_start) is not None)
-
-
 def _ends_with_emoji(text: str, bs: int, be: int) -> bool:
     """Whether the clause body [bs, be) ends with an emoji or an emoticon."""
     last = None
@@ -924,7 +916,7 @@ _EN_GENERIC_FOR = frozenset("""the your all this that these those it such a an s
     reaching out contacting getting back to me us helping listening asking explaining sharing looking into
     bothering troubling expertise details detail description recommendation recommendations encouragement
     reassurance words compliment compliments praise you so far playing watching reading visiting coming
-    joining choosing shopping calling waiting writing anything else""".split())
+    joining choosing shopping calling waiting writing anything else today tonight""".split())
 _ZH_THANKED = re.compile(r"(?:你们|您们|你|您|大家|各位|老师|亲)?的?(?:(?:细心|详细|认真|耐心|热情|及时|宝贵|用心|专业|贴心|周到|热心)的?)*")
 
 
@@ -982,8 +974,8 @@ def _sentence_candidates(view: TextView, text: str, ss: int, se: int, block_end:
                          zh_neg: list[int]) -> list[tuple[int, int, str, int]]:
     """(start, end, kind, source) for the filler of one sentence [ss, se)."""
     runs = _runs(text, group)
-    if not runs:
-        return []
+    if not runs or slot_line(text, ss):
+        return []  # (a labelled slot's value is what goes into the slot: "Greeting: Hello, thanks for calling Acme!")
     # a numbered item's marker is content ("1." "a)"); a bullet may go with a whole item
     numbered = _NUMBERED.match(text, ss) is not None and not text[text.rfind("\n", 0, ss) + 1:ss].strip()
     cls = clauses(view, ss, se)
@@ -1100,6 +1092,9 @@ def _filler_clause(text: str, info: list[_Clause], i: int, n: int, se: int,
         return a, inside[-1][1]
     roles = {_role(text, *h) for r in inside for h in r[2]}
     closing = text[be:ce]
+    if ("hedge" in roles or "stance" in roles) and closing.strip()[:1] in (":", "：") \
+            and not _EMOJI.match(text, be + len(closing) - len(closing.lstrip())):
+        return None  # "我想说的是：下雨的时候不去": a hedge that introduces what follows it, the colon its sign (not ":)")
     if "stance" in roles and (i == n - 1 or not _stance_may_go(text, info[i + 1][0], se)):
         return None  # "In my opinion, X is better" / "X, I think.": the claim would lose whose view it is
     if i < n - 1:
@@ -1167,7 +1162,7 @@ def _frame(view: TextView, text: str, run: _Run, bs: int, be: int, ss: int, se: 
     """The range of a frame inside a content clause, or None when taking it could leave debris."""
     rs, re_, hits = run
     roles = [_role(text, *h) for h in hits]
-    if _negated(text, rs, re_, zh_neg) or _labelled_slot(text, rs):
+    if _negated(text, rs, re_, zh_neg) or slot_line(text, rs):
         return None
     if all(r == "word" for r in roles):
         # "please"/"kindly" anywhere: with the space after it, or before it at the clause's end

@@ -587,8 +587,8 @@ def _said_otherwise(view: TextView, entry: _Entry, first: _Entry, seen: Sequence
             said = text[s:e]
             if _REPORTED.search(said):
                 continue
-            other = _choices(said)
-            if any(other.get(d, frozenset()) - c for d, c in chosen.items()) \
+            named = _choices(said)
+            if any(named.get(d, frozenset()) - c for d, c in chosen.items()) \
                     and not (prohibition and _is_prohibition(_analyse(said)[0])):
                 return s, e
     return None
@@ -601,15 +601,17 @@ def _is_prohibition(exact: Sequence[str]) -> bool:
 # what a rule may choose between, by the words that name a choice: another choice said later changes it
 _CHOICES = tuple((name, re.compile(p, re.IGNORECASE)) for name, p in (
     ("spelling", r"\b(?:american|british|us|uk|canadian|australian)\b(?=[^.!?\n]{0,20}\bspell)|美式拼写|英式拼写"),
-    ("units", r"\b(?:metric|imperial|celsius|fahrenheit)\b|公制|英制|摄氏|华氏"),
-    ("tone", r"\b(?:formal|informal|casual|friendly|professional|playful|serious|humorous|neutral)\b|正式|随意|口语化|书面|幽默"),
+    ("units", r"\b(?:metric|imperial|celsius|fahrenheit|feet|foot|inch(?:es)?|pounds|lbs?|miles|yards|ounces|oz|kilomet(?:er|re)s?|"
+              r"km|met(?:er|re)s?|kilograms?|kg|grams?)\b|公制|英制|摄氏|华氏|英尺|英寸|磅|英里|公里|千克|公斤"),
+    ("tone", r"\b(?:formal(?:ly)?|informal(?:ly)?|casual(?:ly)?|friendly|professional(?:ly)?|playful|serious|humorous|neutral|"
+             r"stiff|relaxed|chatty|conversational)\b|正式|随意|随便|轻松|口语|书面|幽默|严肃|活泼"),
     ("language", r"\b(?:english|chinese|french|fran[cç]ais|spanish|espa[nñ]ol|german|deutsch|japanese|korean|italian|"
                  r"portuguese|russian|arabic)\b|中文|英文|英语|汉语|日语|日文|韩语|法语|法文|德语|西班牙语|繁体|简体"),
 ))
 
 
 # a sentence that reports or asks about a rule rather than giving one ("Why did you use British spelling?")
-_REPORTED = re.compile(r"\?\s*\Z|？\s*\Z|(?i:\b(?:why|did\s+you|you\s+used|you\s+wrote)\b)|为什么|你用了")
+_REPORTED = re.compile(r"(?i:\b(?:why|did\s+you|you\s+used|you\s+wrote)\b)|为什么|你用了")
 
 
 def _choices(sentence: str) -> dict[str, frozenset[str]]:
@@ -988,7 +990,7 @@ _LIFT = re.compile(r"(?i:\b(?:from\s+now\s+on|you\s+can\s+now|now\s+you\s+can|yo
                    r"for\s+this\s+(?:question|answer|reply|response|task|prompt)(?=\s*,)|"
                    r"(?:for\s+this\s+(?:one|time|delivery|order|booking|request|trip|call|ticket|project)|this\s+time|"
                    r"just\s+this\s+once)[^.!?\n]{0,20}?\byou\s+(?:can|may)|"
-                   r"you\s+(?:can|may)[^.!?\n]{0,30}?\b(?:this\s+time|for\s+this\s+one)|"
+                   r"you\s+(?:can|may)[^.!?\n]{0,30}?\b(?:this\s+time|(?:for|in|with)\s+this\s+one)|"
                    # a request changed ("Make it 6 people instead", "change it to Friday"): the old one said again puts
                    # it back
                    r"make\s+it\s+[^.!?\n]{0,30}?\binstead\b|change\s+(?:it|that|this)\s+to\b|make\s+it\s+\d|"
@@ -998,7 +1000,7 @@ _LIFT = re.compile(r"(?i:\b(?:from\s+now\s+on|you\s+can\s+now|now\s+you\s+can|yo
                    r"no\s+(?:[a-z-]+\s+)?(?:limit|restriction|requirement)s?|no\s+need\s+to|don'?t\s+bother)\b)"
                    r"|从现在开始|从现在起|以后可以|现在可以|不用再|不再需要|不必再|可以不用|忽略(?:之前|上面|前面|刚才)|不用管|解除"
                    r"|其实不用|还是不要|改为不|不限|不用限制|没有(?:字数|长度|篇幅)?限制|算了|改成|改为|换成|改到"
-                   r"|(?:这次|这回|这一次|这一回)[^。！？\n]{0,6}?(?:可以|不用|不必|允许)"
+                   r"|(?:这次|这回|这一次|这一回|这个|这题|这道题|这里)[^。！？\n]{0,6}?(?:可以|不用|不必|允许)"
                    r"|(?:这个问题|这道题|这一题)[^。！？\n]{0,6}?(?:详细|展开|长一点|长一些|多写)")
 
 
