@@ -1905,9 +1905,10 @@ _TASK_INTRO = re.compile(
     r"(?:[ \t]*[,;—–-][^:：\n]{0,80}?)?)"
     # said to pass on as written: "Send this to #eng-all, word for word:", "Post it verbatim:"
     r"|(?i:[^:：\n]{0,80}?\b(?:verbatim|word[ \t]+for[ \t]+word|as[ \t]+is|exactly[ \t]+(?:as[ \t]+(?:written|it[ \t]+is)|this|"
-    r"like[ \t]+(?:this|so)))\b[^:：\n]{0,40}?)"
+    r"like[ \t]+(?:this|so))|this[ \t]+exact[ \t]+(?:opening|wording|text|greeting|line|sentence|phrase|sign-?off|closing))\b"
+    r"[^:：\n]{0,40}?)"
     # or prescribed in so many words: "开头必须这样写：", "结尾要这么说："
-    r"|[^：:\n]{0,40}?(?:这样|这么|如下)(?:写|说|开头|结尾|回复|回答)[^：:\n]{0,10}?"
+    r"|[^：:\n]{0,40}?(?:(?:这样|这么|如下)(?:写|说|开头|结尾|回复|回答)|(?:写|改|换)成(?:这样|这个样子))[^：:\n]{0,10}?"
     # the text named by what is to be done with it: "Reply to grade:", "Text to translate (keep the tone):"
     # (not the speaker's own recap: "So to summarise: no refund, …", "Just to check:")
     rf"|(?i:(?!(?:so|now|well|and|ok|okay|just|briefly|quickly|then)[ \t]+to\b)"
@@ -1958,6 +1959,7 @@ _TASK_INTRO = re.compile(
 # (searched in the lower-cased words before the colon: a case-insensitive search costs twice as much)
 _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\bmake\b|\bturn\b|\bsend\b|\bpost\b|\bpublish\b|\bforward\b|\bshare\b|"
                        r"\bannounce\b|\bverbatim\b|\bword for word\b|\bas is\b|\bexactly as\b|\bexactly this\b|\bexactly like\b|"
+                       r"\bthis exact\b|"
                        r"这样|这么|如下|原样|原封不动|一字不改|一字不差|一个字都不|照发|照着发|逐字|照读|照念|"
                        r"按这个发|直接发|翻成|译成|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
                        r"\breplied\b|\bposted\b|\btexted\b|\bmessaged\b|\b(?:was|is|reads?)\b"
@@ -2058,7 +2060,7 @@ _TEXT_LABEL = re.compile(r"[ \t]*(?:\*\*)?((?i:paragraph|draft|email|e-mail|lett
 _REPORTED_LABEL = re.compile(r"[ \t]*(?:\*\*)?((?P<self>(?P<reported>" + _REPORTED + r")))"
                              r"(?:[ \t]*[（(][^）)\n]{0,40}[）)])?(?:\*\*)?[ \t]*[:：]")
 _TASK_VERB = re.compile(rf"(?i:\b{_TASK_VERB_EN}\b|\b(?:turn|make|convert|transform)\s+(?:this|these|it|them|that|those|the|my)"
-                        rf"(?:\s+[a-z-]+){{0,2}}\s+(?:into|sound|look|read|feel)\b)|{_TASK_VERB_ZH}")
+                        rf"(?:\s+[a-z-]+){{0,6}}\s+(?:into|sound|look|read|feel)\b)|{_TASK_VERB_ZH}")
 # a short paragraph that asks for the work on the rest of the turn ("Could you please explain this clause in plain
 # English?", "here is my essay, please grade it honestly", "帮我整理成待办清单，按负责人列"): what it points at, or a
 # request form opening it ("can you summarize …", "帮我整理…")
@@ -2781,7 +2783,8 @@ def _announced_turns(view: TextView) -> dict[int, str]:
         if b.role != "user":
             continue
         if pending is not None and b.msg_pos > pending[0]:
-            out[b.msg_pos] = pending[1]  # (the whole message: find_material reads it by position)
+            if not _CHANGED_MIND.match(text, b.start, b.end):  # ("算了，不用回了。麻烦你帮我…": something else instead)
+                out[b.msg_pos] = pending[1]  # (the whole message: find_material reads it by position)
             pending = None
             continue
         if b.msg_pos in out:
@@ -2792,17 +2795,28 @@ def _announced_turns(view: TextView) -> dict[int, str]:
             if m is not None and _TASK_VERB.search(text, b.start, b.end):
                 pending = (b.msg_pos, f"kept: the text the turn before announced ({_short(m.group(0), 40)!r})")
         if pending is None and b.end - b.start <= _ANNOUNCE_MAX and "\n" not in text[b.start:b.end].strip() and (
-                _TASK_VERB.search(text, b.start, b.end) or _SEND_BACK.search(text, b.start, b.end)):
+                _TASK_VERB.search(text, b.start, b.end) or _SEND_BACK.search(text, b.start, b.end)
+                or _WORK_ON_A_TEXT.search(text, b.start, b.end)):
             requested = (b.msg_pos, f"kept: the text asked for by {_short(text[b.start:b.end].strip(), 40)!r} and "
                                     "the reply that asked for it")
     return out
 
 
+# a turn that says something else instead of the text asked for
+_CHANGED_MIND = re.compile(r"\s*(?:(?:不好意思|抱歉|对不起)[，,!！.。\s]*)?(?:(?i:(?:hi|hey|hello)[!,.]?\s*)?(?i:never\s*mind|actually|"
+                           r"sorry|forget\s+it|on\s+second\s+thought|instead|change\s+of\s+plans?)\b|算了|不用了|不用回|我改主意|"
+                           r"改主意|换个|先不)")
+# a short request to work on a text it does not hold yet ("帮我改个发言稿", "幫我改講稿"): the reply asks for the text
+_WORK_ON_A_TEXT = re.compile(r"(?i:\b(?:edit|proofread|fix|check|review|translate|reply|respond|rewrite|polish|improve|"
+                             r"summari[sz]e)\b)|改|润色|翻译|回复|回信|校对|检查|总结|看看|看一下")
 # a reply that asks for the text to work on: "Please paste the email.", "Could you share the message?", "请把信的内容发给我"
 _ASKS_TO_PASTE = re.compile(
     r"(?i:\b(?:paste|share|send|forward|provide|copy|post|give\s+me)\b[^.!?\n]{0,40}?\b(?:e-?mail|message|letter|text|"
-    r"draft|essay|paragraph|note|review|comment|it|them|content|original)s?\b)"
-    r"|(?:发给我|发过来|发我|贴出来|贴给我|贴上来|粘贴|发一下)"
+    r"draft|essay|paragraph|note|review|comment|it|them|content|original)s?\b"
+    r"|\bwhat(?:'s|\s+is)\s+the\s+(?:text|message|e-?mail|letter|draft|wording)\b"
+    r"|\bwhat\s+would\s+you\s+like\s+me\s+to\s+(?:proofread|edit|translate|check|review|polish|rewrite|reply\s+to)\b"
+    r"|\bwhat\s+did\s+(?:she|he|they|your\s+\w+)\s+(?:send|write|say)\b)"
+    r"|(?:发给我|发过来|发来|发我|贴出来|贴给我|贴上来|贴上|粘贴|发一下|你要改什么|要改的(?:内容|是什么)|原文是什么)"
     r"|(?:把|将)[^。！？\n]{0,10}?(?:内容|原文|信|邮件|消息|短信|文章|全文|文本|段落)[^。！？\n]{0,6}?(?:发|贴|给|提供)")
 
 

@@ -357,6 +357,12 @@ _TEXT_LABEL = re.compile(r"(?i:(?:\w+[ \t]+)?(?:greeting|sign-?off|signature|clo
                          r"正面|背面|广告语|宣传语|横幅)")
 
 
+# a label that heads an instruction in a prompt written as labelled lines
+_INSTRUCTION_LABEL = re.compile(r"(?i:(?:\w+[ \t]+)?(?:style|tone|role|rules?|constraints?|format|language|length|goal|task|"
+                                r"instructions?|persona|audience|voice|output|requirements?))|语气|风格|角色|规则|要求|格式|语言|"
+                                r"目标|任务|输出|长度|字数|受众")
+
+
 def slot_line(text: str, pos: int) -> bool:
     """Whether ``pos`` lies on a "Label: value" line whose value fills a slot word for word: a line among others
     like it (a flashcard's Front/Back, a form's fields), or one whose label names a text to be used as it is
@@ -365,8 +371,11 @@ def slot_line(text: str, pos: int) -> bool:
     m = _SLOT_LINE.match(text, ls)
     if m is None:
         return False
-    if _TEXT_LABEL.fullmatch(m.group(1).strip(" *_")):
+    label = m.group(1).strip(" *_")
+    if _TEXT_LABEL.fullmatch(label):
         return True
+    if _INSTRUCTION_LABEL.fullmatch(label):
+        return False  # "Style: Please be concise, thanks.", "语气：请礼貌、耐心一些，谢谢。": an instruction, not a slot
     line_end = text.find("\n", m.end())
     line_end = len(text) if line_end < 0 else line_end
     stop = _SENTENCE_END.search(text, m.end(), line_end)

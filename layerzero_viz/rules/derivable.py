@@ -9,6 +9,7 @@
 """
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -90,6 +91,7 @@ def _found(view: TextView, ctx: RuleContext) -> list[Candidate]:
 
     lifts = Lifts(view)
     latest: frozenset[str] | None = None  # the languages the latest requirement named (a user's, or a standing one)
+    user_languages: list[tuple[int, frozenset[str]]] | None = None  # each user turn's start and the languages it names
     for b in view.blocks if langs else ():  # nothing to restate when no language is required
         found = sorted((m for rx in _LANG_REQS for m in rx.finditer(text, b.start, b.end)),
                        key=lambda m: m.start())
@@ -105,7 +107,9 @@ def _found(view: TextView, ctx: RuleContext) -> list[Candidate]:
                 continue  # "From now on you may answer in Spanish" … "Always answer in English.": put back
             if b.role == "user" and before is not None and before != said:
                 continue  # "请用繁体中文回答。" in between: "请用简体中文回答。" puts the first requirement back
-            if b.role == "user" and _other_language_asked(view, first[1], b.start, m.group(1)):
+            if user_languages is None:
+                user_languages = [(u.start, languages_named(text, u.start, u.end)) for u in view.blocks if u.role == "user"]
+            if b.role == "user" and _other_language_asked(user_languages, first[1], b.start, m.group(1)):
                 continue  # "Réponds en français, s'il te plaît." in between: "Reply in English." puts it back
             k = view.block_index_at(b.start)
             if b.role == "user" and k > 0 and view.blocks[k - 1].role == "assistant" \
@@ -120,11 +124,16 @@ def _found(view: TextView, ctx: RuleContext) -> list[Candidate]:
     return out
 
 
-def _other_language_asked(view: TextView, after: int, before: int, names: str) -> bool:
-    """Whether a user turn in [after, before) names a language other than ``names``."""
+def _other_language_asked(named: list[tuple[int, frozenset[str]]], after: int, before: int, names: str) -> bool:
+    """Whether a user turn starting in [after, before) names a language other than ``names`` (``named``: each user
+    turn's start and the languages it names, in text order)."""
     said = languages_named(names)
-    return any(b.role == "user" and after <= b.start < before and languages_named(view.text, b.start, b.end) - said
-               for b in view.blocks)
+    k = bisect.bisect_left(named, (after,))
+    while k < len(named) and named[k][0] < before:
+        if named[k][1] - said:
+            return True
+        k += 1
+    return False
 
 
 def _clause_around(view: TextView, s: int, e: int, block: BlockRef) -> tuple[int, int] | None:

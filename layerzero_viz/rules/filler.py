@@ -649,10 +649,12 @@ _ASKED_EARLIER = re.compile(r"(?i:\bhow\s+(?:do|would|can|should)\s+(?:you|I|we)
 
 
 # a word talked about: the object of keep/remove/drop ("keep please in that sentence"), or named as a word after it
-_KEEP_THE_WORD = re.compile(r"(?i:\b(?:keep|remove|delete|drop|cut|add|omit|avoid\s+using|the\s+word|the\s+phrase)\s+[\"'“‘]?)\Z"
+_KEEP_THE_WORD = re.compile(r"(?i:\b(?:keep|remove|delete|drop|cut|add|omit|avoid\s+using|the\s+word|the\s+phrase|"
+                            r"(?:the\s+)?same\s+as|versus|vs\.?)\s+[\"'“‘]?)\Z"
                             r"|(?:保留|删掉|删除|去掉|加上|不要用|用了|这个词|这个字|单词)\s*[\"'“‘「]?\Z")
 _THE_WORD_AFTER = re.compile(r"[\"'”’」]?\s*(?:(?i:in\s+(?:that|this|the|my)\s+(?:sentence|line|email|message|text)\b|"
-                             r"(?:is|sounds|feels)\s+(?:too|more|less|a\s+bit)\b)|这个字|這個字|这个词|这个单词|一词|二字|这两个字)")
+                             r"(?:is|sounds|feels)\s+(?:too|more|less|a\s+bit)\b)|这个字|這個字|这个词|这个单词|一词|二字|这两个字"
+                             r"|\s*(?:和|与|跟|或|还有)\s*[A-Za-z])")  # ("please 和 thank you 在日文里怎么说？")
 
 
 def _mentioned(text: str, s: int, e: int) -> bool:

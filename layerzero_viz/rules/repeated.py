@@ -553,45 +553,73 @@ _GENERAL_HEADING = re.compile(r"\n[ \t]*(?:#{1,6}[ \t]+|\*\*|【)?[ \t]*(?:(?i:(
                               r"(?:规则|要求|限制|约束|规范|格式|风格|语气|原则|注意事项))[ \t]*(?:\*\*|】)?[ \t]*[:：]?[ \t]*")
 
 
-def _said_otherwise(view: TextView, entry: _Entry, first: _Entry, seen: Sequence[_Entry]) -> tuple[int, int] | None:
-    """Where a user turn between ``first`` and ``entry`` said otherwise, or None: the same rule with a word or two
-    changed ("Use British spelling." between two "Use American spelling.", 请用繁体中文回答), or another choice of what
-    it chooses — the spelling, the units, the tone, the language ("Switch to imperial units.", "Be casual.",
-    "Réponds en français") — that ``entry`` then puts back.  For a prohibition only a
-    prescription counts: prohibitions add up ("Do not use slang." between two "Do not use emojis." changes nothing)."""
-    text = view.text
-    prohibition = _is_prohibition(entry.exact)
-    first_block = view.block_index_at(first.start)
-    entry_block = view.block_index_at(entry.start)
-    n = len(entry.exact)
-    if not prohibition:
-        for other in reversed(seen):
-            if other.end <= first.end:
-                break
-            if other.start >= entry.start or len(other.exact) != n or other.exact == entry.exact:
-                continue
-            ob = view.block_index_at(other.start)
-            if ob in (first_block, entry_block) or view.blocks[ob].role != "user":
-                continue
-            changed = sum(a != b for a, b in zip(other.exact, entry.exact))
-            if changed <= max(1, n // 3) and n - changed >= 1:
-                return other.start, other.end
-    chosen = _choices(text[entry.start:entry.end])
-    if not chosen:
-        return None
-    for bi in range(first_block + 1, entry_block):
-        block = view.blocks[bi]
-        if block.role != "user":
-            continue
-        for s, e in sentences(view, block):
-            said = text[s:e]
-            if _REPORTED.search(said):
-                continue
-            named = _choices(said)
+class _SaidOtherwise:
+    """Where a user turn between a first copy and a statement said otherwise (looked for lazily, once per annotation):
+    the same rule with a word or two changed ("Use British spelling." between two "Use American spelling.", 请用繁体中文
+    回答), or another choice of what it chooses — the spelling, the units, the tone, the language ("Switch to imperial
+    units.", "Be casual.", "Réponds en français") — that the statement then puts back.  For a prohibition only a
+    prescription counts: prohibitions add up ("Do not use slang." between two "Do not use emojis." changes nothing).
+    The latest ``_LOOK_BACK`` candidates are looked at (the latest word is the one a restatement answers)."""
+
+    _LOOK_BACK = 32
+
+    def __init__(self, view: TextView) -> None:
+        self._view = view
+        self._by_length: dict[int, list[_Entry]] = {}  # the user turns' statements judged so far, by unit count
+        self._choices: tuple[list[int], list[tuple[int, int, dict[str, frozenset[str]]]]] | None = None
+
+    def add(self, entry: _Entry, block: int) -> None:
+        if self._view.blocks[block].role == "user":
+            self._by_length.setdefault(len(entry.exact), []).append(entry)
+
+    def find(self, entry: _Entry, first: _Entry) -> tuple[int, int] | None:
+        view = self._view
+        prohibition = _is_prohibition(entry.exact)
+        first_block = view.block_index_at(first.start)
+        entry_block = view.block_index_at(entry.start)
+        lo = view.blocks[first_block].end
+        hi = view.blocks[entry_block].start
+        n = len(entry.exact)
+        if not prohibition:
+            looked = 0
+            for other in reversed(self._by_length.get(n, ())):
+                if other.end <= lo or looked >= self._LOOK_BACK:
+                    break
+                if other.start >= hi:
+                    continue
+                if other.exact == entry.exact:
+                    break  # already put back: the latest word before this one says the same
+                looked += 1
+                changed = sum(a != b for a, b in zip(other.exact, entry.exact))
+                if changed <= max(1, n // 3) and n - changed >= 1:
+                    return other.start, other.end
+        chosen = _choices(view.text[entry.start:entry.end])
+        if not chosen:
+            return None
+        starts, found = self._choice_sentences()
+        k = bisect.bisect_left(starts, hi)
+        for s, e, named in reversed(found[max(0, k - self._LOOK_BACK):k]):
+            if s < lo or all(named.get(d) == c for d, c in chosen.items()):
+                break  # (the latest word on it says the same: the rule was put back already)
             if any(named.get(d, frozenset()) - c for d, c in chosen.items()) \
-                    and not (prohibition and _is_prohibition(_analyse(said)[0])):
+                    and not (prohibition and _is_prohibition(_analyse(view.text[s:e])[0])):
                 return s, e
-    return None
+        return None
+
+    def _choice_sentences(self) -> tuple[list[int], list[tuple[int, int, dict[str, frozenset[str]]]]]:
+        """The user turns' sentences that name a choice (not those asking about one), in text order."""
+        if self._choices is None:
+            text = self._view.text
+            found = []
+            for block in self._view.blocks:
+                if block.role != "user":
+                    continue
+                for s, e in sentences(self._view, block):
+                    named = _choices(text[s:e])
+                    if named and not _REPORTED.search(text, s, e):
+                        found.append((s, e, named))
+            self._choices = ([s for s, _, _ in found], found)
+        return self._choices
 
 
 def _is_prohibition(exact: Sequence[str]) -> bool:
@@ -607,6 +635,10 @@ _CHOICES = tuple((name, re.compile(p, re.IGNORECASE)) for name, p in (
              r"stiff|relaxed|chatty|conversational)\b|正式|随意|随便|轻松|口语|书面|幽默|严肃|活泼"),
     ("language", r"\b(?:english|chinese|french|fran[cç]ais|spanish|espa[nñ]ol|german|deutsch|japanese|korean|italian|"
                  r"portuguese|russian|arabic)\b|中文|英文|英语|汉语|日语|日文|韩语|法语|法文|德语|西班牙语|繁体|简体"),
+    ("layout", r"\b(?:bullets?|bullet\s+points|numbered\s+list|tables?|paragraphs?|prose|plain\s+text|json|markdown|yaml)\b"
+               r"|表格|列表|分点|段落|纯文本|文字描述|纯文字"),
+    ("case", r"\b(?:lower-?case|upper-?case|all\s+caps|(?:normal|sentence|title)\s+(?:capitali[sz]ation|case))\b|大写|小写"),
+    ("person", r"\b(?:first|second|third)\s+person\b|第[一二三]人称"),
 ))
 
 
@@ -614,6 +646,7 @@ _CHOICES = tuple((name, re.compile(p, re.IGNORECASE)) for name, p in (
 _REPORTED = re.compile(r"(?i:\b(?:why|did\s+you|you\s+used|you\s+wrote)\b)|为什么|你用了")
 
 
+@lru_cache(maxsize=4096)
 def _choices(sentence: str) -> dict[str, frozenset[str]]:
     """The choices ``sentence`` names, by what they choose between ({"tone": {"formal"}})."""
     out = {}
@@ -875,7 +908,7 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
     block_sents: dict[int, list[tuple[int, int]]] = {}
     by_family: dict[_Keys, list[_Entry]] = {}
     by_clauses: dict[tuple[_Keys, ...], list[_Entry]] = {}
-    seen_entries: list[_Entry] = []  # every statement judged so far, in text order
+    said_otherwise = _SaidOtherwise(view)
     out: list[Judged] = []
     notes: list[tuple[int, int, str]] = []
     for s, e in order:
@@ -934,7 +967,7 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                 if not why and blocks[bi].role == "user" and lifts.between(first.end, blocks[bi].start):
                     why = "said again after a later turn lifted or changed the rules: it puts them back"
                 if not why and blocks[bi].role == "user":
-                    other = _said_otherwise(view, entry, first, seen_entries)
+                    other = said_otherwise.find(entry, first)
                     if other is not None:
                         why = (f"said again after {view.where(other[0])} said otherwise "
                                f"({text[other[0]:other[1]][:40]!r}): it puts the rule back")
@@ -959,7 +992,7 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                 notes.append((s, e, f"kept: it changes what {view.where(conflict.start)} says "
                                     f"({text[conflict.start:conflict.end][:60]!r}): the newest word, not a copy"))
         by_family.setdefault(entry.family, []).append(entry)
-        seen_entries.append(entry)
+        said_otherwise.add(entry, bi)
         if entry.c_family is not None:
             by_clauses.setdefault(entry.c_family, []).append(entry)
         for key in entry.conjuncts:
@@ -991,6 +1024,7 @@ _LIFT = re.compile(r"(?i:\b(?:from\s+now\s+on|you\s+can\s+now|now\s+you\s+can|yo
                    r"(?:for\s+this\s+(?:one|time|delivery|order|booking|request|trip|call|ticket|project)|this\s+time|"
                    r"just\s+this\s+once)[^.!?\n]{0,20}?\byou\s+(?:can|may)|"
                    r"you\s+(?:can|may)[^.!?\n]{0,30}?\b(?:this\s+time|(?:for|in|with)\s+this\s+one)|"
+                   r"(?:are|is)\s+(?:fine|ok|okay|allowed)\s+(?:for|in)\s+this\s+(?:one|time|message|post|reply)|"
                    # a request changed ("Make it 6 people instead", "change it to Friday"): the old one said again puts
                    # it back
                    r"make\s+it\s+[^.!?\n]{0,30}?\binstead\b|change\s+(?:it|that|this)\s+to\b|make\s+it\s+\d|"
@@ -1000,7 +1034,7 @@ _LIFT = re.compile(r"(?i:\b(?:from\s+now\s+on|you\s+can\s+now|now\s+you\s+can|yo
                    r"no\s+(?:[a-z-]+\s+)?(?:limit|restriction|requirement)s?|no\s+need\s+to|don'?t\s+bother)\b)"
                    r"|从现在开始|从现在起|以后可以|现在可以|不用再|不再需要|不必再|可以不用|忽略(?:之前|上面|前面|刚才)|不用管|解除"
                    r"|其实不用|还是不要|改为不|不限|不用限制|没有(?:字数|长度|篇幅)?限制|算了|改成|改为|换成|改到"
-                   r"|(?:这次|这回|这一次|这一回|这个|这题|这道题|这里)[^。！？\n]{0,6}?(?:可以|不用|不必|允许)"
+                   r"|(?:这次|这回|这一次|这一回|这个|这条|这题|这道题|这里)[^。！？\n]{0,8}?(?:可以|不用|不必|允许|就行|就好)"
                    r"|(?:这个问题|这道题|这一题)[^。！？\n]{0,6}?(?:详细|展开|长一点|长一些|多写)")
 
 
