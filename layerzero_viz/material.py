@@ -2767,7 +2767,7 @@ def _after_reply_intro(text: str, s: int, e: int) -> int:
     return a
 
 
-def _announced_turns(view: TextView) -> dict[int, str]:
+def _announced_turns(view: TextView, reuse: bool = False) -> dict[int, str]:
     """The user messages an earlier user turn announced as the text it asks to work on (message position → detail)."""
     text = view.text
     out: dict[int, str] = {}
@@ -2777,7 +2777,8 @@ def _announced_turns(view: TextView) -> dict[int, str]:
         if b.role == "assistant":
             # the reply asks for the text ("Of course — please paste the email.", "好的，请把信的内容发给我。"): the next
             # user turn is that text
-            if requested is not None and b.msg_pos > requested[0] and _ASKS_TO_PASTE.search(text, b.start, b.end):
+            if requested is not None and b.msg_pos > requested[0] and (
+                    _reused(_asks_to_paste, text[b.start:b.end]) if reuse else _asks_to_paste(text[b.start:b.end])):
                 pending, requested = requested, None
             continue
         if b.role != "user":
@@ -2794,12 +2795,21 @@ def _announced_turns(view: TextView) -> dict[int, str]:
             m = _NEXT_TEXT.search(text, b.start, b.end)
             if m is not None and _TASK_VERB.search(text, b.start, b.end):
                 pending = (b.msg_pos, f"kept: the text the turn before announced ({_short(m.group(0), 40)!r})")
-        if pending is None and b.end - b.start <= _ANNOUNCE_MAX and "\n" not in text[b.start:b.end].strip() and (
-                _TASK_VERB.search(text, b.start, b.end) or _SEND_BACK.search(text, b.start, b.end)
-                or _WORK_ON_A_TEXT.search(text, b.start, b.end)):
+        if pending is None and b.end - b.start <= _ANNOUNCE_MAX and (
+                _reused(_requests_work, text[b.start:b.end]) if reuse else _requests_work(text[b.start:b.end])):
             requested = (b.msg_pos, f"kept: the text asked for by {_short(text[b.start:b.end].strip(), 40)!r} and "
                                     "the reply that asked for it")
     return out
+
+
+def _asks_to_paste(reply: str) -> bool:
+    """Whether an assistant reply asks for the text to work on (see ``_ASKS_TO_PASTE``)."""
+    return _ASKS_TO_PASTE.search(reply) is not None
+
+
+def _requests_work(turn: str) -> bool:
+    """Whether a one-line user turn asks for work on a text ("帮我回这封信：", "Can you help me reply to an email?")."""
+    return "\n" not in turn.strip() and bool(_TASK_VERB.search(turn) or _SEND_BACK.search(turn) or _WORK_ON_A_TEXT.search(turn))
 
 
 # a turn that says something else instead of the text asked for
@@ -2849,7 +2859,7 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
             break
     drafts: set[int] = set()  # the assistant messages the next user turn works on
     revisions: set[int] = set()  # the user messages that ask for the last reply again, changed: instructions
-    announced = _announced_turns(view)  # the user messages an earlier turn announced as the text to work on
+    announced = _announced_turns(view, reuse)  # the user messages an earlier turn announced as the text to work on
     delivered = _deliverables(view, reuse)  # the assistant replies that are the text a user turn asked to write or change
     handing: dict[int, int] = {}  # user message → the start of the request block that hands its later blocks over
     for k in range(1, len(blocks)):

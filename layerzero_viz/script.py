@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import replace
+from functools import lru_cache
 from typing import Any
 
 from .model import Block, Conversation
@@ -74,10 +75,20 @@ def simplified(conv: Conversation) -> Conversation:
     return replace(conv, messages=tuple(messages))
 
 
+# a resent history converts the same blocks again: short texts are looked up (the conversion is most of a next turn's
+# parse stage otherwise)
+_CACHED_MAX = 16_384
+
+
+@lru_cache(maxsize=2048)
+def _simplified_cached(text: str) -> str:
+    return simplified_text(text)
+
+
 def _simplified_block(block: Block) -> Block:
     if block.kind != "text":
         return block
-    text = simplified_text(block.text)
+    text = _simplified_cached(block.text) if len(block.text) <= _CACHED_MAX else simplified_text(block.text)
     return block if text == block.text else replace(block, text=text)
 
 
