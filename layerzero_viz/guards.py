@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import Callable, NamedTuple, Sequence
 
-from .view import Candidate, Hits, TextView
+from .view import EMOJI_CHARS, Candidate, Hits, TextView
 
 __all__ = ["EMPTY_BLOCK", "BlockGuard", "close_candidates", "guard_blocks", "keep_sentence_case"]
 
@@ -109,7 +109,7 @@ DECLARED = "declared_redundant"
 LOWER_START = "kept: taking {cut!r} would leave its sentence starting in lower case ({rest!r}…)"
 
 
-_EMOJI_CHAR = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200D]")
+_EMOJI_CHAR = re.compile(EMOJI_CHARS)
 
 
 def keep_sentence_case(view: TextView, candidates: Sequence[Candidate], bulks: Sequence[Hits]

@@ -16,7 +16,7 @@ from . import native as _native
 from .model import Conversation, MessageKey
 
 __all__ = ["SEPARATOR", "BlockRef", "Interval", "Candidate", "Hits", "TextView", "sentences", "clauses", "normalize", "units", "fold",
-           "slot_line"]
+           "slot_line", "EMOJI_CHARS"]
 
 SEPARATOR = "\n\x00\n"
 
@@ -347,6 +347,9 @@ def units(text: str) -> list[str]:
     """
     return _UNIT.findall(fold(text))
 
+
+# the characters of an emoji (pictographs, symbols, the variation selector and the joiner of a sequence), as a regex class
+EMOJI_CHARS = "[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\u2300-\u23FF\uFE0F\u200D]"
 
 # a line that fills a labelled slot: "Front: Please sit down.", "背面：Please sit down.", "Greeting: Hello, thanks for …"
 _SLOT_LINE = re.compile(r"[ \t]*(?:[-*•][ \t]*)?([^\s:：][^:：\n]{0,24})[:：][ \t]*(?=\S)")

@@ -30,7 +30,7 @@ import re
 from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Any, Sequence
 
-from ..view import BlockRef, Hits, TextView, clauses, sentences, slot_line
+from ..view import EMOJI_CHARS, BlockRef, Hits, TextView, clauses, sentences, slot_line
 
 if TYPE_CHECKING:
     from . import RuleContext
@@ -833,7 +833,7 @@ def _is_ack(p: str) -> bool:
 
 # what a greeting or a thanks may carry and still say nothing: emoji and emoticons ("Hello :)", "Hey hey 👋",
 # "谢啦(*^▽^*)"); the same emoji in a sentence with content stays with it
-_EMOJI = re.compile("(?:[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\u2300-\u23FF\uFE0F\u200D]|"
+_EMOJI = re.compile("(?:" + EMOJI_CHARS + "|"
                     r"(?<![\w:])[:;=][-'^]?[)(DPp3]+(?![\w(])|\^_*\^|"
                     r"\([^()\n\w\u3400-\u9fff]{1,10}(?:\)|\Z)|[(（][^()（）\n\w\u3400-\u9fff]{1,4}[\w▽ω∀д◡][^()（）\n\w\u3400-\u9fff]{1,4}[)）])+")
 
