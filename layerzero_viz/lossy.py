@@ -115,10 +115,10 @@ _QUANTITY_AFTER_A = frozenset({"few", "little", "bit", "lot", "couple", "half"})
 # "the last year" (the past twelve months) is not "last year"; "the only way", "the same", "the rest" …
 _MEANING_AFTER_THE = frozenset({"last", "next", "past", "same", "other", "only", "rest", "most", "least", "latter",
                                 "former", "following", "right", "wrong"})
-# an article after these opens what the sentence says someone or something is ("You are a …", "act as a …", "I'm
-# a …", "It's a …")
 # a focus word or "there" before an article: the noun phrase is what it singles out or says exists
 _FOCUS_BEFORE = frozenset({"just", "only", "even", "merely", "simply", "not", "there"})
+# an article after these opens what the sentence says someone or something is ("You are a …", "act as a …", "I'm
+# a …", "It's a …")
 _COPULA = frozenset({"am", "are", "is", "was", "were", "be", "been", "being", "as", "become", "becomes", "became",
                      "m", "re", "s"})  # (an apostrophe breaks the clause: "It's a" is read as "s a")
 # "the" + an adjective that names the people it describes ("the deceased", "the living", "the poor")

@@ -321,6 +321,14 @@ _POLITE_ASK = re.compile(r"[ \t*_]*(?:please[ \t,]+)?(?:could|can|would|will)[ \
                          r"(?=[^?\n]*\?[ \t*_]*\Z)")
 
 
+def _statement_units(text: str) -> list[str]:
+    """The tokens a statement is compared by, without the frame of a request asked as a question ("Could you please be
+    concise?" asks what "Be concise." says)."""
+    folded = _fold(text).replace("’", "'")
+    asked = _POLITE_ASK.match(folded)
+    return _TOKENS.findall(folded[asked.end():] if asked else folded)
+
+
 @lru_cache(maxsize=8192)  # a resent history or a repeated prompt compares the same sentences again
 def _analyse(text: str) -> tuple[_Keys, _Keys, tuple[_Keys, ...] | None, tuple[_Keys, ...] | None]:
     """The keys a statement is compared by: ``(exact, family, clauses' exact, clauses' family)``.
@@ -331,11 +339,7 @@ def _analyse(text: str) -> tuple[_Keys, _Keys, tuple[_Keys, ...] | None, tuple[_
     polarity or values share a family.  The clause keys (sorted, None for a single clause) make a copy in
     another clause order the same statement.
     """
-    folded = _fold(text).replace("’", "'")
-    asked = _POLITE_ASK.match(folded)
-    if asked:  # "Could you please be concise?" asks what "Be concise." says
-        folded = folded[asked.end():]
-    toks = _TOKENS.findall(folded)
+    toks = _statement_units(text)
     roles = _unit_roles()
     exact: list[str] = []
     family: list[str] = []
@@ -390,11 +394,7 @@ def _conjunct_keys(text: str) -> dict[tuple[_Keys, ...], tuple[_Keys, ...]]:
     c_ex = _analyse(text)[2]
     if c_ex is None or len(c_ex) != 2:
         return {}
-    folded = _fold(text).replace("’", "'")
-    asked = _POLITE_ASK.match(folded)
-    if asked:  # "Could you please be concise?" asks what "Be concise." says
-        folded = folded[asked.end():]
-    toks = _TOKENS.findall(folded)
+    toks = _statement_units(text)
     roles = _unit_roles()
     # the two clauses in their order, split at the one "and" (no other clause break)
     ex: list[list[str]] = [[]]
