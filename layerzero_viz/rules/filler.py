@@ -216,6 +216,7 @@ def find(view: TextView, ctx: RuleContext) -> Hits:
     h_starts, h_ends, h_sources = view.lexicon_columns(_LEXICON_NAMES)
     quotes = ctx.scans.quotes
     keyed: set[str] = set()  # the phrases the standing prompt names ("If the customer writes 'please hurry', …")
+    scripted: set[str] = set()  # those it gives the assistant to say ("开场白统一说：“您好，…”"): kept in its replies only
 
     def in_standing(pos: int) -> bool:
         return any(b.start <= pos < b.end for b in standing)
@@ -228,11 +229,14 @@ def find(view: TextView, ctx: RuleContext) -> Hits:
             continue  # a language practised in the dialogue: its greetings and thanks are the practice
         named = _mentioned(text, s, e)
         if (named or _user_quoted(text, quotes, s, e)) and in_standing(s):
-            keyed.add(_norm(text[s:e]))
+            (scripted if _assistants_line(text, s) else keyed).add(_norm(text[s:e]))
         if not named:
             hits.append((s, e, src))
-    if keyed:  # said in a later turn, a phrase the prompt names is what it reacts to ("please hurry", "says please")
-        hits = [h for h in hits if _norm(text[h[0]:h[1]]) not in keyed or in_standing(h[0])]
+    if keyed or scripted:
+        # said in a later turn, a phrase the prompt names is what it reacts to ("please hurry", "says please"); one it
+        # gives the assistant to say is the script in a reply, and a user's greeting still in a user's turn
+        hits = [h for h in hits if in_standing(h[0]) or _norm(text[h[0]:h[1]]) not in keyed
+                and (_norm(text[h[0]:h[1]]) not in scripted or view.block_at(h[0]).role == "user")]
     if hits:
         hits = _without_greetings_in_character(view, hits)
     starts: list[int] = []
@@ -590,6 +594,23 @@ def _said_about(text: str, s: int) -> bool:
     for script in _SCRIPT_CUE.finditer(text, ls, s):
         pass
     return script is not None and not _SENTENCE_END_IN.search(text, script.end(), s)
+
+
+# what the assistant is given to say: a script ("开场白统一说", "Always start with"), or the words to reply with ("reply
+# with 'Anytime.'", "只回复“不客气”") — not what a user says ("If the customer says thanks", "如果用户说谢谢")
+_ASSISTANTS_CUE = re.compile(r"(?i:\b(?:reply|replies|respond|responds|answer|answers)\s+(?:only\s+)?with\b)|回复|回答")
+
+
+def _assistants_line(text: str, s: int) -> bool:
+    """Whether the phrase at ``s``, named by the standing prompt, is a line it gives the assistant to say: the last
+    script or reply cue of its sentence before it."""
+    ls = max(text.rfind("\n", 0, s) + 1, s - 80)
+    cue = None
+    for cue in _SCRIPT_CUE.finditer(text, ls, s):
+        pass
+    for m in _ASSISTANTS_CUE.finditer(text, cue.end() if cue is not None else ls, s):
+        cue = m
+    return cue is not None and not _SENTENCE_END_IN.search(text, cue.end(), s)
 
 
 def _list_item(text: str, s: int, e: int) -> bool:
