@@ -477,10 +477,34 @@ def _de_closes_a_phrase(text: str, ws: int) -> bool:
         return True  # a quantity phrase (游玩时长0.3小时-0.5小时的景点): part-of-speech tags there are unreliable
     if _welds_a_word(text, ws):
         return True  # 偏咸的菜肴 → 偏咸菜肴 reads 咸菜 ("pickles")
+    if len(head) >= 2 and text.startswith(head[-2:], ws + 1):
+        return True  # 酒店的酒店设施 → 酒店酒店设施: the same word twice reads as a stutter
+    if _parallel_de(text, ws):
+        return True  # 一份完整的，有艺术，专业的建筑设计 / 以最快的速度，最专业的思维: one of a series of modifiers
     # a verb, or a preposition (对, 从) but for 把/被/将/在, or an adverb of aspect (已, 正在: 主库已宕机的情况 — the word
     # it qualifies is a predicate, whatever jieba tags it)
     return any(flag.startswith("v") or flag.startswith("p") and word not in _OBJECT_MARKERS or word in _ASPECT
                for word, flag in _segment(head))
+
+
+def _parallel_de(text: str, ws: int) -> bool:
+    """Whether the 的 at ``ws`` is in a series of modifiers: a clause of its sentence just before it (up to two back,
+    after ，、；) or the next one is a short one with a 的 too — taking one of them breaks the series (一份完整的，有艺术，专业的…
+    → 专业 attaches to the noun; 最快的速度，最专业思维)."""
+    lo = max(0, ws - 60)
+    start = max(text.rfind(ch, lo, ws) for ch in "。！？!?\n") + 1
+    before = re.split(r"[，、；,;]", text[max(lo, start):ws])
+    hi = min(len(text), ws + 40)
+    ends = [k for k in (text.find(ch, ws, hi) for ch in "。！？!?\n") if k >= 0]
+    after = re.split(r"[，、；,;]", text[ws + 1:min(ends) if ends else hi])
+    return any(_modifier_clause(c) for c in before[-3:-1]) or len(after) > 1 and _modifier_clause(after[1])
+
+
+def _modifier_clause(clause: str) -> bool:
+    """A clause that ends with a 的 (…一份完整的，: its noun is the next item's) or a short one with a 的 (以最快的速度):
+    an item of a series of modifiers, not a clause of its own."""
+    clause = clause.strip()
+    return clause.endswith("的") or "的" in clause and len(clause) <= 8
 
 
 _ASPECT = frozenset({"已", "已经", "正在", "刚", "刚刚", "曾", "曾经", "将要", "即将", "仍", "仍然", "尚", "尚未", "未"})
