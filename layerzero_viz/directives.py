@@ -162,6 +162,13 @@ def compile_pattern(pattern: object, where: str) -> CompiledPattern:
         ) from None
 
 
+def _from_indent(text: str, start: int) -> int:
+    """``start``, or the start of its line when only spaces and tabs stand before it there: an indented directive
+    goes with its indent ("  <layer-zero …/>" had left "  <" — the indent and the "<" are one token)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    return line_start if not text[line_start:start].strip(" \t") else start
+
+
 def _json_list(body: str, tag: str, where: str) -> list[str]:
     try:
         value = json.loads(body)
@@ -242,8 +249,8 @@ def resolve_settings(
                         "first line of the system prompt"
                     )
                 if is_system:  # in a user or assistant turn the tag is text someone wrote (quoted), kept as it is
-                    spans.append(DirectiveSpan(msg.key, block.index, m.start(), _eat_line_end(block.text, m.end()),
-                                               "layer-zero", honoured))
+                    spans.append(DirectiveSpan(msg.key, block.index, _from_indent(block.text, m.start()),
+                                               _eat_line_end(block.text, m.end()), "layer-zero", honoured))
             if not is_system:
                 continue
             for m in _LIST_TAG_RE.finditer(block.text):
@@ -255,8 +262,8 @@ def resolve_settings(
                         patterns.append(p)
                 else:
                     phrases.extend(v for v in values if v.strip())
-                spans.append(DirectiveSpan(msg.key, block.index, m.start(), _eat_line_end(block.text, m.end()),
-                                           tag, True))
+                spans.append(DirectiveSpan(msg.key, block.index, _from_indent(block.text, m.start()),
+                                           _eat_line_end(block.text, m.end()), tag, True))
 
     header = {k.lower(): v for k, v in conv.headers.items()}.get(HEADER)
     from_header = _parse_header(header) if header is not None else (None, None)

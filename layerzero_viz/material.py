@@ -2813,20 +2813,32 @@ def _requests_work(turn: str) -> bool:
 
 
 # a turn that says something else instead of the text asked for
-_CHANGED_MIND = re.compile(r"\s*(?:(?:不好意思|抱歉|对不起)[，,!！.。\s]*)?(?:(?i:(?:hi|hey|hello)[!,.]?\s*)?(?i:never\s*mind|actually|"
-                           r"sorry|forget\s+it|on\s+second\s+thought|instead|change\s+of\s+plans?)\b|算了|不用了|不用回|我改主意|"
-                           r"改主意|换个|先不)")
+_CHANGED_MIND = re.compile(r"\s*(?:(?:不好意思|唔好意思|抱歉|对不起)[，,!！.。\s]*)?(?:(?i:(?:hi|hey|hello|hmm+|um+|uh+|oh|wait)"
+                           r"[!,.]?\s*)?(?i:never\s*mind|actually|sorry|forget\s+(?:it|that|about\s+it)|scratch\s+that|hold\s+on|"
+                           r"on\s+second\s+thought|instead|change\s+of\s+plans?|wait\b[^.!?\n]{0,12}?\bbefore\s+that)\b|算了|"
+                           r"不用了|不用回|唔使|我?(?:改主意|改变主意|改咗主意)|换个|先不|(?:等一下|等等|等一等)[，,]?[^。！？\n]{0,6}?先)")
 # a short request to work on a text it does not hold yet ("帮我改个发言稿", "幫我改講稿"): the reply asks for the text
 _WORK_ON_A_TEXT = re.compile(r"(?i:\b(?:edit|proofread|fix|check|review|translate|reply|respond|rewrite|polish|improve|"
-                             r"summari[sz]e)\b)|改|润色|翻译|回复|回信|校对|检查|总结|看看|看一下")
+                             r"summari[sz]e|tidy|shorten|tighten|clean\s+up)\b|\bhelp\s+(?:me\s+)?with\s+(?:an?|my|this|the)\s+"
+                             r"(?:e-?mail|message|letter|text|draft|essay|bio|speech|post|reply|cover\s+letter)\b)|改|润色|翻译|回复|回信|校对|检查|总结|看看|看一下")
 # a reply that asks for the text to work on: "Please paste the email.", "Could you share the message?", "请把信的内容发给我"
 _ASKS_TO_PASTE = re.compile(
-    r"(?i:\b(?:paste|share|send|forward|provide|copy|post|give\s+me)\b[^.!?\n]{0,40}?\b(?:e-?mail|message|letter|text|"
-    r"draft|essay|paragraph|note|review|comment|it|them|content|original)s?\b"
+    r"(?i:\b(?:paste|share|send|forward|provide|copy|post|drop|show|give\s+me)\b[^.!?\n]{0,40}?\b(?:e-?mail|message|"
+    r"letter|text|draft|essay|paragraph|note|review|comment|it|them|content|original|bio|version|copy|document|doc|script|"
+    r"speech|post|caption|what\s+you(?:'ve|\s+have)?\s+(?:got|have|wrote|written))s?\b"
     r"|\bwhat(?:'s|\s+is)\s+the\s+(?:text|message|e-?mail|letter|draft|wording)\b"
-    r"|\bwhat\s+would\s+you\s+like\s+me\s+to\s+(?:proofread|edit|translate|check|review|polish|rewrite|reply\s+to)\b"
-    r"|\bwhat\s+did\s+(?:she|he|they|your\s+\w+)\s+(?:send|write|say)\b)"
-    r"|(?:发给我|发过来|发来|发我|贴出来|贴给我|贴上来|贴上|粘贴|发一下|你要改什么|要改的(?:内容|是什么)|原文是什么)"
+    # (what the text says or holds: "what would you like translated?", "What does it say?", "what did the customer
+    # write?", "What do you have?", "which message?")
+    r"|\bwhat\s+would\s+you\s+like\s+(?:me\s+to\s+)?(?:proofread|edit|translate|check|review|polish|rewrite|reply\s+to|"
+    r"tidy|shorten|fix|improve)(?:ed|d)?\b"
+    r"|\bwhat\s+(?:did|does|do)\s+(?:she|he|they|it|you|your\s+\w+|the\s+\w+)\s+(?:send|write|say|have)s?\b"
+    r"|\bwhat\s+have\s+you\s+got\b|\bwhich\s+(?:one|message|e-?mail|letter|text|draft|document|paragraph)\b"
+    r"|\b(?:let\s+me\s+(?:see|have\s+a\s+look\s+at|take\s+a\s+look\s+at)\s+(?:it|them|the\s+\w+)|go\s+ahead\s+and\s+"
+    r"(?:send|paste|share|post|drop)|I(?:'m|\s+am)\s+ready\s+when\s+you\s+are)\b)"
+    r"|(?:发给我|发过来|发来|发我|贴出来|贴给我|贴上来|贴上|粘贴|发一下|你要改什么|要改的(?:内容|是什么)|原文是什么|"
+    # (请发原文, 内容是什么？, 邮件内容是？, 客户说了什么？, 发嚟睇睇)
+    r"(?:发|贴|给我)(?:一下)?(?:原文|全文|正文|内容)|(?:原文|全文|正文|内容)(?:是什么|是啥|是[？?]|呢[？?])|"
+    r"(?:说|写|讲|发)了(?:些)?(?:什么|啥)|写的(?:是)?什么|发嚟|贴嚟|睇睇|(?:给|让)我看看)"
     r"|(?:把|将)[^。！？\n]{0,10}?(?:内容|原文|信|邮件|消息|短信|文章|全文|文本|段落)[^。！？\n]{0,6}?(?:发|贴|给|提供)")
 
 

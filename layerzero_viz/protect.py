@@ -47,6 +47,9 @@ VERBATIM_ELEMENTS = frozenset({
     "contract", "clause", "clauses", "agreement", "policy", "terms", "report", "notes", "minutes", "log", "logs",
     "review", "reviews", "message", "messages", "comment", "comments", "ticket", "poem", "story", "draft", "original",
     "conversation", "dialogue", "chat", "diff", "record", "records", "abstract", "paper", "content",
+    # texts to be used as they are: a template, a script, a sample or a canned reply
+    "template", "templates", "script", "sample", "samples", "reply", "replies", "response", "responses", "answer",
+    "output", "translation", "greeting", "signature", "macro", "macros", "boilerplate", "wording", "faq",
 })
 # and any element named for one of them with a qualifier: <source_text>, <customer-email>, <retrieved_documents>
 _VERBATIM_SUFFIX = re.compile(r"[_-](?:" + "|".join(sorted(VERBATIM_ELEMENTS - {"input", "original"})) + r")\Z")

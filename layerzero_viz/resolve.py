@@ -385,9 +385,32 @@ def veto_reason(may_override: frozenset[str], anchor: str | None, start: int, en
             needed[value] = needed.get(value, 0) + 1
     anchor = _normalized(anchor)
     for value, count in needed.items():
-        if anchor.count(_normalized(value)) < count:
+        if _whole_count(anchor, _normalized(value)) < count:
             return f"it carries {value!r}, which the kept copy does not"
     return ""
+
+
+def _whole_count(text: str, value: str) -> int:
+    """How often ``value`` stands in ``text`` as a whole: not inside a longer number or word (600 is not in 6000).
+
+    >>> _whole_count("a limit of 6000 per minute", "600"), _whole_count("600 or 600.", "600"), _whole_count("不超过200字", "200")
+    (0, 2, 1)
+    """
+    n = 0
+    k = text.find(value)
+    while k >= 0 and value:
+        end = k + len(value)
+        if not (k > 0 and _glued(value[0], text[k - 1]) or end < len(text) and _glued(value[-1], text[end])):
+            n += 1
+        k = text.find(value, k + 1)
+    return n
+
+
+def _glued(edge: str, neighbour: str) -> bool:
+    """Whether ``neighbour`` continues the number or Latin word that ``edge`` ends (a CJK character does not: 200字)."""
+    if edge.isdigit():
+        return neighbour.isdigit()
+    return edge.isascii() and edge.isalnum() and neighbour.isascii() and neighbour.isalnum()
 
 
 @lru_cache(maxsize=4096)

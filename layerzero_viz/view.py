@@ -354,10 +354,18 @@ EMOJI_CHARS = "[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\u2300-\u23FF\uFE
 # a line that fills a labelled slot: "Front: Please sit down.", "背面：Please sit down.", "Greeting: Hello, thanks for …"
 _SLOT_LINE = re.compile(r"[ \t]*(?:[-*•][ \t]*)?([^\s:：][^:：\n]{0,24})[:：][ \t]*(?=\S)")
 # a label that names a text to be used as it is
-_TEXT_LABEL = re.compile(r"(?i:(?:\w+[ \t]+)?(?:greeting|sign-?off|signature|closing|opening|slogan|tagline|motto|"
-                         r"catchphrase|goodbye|farewell|welcome(?:[ \t]+message)?|auto-?reply|out-of-office|headline|caption|"
-                         r"front|back|quote))|(?:\w{0,4})(?:座右铭|口号|标语|签名|个性签名|开场白|结束语|欢迎语|问候语|结语|落款|"
-                         r"正面|背面|广告语|宣传语|横幅)")
+_TEXT_LABEL = re.compile(r"(?i:(?:[\w'’-]+[ \t]+){0,3}(?:(?:greeting|sign-?off|signature|closing|opening|slogan|tagline|motto|"
+                         r"catchphrase|goodbye|farewell|welcome|auto-?reply|out-of-office|headline|caption|front|back|quote|"
+                         r"fallback|error|button|banner|tooltip|placeholder|notification|hold|voicemail|ivr)"
+                         r"(?:[ \t]+(?:line|text|message|wording|copy|label|phrase|string|sentence))?|wording|message|"
+                         r"text|copy|phrase|string))|(?:\w{0,4})(?:座右铭|口号|标语|签名|个性签名|开场白|结束语|欢迎语|问候语|结语|"
+                         r"落款|正面|背面|广告语|宣传语|横幅|话术|提示语|文案|原话)")
+# a note after a label that the value is to be used as it is: "Opening line (exact):", "(don't change it):", "（原样）："
+_AS_IS_NOTE = re.compile(r"[ \t]*[(（][^()（）\n]{0,30}?(?:(?i:exact|verbatim|word\s+for\s+word|as\s+is|don'?t\s+change|do\s+not\s+"
+                         r"change|unchanged)|原样|原文|不要改|别改|不改|不变)[^()（）\n]{0,10}[)）][ \t]*$")
+# a label after a sentence on its line: "Write a card. Opening line (exact): Hi Grandma, …"
+_LABEL_AFTER_SENTENCE = re.compile(r"(?:^[ \t]*(?:[-*•][ \t]*)?|[.!?。！？][ \t]+|[。！？])([^\s:：.!?。！？][^:：\n.!?。！？]{0,40})"
+                                   r"[:：][ \t]*(?=\S)")
 
 
 # a label that heads an instruction in a prompt written as labelled lines
@@ -366,16 +374,34 @@ _INSTRUCTION_LABEL = re.compile(r"(?i:(?:\w+[ \t]+)?(?:style|tone|role|rules?|co
                                 r"目标|任务|输出|长度|字数|受众")
 
 
+def _as_is_label(label: str) -> bool:
+    """Whether a label names a text to be used as it is ("Slogan", "Fallback message", "Opening line (exact)", "The
+    bot's greeting (don't change it)", "座右铭")."""
+    label = label.strip(" *_")
+    note = _AS_IS_NOTE.search(label)
+    if note is not None:
+        return True
+    return _TEXT_LABEL.fullmatch(label) is not None
+
+
 def slot_line(text: str, pos: int) -> bool:
     """Whether ``pos`` lies on a "Label: value" line whose value fills a slot word for word: a line among others
     like it (a flashcard's Front/Back, a form's fields), or one whose label names a text to be used as it is
     ("Slogan: Please recycle, thank you!", "座右铭：请多指教，谢谢大家。")."""
     ls = text.rfind("\n", 0, pos) + 1
     m = _SLOT_LINE.match(text, ls)
-    if m is None:
-        return False
-    label = m.group(1).strip(" *_")
-    if _TEXT_LABEL.fullmatch(label):
+    label = m.group(1).strip(" *_") if m is not None else ""
+    if m is None or not _as_is_label(label) and _SENTENCE_END.search(label):
+        # a label after a sentence on the line, or a long one, naming a text to use as it is
+        line_end = text.find("\n", pos)
+        line = text[ls:len(text) if line_end < 0 else line_end]
+        mid = None
+        for found in _LABEL_AFTER_SENTENCE.finditer(line):  # (on the line alone: ^ is its start)
+            if ls + found.start(1) > pos:
+                break
+            mid = found
+        return mid is not None and _as_is_label(mid.group(1))
+    if _as_is_label(label):
         return True
     if _INSTRUCTION_LABEL.fullmatch(label):
         return False  # "Style: Please be concise, thanks.", "语气：请礼貌、耐心一些，谢谢。": an instruction, not a slot

@@ -2,7 +2,8 @@
 
 Whole words only: English on word boundaries (case-insensitive), Chinese where jieba's dictionary glues no
 word across either edge (请问 is not in 申请问题) and the phrase is not itself what is said (麻烦 in 遇到麻烦,
-很麻烦).  Never in material or ``<protected_tokens>`` matches: those protections veto every rule.
+很麻烦); never where the phrase is talked about rather than said (filler's ``_mentioned``, or the subject of "is":
+"thanks is not needed in your reply").  Never in material or ``<protected_tokens>`` matches: those protections veto every rule.
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from ..lexicon import _jieba, phrase_regex, zh_word_aligned
 from ..view import Candidate, Hits, TextView
+from .filler import _mentioned
 
 if TYPE_CHECKING:
     from . import RuleContext
@@ -42,12 +44,16 @@ def _found(view: TextView, ctx: RuleContext) -> list[Candidate]:
             continue  # 请问 inside 申请问题 is not the declared phrase
         if not word.isascii() and _zh_content_use(view.text, m.start(), m.end()):
             continue  # 麻烦 in 遇到麻烦 / 很麻烦 / 麻烦的事 is what is said, not a frame around it
+        if _mentioned(view.text, m.start(), m.end()) or _SUBJECT_AFTER.match(view.text, m.end()):
+            continue  # the word talked about, not said: "thanks is not needed in your reply", "keep the kindly"
         start, end = _with_its_commas(view.text, m.start(), m.end())
         out.append(Candidate(start, end, "declared_redundant", 1.0,
                              f"listed in <redundant_phrases>: {word!r}", 0.0, _OVERRIDE))
     return out
 
 
+# a verb after the phrase that makes it the subject: the word itself is what the sentence is about
+_SUBJECT_AFTER = re.compile(r"[\"'”’」]?[ \t]+(?i:is|are|isn't|aren't|was|sounds|seems|feels|looks|reads)\b")
 _PARENTHESIS = re.compile(r"[ \t]*[,，][ \t]*\Z")
 
 

@@ -65,7 +65,7 @@ _ZH_ASK_FRAMES = re.compile(r"^(?:我?还?想?请问(?:一下)?|我?还?想问�
                             r"麻烦问一?下)$")
 _ZH_REQUEST_FRAMES = re.compile(r"^(?:麻烦.*|劳驾.*|劳烦.*|烦请|烦劳|有劳.*|能不能.*|可不可以.*|能否帮我|可以帮我|请帮我|请帮忙|"
                                 r"请您帮我|请你帮我|请您帮忙|请你帮忙|我想请您|想麻烦.*|希望您能|希望你能|还请您|"
-                                r"还望您|万望|恳请.*|拜托你|拜托您|拜托你们)$")
+                                r"还望您|万望|恳请.*|拜托你|拜托您|拜托你们|唔该帮我|唔该你帮我)$")
 _ZH_SENTENCE_ONLY = re.compile(r"^如(?:果|有)(?!可以|方便|不麻烦)")
 # a zh request frame that asks (能不能/可不可以/可以帮我/能否): "可以帮我查一下吗" → "查一下吗" is broken
 _ZH_QUESTION_REQUEST = re.compile(r"^(?:能不能|可不可以|可以帮我|能否)")
@@ -581,6 +581,15 @@ _LIST_SEP = re.compile(r"[ \t]*(?:,|、|/|;|；|\bor\b|\band\b|或|和)[ \t]*")
 _ITEM_MAX_WORDS = 3
 
 
+# a thanks that closes its sentence ("…, thanks." / "…, thank you!"), not an item of a list of words
+_TRAILING_THANKS = re.compile(r"(?i:thanks|thank\s+you|thx|ty)(?:\s+(?:so\s+much|a\s+lot|in\s+advance))?[ \t]*(?:[.!。！]+|$)",
+                              re.MULTILINE)
+
+
+_POLITE_ITEM = re.compile(r"(?i:\b(?:hello|hi|hey|please|sorry|thanks|thank\s+you|cheers|greetings|apologies|regards|"
+                          r"welcome|goodbye|bye)\W*$)|(?:您好|你好|谢谢|请|抱歉|对不起|不好意思)\W*$")
+
+
 def _said_about(text: str, s: int) -> bool:
     """Whether the hit at ``s`` is the object of a say-verb (possibly a later item of its list), not said now."""
     ls = max(text.rfind("\n", 0, s) + 1, s - 80)
@@ -589,6 +598,11 @@ def _said_about(text: str, s: int) -> bool:
     for cue in reversed(list(_SAY_CUE.finditer(text, ls, s))):
         between = _SAID_LIST.match(text, cue.end(), s)
         if between is not None and between.end() == s:
+            items = between.group(0).strip(" \t,、/\"'“‘「”’」")
+            if items and _TRAILING_THANKS.match(text, s) and not _POLITE_ITEM.search(items):
+                # "Please don't use emojis, thanks.": the last words of the sentence, after a comma only (but "Never
+                # say hello, thanks." lists two words)
+                return False
             return _SAID_NOW.search(text, max(ls, cue.start() - 30), cue.start()) is None
     script = None
     for script in _SCRIPT_CUE.finditer(text, ls, s):
@@ -671,9 +685,10 @@ _ASKED_EARLIER = re.compile(r"(?i:\bhow\s+(?:do|would|can|should)\s+(?:you|I|we)
 
 # a word talked about: the object of keep/remove/drop ("keep please in that sentence"), or named as a word after it
 _KEEP_THE_WORD = re.compile(r"(?i:\b(?:keep|remove|delete|drop|cut|add|omit|avoid\s+using|the\s+word|the\s+phrase|"
-                            r"(?:the\s+)?same\s+as|versus|vs\.?)\s+[\"'“‘]?)\Z"
+                            r"(?:the\s+)?same\s+as|versus|vs\.?)\s+(?:the\s+)?[\"'“‘]?)\Z"
                             r"|(?:保留|删掉|删除|去掉|加上|不要用|用了|这个词|这个字|单词)\s*[\"'“‘「]?\Z")
-_THE_WORD_AFTER = re.compile(r"[\"'”’」]?\s*(?:(?i:in\s+(?:that|this|the|my)\s+(?:sentence|line|email|message|text)\b|"
+_THE_WORD_AFTER = re.compile(r"[\"'”’」]?\s*(?:(?i:in\s+(?:that|this|the|my|your)\s+(?:sentence|line|e-?mail|message|text|"
+                             r"draft|letter|reply|note|version|post|paragraph)\b|"
                              r"(?:is|sounds|feels)\s+(?:too|more|less|a\s+bit)\b)|这个字|這個字|这个词|这个单词|一词|二字|这两个字"
                              r"|\s*(?:和|与|跟|或|还有)\s*[A-Za-z])")  # ("please 和 thank you 在日文里怎么说？")
 
@@ -1195,8 +1210,8 @@ def _frame(view: TextView, text: str, run: _Run, bs: int, be: int, ss: int, se: 
                 end += 1
             if end == re_ or not text[end].isalnum():
                 return None
-            if rs == bs and text[end:be].split(None, 1)[0].lower().strip(",.") in _EN_BAD_START:
-                return None
+            if rs == bs and text[end:be].split(None, 1)[0].lower().strip(",.") in _EN_BAD_START - {"be"}:
+                return None  # (an imperative "be" may follow: "Style: Please be concise." → "Style: be concise.")
             if rs > 0 and text[rs - 1] in "([（【":
                 return None  # "(please specify)": the space after it belongs to the next token, "( specify)" would stay
             return rs, end
