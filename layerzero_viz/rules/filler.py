@@ -886,6 +886,10 @@ def _ends_with_emoji(text: str, bs: int, be: int) -> bool:
 _GREETING_BEFORE = re.compile(r"(?:(?i:\b(?:hi+|hey+|hello+|hiya|yo|howdy|morning))|你好|您好|哈喽|哈啰|嗨|早上好|早安|晚上好|下午好|"
                               r"大家好|在吗)[呀啊哇~～!！]*\Z")
 _CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
+# what a thanks goes on with after an emoji: whom or what it thanks for ("Thanks 🙏 for the plan", "感谢🙏您对我们的支持")
+_THANKS_GOES_ON = re.compile(r"(?i:for|so|a|again|to|you|ya|u|in|very|much|anyway|though|and|but|from|everyone|all|guys|"
+                             r"team|folks|heaps|loads|tons|everybody|man|mate)\b")
+_THANKED_FIRST = "您你大各老亲的对为给这那"
 
 
 def _split_at_emoji(text: str, ss: int, se: int, cls: list[tuple[int, int]], runs: list[_Run]) -> list[tuple[int, int]]:
@@ -902,17 +906,24 @@ def _split_at_emoji(text: str, ss: int, se: int, cls: list[tuple[int, int]], run
         k = b
         while k < se and text[k] in _SPACE:
             k += 1
-        if k == b or k >= se:
+        if k >= se:
             continue
         j = a
         while j > ss and text[j - 1] in _SPACE:
             j -= 1
         after_filler = j in run_ends  # "hiii 😊 …": the greeting before the emoji
-        before_filler = k in run_starts and _closes_sentence(text, k, se, runs)  # "… 🥦 谢谢～"
+        before_filler = k in run_starts and _closes_sentence(text, k, se, runs)  # "… 🥦 谢谢～", "…🥦谢谢～"
         greeting = after_filler and _GREETING_BEFORE.search(text, max(ss, j - 12), j) is not None
+        if k == b and not before_filler and not (after_filler and _CJK_CHAR.match(text, k) and text[k] not in _THANKED_FIRST
+                                                 or greeting):
+            continue  # glued to the next word: a break only after a greeting ("Hi👋I'm", "你好😊我…") or a Chinese
+            # thanks before what is no object of it ("谢谢🙏我还有一个问题", not "感谢🙏您对我们的支持")
         if (after_filler and (text[k].isupper() or _ASKS.match(text, k) or _REQUESTS.match(text, k)
-                              or greeting and _CJK_CHAR.match(text, k))) or before_filler:
-            ends.append(b)
+                              or greeting and (_CJK_CHAR.match(text, k) or text[k].isalpha())
+                              or _CJK_CHAR.match(text, k) and text[k] not in _THANKED_FIRST
+                              or text[k].isascii() and text[k].isalpha() and not _THANKS_GOES_ON.match(text, k))) \
+                or before_filler:
+            ends.append(b)  # ("hey 😄 i'm allergic …", "thanks 😊 one more question: …"; not "Thanks 🙏 for the plan")
     ends = sorted(set(ends))
     out: list[tuple[int, int]] = []
     pos = cls[0][0]
