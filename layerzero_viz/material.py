@@ -2913,7 +2913,8 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
             continue
         if processed_after is not None and b.msg_pos > processed_after and b.role in ("user", "assistant") \
                 and b.msg_pos not in revisions \
-                and not (b.role == "user" and (_own_intro(text, b.start, b.end) or _pasted_in_fences(text, b.start, b.end))):
+                and not (b.role == "user" and (_own_intro(text, b.start, b.end) or _pasted_in_fences(text, b.start, b.end)
+                                               or _quotes_its_text(text, b.start, b.end))):
             # ("谢谢！麻烦再改得正式一点。" in a translator's chat asks, it is no text; a turn that says where its text
             # starts — "你好，谢谢你！麻烦你帮我翻译：明天见。" — hands over what follows its intro)
             out.append(Material(b.start, b.end, "processed_turn",
@@ -3085,6 +3086,29 @@ def _pasted_in_fences(text: str, s: int, e: int) -> bool:
     if not fences or any(text[a:b].strip() for (_, a), (b, _) in zip(fences, fences[1:])):
         return False
     return len(text[s:fences[0][0]].strip()) + len(text[fences[-1][1]:e].strip()) <= _FENCED_PROSE_MAX
+
+
+_QUOTED_TEXT_MIN = 12  # characters: a quote that is the text a turn hands over, not a word it names
+
+
+def _quotes_its_text(text: str, s: int, e: int) -> bool:
+    """Whether the turn [s, e) quotes the text it hands over and asks for the work outside the quote ('Could you
+    please classify this ticket for me? "Hi, I can't log in since yesterday." Thanks!'): the quote is the text (kept
+    as a quote), the words around it the user's own."""
+    seg = text[s:e]
+    spans = [m.span() for m in _PAIRED.finditer(text, s, e)] if "“" in seg or "「" in seg else []
+    if '"' in seg:
+        spans.extend((a, z) for a, z, _, _ in _straight_quotes(text, s, e))
+    spans = sorted(sp for sp in spans if sp[1] - sp[0] >= _QUOTED_TEXT_MIN)
+    if not spans:
+        return False
+    outside, pos = [], s
+    for a, z in spans:
+        outside.append(text[pos:a])
+        pos = max(pos, z)
+    outside.append(text[pos:e])
+    words = " ".join(outside)
+    return bool(_TASK_VERB.search(words) or _WORK_ON_A_TEXT.search(words))
 
 
 def _own_intro(text: str, s: int, e: int) -> bool:

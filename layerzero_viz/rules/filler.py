@@ -320,9 +320,17 @@ def _thanks_keyed(view: TextView) -> bool:
     for b in view.standing_blocks():
         if _THANKS_TRIGGER.search(text, b.start, b.end):
             return True
-        if any(_said_about(text, m.start()) for m in _THANKS.finditer(text, b.start, b.end)):
-            return True
+        if any(_said_about(text, m.start()) and _USER_SUBJECT.search(text, max(b.start, text.rfind("\n", 0, m.start()) + 1),
+                                                                     m.start())
+               for m in _THANKS.finditer(text, b.start, b.end)):
+            return True  # ("If the driver says thanks, …"; not "Do not say "thank you" in your replies")
     return False
+
+
+# who says a phrase a prompt names, when it is a user's: "If the customer says thanks", "如果用户说谢谢"
+_USER_SUBJECT = re.compile(r"(?i:(?:user|users|customer|customers|client|clients|caller|callers|driver|drivers|guest|guests|"
+                           r"patient|patients|student|students|buyer|buyers|visitor|visitors|they|someone|anyone|people|"
+                           r"he|she|I|we)\b)|用户|客户|顾客|对方|学生|患者|病人|客人|买家|访客|他|她|有人|我")
 
 
 def _hit_starts_in(hits: list[_Hit], a: int, b: int) -> bool:
