@@ -523,6 +523,9 @@ _INTRO_EN = re.compile(
     r"(?:[ \t]+below)?)"                                                                       # this letter:
     rf"|(?<![^\n])(?i:(?:input|original|source|sample|given|user(?:'s)?)[ \t]+)?(?i:{_LABEL_NOUN_EN})"  # Text:
     rf"|(?i:my[ \t]+first[ \t]+(?:[a-z]+[ \t]+)?(?:{_TEXT_NOUN_EN}|sentence|request|command|prompt)[ \t]+is)"
+    # a question about the words of a text: "Count how many times 'please' appears in:", "Find all the verbs in:"
+    r"|(?i:(?:please[ \t]+)?(?:count|find|list|highlight|underline|mark|how[ \t]+many)\b[^\n:：.!?]{0,60}?[ \t](?:in|from)"
+    r"(?:[ \t]+(?:this|the[ \t]+following|my)(?:[ \t]+[a-z]+)?)?)"
     r"|(?<![^\n])[^\n]{0,60}?\((?i:(?:full|exact|verbatim|complete|original)[ \t]+(?:text|wording)\b)[^()\n]{0,40}\)"
     r"(?:[ \t]*\*\*(?=[ \t]*[:：]))?"  # "- **Content (Full Text to be Integrated):**"
     r")" + _COLON,
@@ -763,7 +766,7 @@ _EN_LAST = frozenset((
     "poem story transcript excerpt lyrics speech draft paper abstract question questions problem snippet code review "
     "reviews dialogue conversation content words phrase translate proofread summarize summarise paraphrase rewrite "
     "rephrase polish correct below following this these it me is my template reply autoreply auto-reply script"
-).split()) | {"request", "command", "prompt"}
+).split()) | {"request", "command", "prompt", "in", "from"}
 _ZH_LAST = frozenset("章落话字容本句件信诗歌码料历事评闻告文目题案子要段译色对写括错改简下是板复术例")
 # "… into French" ending where the introducer's colon follows
 _LANGUAGE_END = re.compile(_LANG_EN + r"\Z")
@@ -2773,12 +2776,14 @@ def _announced_turns(view: TextView, reuse: bool = False) -> dict[int, str]:
     out: dict[int, str] = {}
     pending: tuple[int, str] | None = None
     requested: tuple[int, str] | None = None  # a user turn that asks for work on a text it does not hold
+    names_a_text = False  # … and names the text ("Can you check a message?"): a go-ahead then asks for it
     for b in view.blocks:
         if b.role == "assistant":
             # the reply asks for the text ("Of course — please paste the email.", "好的，请把信的内容发给我。"): the next
             # user turn is that text
             if requested is not None and b.msg_pos > requested[0] and (
-                    _reused(_asks_to_paste, text[b.start:b.end]) if reuse else _asks_to_paste(text[b.start:b.end])):
+                    _reused(_asks_to_paste, text[b.start:b.end], names_a_text) if reuse
+                    else _asks_to_paste(text[b.start:b.end], names_a_text)):
                 pending, requested = requested, None
             continue
         if b.role != "user":
@@ -2799,12 +2804,35 @@ def _announced_turns(view: TextView, reuse: bool = False) -> dict[int, str]:
                 _reused(_requests_work, text[b.start:b.end]) if reuse else _requests_work(text[b.start:b.end])):
             requested = (b.msg_pos, f"kept: the text asked for by {_short(text[b.start:b.end].strip(), 40)!r} and "
                                     "the reply that asked for it")
+            names_a_text = _TEXT_NAMED.search(text, b.start, b.end) is not None
     return out
 
 
-def _asks_to_paste(reply: str) -> bool:
-    """Whether an assistant reply asks for the text to work on (see ``_ASKS_TO_PASTE``)."""
-    return _ASKS_TO_PASTE.search(reply) is not None
+# a text a request names ("Can you check a message?", "帮我看看这条消息", "幫我睇下呢段嘢"), not a task ("443 端口可不可以访问")
+_TEXT_NAMED = re.compile(r"(?i:(?<![A-Za-z])(?:message|e-?mail|letter|text|paragraph|draft|note|essay|bio|speech|post|reply|"
+                         r"caption|document|doc|article|passage|script|copy|review|announcement|toast)s?(?![A-Za-z]))"
+                         r"|消息|邮件|信|文章|文字|段话|一段|这段|呢段|稿|内容|短信|简历|作文|文案|嘢|留言|评论|通知|发言")
+
+
+_GO_AHEAD_MAX = 40  # characters: a reply this short that asks nothing is a go-ahead ("Sure.", "Fire away!", "你说")
+
+
+def _asks_to_paste(reply: str, names_a_text: bool = True) -> bool:
+    """Whether an assistant reply asks for the text to work on (see ``_ASKS_TO_PASTE``), or, right after a request that
+    names a text it does not hold (``names_a_text``), says go ahead in a few words and asks nothing else ("Okay,
+    shoot.", "Ready when you are!", "好的，请讲。", "你说"): it cannot have done the work without the text."""
+    if _ASKS_TO_PASTE.search(reply) is not None:
+        return True
+    r = reply.strip()
+    return names_a_text and len(r) <= _GO_AHEAD_MAX and not any(c in r for c in "?？0123456789\n") \
+        and _GO_AHEAD.search(r) is not None
+
+
+# what a go-ahead says (a short reply that delivered something — "- Revenue up 12%" — says none of it)
+_GO_AHEAD = re.compile(r"(?i:(?<![A-Za-z])(?:sure|ok|okay|alright|go\s+ahead|shoot|fire\s+away|ready|lay\s+it\s+on\s+me|send|paste|share|"
+                       r"let's\s+(?:see|hear)|let\s+me\s+see|of\s+course|absolutely|happy\s+to|glad\s+to|no\s+problem|yes|yep|"
+                       r"you\s+bet|certainly|go\s+on|i'm\s+listening|listening)(?![A-Za-z]))|好的|好|可以|行|没问题|你说|请讲|请说|发吧|来吧|"
+                       r"讲吧|说吧|发嚟|收到|请发|发来|贴")
 
 
 def _requests_work(turn: str) -> bool:
@@ -2815,15 +2843,18 @@ def _requests_work(turn: str) -> bool:
 # a turn that says something else instead of the text asked for
 _CHANGED_MIND = re.compile(r"\s*(?:(?:不好意思|唔好意思|抱歉|对不起)[，,!！.。\s]*)?(?:(?i:(?:hi|hey|hello|hmm+|um+|uh+|oh|wait)"
                            r"[!,.]?\s*)?(?i:never\s*mind|actually|sorry|forget\s+(?:it|that|about\s+it)|scratch\s+that|hold\s+on|"
-                           r"on\s+second\s+thought|instead|change\s+of\s+plans?|wait\b[^.!?\n]{0,12}?\bbefore\s+that)\b|算了|"
-                           r"不用了|不用回|唔使|我?(?:改主意|改变主意|改咗主意)|换个|先不|(?:等一下|等等|等一等)[，,]?[^。！？\n]{0,6}?先)")
+                           r"on\s+second\s+thought|instead|change\s+of\s+plans?|wait\b[^.!?\n]{0,12}?\bbefore\s+that)\b|"
+                           r"(?i:oh\s+wait)\b|算了|"
+                           r"不用了|不用回|唔使|我?(?:改主意|改变主意|改咗主意)|换个|先不|(?:等一下|等等|等一等)[，,]?[^。！？\n]{0,6}?先|我?先问(?:下|一下|个|一个))")
 # a short request to work on a text it does not hold yet ("帮我改个发言稿", "幫我改講稿"): the reply asks for the text
-_WORK_ON_A_TEXT = re.compile(r"(?i:\b(?:edit|proofread|fix|check|review|translate|reply|respond|rewrite|polish|improve|"
-                             r"summari[sz]e|tidy|shorten|tighten|clean\s+up)\b|\bhelp\s+(?:me\s+)?with\s+(?:an?|my|this|the)\s+"
-                             r"(?:e-?mail|message|letter|text|draft|essay|bio|speech|post|reply|cover\s+letter)\b)|改|润色|翻译|回复|回信|校对|检查|总结|看看|看一下")
+_WORK_ON_A_TEXT = re.compile(r"(?i:(?<![A-Za-z])(?:edit|proofread|fix|check|review|translate|reply|respond|rewrite|polish|improve|"
+                             r"summari[sz]e|tidy|shorten|tighten|clean\s+up)(?![A-Za-z])|\bhelp\s+(?:me\s+)?with\s+(?:an?|my|this|the)\s+"
+                             r"(?:e-?mail|message|letter|text|draft|essay|bio|speech|post|reply|cover\s+letter)\b|\b(?:send|write)\s+(?:a|an|my)\s+"
+                             r"(?:note|message|e-?mail|letter|text|reply)\b)|改|润色|翻译|回复|回信|校对|检查|总结|看看|看一下|看下|睇下|睇睇|睇吓")
 # a reply that asks for the text to work on: "Please paste the email.", "Could you share the message?", "请把信的内容发给我"
 _ASKS_TO_PASTE = re.compile(
-    r"(?i:\b(?:paste|share|send|forward|provide|copy|post|drop|show|give\s+me)\b[^.!?\n]{0,40}?\b(?:e-?mail|message|"
+    r"(?i:\b(?:paste|share|send|forward|provide|copy|post|drop|show|give\s+me|pasting|sharing|sending|posting|forwarding)\b"
+    r"[^.!?\n]{0,40}?\b(?:e-?mail|message|"
     r"letter|text|draft|essay|paragraph|note|review|comment|it|them|content|original|bio|version|copy|document|doc|script|"
     r"speech|post|caption|what\s+you(?:'ve|\s+have)?\s+(?:got|have|wrote|written))s?\b"
     r"|\bwhat(?:'s|\s+is)\s+the\s+(?:text|message|e-?mail|letter|draft|wording)\b"
@@ -2832,13 +2863,16 @@ _ASKS_TO_PASTE = re.compile(
     r"|\bwhat\s+would\s+you\s+like\s+(?:me\s+to\s+)?(?:proofread|edit|translate|check|review|polish|rewrite|reply\s+to|"
     r"tidy|shorten|fix|improve)(?:ed|d)?\b"
     r"|\bwhat\s+(?:did|does|do)\s+(?:she|he|they|it|you|your\s+\w+|the\s+\w+)\s+(?:send|write|say|have)s?\b"
-    r"|\bwhat\s+have\s+you\s+got\b|\bwhich\s+(?:one|message|e-?mail|letter|text|draft|document|paragraph)\b"
+    # (not a choice between things named: "Which one — the email or the text message?")
+    r"|\bwhat\s+have\s+you\s+got\b|\bwhich\s+(?:one|message|e-?mail|letter|text|draft|document|paragraph)\b(?![^?\n]*\bor\b)"
+    r"|\bdo\s+you\s+have\s+(?:a|the|it|one|your)?\s*(?:draft|text|copy|version|message|e-?mail|letter|it)\b"
     r"|\b(?:let\s+me\s+(?:see|have\s+a\s+look\s+at|take\s+a\s+look\s+at)\s+(?:it|them|the\s+\w+)|go\s+ahead\s+and\s+"
     r"(?:send|paste|share|post|drop)|I(?:'m|\s+am)\s+ready\s+when\s+you\s+are)\b)"
     r"|(?:发给我|发过来|发来|发我|贴出来|贴给我|贴上来|贴上|粘贴|发一下|你要改什么|要改的(?:内容|是什么)|原文是什么|"
     # (请发原文, 内容是什么？, 邮件内容是？, 客户说了什么？, 发嚟睇睇)
     r"(?:发|贴|给我)(?:一下)?(?:原文|全文|正文|内容)|(?:原文|全文|正文|内容)(?:是什么|是啥|是[？?]|呢[？?])|"
-    r"(?:说|写|讲|发)了(?:些)?(?:什么|啥)|写的(?:是)?什么|发嚟|贴嚟|睇睇|(?:给|让)我看看)"
+    r"(?:说|写|讲|发)了(?:些)?(?:什么|啥)|写的(?:是)?什么|发嚟|贴嚟|睇睇|(?:给|让)我看看|(?:请|麻烦)?提供(?:一下)?(?:内容|原文|全文)|"
+    r"(?i:message|e-?mail|text|draft|letter)\s*(?:是什么|是啥|呢[？?]))"
     r"|(?:把|将)[^。！？\n]{0,10}?(?:内容|原文|信|邮件|消息|短信|文章|全文|文本|段落)[^。！？\n]{0,6}?(?:发|贴|给|提供)")
 
 

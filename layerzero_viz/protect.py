@@ -50,6 +50,7 @@ VERBATIM_ELEMENTS = frozenset({
     # texts to be used as they are: a template, a script, a sample or a canned reply
     "template", "templates", "script", "sample", "samples", "reply", "replies", "response", "responses", "answer",
     "output", "translation", "greeting", "signature", "macro", "macros", "boilerplate", "wording", "faq",
+    "回复", "回答", "模板", "话术", "原文", "示例", "范文", "邮件", "文章", "文本", "例子", "样例", "范例", "译文", "草稿",
 })
 # and any element named for one of them with a qualifier: <source_text>, <customer-email>, <retrieved_documents>
 _VERBATIM_SUFFIX = re.compile(r"[_-](?:" + "|".join(sorted(VERBATIM_ELEMENTS - {"input", "original"})) + r")\Z")

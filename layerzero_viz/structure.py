@@ -14,7 +14,7 @@ from lxml import etree
 
 __all__ = ["Tag", "Element", "scan_tags", "elements", "safe_parser", "context_facts", "bundled_documents"]
 
-TAG_RE = re.compile(r"<(/?)([A-Za-z_][\w.\-:]*)((?:\s+[^<>]*?)?)\s*(/?)>")
+TAG_RE = re.compile(r"<(/?)([A-Za-z_\u4e00-\u9fff][\w.\-:]*)((?:\s+[^<>]*?)?)\s*(/?)>")  # (a Chinese name too: <回复>)
 # markup declarations: <?xml …?>, <!DOCTYPE …, <!ENTITY …>, <!-- … -->, <![CDATA[ … ]]>
 DECL_RE = re.compile(r"<\?[^<>]{0,500}?\?>|<!--.{0,2000}?-->|<!\[CDATA\[|\]\]>|<![A-Za-z][^<>\[]{0,500}(?:\[|>)|\]\s*>", re.DOTALL)
 

@@ -356,10 +356,12 @@ _SLOT_LINE = re.compile(r"[ \t]*(?:[-*•][ \t]*)?([^\s:：][^:：\n]{0,24})[:�
 # a label that names a text to be used as it is
 _TEXT_LABEL = re.compile(r"(?i:(?:[\w'’-]+[ \t]+){0,3}(?:(?:greeting|sign-?off|signature|closing|opening|slogan|tagline|motto|"
                          r"catchphrase|goodbye|farewell|welcome|auto-?reply|out-of-office|headline|caption|front|back|quote|"
-                         r"fallback|error|button|banner|tooltip|placeholder|notification|hold|voicemail|ivr)"
-                         r"(?:[ \t]+(?:line|text|message|wording|copy|label|phrase|string|sentence))?|wording|message|"
-                         r"text|copy|phrase|string))|(?:\w{0,4})(?:座右铭|口号|标语|签名|个性签名|开场白|结束语|欢迎语|问候语|结语|"
-                         r"落款|正面|背面|广告语|宣传语|横幅|话术|提示语|文案|原话)")
+                         r"fallback|error|button|banner|tooltip|placeholder|notification|hold|voicemail|ivr|disclaimer|"
+                         r"subject|footer|notice|sign)(?:[ \t]+(?:line|text|message|wording|copy|label|phrase|string|sentence))?"
+                         # (a bare "Message:", "Text:" or "Copy:" often heads an instruction: "Message: please be brief")
+                         r"|(?:exact|required|approved|legal|fixed)[ \t]+(?:wording|text|message|copy|phrase)|wording))"
+                         r"|(?:\w{0,4})(?:座右铭|口号|标语|签名|个性签名|开场白|结束语|欢迎语|问候语|结语|落款|正面|背面|广告语|宣传语|"
+                         r"横幅|话术|提示语|原话|照用|照抄|原样使用|免责声明)")
 # a note after a label that the value is to be used as it is: "Opening line (exact):", "(don't change it):", "（原样）："
 _AS_IS_NOTE = re.compile(r"[ \t]*[(（][^()（）\n]{0,30}?(?:(?i:exact|verbatim|word\s+for\s+word|as\s+is|don'?t\s+change|do\s+not\s+"
                          r"change|unchanged)|原样|原文|不要改|别改|不改|不变)[^()（）\n]{0,10}[)）][ \t]*$")
@@ -384,13 +386,31 @@ def _as_is_label(label: str) -> bool:
     return _TEXT_LABEL.fullmatch(label) is not None
 
 
+# a numbered item's marker before a label ("3. **User Action Advice:**"): no sentence end
+_LIST_NUMBER = re.compile(r"^[ \t]*(?:\d{1,3}|[A-Za-z])[.)][ \t]+")
+# a sentence that asks the assistant for something: it ends the value before it on its line ("Sign text: No parking.
+# Please also make a matching flyer, thanks.")
+_REQUEST_OPENER = re.compile(r"[\s\"'“”]*(?:(?i:please|can\s+you|could\s+you|would\s+you|also|now|then|and\s+(?:please|also)|"
+                             r"make|write|add|keep)\b|请|麻烦|帮我|另外|再|然后)")
+
+
+def _request_after_value(text: str, value_start: int, pos: int) -> bool:
+    """Whether a sentence of the line after the value's first one, and at or before ``pos``, opens with a request:
+    ``pos`` is then past the value."""
+    last = None
+    for last in _SENTENCE_END.finditer(text, value_start, pos + 1):
+        pass
+    return last is not None and last.end() <= pos + 1 and _REQUEST_OPENER.match(text, last.end()) is not None \
+        and last.end() < len(text) and text[last.end() - 1] != "\n"
+
+
 def slot_line(text: str, pos: int) -> bool:
     """Whether ``pos`` lies on a "Label: value" line whose value fills a slot word for word: a line among others
     like it (a flashcard's Front/Back, a form's fields), or one whose label names a text to be used as it is
     ("Slogan: Please recycle, thank you!", "座右铭：请多指教，谢谢大家。")."""
     ls = text.rfind("\n", 0, pos) + 1
     m = _SLOT_LINE.match(text, ls)
-    label = m.group(1).strip(" *_") if m is not None else ""
+    label = _LIST_NUMBER.sub("", m.group(1)).strip(" *_") if m is not None else ""
     if m is None or not _as_is_label(label) and _SENTENCE_END.search(label):
         # a label after a sentence on the line, or a long one, naming a text to use as it is
         line_end = text.find("\n", pos)
@@ -400,9 +420,9 @@ def slot_line(text: str, pos: int) -> bool:
             if ls + found.start(1) > pos:
                 break
             mid = found
-        return mid is not None and _as_is_label(mid.group(1))
+        return mid is not None and _as_is_label(mid.group(1)) and not _request_after_value(text, ls + mid.end(), pos)
     if _as_is_label(label):
-        return True
+        return not _request_after_value(text, m.end(), pos)
     if _INSTRUCTION_LABEL.fullmatch(label):
         return False  # "Style: Please be concise, thanks.", "语气：请礼貌、耐心一些，谢谢。": an instruction, not a slot
     line_end = text.find("\n", m.end())

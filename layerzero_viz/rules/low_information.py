@@ -28,7 +28,7 @@ import re
 from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Callable, Optional
 
-from ..view import Hits, TextView
+from ..view import Hits, TextView, slot_line
 from . import filler
 
 if TYPE_CHECKING:
@@ -118,6 +118,8 @@ def find(view: TextView, ctx: RuleContext) -> Hits:
                 line_end, ranges = known
             if ranges and _inside(ranges, s, e):
                 continue
+            if slot_line(text, s):
+                continue  # a labelled slot's value is used as it is ("Fallback message: Oops, please refresh …")
             starts.append(found[0])
             ends.append(found[1])
             sources.append(src)
