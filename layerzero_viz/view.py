@@ -404,10 +404,10 @@ def _request_after_value(text: str, value_start: int, pos: int) -> bool:
         and last.end() < len(text) and text[last.end() - 1] != "\n"
 
 
-def slot_line(text: str, pos: int) -> bool:
+def slot_line(text: str, pos: int, as_is_only: bool = False) -> bool:
     """Whether ``pos`` lies on a "Label: value" line whose value fills a slot word for word: a line among others
     like it (a flashcard's Front/Back, a form's fields), or one whose label names a text to be used as it is
-    ("Slogan: Please recycle, thank you!", "座右铭：请多指教，谢谢大家。")."""
+    ("Slogan: Please recycle, thank you!", "座右铭：请多指教，谢谢大家。"); with ``as_is_only``, only the latter."""
     ls = text.rfind("\n", 0, pos) + 1
     m = _SLOT_LINE.match(text, ls)
     label = _LIST_NUMBER.sub("", m.group(1)).strip(" *_") if m is not None else ""
@@ -423,7 +423,7 @@ def slot_line(text: str, pos: int) -> bool:
         return mid is not None and _as_is_label(mid.group(1)) and not _request_after_value(text, ls + mid.end(), pos)
     if _as_is_label(label):
         return not _request_after_value(text, m.end(), pos)
-    if _INSTRUCTION_LABEL.fullmatch(label):
+    if as_is_only or _INSTRUCTION_LABEL.fullmatch(label):
         return False  # "Style: Please be concise, thanks.", "语气：请礼貌、耐心一些，谢谢。": an instruction, not a slot
     line_end = text.find("\n", m.end())
     line_end = len(text) if line_end < 0 else line_end

@@ -118,8 +118,8 @@ def find(view: TextView, ctx: RuleContext) -> Hits:
                 line_end, ranges = known
             if ranges and _inside(ranges, s, e):
                 continue
-            if slot_line(text, s):
-                continue  # a labelled slot's value is used as it is ("Fallback message: Oops, please refresh …")
+            if slot_line(text, s, as_is_only=True):
+                continue  # wording a label says to use as it is ("Fallback message: Oops, please refresh …")
             starts.append(found[0])
             ends.append(found[1])
             sources.append(src)
