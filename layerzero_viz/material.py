@@ -512,11 +512,13 @@ _LABEL_NOUN_EN = (r"(?:text|passage|paragraphs?|sentences?|article|essay|letter|
 # verbs whose object is a text: "Translate:", "Summarize the following article:" (not "Edit:", which opens a post's
 # correction)
 _VERB_EN = _en_words(_EDIT, _CONDENSE, without=("edit",))
-_LANG_EN = r"(?:into|to|in)[ \t]+[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+)?"
+# (a language named, or its code: "into French", "to zh-Hans", "into pt-BR")
+_LANG_EN = r"(?:into|to|in)[ \t]+(?:[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+)?|[a-z]{2}(?:[-_][A-Za-z]{2,4})?)"
 _INTRO_EN = re.compile(
     r"(?:^|(?<=[.!?])[ \t]+)(?:[-*>#]+[ \t]*)?(?:\*\*)?"
     r"(?:"
     rf"(?i:please[ \t]+)?(?i:{_VERB_EN})(?i:[ \t]+(?:the[ \t]+following|the|this|these|it|my))?"
+    r"(?i:[ \t]+(?:word[ \t]+(?:by|for)[ \t]+word|literally|verbatim|exactly|again))?"
     rf"(?:[ \t]+(?i:{_TEXT_NOUN_EN}))?(?i:[ \t]+below)?(?:[ \t]+{_LANG_EN})?(?i:[ \t]+for[ \t]+me)?"  # Translate …:
     rf"|(?i:(?:(?:please[ \t]+)?(?:[a-z']+[ \t]+){{0,5}}?)?(?:the[ \t]+following|this|these|here[ \t]+is|"
     rf"here's|here[ \t]+are|below[ \t]+is)(?:[ \t]+(?:my|the|a|an|[a-z-]+)){{0,2}}?[ \t]+{_TEXT_NOUN_EN}"
@@ -524,8 +526,8 @@ _INTRO_EN = re.compile(
     rf"|(?<![^\n])(?i:(?:input|original|source|sample|given|user(?:'s)?)[ \t]+)?(?i:{_LABEL_NOUN_EN})"  # Text:
     rf"|(?i:my[ \t]+first[ \t]+(?:[a-z]+[ \t]+)?(?:{_TEXT_NOUN_EN}|sentence|request|command|prompt)[ \t]+is)"
     # a question about the words of a text: "Count how many times 'please' appears in:", "Find all the verbs in:"
-    r"|(?i:(?:please[ \t]+)?(?:count|find|list|highlight|underline|mark|how[ \t]+many)\b[^\n:：.!?]{0,60}?[ \t](?:in|from)"
-    r"(?:[ \t]+(?:this|the[ \t]+following|my)(?:[ \t]+[a-z]+)?)?)"
+    # ("Which words are polite in:", "Classify the sentiment of:", "Can you please count how many times 'thanks' appears in:")
+    r"|(?i:[^\n:：.!?]{0,80}?[ \t](?:in|of|from)(?:[ \t]+(?:this|the[ \t]+following|my)(?:[ \t]+[a-z]+)?)?)"
     r"|(?<![^\n])[^\n]{0,60}?\((?i:(?:full|exact|verbatim|complete|original)[ \t]+(?:text|wording)\b)[^()\n]{0,40}\)"
     r"(?:[ \t]*\*\*(?=[ \t]*[:：]))?"  # "- **Content (Full Text to be Integrated):**"
     r")" + _COLON,
@@ -751,7 +753,7 @@ def _may_end_introducer(text: str, k: int, ws: int) -> bool:
     low = word.lower()
     if low in _EN_LAST:
         return True
-    if not word[0].isupper():
+    if not word[0].isupper() and not _LANGUAGE_CODE.fullmatch(word):
         return False
     if low == "the":
         return True
@@ -760,13 +762,14 @@ def _may_end_introducer(text: str, k: int, ws: int) -> bool:
         and _LANGUAGE_END.search(text, ws, k + 1) is not None
 
 
+_LANGUAGE_CODE = re.compile(r"[a-z]{2}(?:[-_][A-Za-z]{2,4})?")
 # the words an introducer can end with (a cheap test before its regex runs)
 _EN_LAST = frozenset((
     "text texts passage paragraph paragraphs sentence sentences article essay letter email e-mail message document "
     "poem story transcript excerpt lyrics speech draft paper abstract question questions problem snippet code review "
     "reviews dialogue conversation content words phrase translate proofread summarize summarise paraphrase rewrite "
     "rephrase polish correct below following this these it me is my template reply autoreply auto-reply script"
-).split()) | {"request", "command", "prompt", "in", "from"}
+).split()) | {"request", "command", "prompt", "in", "from", "of", "word", "literally", "verbatim", "exactly", "again"}
 _ZH_LAST = frozenset("章落话字容本句件信诗歌码料历事评闻告文目题案子要段译色对写括错改简下是板复术例")
 # "… into French" ending where the introducer's colon follows
 _LANGUAGE_END = re.compile(_LANG_EN + r"\Z")
@@ -2789,7 +2792,10 @@ def _announced_turns(view: TextView, reuse: bool = False) -> dict[int, str]:
         if b.role != "user":
             continue
         if pending is not None and b.msg_pos > pending[0]:
-            if not _CHANGED_MIND.match(text, b.start, b.end):  # ("算了，不用回了。麻烦你帮我…": something else instead)
+            if not (_CHANGED_MIND.match(text, b.start, b.end) or _quotes_its_text(text, b.start, b.end)
+                    or _pasted_in_fences(text, b.start, b.end)):
+                # (not "算了，不用回了。麻烦你帮我…": something else instead; nor a turn that quotes or fences its text and
+                # asks around it: the quote or the code is the text, kept as such)
                 out[b.msg_pos] = pending[1]  # (the whole message: find_material reads it by position)
             pending = None
             continue
@@ -2810,8 +2816,8 @@ def _announced_turns(view: TextView, reuse: bool = False) -> dict[int, str]:
 
 # a text a request names ("Can you check a message?", "帮我看看这条消息", "幫我睇下呢段嘢"), not a task ("443 端口可不可以访问")
 _TEXT_NAMED = re.compile(r"(?i:(?<![A-Za-z])(?:message|e-?mail|letter|text|paragraph|draft|note|essay|bio|speech|post|reply|"
-                         r"caption|document|doc|article|passage|script|copy|review|announcement|toast)s?(?![A-Za-z]))"
-                         r"|消息|邮件|信|文章|文字|段话|一段|这段|呢段|稿|内容|短信|简历|作文|文案|嘢|留言|评论|通知|发言")
+                         r"caption|document|doc|article|passage|script|copy|review|announcement|toast|cover\s+letter|complaint)s?(?![A-Za-z]))"
+                         r"|消息|邮件|信|文章|文字|段话|一段|这段|呢段|稿|内容|短信|简历|作文|文案|嘢|留言|评论|通知|发言|投诉|帖子")
 
 
 _GO_AHEAD_MAX = 40  # characters: a reply this short that asks nothing is a go-ahead ("Sure.", "Fire away!", "你说")
@@ -2825,19 +2831,20 @@ def _asks_to_paste(reply: str, names_a_text: bool = True) -> bool:
         return True
     r = reply.strip()
     return names_a_text and len(r) <= _GO_AHEAD_MAX and not any(c in r for c in "?？0123456789\n") \
-        and _GO_AHEAD.search(r) is not None
+        and _GO_AHEAD.match(r) is not None
 
 
-# what a go-ahead says (a short reply that delivered something — "- Revenue up 12%" — says none of it)
-_GO_AHEAD = re.compile(r"(?i:(?<![A-Za-z])(?:sure|ok|okay|alright|go\s+ahead|shoot|fire\s+away|ready|lay\s+it\s+on\s+me|send|paste|share|"
+# what a go-ahead opens with (a short reply that delivered something — "- Revenue up 12%", "组长您好，…" — does not)
+_GO_AHEAD = re.compile(r"[\s\W]*(?:(?i:(?<![A-Za-z])(?:sure|ok|okay|alright|go\s+ahead|shoot|fire\s+away|ready|lay\s+it\s+on\s+me|send|paste|share|"
                        r"let's\s+(?:see|hear)|let\s+me\s+see|of\s+course|absolutely|happy\s+to|glad\s+to|no\s+problem|yes|yep|"
-                       r"you\s+bet|certainly|go\s+on|i'm\s+listening|listening)(?![A-Za-z]))|好的|好|可以|行|没问题|你说|请讲|请说|发吧|来吧|"
-                       r"讲吧|说吧|发嚟|收到|请发|发来|贴")
+                       r"you\s+bet|certainly|go\s+on|i'm\s+listening|listening)(?![A-Za-z]))|好的|好呀|好啊|好|可以|行|没问题|你说|你讲|请讲|请说|"
+                       r"发吧|来吧|讲吧|说吧|发嚟|收到|请发|发来|贴)")
 
 
 def _requests_work(turn: str) -> bool:
     """Whether a one-line user turn asks for work on a text ("帮我回这封信：", "Can you help me reply to an email?")."""
-    return "\n" not in turn.strip() and bool(_TASK_VERB.search(turn) or _SEND_BACK.search(turn) or _WORK_ON_A_TEXT.search(turn))
+    return "\n" not in turn.strip() and bool(_TASK_VERB.search(turn) or _SEND_BACK.search(turn) or _WORK_ON_A_TEXT.search(turn)
+                                             or _TEXT_NAMED.search(turn))
 
 
 # a turn that says something else instead of the text asked for
@@ -2845,7 +2852,7 @@ _CHANGED_MIND = re.compile(r"\s*(?:(?:不好意思|唔好意思|抱歉|对不起
                            r"[!,.]?\s*)?(?i:never\s*mind|actually|sorry|forget\s+(?:it|that|about\s+it)|scratch\s+that|hold\s+on|"
                            r"on\s+second\s+thought|instead|change\s+of\s+plans?|wait\b[^.!?\n]{0,12}?\bbefore\s+that)\b|"
                            r"(?i:oh\s+wait)\b|算了|"
-                           r"不用了|不用回|唔使|我?(?:改主意|改变主意|改咗主意)|换个|先不|(?:等一下|等等|等一等)[，,]?[^。！？\n]{0,6}?先|我?先问(?:下|一下|个|一个))")
+                           r"不用了|不用回|唔使|我?(?:改主意|改变主意|改咗主意)|换个|先不|(?:等一下|等等|等一等)[，,]?[^。！？\n]{0,6}?先|我?想?先问(?:下|一下|个|一个))")
 # a short request to work on a text it does not hold yet ("帮我改个发言稿", "幫我改講稿"): the reply asks for the text
 _WORK_ON_A_TEXT = re.compile(r"(?i:(?<![A-Za-z])(?:edit|proofread|fix|check|review|translate|reply|respond|rewrite|polish|improve|"
                              r"summari[sz]e|tidy|shorten|tighten|clean\s+up)(?![A-Za-z])|\bhelp\s+(?:me\s+)?with\s+(?:an?|my|this|the)\s+"
@@ -2871,7 +2878,7 @@ _ASKS_TO_PASTE = re.compile(
     r"|(?:发给我|发过来|发来|发我|贴出来|贴给我|贴上来|贴上|粘贴|发一下|你要改什么|要改的(?:内容|是什么)|原文是什么|"
     # (请发原文, 内容是什么？, 邮件内容是？, 客户说了什么？, 发嚟睇睇)
     r"(?:发|贴|给我)(?:一下)?(?:原文|全文|正文|内容)|(?:原文|全文|正文|内容)(?:是什么|是啥|是[？?]|呢[？?])|"
-    r"(?:说|写|讲|发)了(?:些)?(?:什么|啥)|写的(?:是)?什么|发嚟|贴嚟|睇睇|(?:给|让)我看看|(?:请|麻烦)?提供(?:一下)?(?:内容|原文|全文)|"
+    r"(?:说|写|讲|发)了(?:些)?(?:什么|啥)|写的(?:是)?什么|(?:是)?怎么(?:说|写|讲)的|发嚟|贴嚟|睇睇|(?:给|让)我看看|(?:请|麻烦)?提供(?:一下)?(?:内容|原文|全文)|"
     r"(?i:message|e-?mail|text|draft|letter)\s*(?:是什么|是啥|呢[？?]))"
     r"|(?:把|将)[^。！？\n]{0,10}?(?:内容|原文|信|邮件|消息|短信|文章|全文|文本|段落)[^。！？\n]{0,6}?(?:发|贴|给|提供)")
 

@@ -357,11 +357,19 @@ _SLOT_LINE = re.compile(r"[ \t]*(?:[-*•][ \t]*)?([^\s:：][^:：\n]{0,24})[:�
 _TEXT_LABEL = re.compile(r"(?i:(?:[\w'’-]+[ \t]+){0,3}(?:(?:greeting|sign-?off|signature|closing|opening|slogan|tagline|motto|"
                          r"catchphrase|goodbye|farewell|welcome|auto-?reply|out-of-office|headline|caption|front|back|quote|"
                          r"fallback|error|button|banner|tooltip|placeholder|notification|hold|voicemail|ivr|disclaimer|"
-                         r"subject|footer|notice|sign)(?:[ \t]+(?:line|text|message|wording|copy|label|phrase|string|sentence))?"
+                         r"subject|footer|notice|sign|cta|title|toast|snackbar|alert|dialog|push|label|string|source|target)"
+                         r"(?:[ \t]+(?:line|text|message|wording|copy|label|phrase|string|sentence))?"
+                         # a source or target string by its language: "EN: Please verify your phone number."
+                         r"|(?:en|zh|ja|ko|fr|de|es|it|pt|ru)(?:[-_][a-z]{2,4})?|english|chinese|japanese|korean|french|german|"
+                         r"spanish|(?:option|version|choice|variant)[ \t]+\w{1,2}|[A-D]"
                          # (a bare "Message:", "Text:" or "Copy:" often heads an instruction: "Message: please be brief")
-                         r"|(?:exact|required|approved|legal|fixed)[ \t]+(?:wording|text|message|copy|phrase)|wording))"
+                         # (a text noun with a word before it: "SMS text", "Greeting text", "Push message", "Banner copy";
+                         # a bare "Text:" or "Message:" often heads an instruction: "Message: please be brief")
+                         r"|(?:[\w'’-]+[ \t]+){1,3}(?:wording|text|message|copy|phrase|line|string|title|subject|caption)|wording))"
                          r"|(?:\w{0,4})(?:座右铭|口号|标语|签名|个性签名|开场白|结束语|欢迎语|问候语|结语|落款|正面|背面|广告语|宣传语|"
-                         r"横幅|话术|提示语|原话|照用|照抄|原样使用|免责声明)")
+                         r"横幅|横额|话术|提示语|原话|照用|照抄|原样使用|免责声明|标题|按钮|原文|译文|英文|中文|日文|主题|短信|招牌|文案)"
+                         # (提示 and 文字 alone head instructions: "提示：请用中文回答")
+                         r"|\w{1,4}(?:提示|文字|通知)")
 # a note after a label that the value is to be used as it is: "Opening line (exact):", "(don't change it):", "（原样）："
 _AS_IS_NOTE = re.compile(r"[ \t]*[(（][^()（）\n]{0,30}?(?:(?i:exact|verbatim|word\s+for\s+word|as\s+is|don'?t\s+change|do\s+not\s+"
                          r"change|unchanged)|原样|原文|不要改|别改|不改|不变)[^()（）\n]{0,10}[)）][ \t]*$")
@@ -390,18 +398,21 @@ def _as_is_label(label: str) -> bool:
 _LIST_NUMBER = re.compile(r"^[ \t]*(?:\d{1,3}|[A-Za-z])[.)][ \t]+")
 # a sentence that asks the assistant for something: it ends the value before it on its line ("Sign text: No parking.
 # Please also make a matching flyer, thanks.")
-_REQUEST_OPENER = re.compile(r"[\s\"'“”]*(?:(?i:please|can\s+you|could\s+you|would\s+you|also|now|then|and\s+(?:please|also)|"
-                             r"make|write|add|keep)\b|请|麻烦|帮我|另外|再|然后)")
+# (not a sentence of the text itself: "Fallback message: Sorry, something went wrong. Please try again later.")
+_REQUEST_OPENER = re.compile(r"[ \t\"'“”]*(?:(?i:(?:please[ \t]+(?:also[ \t]+)?|also[ \t]+|now[ \t]+|then[ \t]+|and[ \t]+)?"
+                             r"(?:make|write|create|design|draft|add|translate|put|turn|generate|give|suggest|include|rewrite|"
+                             r"format|do)\b|can\s+you|could\s+you|would\s+you|also\b|now\b|then\b)|请帮|麻烦|帮我|幫我|另外|然后|跟住)")
 
 
 def _request_after_value(text: str, value_start: int, pos: int) -> bool:
-    """Whether a sentence of the line after the value's first one, and at or before ``pos``, opens with a request:
+    """Whether a sentence of the line after the value's first one, at or before ``pos``, opens with a request:
     ``pos`` is then past the value."""
-    last = None
-    for last in _SENTENCE_END.finditer(text, value_start, pos + 1):
-        pass
-    return last is not None and last.end() <= pos + 1 and _REQUEST_OPENER.match(text, last.end()) is not None \
-        and last.end() < len(text) and text[last.end() - 1] != "\n"
+    for end in _SENTENCE_END.finditer(text, value_start, pos + 1):
+        if text[end.end() - 1] == "\n":
+            return False  # (the line ended: ``pos`` is on the next one)
+        if end.end() <= pos + 1 and _REQUEST_OPENER.match(text, end.end()) is not None:
+            return True  # ("Tagline: Please, just relax. Could you design a logo around it? Thanks so much!")
+    return False
 
 
 def slot_line(text: str, pos: int, as_is_only: bool = False) -> bool:

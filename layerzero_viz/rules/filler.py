@@ -694,7 +694,8 @@ _ASKED_EARLIER = re.compile(r"(?i:\bhow\s+(?:do|would|can|should)\s+(?:you|I|we)
 # a word talked about: the object of keep/remove/drop ("keep please in that sentence"), or named as a word after it
 _KEEP_THE_WORD = re.compile(r"(?i:\b(?:keep|remove|delete|drop|cut|add|omit|avoid\s+using|the\s+word|the\s+phrase|"
                             r"(?:the\s+)?same\s+as|versus|vs\.?)\s+(?:the\s+)?[\"'“‘]?)\Z"
-                            r"|(?:保留|删掉|删除|去掉|加上|不要用|用了|这个词|这个字|单词)\s*[\"'“‘「]?\Z")
+                            r"|(?:保留|删掉|删除|去掉|加上|不要用|用了|这个词|这个字|单词|保留成|保留为|翻成|译成|译为|翻译成|翻译为|"
+                            r"写成|对应)\s*[\"'“‘「]?\Z")
 _THE_WORD_AFTER = re.compile(r"[\"'”’」]?\s*(?:(?i:in\s+(?:that|this|the|my|your)\s+(?:sentence|line|e-?mail|message|text|"
                              r"draft|letter|reply|note|version|post|paragraph)\b|"
                              r"(?:is|sounds|feels)\s+(?:too|more|less|a\s+bit)\b)|这个字|這個字|这个词|这个单词|一词|二字|这两个字"
@@ -973,7 +974,8 @@ _EN_GENERIC_FOR = frozenset("""the your all this that these those it such a an s
     reaching out contacting getting back to me us helping listening asking explaining sharing looking into
     bothering troubling expertise details detail description recommendation recommendations encouragement
     reassurance words compliment compliments praise you so far playing watching reading visiting coming
-    joining choosing shopping calling waiting writing anything else today tonight""".split())
+    joining choosing shopping calling waiting writing anything else today tonight earlier before yesterday last
+    again""".split())
 _ZH_THANKED = re.compile(r"(?:你们|您们|你|您|大家|各位|老师|亲)?的?(?:(?:细心|详细|认真|耐心|热情|及时|宝贵|用心|专业|贴心|周到|热心)的?)*")
 
 
@@ -1269,6 +1271,10 @@ def _frame(view: TextView, text: str, run: _Run, bs: int, be: int, ss: int, se: 
                 rest_start = m.end()
                 rest = text[rest_start:be]
         words = rest.split()
+        if len(words) < 2 and "opener" in roles and text[rest_start:se].rstrip().endswith((":", "：")):
+            # "Could you please translate:" — the frame stays with its one verb; the politeness inside it goes
+            inner = _EN_INNER_POLITE.search(text, rs, rest_start)
+            return (inner.start(), inner.end()) if inner is not None else None
         if len(words) < 2 or not words[0][0].isalpha() or words[0].lower().strip(",.;:") in _EN_BAD_START:
             return None
         if "opener" in roles and _EN_ASKS.match(text, rs) and text[rest_start:se + 1].rstrip(_CLOSERS).endswith("?"):
