@@ -526,8 +526,11 @@ _INTRO_EN = re.compile(
     rf"|(?<![^\n])(?i:(?:input|original|source|sample|given|user(?:'s)?)[ \t]+)?(?i:{_LABEL_NOUN_EN})"  # Text:
     rf"|(?i:my[ \t]+first[ \t]+(?:[a-z]+[ \t]+)?(?:{_TEXT_NOUN_EN}|sentence|request|command|prompt)[ \t]+is)"
     # a question about the words of a text: "Count how many times 'please' appears in:", "Find all the verbs in:"
-    # ("Which words are polite in:", "Classify the sentiment of:", "Can you please count how many times 'thanks' appears in:")
-    r"|(?i:[^\n:：.!?]{0,80}?[ \t](?:in|of|from)(?:[ \t]+(?:this|the[ \t]+following|my)(?:[ \t]+[a-z]+)?)?)"
+    # ("Which words are polite in:", "Classify the sentiment of:", "Can you please count how many times 'thanks' appears in:";
+    # not "You are an expert with deep experience in:", which heads a list of the prompt's own)
+    r"|(?i:(?:[a-z']+[ \t]+){0,4}?(?:count|find|list|highlight|underline|mark|how[ \t]+many|which|what|spot|identify|"
+    r"classify|detect|extract|analy[sz]e|correct|rate|score|grade|label|tag)\b[^\n:：.!?]{0,60}?[ \t](?:in|of|from)"
+    r"(?:[ \t]+(?:this|the[ \t]+following|my)(?:[ \t]+[a-z]+)?)?)"
     r"|(?<![^\n])[^\n]{0,60}?\((?i:(?:full|exact|verbatim|complete|original)[ \t]+(?:text|wording)\b)[^()\n]{0,40}\)"
     r"(?:[ \t]*\*\*(?=[ \t]*[:：]))?"  # "- **Content (Full Text to be Integrated):**"
     r")" + _COLON,
