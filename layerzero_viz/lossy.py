@@ -154,6 +154,15 @@ _MODEL_ROLES = ("assistant", "model")
 _GRAMMAR_TASK = re.compile(r"(?i:\b(?:grammar|grammatical|proofread\w*|spelling|punctuation|copy-?edit\w*|learners?|"
                            r"trainees?|conversation\s+partner|correct\s+(?:\w+\s+){0,2}?(?:errors|mistakes))\b)"
                            r"|语法|校对|病句|学员|纠正")
+# a user turn about the language itself — its grammar words, a learner's sentences to check, an exercise: the
+# floor leaves every grammar word of it and of the turns after it (not "correct the grammar of …": an instruction
+# about a text to come, whose own articles are no subject)
+_GRAMMAR_TALK = re.compile(r"(?i:\b(?:articles?|prepositions?|tenses?|fill\s+in\s+the\s+blanks?|"
+                           r"is\s+(?:that|this|it)\s+(?:right|correct|grammatical)|correct\s+my|check\s+my\s+(?:sentences?|"
+                           r"english|grammar|essay|homework|answers?)|can\s+i\s+say|should\s+i\s+say|is\s+it\s+correct\s+to\s+say|"
+                           r"(?:more|less|most|least)\s+polite|politeness|why\s+[\"“']|(?:\"|')?(?:a|an|the)(?:\"|')?\s+(?:vs\.?|or|and)\s+(?:\"|')?(?:a|an|the)\b)\b)"
+                           r"|病句|改错|批改|填空|造句|的地得|量词|助词|介词|冠词|时态|(?:帮我|请)?改一改|对不对|对吗|作业|"
+                           r"能不能说|可以说|更礼貌|礼貌分|礼貌程度|哪句(?:更)?礼貌|哪个(?:更)?礼貌")
 # (not 啦: 了 is in it, 太好啦 → 太好 loses the change of state)
 _TONE_PARTICLES = frozenset("啊呀嘛哦")
 # "the" after these opens a clause or a phrase that reads otherwise without it: "that the test" (→ a
@@ -219,13 +228,16 @@ def lossy_tier(ann: Annotated) -> LossyTier:
     rows: list[tuple[int, int, str, int, int, int, float, int]] = []
     system = view.standing_blocks()
     articles = not any(_GRAMMAR_TASK.search(text, b.start, b.end) for b in system)
+    grammar_talk = False  # a user turn so far asks about the language itself: no grammar word of it goes after it
     # a politeness phrase the safe tier keeps is named or said as it stands ("replace sorry for the inconvenience
     # with …"): no word of it goes
     p_starts, p_ends, _ = view.lexicon_columns(_PHRASE_LEXICONS)
     phrases = sorted((a, b) for a, b in zip(p_starts, p_ends) if " " in text[a:b])
     phrase_starts = [a for a, _ in phrases]
     for bi, block in enumerate(view.blocks):
-        if block.end <= block.start or block.role in _MODEL_ROLES:
+        if block.role == "user" and not grammar_talk and _GRAMMAR_TALK.search(text, block.start, block.end):
+            grammar_talk = True  # ("But what if I mean a specific coffee, like the coffee here?", "我们玩的很开心…请帮我改")
+        if block.end <= block.start or block.role in _MODEL_ROLES or grammar_talk:
             continue  # the model's own words: it imitates them (a final one is the prefill it continues)
         for cs, ce in _segments(text, block.start, block.end, _CLAUSE_BREAK):
             if not _CANDIDATE.search(text, cs, ce):

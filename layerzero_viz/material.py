@@ -525,6 +525,9 @@ _INTRO_EN = re.compile(
     r"(?:[ \t]+below)?)"                                                                       # this letter:
     rf"|(?<![^\n])(?i:(?:input|original|source|sample|given|user(?:'s)?)[ \t]+)?(?i:{_LABEL_NOUN_EN})"  # Text:
     rf"|(?i:my[ \t]+first[ \t]+(?:[a-z]+[ \t]+)?(?:{_TEXT_NOUN_EN}|sentence|request|command|prompt)[ \t]+is)"
+    # a learner's answers to check ("My answers to the exercise: 1. please 2. thank you")
+    r"|(?i:(?:here\s+are\s+)?my[ \t]+(?:answers?|attempts?|sentences?|homework)(?:[ \t]+(?:to|for)[ \t]+[^:\n.!?]{1,30})?"
+    r"(?:[ \t]+(?:is|are))?)"
     # a question about the words of a text: "Count how many times 'please' appears in:", "Find all the verbs in:"
     # ("Which words are polite in:", "Classify the sentiment of:", "Can you please count how many times 'thanks' appears in:";
     # not "You are an expert with deep experience in:", which heads a list of the prompt's own)
@@ -550,7 +553,10 @@ _INTRO_ZH = re.compile(
     rf"|[\u4e00-\u9fff]{{0,8}}?{_ZH_DEM}(?:是|的|这|一)?[段篇封首句份个]?(?:我的)?[小短长新旧]?{_ZH_NOUN}(?:是|如下)?"  # 以下文章：
     rf"|{_ZH_DEM}(?:是|为)?[^。！？：:\n]{{0,10}}?(?:案例|范例|范文)"  # 以下是你学习的案例：
     r"|[\u4e00-\u9fff]{0,8}?这个(?:句子|病句|段落)"  # 请改这个句子：
-    rf"|(?<![^\n])(?:待翻译的?|待处理的?|输入的?|给定的?|我的|我写的)?(?:原文|译文|文本|文章|正文|段落|材料|句子|原句|题目|短文|作文|对话)"  # 原文：
+    r"|(?:判断|分析|识别|标注|归类|分类)[^。！？\n：:]{0,8}?(?:情感|情绪|倾向|类别|意图|态度|语气)[^。！？\n：:]{0,4}"  # 判断情感倾向：
+    r"|(?:请|帮我|麻烦)?(?:把|将)[^。！？\n：:]{1,20}?(?:翻译|翻|译|改|换)(?:成|为)[^。！？\n：:]{1,20}"  # 请把“麻烦”翻译成 excuse me：
+    rf"|(?:(?<![^\n])|(?<=[，,。！？!?]))(?:待翻译的?|待处理的?|输入的?|给定的?|我的|我写的)?(?:原文|译文|文本|文章|正文|段落|材料|句子|原句|题目|短文|作文|对话|"
+    r"答案|回答|作业|练习)(?:是)?"  # 原文：, 我的答案是：
     rf"|(?:(?<![^\n])|(?<=[。！？!?]))(?:(?:回复|短信|邮件|通知)?模板|话术|自动回复|短信内容|邮件内容|文案)"  # 你好！回复模板：
     rf"|(?:(?<![^\n])|(?<=[。！？!?][ \t])|(?<=[。！？!?]))(?:下一句|下一个句子|这一句|例句|原句)"  # 下一句：She have a cat.
     rf"|(?:我的)?第[一二三四五六七八九十\d]+(?:个|句|条|段|篇|道)?(?:{_ZH_NOUN}|请求|句话)是"         # 第一个问题是：
@@ -714,7 +720,8 @@ def _introducers(text: str, s: int, e: int) -> list[re.Match[str]]:
             if nl >= 0:
                 ws = nl + 1
             m = None
-            if text[k] in _ZH_LAST or colon == ":" and (text[k] == ")" or _may_end_introducer(text, k, ws)):
+            if text[k] in _ZH_LAST or colon == ":" and (text[k] == ")" or _may_end_introducer(text, k, ws)) \
+                    or colon == "：" and _ZH_INTRO_HINT.search(text, ws, c) is not None:
                 for rx in (_INTRO_EN, _INTRO_ZH) if colon == ":" else (_INTRO_ZH,):
                     m = rx.search(text, ws, c + 1)
                     if m is not None and m.end() == c + 1:
@@ -754,7 +761,7 @@ def _may_end_introducer(text: str, k: int, ws: int) -> bool:
     if not word or not word.isascii():
         return False
     low = word.lower()
-    if low in _EN_LAST:
+    if low in _EN_LAST or _MY_ANSWERS.search(text, ws, k + 1):
         return True
     if not word[0].isupper() and not _LANGUAGE_CODE.fullmatch(word):
         return False
@@ -765,6 +772,7 @@ def _may_end_introducer(text: str, k: int, ws: int) -> bool:
         and _LANGUAGE_END.search(text, ws, k + 1) is not None
 
 
+_MY_ANSWERS = re.compile(r"(?i:\bmy[ \t]+(?:answers?|attempts?|sentences?|homework)\b)")
 _LANGUAGE_CODE = re.compile(r"[a-z]{2}(?:[-_][A-Za-z]{2,4})?")
 # the words an introducer can end with (a cheap test before its regex runs)
 _EN_LAST = frozenset((
@@ -773,6 +781,8 @@ _EN_LAST = frozenset((
     "reviews dialogue conversation content words phrase translate proofread summarize summarise paraphrase rewrite "
     "rephrase polish correct below following this these it me is my template reply autoreply auto-reply script"
 ).split()) | {"request", "command", "prompt", "in", "from", "of", "word", "literally", "verbatim", "exactly", "again"}
+# what a Chinese introducer that may end in any character holds: "请把“麻烦”翻译成 excuse me：", "判断情感倾向："
+_ZH_INTRO_HINT = re.compile(r"(?:翻译|翻|译|改|换)(?:成|为)|判断|分析|识别|标注|归类|分类")
 _ZH_LAST = frozenset("章落话字容本句件信诗歌码料历事评闻告文目题案子要段译色对写括错改简下是板复术例")
 # "… into French" ending where the introducer's colon follows
 _LANGUAGE_END = re.compile(_LANG_EN + r"\Z")
@@ -933,6 +943,43 @@ def _option_lines(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, st
             yield stem_start, run[0][0] - 1, "exam_item", "kept: exam item question"
         for a, b, label in run:
             yield a, b, "exam_item", f"kept: exam item option ({label})"
+
+
+# a line that asks to compare, rate or rank the items listed under it ("Which is more polite?", "Please rank these
+# English requests by politeness:", "请给下面的句子打礼貌分（1—5分）：") — its items are texts, bullets or numbers alike
+_COMPARE_CUE = re.compile(r"(?i:\b(?:which|rank|rate|score|compare|sort|order|grade|more|most|less|least|better|best|worse|"
+                          r"differences?|difference\s+between)\b)|哪个|哪句|哪一个|哪种|打[\u4e00-\u9fff]{0,3}分|评分|排序|比较|更|最|区别")
+_LIST_ITEM = re.compile(r"[ \t]*(?:[-*•]|\d{1,2}[.)、．]|[A-Da-d][.)、．])[ \t]+(\S[^\n]*)")
+
+
+def _compared_items(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, int, str, str]]:
+    """The items listed under a line that asks to compare, rate or rank them: each is a text whose every word
+    counts ("- Sit down.⏎- Please sit down." — the second is no repeat of the first)."""
+    if "\n" not in seg:
+        return
+    pos = s
+    while pos < e:
+        le = text.find("\n", pos, e)
+        if le < 0:
+            return
+        line = text[pos:le].rstrip()
+        if line[-1:] in ("?", "？", ":", "：") and _COMPARE_CUE.search(line):
+            items = []
+            k = le + 1
+            while k < e:
+                m = _LIST_ITEM.match(text, k, e)
+                if m is None:
+                    break
+                items.append(m.span(1))
+                nk = text.find("\n", k, e)
+                k = e if nk < 0 else nk + 1
+            if len(items) >= 2:
+                cue = _short(line.strip(), 40)
+                for a, b in items:
+                    yield a, b, "exam_item", f"kept: an item to compare or rate (under {cue!r})"
+            pos = k if items else le + 1
+            continue
+        pos = le + 1
 
 
 def _line_start(text: str, s: int, at: int) -> int:
@@ -1846,7 +1893,7 @@ def _replacements(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, s
 
 
 # each finder gets the block as (text, s, e) and its text sliced once, ``seg`` (= text[s:e]), for its guards
-_FINDERS = (_code, _quotes, _introduced, _few_shot, _exam_items, _tables, _json, _marked, _example_sections,
+_FINDERS = (_code, _quotes, _introduced, _few_shot, _exam_items, _compared_items, _tables, _json, _marked, _example_sections,
             _announced_items, _opening_lines, _inline_examples, _handed_by_question, _front_matter, _templates,
             _completion_slot, _label_pairs, _scripts, _pasted_structures, _pointed_texts, _fixed_texts, _courtesy_items, _named_texts)
 # every finder but those of _NO_MARK_FINDERS needs one of these marks in the block (a backtick or tilde for a fence, 4
@@ -1855,7 +1902,7 @@ _FINDERS = (_code, _quotes, _introduced, _few_shot, _exam_items, _tables, _json,
 _MARK_CHARS = ":：\"'“「『«‘`~|[;{}\t"
 # (the exam items' options are labelled with letters and periods, found everywhere; marker lines and headings are
 # rows of arrows, dashes or hashes)
-_NO_MARK_FINDERS = (_exam_items, _marked, _example_sections, _announced_items, _opening_lines, _handed_by_question,
+_NO_MARK_FINDERS = (_exam_items, _compared_items, _marked, _example_sections, _announced_items, _opening_lines, _handed_by_question,
                     _pointed_texts, _fixed_texts)
 # directives instruct the engine, not the model: nothing inside them is material
 _DIRECTIVE = re.compile(r"<(protected_tokens|redundant_phrases)>.*?</\1>|<layer-zero\b[^<>]*>", re.DOTALL)
@@ -2819,7 +2866,9 @@ def _announced_turns(view: TextView, reuse: bool = False) -> dict[int, str]:
 
 # a text a request names ("Can you check a message?", "帮我看看这条消息", "幫我睇下呢段嘢"), not a task ("443 端口可不可以访问")
 _TEXT_NAMED = re.compile(r"(?i:(?<![A-Za-z])(?:message|e-?mail|letter|text|paragraph|draft|note|essay|bio|speech|post|reply|"
-                         r"caption|document|doc|article|passage|script|copy|review|announcement|toast|cover\s+letter|complaint)s?(?![A-Za-z]))"
+                         r"caption|document|doc|article|passage|script|copy|review|announcement|toast|cover\s+letter|complaint|tweet|poem|"
+                         r"description|headline|tagline|slogan|story|lyrics|statement|resume|cv|proposal|pitch|memo|"
+                         r"newsletter|blurb|invitation|invite|card|eulogy|speech|summary|abstract|paragraph|sentence)s?(?![A-Za-z]))"
                          r"|消息|邮件|信|文章|文字|段话|一段|这段|呢段|稿|内容|短信|简历|作文|文案|嘢|留言|评论|通知|发言|投诉|帖子")
 
 
@@ -2867,7 +2916,7 @@ _ASKS_TO_PASTE = re.compile(
     r"[^.!?\n]{0,40}?\b(?:e-?mail|message|"
     r"letter|text|draft|essay|paragraph|note|review|comment|it|them|content|original|bio|version|copy|document|doc|script|"
     r"speech|post|caption|what\s+you(?:'ve|\s+have)?\s+(?:got|have|wrote|written))s?\b"
-    r"|\bwhat(?:'s|\s+is)\s+the\s+(?:text|message|e-?mail|letter|draft|wording)\b"
+    r"|\bwhat(?:'s|\s+is)\s+the\s+(?:text|message|e-?mail|letter|draft|wording)\b|\bwhat(?:'s|\s+is)\s+it\s+now\b"
     # (what the text says or holds: "what would you like translated?", "What does it say?", "what did the customer
     # write?", "What do you have?", "which message?")
     r"|\bwhat\s+would\s+you\s+like\s+(?:me\s+to\s+)?(?:proofread|edit|translate|check|review|polish|rewrite|reply\s+to|"

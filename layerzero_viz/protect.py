@@ -58,7 +58,7 @@ _VERBATIM_SUFFIX = re.compile(r"[_-](?:" + "|".join(sorted(VERBATIM_ELEMENTS - {
 
 # a Chinese name that ends with a text noun: <用户消息>, <客户留言>, <示例输出>, <评论>
 _VERBATIM_ZH_SUFFIX = re.compile(r"(?:消息|输入|留言|评论|评价|范本|输出|文本|内容|原文|译文|回复|回答|邮件|模板|话术|示例|例子|样例|范例|范文|"
-                                 r"对话|文章|草稿|记录|日志|笔记|合同|报告|反馈|投诉|短信|帖子|代码|问题|提问)\Z")
+                                 r"对话|文章|草稿|记录|日志|笔记|合同|报告|反馈|投诉|短信|帖子|代码|正文|描述|文案|简介|摘要|段落|故事|诗|歌词|台词|剧本|稿)\Z")
 
 
 def _verbatim_element(name: str) -> bool:

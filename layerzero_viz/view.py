@@ -357,7 +357,8 @@ _SLOT_LINE = re.compile(r"[ \t]*(?:[-*•][ \t]*)?([^\s:：][^:：\n]{0,24})[:�
 _TEXT_LABEL = re.compile(r"(?i:(?:[\w'’-]+[ \t]+){0,3}(?:(?:greeting|sign-?off|signature|closing|opening|slogan|tagline|motto|"
                          r"catchphrase|goodbye|farewell|welcome|auto-?reply|out-of-office|headline|caption|front|back|quote|"
                          r"fallback|error|button|banner|tooltip|placeholder|notification|hold|voicemail|ivr|disclaimer|"
-                         r"subject|footer|notice|sign|cta|title|toast|snackbar|alert|dialog|push|label|string|source|target)"
+                         r"subject|footer|notice|sign|cta|title|toast|snackbar|alert|dialog|push|label|string|source|target|"
+                         r"preheader|preview|alt|description)"
                          r"(?:[ \t]+(?:line|text|message|wording|copy|label|phrase|string|sentence))?"
                          # a source or target string by its language: "EN: Please verify your phone number."
                          r"|(?:en|zh|ja|ko|fr|de|es|it|pt|ru)(?:[-_][a-z]{2,4})?|english|chinese|japanese|korean|french|german|"
@@ -401,7 +402,23 @@ _LIST_NUMBER = re.compile(r"^[ \t]*(?:\d{1,3}|[A-Za-z])[.)][ \t]+")
 # (not a sentence of the text itself: "Fallback message: Sorry, something went wrong. Please try again later.")
 _REQUEST_OPENER = re.compile(r"[ \t\"'“”]*(?:(?i:(?:please[ \t]+(?:also[ \t]+)?|also[ \t]+|now[ \t]+|then[ \t]+|and[ \t]+)?"
                              r"(?:make|write|create|design|draft|add|translate|put|turn|generate|give|suggest|include|rewrite|"
-                             r"format|do)\b|can\s+you|could\s+you|would\s+you|also\b|now\b|then\b)|请帮|麻烦|帮我|幫我|另外|然后|跟住)")
+                             r"format)\b|can\s+you|could\s+you|would\s+you|also\b|now\b|then\b)|请帮|麻烦|帮我|幫我|另外|然后|跟住)")
+
+
+# a value that asks the assistant for something is an instruction under the label, not wording: "Title: please make
+# it catchy.", "EN: please answer in English.", "Subject: Could you please help me …?", "标题：请帮我想一个…"
+_ASKS_AT_VALUE = re.compile(r"(?i:please[ \t]+(?:make|write|help|answer|reply|respond|suggest|create|generate|come[ \t]+up|"
+                            r"give|translate|draft|design|keep[ \t]+it|use)\b|(?:can|could|would)[ \t]+you\b)|请帮|请你|帮我|"
+                            r"麻烦(?:你|您)?帮|请(?:用|回答|回复)")
+
+
+_OPTION_LABEL = re.compile(r"(?i:(?:option|version|choice|variant)[ \t]+\w{1,2}|[A-D])")
+
+
+def _asks_at_value(text: str, label: str, value_start: int) -> bool:
+    """Whether the value at ``value_start`` asks the assistant for something (an option to compare never does: "B:
+    Could you please kindly send it?" is the option)."""
+    return _ASKS_AT_VALUE.match(text, value_start) is not None and not _OPTION_LABEL.fullmatch(label.strip(" *_"))
 
 
 def _request_after_value(text: str, value_start: int, pos: int) -> bool:
@@ -431,9 +448,10 @@ def slot_line(text: str, pos: int, as_is_only: bool = False) -> bool:
             if ls + found.start(1) > pos:
                 break
             mid = found
-        return mid is not None and _as_is_label(mid.group(1)) and not _request_after_value(text, ls + mid.end(), pos)
+        return mid is not None and _as_is_label(mid.group(1)) and not _request_after_value(text, ls + mid.end(), pos) \
+            and not _asks_at_value(text, mid.group(1), ls + mid.end())
     if _as_is_label(label):
-        return not _request_after_value(text, m.end(), pos)
+        return not _request_after_value(text, m.end(), pos) and not _asks_at_value(text, label, m.end())
     if as_is_only or _INSTRUCTION_LABEL.fullmatch(label):
         return False  # "Style: Please be concise, thanks.", "语气：请礼貌、耐心一些，谢谢。": an instruction, not a slot
     line_end = text.find("\n", m.end())
