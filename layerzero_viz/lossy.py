@@ -157,10 +157,14 @@ _GRAMMAR_TASK = re.compile(r"(?i:\b(?:grammar|grammatical|proofread\w*|spelling|
 # a user turn about the language itself — its grammar words, a learner's sentences to check, an exercise: the
 # floor leaves every grammar word of it and of the turns after it (not "correct the grammar of …": an instruction
 # about a text to come, whose own articles are no subject)
-_GRAMMAR_TALK = re.compile(r"(?i:\b(?:articles?|prepositions?|tenses?|fill\s+in\s+the\s+blanks?|"
-                           r"is\s+(?:that|this|it)\s+(?:right|correct|grammatical)|correct\s+my|check\s+my\s+(?:sentences?|"
+# (not "write an article", "in the present tense", "maintain politeness", "fill in the blanks of the template": words of
+# a prompt's own task)
+_GRAMMAR_TALK = re.compile(r"(?i:\b(?:(?:definite|indefinite)\s+articles?|articles?\s+(?:\"|')?(?:a|an|the)\b|prepositions?|"
+                           r"fill\s+in\s+the\s+blanks?\s+with|verb\s+tenses?|which\s+tense|"
+                           r"is\s+(?:that|this|it)\s+(?:right|correct|grammatical)|correct\s+my\s+(?:english|grammar|sentences?|"
+                           r"mistakes|errors|spelling|chinese)|check\s+my\s+(?:sentences?|"
                            r"english|grammar|essay|homework|answers?)|can\s+i\s+say|should\s+i\s+say|is\s+it\s+correct\s+to\s+say|"
-                           r"(?:more|less|most|least)\s+polite|politeness|why\s+[\"“']|(?:\"|')?(?:a|an|the)(?:\"|')?\s+(?:vs\.?|or|and)\s+(?:\"|')?(?:a|an|the)\b)\b)"
+                           r"(?:more|less|most|least)\s+polite|why\s+[\"“']|(?:\"|')?(?:a|an|the)(?:\"|')?\s+(?:vs\.?|or|and)\s+(?:\"|')?(?:a|an|the)\b)\b)"
                            r"|病句|改错|批改|填空|造句|的地得|量词|助词|介词|冠词|时态|(?:帮我|请)?改一改|对不对|对吗|作业|"
                            r"能不能说|可以说|更礼貌|礼貌分|礼貌程度|哪句(?:更)?礼貌|哪个(?:更)?礼貌")
 # (not 啦: 了 is in it, 太好啦 → 太好 loses the change of state)

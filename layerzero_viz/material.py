@@ -525,9 +525,14 @@ _INTRO_EN = re.compile(
     r"(?:[ \t]+below)?)"                                                                       # this letter:
     rf"|(?<![^\n])(?i:(?:input|original|source|sample|given|user(?:'s)?)[ \t]+)?(?i:{_LABEL_NOUN_EN})"  # Text:
     rf"|(?i:my[ \t]+first[ \t]+(?:[a-z]+[ \t]+)?(?:{_TEXT_NOUN_EN}|sentence|request|command|prompt)[ \t]+is)"
+    # the user's own words offered for comment ("I usually write:", "Here it is:", "I need feedback on my headline:")
+    r"|(?i:I[ \t]+(?:usually|always|normally|often|currently|would|might)?[ \t]*(?:write|say|use|put|wrote|said)"
+    r"|here[ \t]+it[ \t]+is|here[ \t]+they[ \t]+are|here[ \t]+you[ \t]+go"
+    r"|(?:[a-z']+[ \t]+){0,4}?(?:feedback|thoughts|opinions?|comments?)[ \t]+(?:on|about|for)[ \t]+(?:my|the|this|our)[ \t]+"
+    r"[^:\n.!?]{1,40})"
     # a learner's answers to check ("My answers to the exercise: 1. please 2. thank you")
     r"|(?i:(?:here\s+are\s+)?my[ \t]+(?:answers?|attempts?|sentences?|homework)(?:[ \t]+(?:to|for)[ \t]+[^:\n.!?]{1,30})?"
-    r"(?:[ \t]+(?:is|are))?)"
+    r"(?:[ \t]+(?:is|are))?|(?:(?<![^\n])|(?<=[.!?][ \t]))(?:answers?|original|source(?:[ \t]+text)?))"
     # a question about the words of a text: "Count how many times 'please' appears in:", "Find all the verbs in:"
     # ("Which words are polite in:", "Classify the sentiment of:", "Can you please count how many times 'thanks' appears in:";
     # not "You are an expert with deep experience in:", which heads a list of the prompt's own)
@@ -553,7 +558,8 @@ _INTRO_ZH = re.compile(
     rf"|[\u4e00-\u9fff]{{0,8}}?{_ZH_DEM}(?:是|的|这|一)?[段篇封首句份个]?(?:我的)?[小短长新旧]?{_ZH_NOUN}(?:是|如下)?"  # 以下文章：
     rf"|{_ZH_DEM}(?:是|为)?[^。！？：:\n]{{0,10}}?(?:案例|范例|范文)"  # 以下是你学习的案例：
     r"|[\u4e00-\u9fff]{0,8}?这个(?:句子|病句|段落)"  # 请改这个句子：
-    r"|(?:判断|分析|识别|标注|归类|分类)[^。！？\n：:]{0,8}?(?:情感|情绪|倾向|类别|意图|态度|语气)[^。！？\n：:]{0,4}"  # 判断情感倾向：
+    r"|(?:请|请你|帮我|麻烦)?(?:判断|分析|识别|标注|归类|分类)[^。！？\n：:]{0,8}?(?:情感|情绪|倾向|类别|意图|态度|语气)"
+    r"[^。！？\n：:]{0,4}|(?:情感|情绪|意图|语气)(?:分类|分析|判断|倾向|标注)"  # 判断情感倾向：, 请分析语气：, 情感分类：
     r"|(?:请|帮我|麻烦)?(?:把|将)[^。！？\n：:]{1,20}?(?:翻译|翻|译|改|换)(?:成|为)[^。！？\n：:]{1,20}"  # 请把“麻烦”翻译成 excuse me：
     rf"|(?:(?<![^\n])|(?<=[，,。！？!?]))(?:待翻译的?|待处理的?|输入的?|给定的?|我的|我写的)?(?:原文|译文|文本|文章|正文|段落|材料|句子|原句|题目|短文|作文|对话|"
     r"答案|回答|作业|练习)(?:是)?"  # 原文：, 我的答案是：
@@ -772,17 +778,19 @@ def _may_end_introducer(text: str, k: int, ws: int) -> bool:
         and _LANGUAGE_END.search(text, ws, k + 1) is not None
 
 
-_MY_ANSWERS = re.compile(r"(?i:\bmy[ \t]+(?:answers?|attempts?|sentences?|homework)\b)")
+_MY_ANSWERS = re.compile(r"(?i:\bmy[ \t]+(?:answers?|attempts?|sentences?|homework)\b|\b(?:feedback|thoughts|opinions?|comments?)"
+                         r"[ \t]+(?:on|about|for)[ \t]+(?:my|the|this|our)\b)")
 _LANGUAGE_CODE = re.compile(r"[a-z]{2}(?:[-_][A-Za-z]{2,4})?")
 # the words an introducer can end with (a cheap test before its regex runs)
 _EN_LAST = frozenset((
+    "write say use put wrote said is are go answer answers original source "
     "text texts passage paragraph paragraphs sentence sentences article essay letter email e-mail message document "
     "poem story transcript excerpt lyrics speech draft paper abstract question questions problem snippet code review "
     "reviews dialogue conversation content words phrase translate proofread summarize summarise paraphrase rewrite "
     "rephrase polish correct below following this these it me is my template reply autoreply auto-reply script"
 ).split()) | {"request", "command", "prompt", "in", "from", "of", "word", "literally", "verbatim", "exactly", "again"}
 # what a Chinese introducer that may end in any character holds: "请把“麻烦”翻译成 excuse me：", "判断情感倾向："
-_ZH_INTRO_HINT = re.compile(r"(?:翻译|翻|译|改|换)(?:成|为)|判断|分析|识别|标注|归类|分类")
+_ZH_INTRO_HINT = re.compile(r"(?:翻译|翻|译|改|换)(?:成|为)|判断|分析|识别|标注|归类|分类|倾向")
 _ZH_LAST = frozenset("章落话字容本句件信诗歌码料历事评闻告文目题案子要段译色对写括错改简下是板复术例")
 # "… into French" ending where the introducer's colon follows
 _LANGUAGE_END = re.compile(_LANG_EN + r"\Z")
@@ -980,6 +988,29 @@ def _compared_items(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, 
             pos = k if items else le + 1
             continue
         pos = le + 1
+
+
+# a question that asks which of the options after it is more or less something, on their line ("Which is more polite
+# in Chinese: 请问 or 麻烦问一下?", "Which sounds more natural? Please could you help me. / Could you please help me.",
+# "哪句更自然？A. … B. …")
+_WHICH_MORE = re.compile(r"(?i:\bwhich\b[^\n?？:：]{0,60}?\b(?:more|most|less|least|better|best|worse)\b[^\n?？:：]{0,40}?[?:])"
+                         r"|哪(?:句|个|一个|种)[^\n？?：:]{0,10}?(?:更|最)[^\n？?：:]{0,10}?[？?：:]")
+
+
+def _compared_inline(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
+    """The options after a which-is-more question on its line: each word of them counts."""
+    seg = text[s:e]
+    if "hich" not in seg and "哪" not in seg:
+        return
+    for m in _WHICH_MORE.finditer(text, s, e):
+        le = text.find("\n", m.end(), e)
+        le = e if le < 0 else le
+        if m.group(0)[-1] in ":：":  # (the options end with the question's mark: "…: 请问 or 麻烦问一下? Thanks!")
+            q = max(text.rfind("?", m.end(), le), text.rfind("？", m.end(), le))
+            le = q + 1 if q >= 0 else le
+        a, z = _stripped(text, m.end(), le)
+        if z > a:
+            yield a, z, "exam_item", f"kept: the options a question compares ({_short(m.group(0).strip(), 40)!r})"
 
 
 def _line_start(text: str, s: int, at: int) -> int:
@@ -1893,7 +1924,7 @@ def _replacements(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, s
 
 
 # each finder gets the block as (text, s, e) and its text sliced once, ``seg`` (= text[s:e]), for its guards
-_FINDERS = (_code, _quotes, _introduced, _few_shot, _exam_items, _compared_items, _tables, _json, _marked, _example_sections,
+_FINDERS = (_code, _quotes, _introduced, _few_shot, _exam_items, _tables, _json, _marked, _example_sections,
             _announced_items, _opening_lines, _inline_examples, _handed_by_question, _front_matter, _templates,
             _completion_slot, _label_pairs, _scripts, _pasted_structures, _pointed_texts, _fixed_texts, _courtesy_items, _named_texts)
 # every finder but those of _NO_MARK_FINDERS needs one of these marks in the block (a backtick or tilde for a fence, 4
@@ -1902,7 +1933,7 @@ _FINDERS = (_code, _quotes, _introduced, _few_shot, _exam_items, _compared_items
 _MARK_CHARS = ":：\"'“「『«‘`~|[;{}\t"
 # (the exam items' options are labelled with letters and periods, found everywhere; marker lines and headings are
 # rows of arrows, dashes or hashes)
-_NO_MARK_FINDERS = (_exam_items, _compared_items, _marked, _example_sections, _announced_items, _opening_lines, _handed_by_question,
+_NO_MARK_FINDERS = (_exam_items, _marked, _example_sections, _announced_items, _opening_lines, _handed_by_question,
                     _pointed_texts, _fixed_texts)
 # directives instruct the engine, not the model: nothing inside them is material
 _DIRECTIVE = re.compile(r"<(protected_tokens|redundant_phrases)>.*?</\1>|<layer-zero\b[^<>]*>", re.DOTALL)
@@ -3095,6 +3126,8 @@ def _own_material(text: str, s: int, e: int, role: str) -> list[Material]:
     if role == "user":  # (a transcript pasted in a turn; the words an edit request replaces and puts in)
         seg = text[s:e]
         extra = _transcript(text, s, e) if ":" in seg or "：" in seg else []
+        extra += [*_compared_items(text, s, e, seg), *_compared_inline(text, s, e)]  # (a system prompt's "Rate it on:"
+        # heads criteria, not texts)
         extra += _replacements(text, s, e, seg)
         if ">" in seg:  # (a message quoted with "> " lines: "帮我回这条 Slack 消息：⏎> Could you please check …? Thanks!")
             extra += [(m.start(), m.end(), "quote", "kept: quoted lines (> …)") for m in _BLOCKQUOTE.finditer(text, s, e)]

@@ -358,7 +358,7 @@ _TEXT_LABEL = re.compile(r"(?i:(?:[\w'’-]+[ \t]+){0,3}(?:(?:greeting|sign-?off
                          r"catchphrase|goodbye|farewell|welcome|auto-?reply|out-of-office|headline|caption|front|back|quote|"
                          r"fallback|error|button|banner|tooltip|placeholder|notification|hold|voicemail|ivr|disclaimer|"
                          r"subject|footer|notice|sign|cta|title|toast|snackbar|alert|dialog|push|label|string|source|target|"
-                         r"preheader|preview|alt|description)"
+                         r"preheader|preview|alt)"
                          r"(?:[ \t]+(?:line|text|message|wording|copy|label|phrase|string|sentence))?"
                          # a source or target string by its language: "EN: Please verify your phone number."
                          r"|(?:en|zh|ja|ko|fr|de|es|it|pt|ru)(?:[-_][a-z]{2,4})?|english|chinese|japanese|korean|french|german|"
@@ -366,7 +366,8 @@ _TEXT_LABEL = re.compile(r"(?i:(?:[\w'’-]+[ \t]+){0,3}(?:(?:greeting|sign-?off
                          # (a bare "Message:", "Text:" or "Copy:" often heads an instruction: "Message: please be brief")
                          # (a text noun with a word before it: "SMS text", "Greeting text", "Push message", "Banner copy";
                          # a bare "Text:" or "Message:" often heads an instruction: "Message: please be brief")
-                         r"|(?:[\w'’-]+[ \t]+){1,3}(?:wording|text|message|copy|phrase|line|string|title|subject|caption)|wording))"
+                         r"|(?:[\w'’-]+[ \t]+){1,3}(?:wording|text|message|copy|phrase|line|string|title|subject|caption|"
+                         r"description)|wording))"
                          r"|(?:\w{0,4})(?:座右铭|口号|标语|签名|个性签名|开场白|结束语|欢迎语|问候语|结语|落款|正面|背面|广告语|宣传语|"
                          r"横幅|横额|话术|提示语|原话|照用|照抄|原样使用|免责声明|标题|按钮|原文|译文|英文|中文|日文|主题|短信|招牌|文案)"
                          # (提示 and 文字 alone head instructions: "提示：请用中文回答")
@@ -407,9 +408,11 @@ _REQUEST_OPENER = re.compile(r"[ \t\"'“”]*(?:(?i:(?:please[ \t]+(?:also[ \t]
 
 # a value that asks the assistant for something is an instruction under the label, not wording: "Title: please make
 # it catchy.", "EN: please answer in English.", "Subject: Could you please help me …?", "标题：请帮我想一个…"
+# (and a lower-case "please" opening it: "Caption: please add emojis" — wording opens with a capital: "Sign text: Please
+# keep off the grass")
 _ASKS_AT_VALUE = re.compile(r"(?i:please[ \t]+(?:make|write|help|answer|reply|respond|suggest|create|generate|come[ \t]+up|"
-                            r"give|translate|draft|design|keep[ \t]+it|use)\b|(?:can|could|would)[ \t]+you\b)|请帮|请你|帮我|"
-                            r"麻烦(?:你|您)?帮|请(?:用|回答|回复)")
+                            r"give|translate|draft|design|keep[ \t]+it|use)\b|(?:can|could|would)[ \t]+you\b)|please\b|请帮|请你|"
+                            r"帮我|麻烦(?:你|您)?帮|请(?:用|回答|回复)")
 
 
 _OPTION_LABEL = re.compile(r"(?i:(?:option|version|choice|variant)[ \t]+\w{1,2}|[A-D])")
@@ -452,7 +455,7 @@ def slot_line(text: str, pos: int, as_is_only: bool = False) -> bool:
             and not _asks_at_value(text, mid.group(1), ls + mid.end())
     if _as_is_label(label):
         return not _request_after_value(text, m.end(), pos) and not _asks_at_value(text, label, m.end())
-    if as_is_only or _INSTRUCTION_LABEL.fullmatch(label):
+    if as_is_only or _INSTRUCTION_LABEL.fullmatch(label) or _asks_at_value(text, label, m.end()):
         return False  # "Style: Please be concise, thanks.", "语气：请礼貌、耐心一些，谢谢。": an instruction, not a slot
     line_end = text.find("\n", m.end())
     line_end = len(text) if line_end < 0 else line_end

@@ -278,6 +278,19 @@ def find(view: TextView, ctx: RuleContext) -> Hits:
             if please is not None and not any(f[0] < a1 and f[1] > b1 for f in found):
                 found = [f for f in found if f[1] <= a1 or f[0] >= b1] + [(a1, b1, "frame", please)]
         for start, end, kind, src in found:
+            colon = end
+            while colon > start + 1 and text[colon - 1] in " \t":
+                colon -= 1
+            line_end = text.find("\n", colon)
+            before = start  # (not ``k``: the loop's place in ``hits``)
+            while before > 0 and text[before - 1] in " \t":
+                before -= 1
+            if text[colon - 1] in ":：" and text[colon:len(text) if line_end < 0 else line_end].strip() \
+                    and before > 0 and text[before - 1] in ",，":
+                # the colon introduces what follows ("Translate this, thanks: Please wait."): it stays, and the comma
+                # before the clause goes in its place (a clause opening the sentence keeps its colon with it: "Quick
+                # question:" goes whole, or not at all)
+                start, end = before - 1, colon - 1
             starts.append(start)
             ends.append(_past_emoticon(text, end))
             scores.append(_LEXICONS[src][1])
@@ -1218,6 +1231,10 @@ _ASKS = re.compile(r"(?i:(?:can|could|would|will|do|does|did|is|are|was|were|sho
                    r"when|where|which|who)\b)")
 
 
+# the hedges that mark a correction of what the sentence said before them
+_ZH_CORRECTION = ("其实", "实际上", "事实上")
+
+
 def _frame(view: TextView, text: str, run: _Run, bs: int, be: int, ss: int, se: int,
            zh_neg: list[int]) -> tuple[int, int] | None:
     """The range of a frame inside a content clause, or None when taking it could leave debris."""
@@ -1225,6 +1242,8 @@ def _frame(view: TextView, text: str, run: _Run, bs: int, be: int, ss: int, se: 
     roles = [_role(text, *h) for h in hits]
     if _negated(text, rs, re_, zh_neg) or slot_line(text, rs):
         return None
+    if text.startswith(_ZH_CORRECTION, rs) and text[ss:rs].strip():
+        return None  # "我刚刚说我不过敏，其实我有过敏": after what it corrects, 其实 says which is true
     if all(r == "word" for r in roles):
         # "please"/"kindly" anywhere: with the space after it, or before it at the clause's end
         if re_ < be:

@@ -366,6 +366,8 @@ def _zh_yixia(text: str, s: int, e: int, word: str) -> Span:
         return None
     if not _flags_around(text, s, e)[0].startswith("v") or (_is_cjk(after) and after in "子午"):
         return None
+    if after in _NUMERALS:
+        return None  # 算一下一次应该喂多少毫升: without 一下, 算一次 reads "calculate once"
     if text[max(0, s - 2):s] in _ZH_TELL and after not in "我你您他她":
         return None  # 请告诉一下它的电话: without 一下, 告诉它 reads as "tell it"
     if text[s - 1:s] in _ZH_BRIEF:
@@ -377,6 +379,7 @@ def _zh_yixia(text: str, s: int, e: int, word: str) -> Span:
 
 
 _ZH_TELL = ("告诉", "通知", "提醒", "转告", "告知")
+_NUMERALS = "一二两三四五六七八九十百千万半几每0123456789０１２３４５６７８９"
 # verbs whose 一下 is a duration: 停一下 (pause), 等一下, 歇一下, 缓一下 (the last character of the verb: 暂停一下, 休息一下)
 _ZH_BRIEF = frozenset("停等歇缓息睡躺")
 
