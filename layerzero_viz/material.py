@@ -2899,7 +2899,7 @@ def _announced_turns(view: TextView, reuse: bool = False) -> dict[int, str]:
 _TEXT_NAMED = re.compile(r"(?i:(?<![A-Za-z])(?:message|e-?mail|letter|text|paragraph|draft|note|essay|bio|speech|post|reply|"
                          r"caption|document|doc|article|passage|script|copy|review|announcement|toast|cover\s+letter|complaint|tweet|poem|"
                          r"description|headline|tagline|slogan|story|lyrics|statement|resume|cv|proposal|pitch|memo|"
-                         r"newsletter|blurb|invitation|invite|card|eulogy|speech|summary|abstract|paragraph|sentence)s?(?![A-Za-z]))"
+                         r"newsletter|blurb|invitation|invite|card|eulogy|summary|abstract|sentence)s?(?![A-Za-z]))"
                          r"|消息|邮件|信|文章|文字|段话|一段|这段|呢段|稿|内容|短信|简历|作文|文案|嘢|留言|评论|通知|发言|投诉|帖子")
 
 

@@ -341,7 +341,7 @@ def _thanks_keyed(view: TextView) -> bool:
 
 
 # who says a phrase a prompt names, when it is a user's: "If the customer says thanks", "如果用户说谢谢"
-_USER_SUBJECT = re.compile(r"(?i:(?:user|users|customer|customers|client|clients|caller|callers|driver|drivers|guest|guests|"
+_USER_SUBJECT = re.compile(r"(?i:\b(?:user|users|customer|customers|client|clients|caller|callers|driver|drivers|guest|guests|"
                            r"patient|patients|student|students|buyer|buyers|visitor|visitors|they|someone|anyone|people|"
                            r"he|she|I|we)\b)|用户|客户|顾客|对方|学生|患者|病人|客人|买家|访客|他|她|有人|我")
 
