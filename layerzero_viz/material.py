@@ -997,6 +997,10 @@ _WHICH_MORE = re.compile(r"(?i:\bwhich\b[^\n?？:：]{0,60}?\b(?:more|most|less|
                          r"|哪(?:句|个|一个|种)[^\n？?：:]{0,10}?(?:更|最)[^\n？?：:]{0,10}?[？?：:]")
 
 
+# what options after a question mark look like: labelled (A. …), or set against each other (" / ", " or ", 还是)
+_OPTIONS_AFTER = re.compile(r"[ \t]*(?:(?:\(?[A-Da-d1-4][.)、．:：]|（[A-Da-d1-4]）)[ \t]*\S|[^\n]{1,80}?(?:[ \t]/[ \t]|[ \t]or[ \t]|还是))")
+
+
 def _compared_inline(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
     """The options after a which-is-more question on its line: each word of them counts."""
     seg = text[s:e]
@@ -1008,6 +1012,8 @@ def _compared_inline(text: str, s: int, e: int) -> Iterable[tuple[int, int, str,
         if m.group(0)[-1] in ":：":  # (the options end with the question's mark: "…: 请问 or 麻烦问一下? Thanks!")
             q = max(text.rfind("?", m.end(), le), text.rfind("？", m.end(), le))
             le = q + 1 if q >= 0 else le
+        elif not _OPTIONS_AFTER.match(text, m.end(), le):
+            continue  # after a question mark, only options: "哪个更划算？另外，客服电话是多少？" asks on
         a, z = _stripped(text, m.end(), le)
         if z > a:
             yield a, z, "exam_item", f"kept: the options a question compares ({_short(m.group(0).strip(), 40)!r})"
