@@ -195,7 +195,7 @@ _YAML_HINT = re.compile(r"\n[ \t]+(?:-[ \t]+)?[a-z_][\w.-]*:[ \t]*\n")
 _TRACE_HINTS = ("\tat ", "    at ", "File \"", "Traceback", "\nE/", "\nW/", "\nF/")
 # a log line: a timestamp, then a level ("2024-05-01 12:00:01 WARN  please retry: …")
 _LEVEL_LINE = re.compile(r"^[^\S\n]*\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?[^\s\]]*\]?[ \t]+(?:\[?[\w.-]+\]?[ \t]+)?"
-                         r"\[?(?:TRACE|DEBUG|INFO|WARN(?:ING)?|ERROR|FATAL|CRITICAL|SEVERE)\]?\b[^\n]*$", re.MULTILINE)
+                             r"\[?(?:TRACE|DEBUG|INFO|WARN(?:ING)?|ERROR|FATAL|CRITICAL|SEVERE)\]?\b[^\n]*$", re.MULTILINE)
 _COMMIT_LINE = re.compile(r"^[0-9a-f]{7,40}[ \t]+\S[^\n]*$", re.MULTILINE)
 _TRACE_LINE = re.compile(r"^(?:[ \t]+at[ \t]+[\w.$<>]+\([^()\n]*\)[ \t]*|[ \t]*File \"[^\"\n]+\", line \d+[^\n]*|"
                          r"Traceback \(most recent call last\):|[VDIWEF]/[\w.$-]+(?:\([ \t]*\d+\))?:[^\n]*)$", re.MULTILINE)
@@ -1879,6 +1879,28 @@ _FIXED_NOUN = re.compile(r"(?i:\b(?:canned\s+(?:replies|responses|messages)|macr
 # a labelled line of fixed text: "Greeting: Hi there! Thanks for contacting Acme Support."
 _FIXED_LINE = re.compile(r"^[ \t]*(?:[-*][ \t]*)?[^\n:：]{1,30}[:：][ \t]*(\S[^\n]*)$", re.MULTILINE)
 
+# a log line: it opens with a timestamp or a level in capitals ("WARN user-svc please rotate credentials: key age 91d",
+# "2024-05-01 12:00:03 [ERROR] …", "[INFO] …")
+_PRINTED_LINE = re.compile(r"^[ \t]*(?:\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d|\[?\d\d:\d\d:\d\d\b|"
+                           r"\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|CRIT|CRITICAL|SEVERE|PANIC)\b\]?[ \t:|-])"
+                           r"[^\n]*", re.MULTILINE)
+_LOG_HINTS = ("TRACE", "DEBUG", "INFO", "NOTICE", "WARN", "ERR", "FATAL", "CRIT", "SEVERE", "PANIC", ":")
+
+
+def _log_lines(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
+    """Pasted log lines (a run of them, as one range): a log is quoted, never reworded — "please rotate credentials" in
+    it is what the service printed."""
+    if not any(h in seg for h in _LOG_HINTS):
+        return []
+    out: list[tuple[int, int, str, str]] = []
+    for m in _PRINTED_LINE.finditer(text, s, e):
+        a, b = _stripped(text, m.start(), m.end())
+        if out and not text[out[-1][1]:a].strip():
+            out[-1] = (out[-1][0], b, out[-1][2], out[-1][3])
+        else:
+            out.append((a, b, "quote", "kept: pasted log lines (as the program printed them)"))
+    return out
+
 
 def _fixed_texts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
     if not any(h in seg for h in _FIXED_HINTS):
@@ -1932,7 +1954,8 @@ def _replacements(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, s
 # each finder gets the block as (text, s, e) and its text sliced once, ``seg`` (= text[s:e]), for its guards
 _FINDERS = (_code, _quotes, _introduced, _few_shot, _exam_items, _tables, _json, _marked, _example_sections,
             _announced_items, _opening_lines, _inline_examples, _handed_by_question, _front_matter, _templates,
-            _completion_slot, _label_pairs, _scripts, _pasted_structures, _pointed_texts, _fixed_texts, _courtesy_items, _named_texts)
+            _completion_slot, _label_pairs, _scripts, _pasted_structures, _pointed_texts, _fixed_texts, _courtesy_items, _named_texts,
+            _log_lines)
 # every finder but those of _NO_MARK_FINDERS needs one of these marks in the block (a backtick or tilde for a fence, 4
 # spaces or a tab for indented code, ;{} for bare code, a quotation mark, a colon for introduced text and
 # few-shot, | for a table, " or [ for JSON): most chat turns have none, and skip six finders at once
@@ -1940,7 +1963,7 @@ _MARK_CHARS = ":：\"'“「『«‘`~|[;{}\t"
 # (the exam items' options are labelled with letters and periods, found everywhere; marker lines and headings are
 # rows of arrows, dashes or hashes)
 _NO_MARK_FINDERS = (_exam_items, _marked, _example_sections, _announced_items, _opening_lines, _handed_by_question,
-                    _pointed_texts, _fixed_texts)
+                    _pointed_texts, _fixed_texts, _log_lines)
 # directives instruct the engine, not the model: nothing inside them is material
 _DIRECTIVE = re.compile(r"<(protected_tokens|redundant_phrases)>.*?</\1>|<layer-zero\b[^<>]*>", re.DOTALL)
 
@@ -2071,9 +2094,12 @@ _SENTENCE_STOP = re.compile(r"[.!?。！？][ \t]*")
 
 def _may_open_bare(before: str) -> bool:
     """Whether a verb alone may label the text after it ("分类：…") with ``before`` ahead of it in its turn: nothing, or
-    a short exclamation or question on the same line ("麻烦了！分类：…"; not "4. Update: …" in a list of steps)."""
+    a short exclamation or question on the same line ("麻烦了！分类：…"; not "4. Update: …" in a list of steps), or a
+    sentence on the same line with a quotation ending it ('Replace it with: "Avoid passive voice." Rewrite: The report
+    was …')."""
     before = before.strip()
-    return not before or len(before) <= 20 and "\n" not in before and before[-1] in "！？!?"
+    return not before or "\n" not in before and (len(before) <= 20 and before[-1] in "！？!?"
+                                                 or before[-1] in "\"”」』" and before.rstrip("\"”」』")[-1:] in ".!?。！？")
 
 
 def _task_intros(text: str, s: int, e: int) -> list[re.Match[str]]:
@@ -2082,13 +2108,22 @@ def _task_intros(text: str, s: int, e: int) -> list[re.Match[str]]:
     line's start or a sentence end on it (at most ``_CUE_WINDOW`` characters back), when the words before it hold a
     cue."""
     out: list[re.Match[str]] = []
-    line = -1
+    line = prev = -1
     for cm in _COLONS.finditer(text, s, min(e, s + _INTRO_WITHIN)):
         c = cm.start()
         ls = text.rfind("\n", s, c) + 1 or s
         if ls == line:
-            continue  # (only a line's first colon)
-        line = ls
+            # a line's later colon only after a sentence that ends after the one before ('…, quoted: "Never use passive
+            # voice." Rewrite: The report was written by the team.'), from there
+            later = [m.end() for m in _SENTENCE_STOP.finditer(text, prev + 1, c)]
+            prev = c
+            if not later:
+                continue
+            ls = later[-1]
+            while ls < c and text[ls] in "\"'”’」』)） \t":
+                ls += 1
+        else:
+            line, prev = ls, c
         k = c - 1
         while k >= ls and text[k] in " \t*":
             k -= 1
@@ -2099,12 +2134,27 @@ def _task_intros(text: str, s: int, e: int) -> list[re.Match[str]]:
         if not _TASK_CUE.search(text[ws:c].lower()):
             continue
         starts = ([ls] if ws == ls else []) + [m.end() for m in _SENTENCE_STOP.finditer(text, ws, c)]
+        # (or the last clause before it: "Here's the style guide I'm giving to my team, proofread it:")
+        starts += [m.end() for m in _CLAUSE_STOP.finditer(text, max(ws, c - _CLAUSE_BACK), c)]
+        # a line that asks for the work and ends at the colon, before a blank line and the text ("Extract the name:⏎⏎Amira
+        # Haddad⏎…"): whatever it names, what follows is what the work is done on
+        blank = _BLANK_AFTER.match(text, c + 1, e) is not None
         for p in starts:
             m = _TASK_INTRO.match(text, p, c + 1)
+            if (m is None or m.end() != c + 1) and blank and p - ls <= 20:  # (at the line's start or after "Hello!")
+                m = _VERB_LINE.match(text, p, c + 1)
             if m is not None and m.end() == c + 1:
                 out.append(m)
                 break
     return out
+
+
+_CLAUSE_STOP = re.compile(r"[,，][ \t]*")
+_CLAUSE_BACK = 40
+_BLANK_AFTER = re.compile(r"[ \t]*\n[ \t]*\n[ \t]*\S")
+_VERB_LINE = re.compile(rf"[ \t]*(?:[-*>]+[ \t]*)?(?:\*\*)?(?P<bare>(?!))?(?P<source>(?!))?"
+                        rf"(?i:(?:(?:ok|okay|now|next|also|and|then)[ \t]*[,!.]?[ \t]+)?(?:(?:can|could|would|will)[ \t]+you"
+                        rf"[ \t]+(?:please[ \t]+)?|please[ \t]+)?{_TASK_VERB_EN}\b[^:：\n.!?]{{0,60}}?)(?:\*\*)?[ \t]*[:：]")
 
 
 _LIST_NEXT = re.compile(r"[ \t]*\n\s*(?:[-*•+]|\d{1,2}[.)、])[ \t]")
@@ -2131,6 +2181,10 @@ _REPORTED = (
     r"(?:(?:clinical|physician|doctor'?s|progress|visit|case|incident|discharge)[ \t]+)?(?:note|notes|memo|record|report|"
     r"chart|summary|feedback|comment|message|review|reply|response|complaint)[ \t]+(?:for|from|of|on|about)[ \t]+"
     r"[^:：\n]{1,40}?)"
+    # what an agent observed, a tool or a search returned: "Observation (page text):", "Tool output:", "搜索结果："
+    r"|(?i:observation|(?:tool|command|function|api|query|search)[ \t]+(?:output|result|results|response)|search[ \t]+hits|"
+    r"page[ \t]+(?:text|content)|retrieved[ \t]+(?:documents?|passages?|context|chunks?))"
+    r"|观察(?:结果)?|工具(?:输出|返回|结果)|搜索结果|检索结果|页面(?:内容|文本)"
     r"|(?P<input_zh>输入)|发票|收据|简历|日志|报错(?:信息)?|(?:会议|聊天|对话|通话)(?:记录|纪要)"
     # the original words of a message or alert, whatever it is called: "PagerDuty 原文：", "告警原文："
     r"|[\u4e00-\u9fffA-Za-z\d#_-]{1,16}[ \t]?原文"
@@ -2170,7 +2224,8 @@ _FENCE_MARKS = ("---", "——", "___", "***", "===", "<<<", ">>>", '"""', "'''"
 _LABEL_WORDS = ("aragraph", "raft", "mail", "etter", "entence", "段", "记录", "邮件", "草稿", "内容", "原文", "正文", "评论", "作文",
                 "文章", "文本", "评价", "留言", "反馈", "ext", "ustomer", "lient", "riginal", "omplaint", "icket",
                 "nvoice", "eceipt", "esume", "inutes", "ote", "eport", "eedback", "nput", "ranscript", "og", "race", "输入", "发票", "收据",
-                "简历", "日志", "报错", "纪要", "我的", "ere")
+                "简历", "日志", "报错", "纪要", "我的", "ere", "bservation", "utput", "esult", "esponse", "hits", "age t",
+                "age c", "etrieved", "观察", "工具", "搜索结果", "检索结果", "页面")
 # a rule line that fences the text a turn hands over ("---", "———", "***", "===")
 _FENCE_RULE = re.compile(r"^[ \t]*(?:-{3,}|—{2,}|_{3,}|\*{3,}|={3,}|<{3,}|>{3,}|\"{3}|'{3})[ \t]*$", re.MULTILINE)
 # a paragraph after the text that says what it was: "——以上是我要发给老师的邮件，请帮我看看语气", "That's the email."

@@ -55,7 +55,7 @@ _EN_WORD_FRAMES = frozenset({"please", "pls", "plz", "kindly", "pretty please", 
 _EN_OPENERS = re.compile(r"(?:could|would|can) you (?:please|kindly)|would you be so kind as to|"
                          r"i(?: was|'m)? wonder(?:ing)? if you (?:could|would)|"
                          r"(?:i would|i'd|it would be) (?:appreciate it|be grateful|great|wonderful) if you could")
-_EN_SENTENCE_ONLY = re.compile(r"if (?:you have|you need|there)\b")
+_EN_SENTENCE_ONLY = re.compile(r"if (?:you have|you need|there)\b|(?:i )?hope you can help\b")
 # a request frame that asks ("could you …"), its politeness words, and a softener after a frame
 _EN_ASKS = re.compile(r"(?i:could|would|can)\s+you\b")
 _EN_INNER_POLITE = re.compile(r"(?i:please|kindly)(?:\s+(?i:please|kindly))*\s+")
@@ -1151,6 +1151,17 @@ def _quote_open(text: str, s: int, e: int) -> bool:
     return text.count('"', s, e) % 2 == 1
 
 
+def _filler_to_colon(text: str, info: list[_Clause]) -> int | None:
+    """The index of the first clause of a sentence that closes with a colon when it and every clause before it are
+    filler and content follows ("Hi, quick question: …"), or None."""
+    for j, (_, ce, _, be, _, filler) in enumerate(info[:-1]):
+        if not filler:
+            return None
+        if text[be:ce].strip()[:1] in (":", "："):
+            return j if j > 0 else None
+    return None
+
+
 def _filler_clause(text: str, info: list[_Clause], i: int, n: int, se: int,
                    zh_neg: list[int]) -> tuple[int, int] | None:
     """The range that removes filler clause ``i`` of a sentence whose other clauses are content, or None."""
@@ -1194,6 +1205,11 @@ def _filler_clause(text: str, info: list[_Clause], i: int, n: int, se: int,
             return None  # "Thank you for your cooperation, respected chatbot!": the address alone would be left
         if i == 0 and (m := _ITEM_MARK.match(text, cs, ce)):
             cs = m.end()  # "- Thanks again, I love it!": the item keeps its marker ("I love it!" had lost it)
+        j = _filler_to_colon(text, info)
+        if j is not None and i <= j:
+            # "Hi, quick question: What did I …": the opening clauses up to a colon go together, or none does ("Hi: what
+            # did I …" was left when the greeting had to stay)
+            return (info[0][0], end) if i == j else None
         return cs, end
     # the closing clause: the comma before it goes, the clause's own terminator stays
     prev_cs, prev_ce, prev_bs, prev_be = info[i - 1][:4]
@@ -1296,13 +1312,15 @@ def _frame(view: TextView, text: str, run: _Run, bs: int, be: int, ss: int, se: 
             # "Could you please translate:" — the frame stays with its one verb; the politeness inside it goes
             inner = _EN_INNER_POLITE.search(text, rs, rest_start)
             return (inner.start(), inner.end()) if inner is not None else None
-        if len(words) < 2 or not words[0][0].isalpha() or words[0].lower().strip(",.;:") in _EN_BAD_START:
-            return None
-        if "opener" in roles and _EN_ASKS.match(text, rs) and text[rest_start:se + 1].rstrip(_CLOSERS).endswith("?"):
+        if len(words) >= 1 and words[0][0].isalpha() and "opener" in roles and _EN_ASKS.match(text, rs) \
+                and text[rest_start:se + 1].rstrip(_CLOSERS).endswith("?"):
             # "Also, could you please kindly tell me when …?": without "could you" a command would end in a
-            # question mark; only the politeness words inside the frame go ("Also, could you tell me when …?")
+            # question mark; only the politeness words inside the frame go ("Also, could you tell me when …?", "Could you
+            # do the mapping?": "could you" stays, so any verb may follow)
             inner = _EN_INNER_POLITE.search(text, rs, rest_start)
             return (inner.start(), inner.end()) if inner is not None else None
+        if len(words) < 2 or not words[0][0].isalpha() or words[0].lower().strip(",.;:") in _EN_BAD_START:
+            return None
         softener = _EN_SOFTENER.match(text, rest_start)
         if softener is not None and "opener" in roles:
             rest_start = softener.end()  # "… if you could possibly help me": the softener goes with the frame

@@ -250,7 +250,7 @@ _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 # what makes a sentence an instruction or requirement: any one of these three patterns found in it
 _CONSTRAINT_PARTS = (
     r"请(?!问)|需要|须|必须|只|不要|务必|禁止|应该|应当|不得|不能|不可|切勿|勿|别|一定|要求|确保|保证|避免|始终|总是|永远|绝不"
-    r"|不允许|严禁|记得|记住|不超过|以内|至少|最多|格式|语气|口吻|风格|字数|篇幅|一律|统一|均须|均需|一概|一概不",
+    r"|不允许|严禁|记得|记住|不超过|以内|至少|最多|格式|语气|口吻|风格|字数|篇幅|一律|统一|均须|均需|一概|一概不|都要|都得",
     r"(?:用|使用|以)[^，。,.]{0,8}(?:回答|回复|作答|输出|表达|书写|语言)",
     r"\b(?:must|should|shall|only|always|never|do not|don't|please|need to|needs to|have to|has to|required?|"
     r"make sure|be sure|ensure|avoid|limit|keep|use|answer|respond|reply|write|format|include|provide|output|"
@@ -325,8 +325,18 @@ def _statement_units(text: str) -> list[str]:
     """The tokens a statement is compared by, without the frame of a request asked as a question ("Could you please be
     concise?" asks what "Be concise." says)."""
     folded = _fold(text).replace("’", "'")
+    said = _SAID_BEFORE.match(folded)
+    if said is not None:
+        folded = folded[said.end():]
     asked = _POLITE_ASK.match(folded)
     return _TOKENS.findall(folded[asked.end():] if asked else folded)
+
+
+# a restatement said to be one ("As I said before, never use emojis.", "就像我之前说的，每段开头都要空两格。"): the lead-in
+# is no part of what it says (the rules read Traditional Chinese as Simplified)
+_SAID_BEFORE = re.compile(r"[ \t*_]*(?:(?:as|like)\s+i\s+(?:said|mentioned|told\s+you)(?:\s+(?:before|earlier|already))?|"
+                          r"(?:就像|正如|如同)?我(?:之前|前面|刚才|上面)(?:说|讲|提)(?:过)?的|我再说一(?:次|遍)|还是那句话)"
+                          r"[ \t]*[,，:：]?")
 
 
 @lru_cache(maxsize=8192)  # a resent history or a repeated prompt compares the same sentences again
@@ -595,7 +605,7 @@ class _SaidOtherwise:
                     return other.start, other.end
         chosen = _choices(view.text[entry.start:entry.end])
         if not chosen:
-            return None
+            return self._on_the_same_thing(entry, lo, hi, prohibition)
         starts, found = self._choice_sentences()
         k = bisect.bisect_left(starts, hi)
         for s, e, named in reversed(found[max(0, k - self._LOOK_BACK):k]):
@@ -604,6 +614,35 @@ class _SaidOtherwise:
             if any(named.get(d, frozenset()) - c for d, c in chosen.items()) \
                     and not (prohibition and _is_prohibition(_analyse(view.text[s:e])[0])):
                 return s, e
+        return self._on_the_same_thing(entry, lo, hi, prohibition)
+
+    def _on_the_same_thing(self, entry: _Entry, lo: int, hi: int, prohibition: bool) -> tuple[int, int] | None:
+        """The latest sentence of a user turn in [lo, hi) that says something else about what ``entry`` is about: its
+        words hold all of the statement's in order, with another polarity, modal or value ("You can use tables now."
+        between two "Don't use tables.", "Keep explanations under 50 words for now." before "Keep explanations under
+        150 words."), or it corrects with a word of the statement ("Use spaces instead." between two "Use tabs for
+        indentation.").  A prohibition is not changed by another prohibition (they add up)."""
+        view = self._view
+        text = view.text
+        family = entry.family
+        if not family:
+            return None
+        words = set(family)
+        looked = 0
+        for b in reversed(view.blocks):
+            if b.start >= hi or b.role != "user":
+                continue
+            if b.end <= lo or looked >= self._LOOK_BACK:
+                break
+            for s, e in reversed(sentences(view, b)):
+                looked += 1
+                ex, fam = _analyse(text[s:e])[:2]
+                if ex == entry.exact:
+                    return None  # (said again already: the latest word says the same)
+                if prohibition and _is_prohibition(ex):
+                    continue
+                if _in_order(family, fam) or _CORRECTION.search(text, s, e) and words.intersection(fam):
+                    return s, e
         return None
 
     def _choice_sentences(self) -> tuple[list[int], list[tuple[int, int, dict[str, frozenset[str]]]]]:
@@ -620,6 +659,12 @@ class _SaidOtherwise:
                         found.append((s, e, named))
             self._choices = ([s for s, _, _ in found], found)
         return self._choices
+
+
+def _in_order(part: Sequence[str], whole: Sequence[str]) -> bool:
+    """Whether ``part`` is a subsequence of ``whole``."""
+    it = iter(whole)
+    return all(u in it for u in part)
 
 
 def _is_prohibition(exact: Sequence[str]) -> bool:
@@ -805,8 +850,10 @@ _HANGS_ON = re.compile(r"(?i:(?:but|yet|and|so|or|however|though|although|while|
 # what may open a repeated rule's sentence and goes with it: "Remember:", "Again,", "**IMPORTANT:**", "记住：", "再次强调："
 _LEAD_IN = re.compile(r"(?:[ \t*_]*(?:(?i:(?:and\s+)?(?:once\s+)?again|remember|please\s+remember|reminder|as\s+a\s+reminder|"
                       r"important|note|please\s+note|to\s+repeat|repeat(?:ing)?|also|and\s+also|additionally|plus|"
-                      r"under\s+no\s+circumstances|in\s+no\s+case|in\s+any\s+case)|记住|切记|注意|再次强调|再强调一下|强调一下|重申|"
-                      r"重要|提醒一下|再说一遍|另外|此外|还有|同时|无论如何|任何情况下)[ \t*_]*[:：,，!！]?[ \t*_]*)+")
+                      r"under\s+no\s+circumstances|in\s+no\s+case|in\s+any\s+case|as\s+i\s+(?:said|mentioned)(?:\s+(?:before|"
+                      r"earlier))?)|记住|切记|注意|再次强调|再强调一下|强调一下|重申|重要|提醒一下|再说一遍|另外|此外|还有|同时|无论如何|"
+                      r"任何情况下|(?:就像|正如|如同)?我(?:之前|前面|刚才|上面)(?:说|講|讲|說|提)(?:过|過)?的|我再(?:说|說)一(?:次|遍)|"
+                      r"还是那句话|還是那句話)[ \t*_]*[:：,，!！]?[ \t*_]*)+")
 
 
 def _sentence_bounds(view: TextView, block: BlockRef) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -957,6 +1004,8 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                         why = f"a rule said for another scope ({scope!r})"
                 if not why and first.part and not _restates_a_part(text, s, e, sent):
                     why = "the same words as a clause of a rule, but not said as a reminder of it"
+                if not why and blocks[first_block].role == "user" and _WORK_REQUEST.match(text, cut, e):
+                    why = "a request for work asked again (for a new piece of work, not a rule restated)"
                 if not why and sent[1] >= e - 1 and NEXT_STEP.match(text, sent[1], blocks[bi].end):
                     why = "a step the next sentence goes on from"
                 if not why and sent[1] >= e - 1 and HANGS_ON_IT.match(text, sent[1], blocks[bi].end):
@@ -1009,7 +1058,7 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                     if len(part.exact) >= MIN_UNITS and part.family not in by_family:  # (never shadows a statement)
                         part.part = True
                         by_family.setdefault(part.family, []).append(part)
-    out = _joined(text, _keep_whole_lists(text, out, notes))
+    out = _joined(text, _keep_whole_lists(view, out, notes))
     _remember(view, notes)
     return out
 
@@ -1038,9 +1087,19 @@ _LIFT = re.compile(r"(?i:\b(?:from\s+now\s+on|you\s+can\s+now|now\s+you\s+can|yo
                    r"|(?:这个问题|这道题|这一题)[^。！？\n]{0,6}?(?:详细|展开|长一点|长一些|多写)")
 
 
+# a request for a piece of work ("Write a tweet announcing our sale.", "Give me 3 title ideas.", "再写一首关于秋天的诗。"): asked
+# again in a later turn, it asks for another piece, which no restated rule does
+_WORK_REQUEST = re.compile(r"[ \t*_]*(?:(?i:(?:(?:please|now|ok(?:ay)?|again|so)[ \t,]+)*(?:write|draft|compose|create|"
+                           r"generate|give\s+me|make|produce|suggest|propose|list|translate|summari[sz]e|rewrite|redo|"
+                           r"come\s+up\s+with)[ \t]+(?:me[ \t]+)?(?:a|an|another|some|one|two|three|four|five|\d+)\b)"
+                           r"|(?:请|麻烦|再|帮我|给我)*(?:写|起草|生成|列出|列|翻译|总结|改写|设计|想)(?:一|两|三|四|五|几|\d))")
+
+
 # a sentence that goes on from the one before it, in order ("Respond in English. Then, below that, respond in German
 # too", "然后再…"): the one before is a step of it, not a copy
-NEXT_STEP = re.compile(r"\s*(?:(?i:then|after\s+that|afterwards|below\s+that|under\s+that|next)\b|然后|接着|之后|随后|再(?!次)"
+NEXT_STEP = re.compile(r"\s*(?:(?i:then|after\s+that|afterwards|below\s+that|under\s+that|next)\b|然后|接着|之后|随后"
+                       # (not 再 asking for another piece: "再写一段关于售后的。")
+                       r"|再(?!次|(?:帮我|给我)?(?:写|来|给|做|出|生成|起草|列|翻译)[一两几\d])"
                        # or says how much of it, in a word or two ("Include an example. Only one.", "举个例子。只要一个。")
                        r"|(?i:only|just|at\s+most|at\s+least|no\s+more\s+than|exactly|max(?:imum)?)\b[^.!?\n]{0,12}[.!]"
                        r"|(?:只要|只|仅|最多|至少|就)[^。！\n]{0,6}[。！])")
@@ -1049,11 +1108,13 @@ NEXT_STEP = re.compile(r"\s*(?:(?i:then|after\s+that|afterwards|below\s+that|und
 # at it ("That includes any code you paste.", "Is that right for my kayak?", "同样适用于…"), what extends it ("车牌号也一样。",
 # "代码和链接也算在内。"), or a correction of it ("Actually, keep them under 50 words.")
 HANGS_ON_IT = re.compile(
-    r"\s*(?:(?i:(?:and|also|oh|so)[ \t,]+)?(?i:unless|except|but|however|although|though|otherwise|if\s+(?:so|not)|in\s+that\s+case|"
+    r"\s*(?:(?i:(?:and|also|oh|so|no)[ \t,]+)?(?i:unless|except|but|however|although|though|otherwise|if\s+(?:so|not)|in\s+that\s+case|"
     r"that|this|it|its|those|these|they|them|which|same|the\s+same|likewise|including|especially|even|"
     r"(?:is|was|does|did|would|will|can|could|should|isn'?t|doesn'?t)\s+(?:that|this|it)|"
     r"actually|sorry|i\s+mean[t]?|correction|wait|instead|what\s+about|how\s+about|not\s+even|why|"
-    r"if\s+(?:you|they|we|he|she|it|anyone|someone)\s+(?:do|does|did|don'?t|doesn'?t|can'?t|must|have\s+to))\b"
+    r"if\s+(?:you|they|we|he|she|it|anyone|someone)\s+(?:do|does|did|don'?t|doesn'?t|can'?t|must|have\s+to)|"
+    # a short sentence that answers it ("Remember: never include small talk. You didn't, good.")
+    r"you\s+(?:did|didn'?t|do|don'?t|have|haven'?t|were|weren'?t)(?=[ \t,]*(?:[^.!?\n]{0,15}[.!?]|$)))\b"
     r"|除非|除了|但是|但|不过|否则|不然|可是|这|那|它|其实|同样|同理|包括|尤其|即使|哪怕|也就是说|更正|不对|为什么|如果|要是|万一"
     r"|[^。！？!?\n]{0,12}?(?:也一样|也同样|也算|也适用|也不行|也不能|也不可以|也不例外|同理|例外|也是这样|也照此))")
 # a rule on the reply's layout, and what breaking it looks like in a reply: list or numbered lines, a table, headings
@@ -1207,26 +1268,39 @@ def _joined(text: str, out: list[Judged]) -> list[Judged]:
     return joined
 
 
-def _keep_whole_lists(text: str, out: list[Judged], notes: list[tuple[int, int, str]]) -> list[Judged]:
-    """``out`` without the repeats that would take every item of a list: its heading or label ("**JSON
-    format**:") would be left with nothing under it, and a list restated whole is that section's content."""
-    whole_items = {r[0] for r in out if (r[0] == 0 or text[r[0] - 1] == "\n") and _LIST_ITEM.match(text, r[0])}
-    if len(whole_items) < 2:
+def _keep_whole_lists(view: TextView, out: list[Judged], notes: list[tuple[int, int, str]]) -> list[Judged]:
+    """``out`` without the repeats that would take items of a list of two or more:
+
+    * every item: its heading or label ("**JSON format**:") would be left with nothing under it, and a list restated
+      whole is that section's content;
+    * some items, when their first copies are in an earlier turn: a list said again with items changed or added
+      ("- Always include a curl example.⏎- Never show API keys.⏎- Use both the v1 and v2 endpoints.⏎Those are the rules
+      now.") is the new version of the whole list — without its unchanged items it would declare a list of one.
+    (Items repeated within one turn's list may go: the list keeps its first copy.)"""
+    text = view.text
+    whole_items = {r[0]: r for r in out if (r[0] == 0 or text[r[0] - 1] == "\n") and _LIST_ITEM.match(text, r[0])}
+    if not whole_items:
         return out
-    emptied: set[int] = set()
-    for ls in whole_items:
-        if ls in emptied:
+    kept: dict[int, str] = {}
+    for ls, r in whole_items.items():
+        if ls in kept:
             continue
         items = _list_items(text, ls)
-        if len(items) >= 2 and all(k in whole_items for k in items):
-            emptied.update(items)
-    if not emptied:
+        if len(items) < 2:
+            continue
+        if all(k in whole_items for k in items):
+            kept.update(dict.fromkeys(items, "kept: every item of its list repeats an earlier one; taking them all would "
+                                             "leave the list's heading with nothing under it"))
+        elif any(view.block_index_at(whole_items[k][2]) != view.block_index_at(k) for k in items if k in whole_items):
+            kept.update(dict.fromkeys((k for k in items if k in whole_items),
+                                      "kept: an item of a list said again with other items changed or added: the list "
+                                      "is said as a whole, its new version"))
+    if not kept:
         return out
     for r in out:
-        if r[0] in emptied:
-            notes.append((r[0], r[1], "kept: every item of its list repeats an earlier one; taking them all would "
-                                      "leave the list's heading with nothing under it"))
-    return [r for r in out if r[0] not in emptied]
+        if r[0] in kept:
+            notes.append((r[0], r[1], kept[r[0]]))
+    return [r for r in out if r[0] not in kept]
 
 
 class _Files:
