@@ -442,8 +442,8 @@ def _takeable(text: str, words: list[tuple[int, int, str | None]], k: int, claus
             return False  # "comforting the living", "the deceased's life": without it, an adjective
         if word == "the" and (following in _REFERENCE_AFTER_THE or following.endswith("ed")):
             return False  # "only perspectives of the mentioned personalities": without it, any that are mentioned
-        if word == "the" and previous == "of" and k >= 2 and text[words[k - 2][0]:words[k - 2][1]].lower() in _PARTITIVE:
-            return False  # "each of the five personalities"
+        if previous == "of" and k >= 2 and text[words[k - 2][0]:words[k - 2][1]].lower() in _PARTITIVE:
+            return False  # "each of the five personalities", "none of a type" (of each type), "one of a kind"
         if word == "the":
             return following not in _MEANING_AFTER_THE and previous not in _BEFORE_THE_KEEP and (
                 after_next not in _CLAUSE_VERB_AFTER)  # "a sentence the user can use": a clause of its own
