@@ -403,7 +403,9 @@ _LIST_NUMBER = re.compile(r"^[ \t]*(?:\d{1,3}|[A-Za-z])[.)][ \t]+")
 # (not a sentence of the text itself: "Fallback message: Sorry, something went wrong. Please try again later.")
 _REQUEST_OPENER = re.compile(r"[ \t\"'“”]*(?:(?i:(?:please[ \t]+(?:also[ \t]+)?|also[ \t]+|now[ \t]+|then[ \t]+|and[ \t]+)?"
                              r"(?:make|write|create|design|draft|add|translate|put|turn|generate|give|suggest|include|rewrite|"
-                             r"format)\b|can\s+you|could\s+you|would\s+you|also\b|now\b|then\b)|请帮|麻烦|帮我|幫我|另外|然后|跟住)")
+                             r"format|extract|classify|summari[sz]e|check|fix|proofread|explain|analy[sz]e|answer|reply|respond|"
+                             r"label|tag|parse|review|edit|correct|improve|shorten|polish|convert)\b|can\s+you|could\s+you|"
+                             r"would\s+you|also\b|now\b|then\b)|请帮|麻烦|帮我|幫我|另外|然后|跟住)")
 
 
 # a value that asks the assistant for something is an instruction under the label, not wording: "Title: please make
