@@ -114,7 +114,9 @@ _CANDIDATE = re.compile(r"\b(?:a|an|the)\b|[的地啊呀嘛哦]")
 _QUANTITY_AFTER_A = frozenset({"few", "little", "bit", "lot", "couple", "half"})  # ("time and a half")
 # "the last year" (the past twelve months) is not "last year"; "the only way", "the same", "the rest" …
 _MEANING_AFTER_THE = frozenset({"last", "next", "past", "same", "other", "only", "rest", "most", "least", "latter",
-                                "former", "following", "right", "wrong"})
+                                "former", "following", "right", "wrong",
+                                # a word named after it ("Don't use the word 'denominator'", "the letter x")
+                                "word", "words", "term", "phrase", "letter", "symbol", "character"})
 # a focus word or "there" before an article: the noun phrase is what it singles out or says exists
 _FOCUS_BEFORE = frozenset({"just", "only", "even", "merely", "simply", "not", "there"})
 # an article after these opens what the sentence says someone or something is ("You are a …", "act as a …", "I'm
@@ -136,6 +138,10 @@ _PHRASE_BEFORE_A = frozenset({"at", "once", "twice", "per"})
 _ONE_UNIT = frozenset({"night", "day", "week", "month", "year", "hour", "minute", "second", "time", "person", "head",
                        "piece", "pop", "dozen", "hundred", "thousand", "million", "billion", "mile", "kilometer",
                        "kilometre", "pound", "kilo", "meter", "metre", "liter", "litre", "gallon", "decade", "century"})
+# nouns that mean one thing counted and another uncounted: "requires a space" (the character) is not "requires space"
+# (room); "a light", "a paper", "a change", "a chance", "a room", "a glass", "a work"
+_COUNT_SENSE = frozenset({"space", "room", "light", "paper", "glass", "change", "chance", "work", "iron", "fire", "time",
+                          "business", "company", "experience", "hair", "language", "noise", "sound", "way"})
 # idioms that hold their article ("in the end", "bridge the gap", "the bigger picture", "by the way", "for a while",
 # "a force to be reckoned with", "make a difference", "greetings of the day", "do the needful")
 _IDIOM_AFTER_THE = frozenset({"end", "gap", "picture", "way", "moment", "meantime", "fly", "hood", "loop", "box",
@@ -447,7 +453,8 @@ def _takeable(text: str, words: list[tuple[int, int, str | None]], k: int, claus
         if word == "the":
             return following not in _MEANING_AFTER_THE and previous not in _BEFORE_THE_KEEP and (
                 after_next not in _CLAUSE_VERB_AFTER)  # "a sentence the user can use": a clause of its own
-        return following not in _QUANTITY_AFTER_A and previous not in _PHRASE_BEFORE_A and following not in _ONE_UNIT
+        return following not in _QUANTITY_AFTER_A and previous not in _PHRASE_BEFORE_A and following not in _ONE_UNIT \
+            and following not in _COUNT_SENSE
     if word in _MODIFIER_PARTICLES:
         own, before, after = _MODIFIER_PARTICLES[word]
         prev = words[k - 1] if k else None

@@ -1881,8 +1881,15 @@ _FIXED_LINE = re.compile(r"^[ \t]*(?:[-*][ \t]*)?[^\n:：]{1,30}[:：][ \t]*(\S[
 
 # a log line: it opens with a timestamp or a level in capitals ("WARN user-svc please rotate credentials: key age 91d",
 # "2024-05-01 12:00:03 [ERROR] …", "[INFO] …")
-_PRINTED_LINE = re.compile(r"^[ \t]*(?:\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d|\[?\d\d:\d\d:\d\d\b|"
-                           r"\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|CRIT|CRITICAL|SEVERE|PANIC)\b\]?[ \t:|-])"
+# (syslog's "Mar  1 12:00:01 web01 sshd[1234]: …", a tool's "npm ERR! …", "[ERROR] …", "INFO:     Started …"); a level
+# and one space or a colon ("WARN user-svc …", "INFO: …") is a log line only among others (a user writes "INFO: the
+# server is in Frankfurt." or "ERROR handling question: …" too)
+_PRINTED_LINE = re.compile(r"^[ \t]*(?:(?P<sure>\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d|\[?\d\d:\d\d:\d\d\b|"
+                           r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[ \t]+\d{1,2}[ \t]+\d\d:\d\d:\d\d\b|"
+                           r"(?:npm|yarn|pnpm)[ \t]+(?:ERR!|WARN|notice)|\[(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|"
+                           r"CRIT|CRITICAL|SEVERE|PANIC)\]|(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|CRIT|CRITICAL|"
+                           r"SEVERE|PANIC):?(?:[ \t]{2,}|\t|[ \t]*[|][ \t]*|[ \t]+-[ \t]+))"
+                           r"|(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|CRIT|CRITICAL|SEVERE|PANIC):?[ \t])"
                            r"[^\n]*", re.MULTILINE)
 _LOG_HINTS = ("TRACE", "DEBUG", "INFO", "NOTICE", "WARN", "ERR", "FATAL", "CRIT", "SEVERE", "PANIC", ":")
 
@@ -1892,14 +1899,20 @@ def _log_lines(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str,
     it is what the service printed."""
     if not any(h in seg for h in _LOG_HINTS):
         return []
-    out: list[tuple[int, int, str, str]] = []
+    runs: list[list[Any]] = []  # [start, end, lines, lines without a bare "LEVEL:"]
     for m in _PRINTED_LINE.finditer(text, s, e):
         a, b = _stripped(text, m.start(), m.end())
-        if out and not text[out[-1][1]:a].strip():
-            out[-1] = (out[-1][0], b, out[-1][2], out[-1][3])
+        if b <= a:
+            continue
+        sure = m.group("sure") is not None
+        if runs and not text[runs[-1][1]:a].strip():
+            runs[-1][1] = b
+            runs[-1][2] += 1
+            runs[-1][3] += sure
         else:
-            out.append((a, b, "quote", "kept: pasted log lines (as the program printed them)"))
-    return out
+            runs.append([a, b, 1, int(sure)])
+    return [(a, b, "quote", "kept: pasted log lines (as the program printed them)") for a, b, n, sure in runs
+            if n >= 2 or sure]
 
 
 def _fixed_texts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
@@ -2077,7 +2090,7 @@ _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\bmake\b|\bturn\b|\bsend\b|\bpost\
                        r"\bannounce\b|\bverbatim\b|\bword for word\b|\bas is\b|\bexactly as\b|\bexactly this\b|\bexactly like\b|"
                        r"\bthis exact\b|"
                        r"这样|这么|如下|原样|原封不动|一字不改|一字不差|一个字都不|照发|照着发|逐字|照读|照念|"
-                       r"按这个发|直接发|翻成|译成|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
+                       r"按这个发|直接发|翻成|译成|提取|抽取|找出|识别|分类|标注|翻译|改写|润色|校对|重写|纠错|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
                        r"\breplied\b|\bposted\b|\btexted\b|\bmessaged\b|\b(?:was|is|reads?)\b"
                        r"|\btone\b|\bstyle\b|\bvoice\b|\bformat\b|\bstructure\b|\bspirit\b|\bwording\b|\bmodell?ed\b|"
                        r"\bhere(?:'s|’s| is)\b|语气|风格|口吻|格式|写法|文风|调子|样子|感觉|这是我|\breply\b|\brespond\b|"
@@ -2135,14 +2148,19 @@ def _task_intros(text: str, s: int, e: int) -> list[re.Match[str]]:
             continue
         starts = ([ls] if ws == ls else []) + [m.end() for m in _SENTENCE_STOP.finditer(text, ws, c)]
         # (or the last clause before it: "Here's the style guide I'm giving to my team, proofread it:")
-        starts += [m.end() for m in _CLAUSE_STOP.finditer(text, max(ws, c - _CLAUSE_BACK), c)]
+        clause_starts = [m.end() for m in _CLAUSE_STOP.finditer(text, max(ws, c - _CLAUSE_BACK), c)]
+        starts += clause_starts
         # a line that asks for the work and ends at the colon, before a blank line and the text ("Extract the name:⏎⏎Amira
         # Haddad⏎…"): whatever it names, what follows is what the work is done on
         blank = _BLANK_AFTER.match(text, c + 1, e) is not None
-        for p in starts:
+        sentence_starts = len(starts) - len(clause_starts)
+        for i, p in enumerate(starts):
             m = _TASK_INTRO.match(text, p, c + 1)
-            if (m is None or m.end() != c + 1) and blank and p - ls <= 20:  # (at the line's start or after "Hello!")
-                m = _VERB_LINE.match(text, p, c + 1)
+            if (m is None or m.end() != c + 1) and i < sentence_starts:
+                # (from the line's start or a sentence's: "Thank you for your help earlier. Extract the name:⏎⏎…"); on the
+                # same line only after a verb that takes the words as they are ("Extract the name: Hi, I'm John …",
+                # "幫我改寫得更正式：嗨，…")
+                m = (_VERB_LINE if blank else _SAME_LINE_VERB).match(text, p, c + 1)
             if m is not None and m.end() == c + 1:
                 out.append(m)
                 break
@@ -2152,9 +2170,16 @@ def _task_intros(text: str, s: int, e: int) -> list[re.Match[str]]:
 _CLAUSE_STOP = re.compile(r"[,，][ \t]*")
 _CLAUSE_BACK = 40
 _BLANK_AFTER = re.compile(r"[ \t]*\n[ \t]*\n[ \t]*\S")
+_ZH_TAKES_WORDS = r"(?:请|麻烦|帮我|帮忙|给我)*(?:提取|抽取|找出|识别|分类|标注|翻译|改写|润色|校对|重写|纠错|改成|翻成|译成)"
 _VERB_LINE = re.compile(rf"[ \t]*(?:[-*>]+[ \t]*)?(?:\*\*)?(?P<bare>(?!))?(?P<source>(?!))?"
-                        rf"(?i:(?:(?:ok|okay|now|next|also|and|then)[ \t]*[,!.]?[ \t]+)?(?:(?:can|could|would|will)[ \t]+you"
-                        rf"[ \t]+(?:please[ \t]+)?|please[ \t]+)?{_TASK_VERB_EN}\b[^:：\n.!?]{{0,60}}?)(?:\*\*)?[ \t]*[:：]")
+                        rf"(?:(?i:(?:(?:ok|okay|now|next|also|and|then)[ \t]*[,!.]?[ \t]+)?(?:(?:can|could|would|will)[ \t]+you"
+                        rf"[ \t]+(?:please[ \t]+)?|please[ \t]+)?{_TASK_VERB_EN}\b[^:：\n.!?]{{0,60}}?)"
+                        rf"|{_ZH_TAKES_WORDS}[^:：\n。！？]{{0,16}}?)(?:\*\*)?[ \t]*[:：]")
+# a verb whose object is the words after its colon on the same line: extraction, labels, translation
+_SAME_LINE_VERB = re.compile(rf"[ \t]*(?:[-*>]+[ \t]*)?(?:\*\*)?(?P<bare>(?!))?(?P<source>(?!))?"
+                             rf"(?:(?i:(?:(?:can|could|would|will)[ \t]+you[ \t]+(?:please[ \t]+)?|please[ \t]+)?(?:extract|"
+                             rf"pull[ \t]+out|classify|categori[sz]e|label|tag|identify|detect|translate)\b[^:：\n.!?]{{0,40}}?)"
+                             rf"|{_ZH_TAKES_WORDS}[^:：\n。！？]{{0,16}}?)(?:\*\*)?[ \t]*[:：]")
 
 
 _LIST_NEXT = re.compile(r"[ \t]*\n\s*(?:[-*•+]|\d{1,2}[.)、])[ \t]")
@@ -2182,9 +2207,9 @@ _REPORTED = (
     r"chart|summary|feedback|comment|message|review|reply|response|complaint)[ \t]+(?:for|from|of|on|about)[ \t]+"
     r"[^:：\n]{1,40}?)"
     # what an agent observed, a tool or a search returned: "Observation (page text):", "Tool output:", "搜索结果："
-    r"|(?i:observation|(?:tool|command|function|api|query|search)[ \t]+(?:output|result|results|response)|search[ \t]+hits|"
-    r"page[ \t]+(?:text|content)|retrieved[ \t]+(?:documents?|passages?|context|chunks?))"
-    r"|观察(?:结果)?|工具(?:输出|返回|结果)|搜索结果|检索结果|页面(?:内容|文本)"
+    r"|(?P<agent>(?i:observation|(?:tool|command|function|api|query|search)[ \t]+(?:output|result|results|response)|"
+    r"search[ \t]+hits|page[ \t]+(?:text|content)|retrieved[ \t]+(?:documents?|passages?|context|chunks?))"
+    r"|观察(?:结果)?|工具(?:输出|返回|结果)|搜[索寻]结果|检索结果|页面(?:内容|文本))"
     r"|(?P<input_zh>输入)|发票|收据|简历|日志|报错(?:信息)?|(?:会议|聊天|对话|通话)(?:记录|纪要)"
     # the original words of a message or alert, whatever it is called: "PagerDuty 原文：", "告警原文："
     r"|[\u4e00-\u9fffA-Za-z\d#_-]{1,16}[ \t]?原文"
@@ -2225,7 +2250,7 @@ _LABEL_WORDS = ("aragraph", "raft", "mail", "etter", "entence", "段", "记录",
                 "文章", "文本", "评价", "留言", "反馈", "ext", "ustomer", "lient", "riginal", "omplaint", "icket",
                 "nvoice", "eceipt", "esume", "inutes", "ote", "eport", "eedback", "nput", "ranscript", "og", "race", "输入", "发票", "收据",
                 "简历", "日志", "报错", "纪要", "我的", "ere", "bservation", "utput", "esult", "esponse", "hits", "age t",
-                "age c", "etrieved", "观察", "工具", "搜索结果", "检索结果", "页面")
+                "age c", "etrieved", "观察", "工具", "搜索结果", "搜寻结果", "检索结果", "页面")
 # a rule line that fences the text a turn hands over ("---", "———", "***", "===")
 _FENCE_RULE = re.compile(r"^[ \t]*(?:-{3,}|—{2,}|_{3,}|\*{3,}|={3,}|<{3,}|>{3,}|\"{3}|'{3})[ \t]*$", re.MULTILINE)
 # a paragraph after the text that says what it was: "——以上是我要发给老师的邮件，请帮我看看语气", "That's the email."
@@ -2576,7 +2601,13 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
                 a += 1
             if a < e and text[a] in "\"“「『«'‘`":
                 continue  # a quote or code: that finder keeps it (and only it)
+            agent = m.re is _REPORTED_LABEL and m.group("agent") is not None
+            if agent and a < e and "\n" not in text[m.end():a] and text[a].isalpha():
+                continue  # "Observation: the page loads slowly on mobile. Could you …": the user's own note
             b = _handed_text_end(text, a, e, next((p for p in starts[k + 1:] if p > a), None)) if a < e else a
+            if agent:  # what a tool returned is one paragraph ("Observation:⏎…⏎⏎Could you please write …?")
+                br = _PARA_BREAK.search(text, a, b)
+                b = b if br is None else _stripped(text, a, br.start())[1]
             if b > a:
                 label = _short(m.group(0).strip(_LABEL_STRIP), 50)
                 out.append((a, b, "introduced", f"kept: the text handed over after {label!r}"))

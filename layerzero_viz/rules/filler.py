@@ -61,7 +61,7 @@ _EN_ASKS = re.compile(r"(?i:could|would|can)\s+you\b")
 _EN_INNER_POLITE = re.compile(r"(?i:please|kindly)(?:\s+(?i:please|kindly))*\s+")
 _EN_SOFTENER = re.compile(r"(?i:possibly|perhaps|maybe)\s+(?=[a-z])")
 _CLOSERS = " \t\n\"'”’」』）)*_"
-_ZH_ASK_FRAMES = re.compile(r"^(?:我?还?想?请问(?:一下)?|我?还?想问一下|我?还?想咨询一下|我?想?请教一下|冒昧(?:地)?问一下|冒昧请问|"
+_ZH_ASK_FRAMES = re.compile(r"^(?:我?还?想?请问(?:一下)?|我?还?想问一下|快问一下|我?还?想咨询一下|我?想?请教一下|冒昧(?:地)?问一下|冒昧请问|"
                             r"麻烦问一?下)$")
 _ZH_REQUEST_FRAMES = re.compile(r"^(?:麻烦.*|劳驾.*|劳烦.*|烦请|烦劳|有劳.*|能不能.*|可不可以.*|能否帮我|可以帮我|请帮我|请帮忙|"
                                 r"请您帮我|请你帮我|请您帮忙|请你帮忙|我想请您|想麻烦.*|希望您能|希望你能|还请您|"
@@ -1078,8 +1078,9 @@ def _sentence_candidates(view: TextView, text: str, ss: int, se: int, block_end:
             # "I guess." / "我觉得吧。": the speaker's answer, however unsure; "说实话嘛" alone: a hedge that frames
             # nothing is the request itself ("come on, tell the truth")
             return []
-        if text[ss:se + 1].rstrip(" \t\n*_").endswith((":", "：")):
-            return []  # "晚安：" over a list of good-night lines: a label, not a greeting
+        if text[ss:se + 1].rstrip(" \t\n*_").endswith((":", "：")) and not _one_question_after(text, se, block_end):
+            return []  # "晚安：" over a list of good-night lines: a label, not a greeting (but "Hi, quick question:⏎⏎What
+            # is …?" opens the one question after it)
         if _quote_open(text, ss, se):
             q = text.rfind('"', ss, se) + 1
             while q < se and text[q] in _SPACE:
@@ -1149,6 +1150,12 @@ def _quote_split(text: str, ss: int, se: int) -> list[tuple[int, int]]:
 def _quote_open(text: str, s: int, e: int) -> bool:
     """An odd number of straight double quotes: the sentence is part of a quotation."""
     return text.count('"', s, e) % 2 == 1
+
+
+def _one_question_after(text: str, se: int, block_end: int) -> bool:
+    """Whether what follows the colon at or after ``se`` to the block's end is one line asking a question."""
+    rest = text[se:block_end].lstrip(" \t\n*_:：")
+    return bool(rest) and "\n" not in rest.rstrip() and rest.rstrip().endswith(("?", "？"))
 
 
 def _filler_to_colon(text: str, info: list[_Clause]) -> int | None:

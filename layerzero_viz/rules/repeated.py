@@ -250,7 +250,8 @@ _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 # what makes a sentence an instruction or requirement: any one of these three patterns found in it
 _CONSTRAINT_PARTS = (
     r"请(?!问)|需要|须|必须|只|不要|务必|禁止|应该|应当|不得|不能|不可|切勿|勿|别|一定|要求|确保|保证|避免|始终|总是|永远|绝不"
-    r"|不允许|严禁|记得|记住|不超过|以内|至少|最多|格式|语气|口吻|风格|字数|篇幅|一律|统一|均须|均需|一概|一概不|都要|都得",
+    r"|不允许|严禁|记得|记住|不超过|以内|至少|最多|格式|语气|口吻|风格|字数|篇幅|一律|统一|均须|均需|一概|一概不|都要|都得"
+    r"|(?:回答|回复|答案|代码|注释|语言|内容|输出|句子|段落|标题|解释|说明)[^，。,.]{0,3}要",
     r"(?:用|使用|以)[^，。,.]{0,8}(?:回答|回复|作答|输出|表达|书写|语言)",
     r"\b(?:must|should|shall|only|always|never|do not|don't|please|need to|needs to|have to|has to|required?|"
     r"make sure|be sure|ensure|avoid|limit|keep|use|answer|respond|reply|write|format|include|provide|output|"
@@ -335,6 +336,8 @@ def _statement_units(text: str) -> list[str]:
 # a restatement said to be one ("As I said before, never use emojis.", "就像我之前说的，每段开头都要空两格。"): the lead-in
 # is no part of what it says (the rules read Traditional Chinese as Simplified)
 _SAID_BEFORE = re.compile(r"[ \t*_]*(?:(?:as|like)\s+i\s+(?:said|mentioned|told\s+you)(?:\s+(?:before|earlier|already))?|"
+                          r"as\s+(?:mentioned|noted|stated|said)(?:\s+(?:before|earlier|above))?|(?:just\s+)?a\s+(?:quick\s+|friendly\s+)?"
+                          r"reminder|"
                           r"(?:就像|正如|如同)?我(?:之前|前面|刚才|上面)(?:说|讲|提)(?:过)?的|我再说一(?:次|遍)|还是那句话)"
                           r"[ \t]*[,，:：]?")
 
@@ -627,7 +630,9 @@ class _SaidOtherwise:
         family = entry.family
         if not family:
             return None
-        words = set(family)
+        every = set(family)
+        words = every - _GENERIC_WORDS
+        measures = _measures(text[entry.start:entry.end])
         looked = 0
         for b in reversed(view.blocks):
             if b.start >= hi or b.role != "user":
@@ -641,8 +646,11 @@ class _SaidOtherwise:
                     return None  # (said again already: the latest word says the same)
                 if prohibition and _is_prohibition(ex):
                     continue
-                if _in_order(family, fam) or _CORRECTION.search(text, s, e) and words.intersection(fam):
+                if _in_order(family, fam) or words.intersection(fam) and _CHANGE_CUE.search(text, s, e) \
+                        or every.intersection(fam) and _CORRECTION.search(text, s, e):  # ("Use spaces instead.")
                     return s, e
+                if measures and any(unit in measures and measures[unit] != n for unit, n in _measures(text[s:e]).items()):
+                    return s, e  # "This one can be 300 words." before "Keep answers under 100 words."
         return None
 
     def _choice_sentences(self) -> tuple[list[int], list[tuple[int, int, dict[str, frozenset[str]]]]]:
@@ -659,6 +667,22 @@ class _SaidOtherwise:
                         found.append((s, e, named))
             self._choices = ([s for s, _, _ in found], found)
         return self._choices
+
+
+# what a turn says when it changes a rule it shares a word with ("One sentence is too short, use a paragraph.", "Emojis are
+# fine.", "其实可以用一些表情符号。"): a correction, a permission, a judgement of too much or too little
+_CHANGE_CUE = re.compile(_CORRECTION.pattern + r"|(?i:\btoo\s+(?:short|long|much|many|little|few|formal|casual|brief)\b|"
+                         r"\b(?:is|are)\s+(?:fine|ok|okay|allowed|acceptable)\b|\bnow\s+(?:you\s+)?(?:can|may)\b|"
+                         r"\byou\s+(?:can|may)\b|\bno\s+need\b)|其实|可以|不用|不必|没关系|太(?:短|长|多|少|正式|随意)", re.IGNORECASE)
+# a rule's words that say nothing of what it is about (every rule uses them)
+_GENERIC_WORDS = frozenset({"use", "answer", "write", "keep", "make", "be", "give", "reply", "respond", "it", "them",
+                            "用", "使", "回", "答", "写", "要", "时", "请", "的"})
+_MEASURE = re.compile(r"(\d+(?:[.,]\d+)?)\s*([a-z]+|[\u4e00-\u9fff])", re.IGNORECASE)
+
+
+def _measures(sentence: str) -> dict[str, str]:
+    """The numbers of ``sentence`` by the unit after each ("100 words" → {"words": "100"}, "200字" → {"字": "200"})."""
+    return {m.group(2).lower(): m.group(1) for m in _MEASURE.finditer(sentence)}
 
 
 def _in_order(part: Sequence[str], whole: Sequence[str]) -> bool:
@@ -851,7 +875,8 @@ _HANGS_ON = re.compile(r"(?i:(?:but|yet|and|so|or|however|though|although|while|
 _LEAD_IN = re.compile(r"(?:[ \t*_]*(?:(?i:(?:and\s+)?(?:once\s+)?again|remember|please\s+remember|reminder|as\s+a\s+reminder|"
                       r"important|note|please\s+note|to\s+repeat|repeat(?:ing)?|also|and\s+also|additionally|plus|"
                       r"under\s+no\s+circumstances|in\s+no\s+case|in\s+any\s+case|as\s+i\s+(?:said|mentioned)(?:\s+(?:before|"
-                      r"earlier))?)|记住|切记|注意|再次强调|再强调一下|强调一下|重申|重要|提醒一下|再说一遍|另外|此外|还有|同时|无论如何|"
+                      r"earlier))?|as\s+(?:mentioned|noted|stated|said)(?:\s+(?:before|earlier|above))?|(?:just\s+)?a\s+(?:quick\s+|"
+                      r"friendly\s+)?reminder)|记住|切记|注意|再次强调|再强调一下|强调一下|重申|重要|提醒一下|再说一遍|另外|此外|还有|同时|无论如何|"
                       r"任何情况下|(?:就像|正如|如同)?我(?:之前|前面|刚才|上面)(?:说|講|讲|說|提)(?:过|過)?的|我再(?:说|說)一(?:次|遍)|"
                       r"还是那句话|還是那句話)[ \t*_]*[:：,，!！]?[ \t*_]*)+")
 
@@ -1089,7 +1114,7 @@ _LIFT = re.compile(r"(?i:\b(?:from\s+now\s+on|you\s+can\s+now|now\s+you\s+can|yo
 
 # a request for a piece of work ("Write a tweet announcing our sale.", "Give me 3 title ideas.", "再写一首关于秋天的诗。"): asked
 # again in a later turn, it asks for another piece, which no restated rule does
-_WORK_REQUEST = re.compile(r"[ \t*_]*(?:(?i:(?:(?:please|now|ok(?:ay)?|again|so)[ \t,]+)*(?:write|draft|compose|create|"
+_WORK_REQUEST = re.compile(r"[ \t*_]*(?:(?i:(?:(?:please|now|ok(?:ay)?|again|so|(?:could|can|would|will)[ \t]+you)[ \t,]+)*(?:write|draft|compose|create|"
                            r"generate|give\s+me|make|produce|suggest|propose|list|translate|summari[sz]e|rewrite|redo|"
                            r"come\s+up\s+with)[ \t]+(?:me[ \t]+)?(?:a|an|another|some|one|two|three|four|five|\d+)\b)"
                            r"|(?:请|麻烦|再|帮我|给我)*(?:写|起草|生成|列出|列|翻译|总结|改写|设计|想)(?:一|两|三|四|五|几|\d))")
@@ -1138,7 +1163,18 @@ _FORBIDDEN_WORDS = re.compile(r"(?i:\b(?:not|never|don'?t|no)\s+(?:mention|use|i
 
 def reply_broke_it(text: str, s: int, e: int, reply: BlockRef) -> bool:
     """Whether the rule at [s, e) forbids a layout that the reply before it used ("不要使用列表或编号。" after a numbered
-    list): said again, it asks for that reply to be redone, not a copy."""
+    list), names a choice the reply made otherwise ("Use metric units." after "I'll use imperial: 5 miles."), or answers
+    the reply's closing question about it: said again, it asks for that reply to be redone, not a copy."""
+    chosen = _choices(text[s:e])
+    if chosen:  # "Use metric units." after "Sure — I'll use imperial instead: 5 miles."
+        named = _choices(text[reply.start:reply.end])
+        if any(named.get(d, frozenset()) - c for d, c in chosen.items() if d != "language"):
+            return True
+    said = text[reply.start:reply.end].rstrip()
+    if said.endswith(("?", "？")):  # an answer to the reply's question about it ("Should I switch to British spelling?")
+        q = max(said.rfind(c) for c in ".!。！\n") + 1
+        if (set(_analyse(text[s:e])[1]) - _GENERIC_WORDS) & set(_analyse(said[q:])[1]):
+            return True
     lang = _REPLY_LANGUAGE.search(text, s, e)
     if lang is not None:  # "请用中文回答。" right after an English reply
         cjk = len(_CJK.findall(text, reply.start, reply.end)) / max(1, reply.end - reply.start)
