@@ -1184,6 +1184,8 @@ def _filler_clause(text: str, info: list[_Clause], i: int, n: int, se: int,
         return a, inside[-1][1]
     roles = {_role(text, *h) for r in inside for h in r[2]}
     closing = text[be:ce]
+    if i < n - 1 and "opener" in roles and _EN_ASKS.search(text, bs, be):
+        return None  # "but could you please, if it's not too much trouble, maybe help me …": the question's frame, its verb after
     if ("hedge" in roles or "stance" in roles) and closing.strip()[:1] in (":", "：") \
             and not _EMOJI.match(text, be + len(closing) - len(closing.lstrip())):
         return None  # "我想说的是：下雨的时候不去": a hedge that introduces what follows it, the colon its sign (not ":)")
