@@ -2171,15 +2171,19 @@ _CLAUSE_STOP = re.compile(r"[,，][ \t]*")
 _CLAUSE_BACK = 40
 _BLANK_AFTER = re.compile(r"[ \t]*\n[ \t]*\n[ \t]*\S")
 _ZH_TAKES_WORDS = r"(?:请|麻烦|帮我|帮忙|给我)*(?:提取|抽取|找出|识别|分类|标注|翻译|改写|润色|校对|重写|纠错|改成|翻成|译成)"
-_VERB_LINE = re.compile(rf"[ \t]*(?:[-*>]+[ \t]*)?(?:\*\*)?(?P<bare>(?!))?(?P<source>(?!))?"
-                        rf"(?:(?i:(?:(?:ok|okay|now|next|also|and|then)[ \t]*[,!.]?[ \t]+)?(?:(?:can|could|would|will)[ \t]+you"
-                        rf"[ \t]+(?:please[ \t]+)?|please[ \t]+)?{_TASK_VERB_EN}\b[^:：\n.!?]{{0,60}}?)"
-                        rf"|{_ZH_TAKES_WORDS}[^:：\n。！？]{{0,16}}?)(?:\*\*)?[ \t]*[:：]")
+
+
+def _verb_line(verbs_en: str, words: int, lead: str = "") -> re.Pattern[str]:
+    """A request line up to its colon: an English verb of ``verbs_en`` (after a polite ask, and ``lead``), then at most
+    ``words`` characters, or a zh verb that takes the words after it (``_ZH_TAKES_WORDS``)."""
+    return re.compile(rf"[ \t]*(?:[-*>]+[ \t]*)?(?:\*\*)?(?P<bare>(?!))?(?P<source>(?!))?"
+                      rf"(?:(?i:{lead}(?:(?:can|could|would|will)[ \t]+you[ \t]+(?:please[ \t]+)?|please[ \t]+)?{verbs_en}\b"
+                      rf"[^:：\n.!?]{{0,{words}}}?)|{_ZH_TAKES_WORDS}[^:：\n。！？]{{0,16}}?)(?:\*\*)?[ \t]*[:：]")
+
+
+_VERB_LINE = _verb_line(_TASK_VERB_EN, 60, r"(?:(?:ok|okay|now|next|also|and|then)[ \t]*[,!.]?[ \t]+)?")
 # a verb whose object is the words after its colon on the same line: extraction, labels, translation
-_SAME_LINE_VERB = re.compile(rf"[ \t]*(?:[-*>]+[ \t]*)?(?:\*\*)?(?P<bare>(?!))?(?P<source>(?!))?"
-                             rf"(?:(?i:(?:(?:can|could|would|will)[ \t]+you[ \t]+(?:please[ \t]+)?|please[ \t]+)?(?:extract|"
-                             rf"pull[ \t]+out|classify|categori[sz]e|label|tag|identify|detect|translate)\b[^:：\n.!?]{{0,40}}?)"
-                             rf"|{_ZH_TAKES_WORDS}[^:：\n。！？]{{0,16}}?)(?:\*\*)?[ \t]*[:：]")
+_SAME_LINE_VERB = _verb_line(r"(?:extract|pull[ \t]+out|classify|categori[sz]e|label|tag|identify|detect|translate)", 40)
 
 
 _LIST_NEXT = re.compile(r"[ \t]*\n\s*(?:[-*•+]|\d{1,2}[.)、])[ \t]")
