@@ -76,7 +76,7 @@ from .rules.low_information import di_may_go
 
 if TYPE_CHECKING:
     from .engine import Annotated
-from .view import _segments, slot_line
+from .view import _segments, acted_turns_from, slot_line
 
 __all__ = ["LossyTier", "lossy_tier"]
 
@@ -146,7 +146,9 @@ _COUNT_SENSE = frozenset({"space", "room", "light", "paper", "glass", "change", 
 # "a force to be reckoned with", "make a difference", "greetings of the day", "do the needful")
 _IDIOM_AFTER_THE = frozenset({"end", "gap", "picture", "way", "moment", "meantime", "fly", "hood", "loop", "box",
                               "board", "spotlight", "scroll", "bottom", "table", "long", "whole", "day", "needful", "one",
-                              "hook", "line", "spot", "road", "go", "run", "house", "record", "dark", "point", "fence"})
+                              "hook", "line", "spot", "road", "go", "run", "house", "record", "dark", "point", "fence",
+                              "books", "air", "top", "edge", "ground", "clock", "mark", "radar", "rails", "grid", "map",
+                              "ball", "phone", "floor", "wheel", "mood", "dot", "news", "wild", "trick", "horizon"})
 _IDIOM_ADJECTIVE_THE = frozenset({"big", "bigger", "larger", "broader", "wider"})
 _IDIOM_AFTER_A = frozenset({"while", "force", "difference", "result", "row", "must", "whole", "look", "try", "go",
                             "chance", "favor", "favour", "hand", "break", "glance", "peek", "shot", "stab"})
@@ -244,10 +246,11 @@ def lossy_tier(ann: Annotated) -> LossyTier:
     p_starts, p_ends, _ = view.lexicon_columns(_PHRASE_LEXICONS)
     phrases = sorted((a, b) for a, b in zip(p_starts, p_ends) if " " in text[a:b])
     phrase_starts = [a for a, _ in phrases]
+    acted = acted_turns_from(view)  # a role-play's turns that act in character: lines and narration, written as they are
     for bi, block in enumerate(view.blocks):
         if block.role == "user" and not grammar_talk and _GRAMMAR_TALK.search(text, block.start, block.end):
             grammar_talk = True  # ("But what if I mean a specific coffee, like the coffee here?", "我们玩的很开心…请帮我改")
-        if block.end <= block.start or block.role in _MODEL_ROLES or grammar_talk:
+        if block.end <= block.start or block.role in _MODEL_ROLES or grammar_talk or (block.start, block.end) in acted:
             continue  # the model's own words: it imitates them (a final one is the prefill it continues)
         for cs, ce in _segments(text, block.start, block.end, _CLAUSE_BREAK):
             if not _CANDIDATE.search(text, cs, ce):

@@ -435,7 +435,8 @@ class _Verbs(NamedTuple):
 _EDIT = _Verbs(
     (("translate", "translat"), ("proofread", "proofread"), ("rewrite", "rewrit"), ("rephrase", "rephras"),
      ("paraphrase", "paraphras"), ("reword", "reword"), ("polish", "polish"), ("correct", "correct"), ("edit", "edit"),
-     ("tighten", "tighten"), ("shorten", "shorten")),
+     ("tighten", "tighten"), ("shorten", "shorten"), ("continue", "continu"), ("finish", "finish"),
+     ("complete", "complet")),
     ("翻译", "翻成", "译成", "润色", "校对", "改写", "纠错", "纠正", "修正", "改成", "改为", "改得", "换成", "重写", "改述", "仿写",
      "扩写", "续写", "缩写", "精简", "降重", "重新撰写", "重新创作", "改一下", "改改", "删掉", "删除", "去掉", "删去", "改语病",
      "改错"))
@@ -652,9 +653,11 @@ def _handed_text_end(text: str, a: int, e: int, nxt: int | None) -> int:
     while len(ends) > 1 and (_INSTRUCTION_PARA.match(text, ends[-1][0], ends[-1][1])
                              or _THANKS_TO_HELPER.match(text, ends[-1][0], ends[-1][1])
                              or _CLOSING_THANKS.fullmatch(text, *_stripped(text, *ends[-1]))
-                             and _stripped(text, *ends[-2])[1] > 0 and text[_stripped(text, *ends[-2])[1] - 1] in _CLOSING_QUOTES):
-        # (a bare "Thanks!" after a quotation is the user's: '"Thank you for considering my application."⏎⏎Thanks!'; after
-        # a letter or a message it may be its own closing line — "张阿姨，…吗？⏎⏎谢谢您！" — and stays)
+                             and (_stripped(text, *ends[-2])[1] > 0 and text[_stripped(text, *ends[-2])[1] - 1] in _CLOSING_QUOTES
+                                  or _SALUTATION.search(text, a, min(ends[-2][1], a + _SALUTATION_WITHIN)) is None)):
+        # (a bare "Thanks!" after a quotation, a dialogue, a poem or a paragraph is the user's: '"Thank you for considering my
+        # application."⏎⏎Thanks!', "ANNA: Where were you?⏎BEN: Out.⏎⏎Thanks so much!"; after a letter or a message, which
+        # opens with a salutation, it may be its own closing line — "张阿姨，…吗？⏎⏎谢谢您！" — and stays)
         ends.pop()
     b = ends[-1][1] if ends else stop
     b = min(b, stop)
@@ -2183,7 +2186,8 @@ def _verb_line(verbs_en: str, words: int, lead: str = "") -> re.Pattern[str]:
 
 _VERB_LINE = _verb_line(_TASK_VERB_EN, 60, r"(?:(?:ok|okay|now|next|also|and|then)[ \t]*[,!.]?[ \t]+)?")
 # a verb whose object is the words after its colon on the same line: extraction, labels, translation
-_SAME_LINE_VERB = _verb_line(r"(?:extract|pull[ \t]+out|classify|categori[sz]e|label|tag|identify|detect|translate)", 40)
+_SAME_LINE_VERB = _verb_line(r"(?:extract|pull[ \t]+out|classify|categori[sz]e|label|tag|identify|detect|translate|fix|"
+                             r"correct|proofread|edit|rewrite|rephrase|paraphrase|polish|reword)", 40)
 
 
 _LIST_NEXT = re.compile(r"[ \t]*\n\s*(?:[-*•+]|\d{1,2}[.)、])[ \t]")
@@ -3187,6 +3191,7 @@ _SIGN_OFF = re.compile(
 _SIGNATURE_ZH = re.compile(r"\n[ \t]*\n(?:[ \t]*(?:祝好|此致|敬礼|顺祝[^\n]{0,8}|祝[^\n]{1,10})[！!。]?[ \t]*\n)?"
                            r"[ \t]*[^\n。！？!?，,：:；;“”\"]{1,16}?[ \t]*(?=\n|\Z)")
 _LETTER_WITHIN = 400  # characters: a letter's salutation opens the block or follows a short request before it
+_SALUTATION_WITHIN = 80  # characters: a handed-over letter's salutation opens it
 
 
 def _letters(text: str, s: int, e: int, role: str) -> list[tuple[int, int, str, str]]:

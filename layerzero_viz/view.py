@@ -468,3 +468,34 @@ def slot_line(text: str, pos: int, as_is_only: bool = False) -> bool:
     next_start = text.find("\n", ls) + 1
     return (ls > 0 and prev_start < ls and _SLOT_LINE.match(text, prev_start) is not None) or \
         (next_start > 0 and _SLOT_LINE.match(text, next_start) is not None)
+
+
+# a prompt that sets up a role-play or a practice of lines: the turns after it are said in character
+# (a practice of lines — "I am a trainee waiter practicing my service lines" — makes the user's turns material:
+# material._PRACTICE_LINES)
+_ROLE_PLAY_SETUP = re.compile(r"(?i:\brole-?play|\bin\s+character\b|\bpretend\s+(?:to\s+be|you(?:'re|\s+are))|\byou\s+(?:will\s+)?"
+                              r"play\s+(?:a|an|the|my)\b|\bNPC\b)|\b[Yy]ou\s+(?:will\s+)?play\s+[A-Z][a-z]*\b|角色扮演"
+                              # (not 扮演 an expert to consult: "请扮演品牌创意大师", "扮演我的私人数学老师")
+                              r"|扮演(?![^，。,\n]{0,15}?(?:大师|专家|导师|老师|顾问|分析师|设计师|史学家|助手|助理|教练|写手|律师|会计师|医生|工程师|程序员))")
+
+
+def role_play_start(view: TextView) -> int:
+    """Where the turns said in character start: after the system prompt (or, without one, the first turn) that sets up
+    a role-play ("You play a customer. …", "请扮演相亲对象林先生，我来练习怎么聊天。"); the text's length when none does."""
+    setup = view.standing_blocks() or view.blocks[:1]
+    if setup and any(_ROLE_PLAY_SETUP.search(view.text, b.start, b.end) for b in setup):
+        return setup[-1].end
+    return len(view.text)
+
+
+# a turn said in character acts as well as speaks: "*I kneel on the wet deck.* Please, Captain, …", "（推开门）"
+_ACTING = re.compile(r"(?<![*\w])\*[^*\n]{3,80}\*(?!\*)|（[^）\n]{2,30}）|\([A-Za-z][^)\n]{2,60}\)(?=\s*[A-Z\"“])")
+
+
+def acted_turns_from(view: TextView) -> list[tuple[int, int]]:
+    """The (start, end) of the turns of a role-play (see :func:`role_play_start`) that act in character: whatever
+    politeness or article is in them is the character's (a user who asks a persona for help speaks as themself)."""
+    start = role_play_start(view)
+    text = view.text
+    return [(b.start, b.end) for b in view.blocks
+            if b.start >= start and b.role == "user" and _ACTING.search(text, b.start, b.end)]

@@ -30,7 +30,8 @@ import re
 from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Any, Sequence
 
-from ..view import EMOJI_CHARS, BlockRef, Hits, TextView, clauses, sentences, slot_line
+from ..view import (EMOJI_CHARS, BlockRef, Hits, TextView, acted_turns_from, clauses, role_play_start, sentences,
+                    slot_line)
 
 if TYPE_CHECKING:
     from . import RuleContext
@@ -61,7 +62,7 @@ _EN_ASKS = re.compile(r"(?i:could|would|can)\s+you\b")
 _EN_INNER_POLITE = re.compile(r"(?i:please|kindly)(?:\s+(?i:please|kindly))*\s+")
 _EN_SOFTENER = re.compile(r"(?i:possibly|perhaps|maybe)\s+(?=[a-z])")
 _CLOSERS = " \t\n\"'”’」』）)*_"
-_ZH_ASK_FRAMES = re.compile(r"^(?:我?还?想?请问(?:一下)?|我?还?想问一下|快问一下|我?还?想咨询一下|我?想?请教一下|冒昧(?:地)?问一下|冒昧请问|"
+_ZH_ASK_FRAMES = re.compile(r"^(?:我?还?想?请问(?:一下)?|我?还?想问一下|快(?:速)?问一下|想问个问题|我?还?想咨询一下|我?想?请教一下|冒昧(?:地)?问一下|冒昧请问|"
                             r"麻烦问一?下)$")
 _ZH_REQUEST_FRAMES = re.compile(r"^(?:麻烦.*|劳驾.*|劳烦.*|烦请|烦劳|有劳.*|能不能.*|可不可以.*|能否帮我|可以帮我|请帮我|请帮忙|"
                                 r"请您帮我|请你帮我|请您帮忙|请你帮忙|我想请您|想麻烦.*|希望您能|希望你能|还请您|"
@@ -312,15 +313,6 @@ _GREETING = re.compile(r"(?:[您你]好|大家好|早上好|上午好|中午好|
 # a turn that sets up a role-play: a greeting in it is said in character ("Now I'm going to pretend you're calling me
 # … Hello, what did you call for?")
 _ROLE_PLAY = re.compile(r"(?i:\bpretend|\brole-?play|\bin\s+character\b)|扮演|假装|角色扮演")
-# a prompt that sets up a role-play or a practice of lines: the turns after it are said in character
-# (a practice of lines — "I am a trainee waiter practicing my service lines" — makes the user's turns material:
-# material._PRACTICE_LINES)
-_ROLE_PLAY_SETUP = re.compile(r"(?i:\brole-?play|\bin\s+character\b|\bpretend\s+(?:to\s+be|you(?:'re|\s+are))|\byou\s+(?:will\s+)?"
-                              r"play\s+(?:a|an|the|my)\b|\bNPC\b)|角色扮演"
-                              # (not 扮演 an expert to consult: "请扮演品牌创意大师", "扮演我的私人数学老师")
-                              r"|扮演(?![^，。,\n]{0,15}?(?:大师|专家|导师|老师|顾问|分析师|设计师|史学家|助手|助理|教练|写手|律师|会计师|医生|工程师|程序员))")
-
-
 # a thanks, and a system prompt that says what to do when the user thanks ("If the driver says thanks, reply only
 # with 'Anytime.'", "如果用户说谢谢，只回复“不客气”", "当用户道谢时"): a thanks in a turn is then the trigger
 _THANKS = re.compile(r"(?i:thanks|thank\s+you|thx)|谢谢|感谢|多谢")
@@ -352,32 +344,29 @@ def _hit_starts_in(hits: list[_Hit], a: int, b: int) -> bool:
     return k < len(hits) and hits[k][0] < b
 
 
-def _role_play_from(view: TextView) -> int:
-    """Where the turns said in character start: after the system prompt (or, without one, the first turn) that sets up
-    a role-play ("You play a customer. …", "请扮演相亲对象林先生，我来练习怎么聊天。"); the text's length when none does."""
-    setup = view.standing_blocks() or view.blocks[:1]
-    if setup and any(_ROLE_PLAY_SETUP.search(view.text, b.start, b.end) for b in setup):
-        return setup[-1].end
-    return len(view.text)
-
-
 def _without_greetings_in_character(view: TextView, hits: list[_Hit]) -> list[_Hit]:
     """``hits`` without the greetings and thanks of the dialogue's turns that are not filler: all greetings where the
     system prompt (the first turn without one) says what to do when the user greets — the greeting is its trigger
     —, all thanks where it says what to do when the user thanks, the greetings of a turn that sets up a
-    role-play, and every greeting, thanks or apology said in a role-play's turns (in character: "您好！欢迎光临。"
-    from a trainee waiter, the persona's "啊……你好，不好意思，我是林远。")."""
+    role-play, and every greeting, thanks, apology or please said in a role-play's turns (in character: "您好！欢迎光临。"
+    from a trainee waiter, the persona's "啊……你好，不好意思，我是林远。", "Please, Captain, please take me with you.")."""
     text = view.text
     scripted = None  # looked at once, at the first greeting in a turn
     greets = None  # whether the system prompt tells the assistant to greet (its replies' greetings are then asked for)
     thanked = None  # and at the first thanks in a turn
     in_character = None  # where a role-play's turns start (looked at once)
     out = []
+    acted = None  # the role-play's turns that act in character (looked at once)
     for h in hits:
         if _role(text, *h) in ("owner", "only"):
             if in_character is None:
-                in_character = _role_play_from(view)
+                in_character = role_play_start(view)
             if h[0] >= in_character:
+                continue
+        else:  # (a please said while acting is the character's: "*I kneel on the wet deck.* Please, Captain, please take me")
+            if acted is None:
+                acted = acted_turns_from(view)
+            if acted and any(a <= h[0] < b for a, b in acted):
                 continue
         if _THANKS.match(text, h[0]) and view.block_at(h[0]).role not in ("system", "developer"):
             if thanked is None:

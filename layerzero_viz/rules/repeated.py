@@ -256,7 +256,7 @@ _CONSTRAINT_PARTS = (
     r"\b(?:must|should|shall|only|always|never|do not|don't|please|need to|needs to|have to|has to|required?|"
     r"make sure|be sure|ensure|avoid|limit|keep|use|answer|respond|reply|write|format|include|provide|output|"
     r"return|stay|follow|remember|at most|at least|no more than|words|sentences|bullets?|tone|formal|concise|"
-    r"under|below|within|up to|less than|fewer than|more than)\b",
+    r"under|below|within|up to|less than|fewer than|more than|cite)\b",
 )
 _CONSTRAINT = re.compile("|".join(_CONSTRAINT_PARTS), re.IGNORECASE)
 # ... searched one part at a time (whether any matches is the same question): as one alternation the regex
@@ -338,7 +338,7 @@ def _statement_units(text: str) -> list[str]:
 _SAID_BEFORE = re.compile(r"[ \t*_]*(?:(?:as|like)\s+i\s+(?:said|mentioned|told\s+you)(?:\s+(?:before|earlier|already))?|"
                           r"as\s+(?:mentioned|noted|stated|said)(?:\s+(?:before|earlier|above))?|(?:just\s+)?a\s+(?:quick\s+|friendly\s+)?"
                           r"reminder|"
-                          r"(?:就像|正如|如同)?我(?:之前|前面|刚才|上面)(?:说|讲|提)(?:过)?的|我再说一(?:次|遍)|还是那句话)"
+                          r"(?:就像|正如|如同)?我(?:之前|前面|刚才|上面)(?:说|讲|提)(?:过)?的|我?再说一(?:次|遍)|还是那句话)"
                           r"[ \t]*[,，:：]?")
 
 
@@ -620,11 +620,17 @@ class _SaidOtherwise:
         return self._on_the_same_thing(entry, lo, hi, prohibition)
 
     def _on_the_same_thing(self, entry: _Entry, lo: int, hi: int, prohibition: bool) -> tuple[int, int] | None:
-        """The latest sentence of a user turn in [lo, hi) that says something else about what ``entry`` is about: its
-        words hold all of the statement's in order, with another polarity, modal or value ("You can use tables now."
-        between two "Don't use tables.", "Keep explanations under 50 words for now." before "Keep explanations under
-        150 words."), or it corrects with a word of the statement ("Use spaces instead." between two "Use tabs for
-        indentation.").  A prohibition is not changed by another prohibition (they add up)."""
+        """The latest sentence in [lo, hi) that may have changed what ``entry`` rules, which the statement then puts back:
+
+        * in a user turn, one about the same dimension of the reply — its length, a count, the language, spelling, units,
+          layout, tone, citations, indentation, emoji ("This one can be 300 words.", "That's too short, it needs more
+          detail.", "Give me 10 for this one." before "No more than 3 examples.") — or whose words hold all of the
+          statement's in order with another polarity or value ("You can use tables now."), or that corrects or permits
+          with a word of it ("Use spaces instead.", "其实可以用一些表情符号。");
+        * in an assistant turn, a question or a plan about that dimension ("Would English be easier for your team?",
+          "I'll go a bit longer this time …"): the statement answers or corrects it.
+        A prohibition is not changed by another prohibition (they add up).  Keeping a true repeat costs a few tokens;
+        pruning a rule put back loses it, so any sign of a change keeps it."""
         view = self._view
         text = view.text
         family = entry.family
@@ -632,25 +638,30 @@ class _SaidOtherwise:
             return None
         every = set(family)
         words = every - _GENERIC_WORDS
-        measures = _measures(text[entry.start:entry.end])
+        rule = text[entry.start:entry.end]
+        dims = _dimensions(rule)
         looked = 0
         for b in reversed(view.blocks):
-            if b.start >= hi or b.role != "user":
+            if b.start >= hi or b.role not in ("user", "assistant"):
                 continue
             if b.end <= lo or looked >= self._LOOK_BACK:
                 break
             for s, e in reversed(sentences(view, b)):
                 looked += 1
-                ex, fam = _analyse(text[s:e])[:2]
+                said = text[s:e]
+                if b.role == "assistant":
+                    if dims & _dimensions(said) and _PROPOSES.search(said):
+                        return s, e
+                    continue
+                ex, fam = _analyse(said)[:2]
                 if ex == entry.exact:
                     return None  # (said again already: the latest word says the same)
                 if prohibition and _is_prohibition(ex):
                     continue
-                if _in_order(family, fam) or words.intersection(fam) and _CHANGE_CUE.search(text, s, e) \
-                        or every.intersection(fam) and _CORRECTION.search(text, s, e):  # ("Use spaces instead.")
+                if dims & _dimensions(said) or _in_order(family, fam) \
+                        or words.intersection(fam) and _CHANGE_CUE.search(said) \
+                        or every.intersection(fam) and _CORRECTION.search(said):  # ("Use spaces instead.")
                     return s, e
-                if measures and any(unit in measures and measures[unit] != n for unit, n in _measures(text[s:e]).items()):
-                    return s, e  # "This one can be 300 words." before "Keep answers under 100 words."
         return None
 
     def _choice_sentences(self) -> tuple[list[int], list[tuple[int, int, dict[str, frozenset[str]]]]]:
@@ -677,14 +688,6 @@ _CHANGE_CUE = re.compile(_CORRECTION.pattern + r"|(?i:\btoo\s+(?:short|long|much
 # a rule's words that say nothing of what it is about (every rule uses them)
 _GENERIC_WORDS = frozenset({"use", "answer", "write", "keep", "make", "be", "give", "reply", "respond", "it", "them",
                             "用", "使", "回", "答", "写", "要", "时", "请", "的"})
-_MEASURE = re.compile(r"(\d+(?:[.,]\d+)?)\s*([a-z]+|[\u4e00-\u9fff])", re.IGNORECASE)
-
-
-def _measures(sentence: str) -> dict[str, str]:
-    """The numbers of ``sentence`` by the unit after each ("100 words" → {"words": "100"}, "200字" → {"字": "200"})."""
-    return {m.group(2).lower(): m.group(1) for m in _MEASURE.finditer(sentence)}
-
-
 def _in_order(part: Sequence[str], whole: Sequence[str]) -> bool:
     """Whether ``part`` is a subsequence of ``whole``."""
     it = iter(whole)
@@ -727,6 +730,46 @@ def _choices(sentence: str) -> dict[str, frozenset[str]]:
 
 
 _LANGUAGE_NAMES = dict(_CHOICES)["language"]
+_CHOICE_PATTERNS = {name: rx.pattern for name, rx in _CHOICES}
+
+
+# what a rule is about, by the words that name it: a turn in between about the same thing may have changed it
+_DIMENSIONS = tuple((name, re.compile(p, re.IGNORECASE)) for name, p in (
+    # (a size named, or a change of it: not "Write a short bio", which asks for one piece)
+    ("length", r"\b(?:words?|sentences?|paragraphs?|characters?|shorter|longer|briefer|length|lengthy|verbose|wordy|limit|pages?|"
+               r"lines?|too\s+(?:short|long|brief|terse)|(?:more|less)\s+detail(?:ed|s)?|go\s+long)\b|字数|字以内|\d+\s*字|篇幅|"
+               r"详细一点|展开|长一点|短一点|太长|太短|句话|段话|行以内"),
+    ("count", r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|dozen|a few|several|more|fewer|less)\b|"
+              r"[一二两三四五六七八九十几多少]个|[一二两三四五六七八九十几]条|更多|少一点"),
+    ("language", _CHOICE_PATTERNS["language"]),
+    ("spelling", r"\bspell(?:ing|ed|s)?\b|\b(?:british|american|us|uk)\s+(?:english|style)\b|拼写"),
+    ("units", _CHOICE_PATTERNS["units"] + r"|\bunits?\b|单位"),
+    ("tone", _CHOICE_PATTERNS["tone"] + r"|\btone\b|语气|口吻|风格"),
+    ("layout", r"\b(?:tables?|bullets?|bullet\s+points?|lists?|numbered|headings?|headers?|markdown|json|yaml|csv|"
+               r"code\s+blocks?|bold|italics?|format(?:ting|ted)?)\b|表格|列表|编号|标题|格式|分点|加粗"),
+    ("citations", r"\b(?:cite|citations?|sources?|references?|apa|mla|chicago|footnotes?)\b|引用|出处|参考文献"),
+    ("indentation", r"\b(?:tabs?|spaces|indent(?:ation|ed|s)?)\b|缩进|空格"),
+    ("emoji", r"\bemojis?\b|\bemoticons?\b|表情"),
+))
+
+
+def _dimensions(sentence: str) -> frozenset[str]:
+    """What of the reply ``sentence`` talks about (see ``_DIMENSIONS``); a number counts only beside the count's nouns."""
+    found = {name for name, rx in _DIMENSIONS if rx.search(sentence)}
+    if "count" in found and not _COUNTED.search(sentence) and "length" not in found:
+        found.discard("count")
+    return frozenset(found)
+
+
+# a count's nouns, and a bare count asked for another time ("Give me 10 for this one.")
+_COUNTED = re.compile(r"(?i:\b(?:examples?|items?|bullets?|points?|ideas?|options?|questions?|names?|titles?|steps?|tips?|"
+                      r"reasons?|sentences?|words?|paragraphs?|results?|answers?|versions?|variants?)\b|\b(?:give|list|show|"
+                      r"make\s+it)\s+(?:me\s+)?\d+|\bfor\s+this\s+one\b)|[个条点种句段]")
+# an assistant's question or plan (what the next user turn answers or corrects)
+_PROPOSES = re.compile(r"[?？]|(?i:\b(?:i'll|i\s+will|i'm\s+going\s+to|let\s+me|i\s+can|instead|this\s+time)\b)|"
+                       r"我会|我将|我来|要不要|是否|改成|改用|这次")
+
+
 
 
 def languages_named(text: str, start: int = 0, end: int | None = None) -> frozenset[str]:
@@ -877,7 +920,7 @@ _LEAD_IN = re.compile(r"(?:[ \t*_]*(?:(?i:(?:and\s+)?(?:once\s+)?again|remember|
                       r"under\s+no\s+circumstances|in\s+no\s+case|in\s+any\s+case|as\s+i\s+(?:said|mentioned)(?:\s+(?:before|"
                       r"earlier))?|as\s+(?:mentioned|noted|stated|said)(?:\s+(?:before|earlier|above))?|(?:just\s+)?a\s+(?:quick\s+|"
                       r"friendly\s+)?reminder)|记住|切记|注意|再次强调|再强调一下|强调一下|重申|重要|提醒一下|再说一遍|另外|此外|还有|同时|无论如何|"
-                      r"任何情况下|(?:就像|正如|如同)?我(?:之前|前面|刚才|上面)(?:说|講|讲|說|提)(?:过|過)?的|我再(?:说|說)一(?:次|遍)|"
+                      r"任何情况下|(?:就像|正如|如同)?我(?:之前|前面|刚才|上面)(?:说|講|讲|說|提)(?:过|過)?的|我?再(?:说|說)一(?:次|遍)|"
                       r"还是那句话|還是那句話)[ \t*_]*[:：,，!！]?[ \t*_]*)+")
 
 
