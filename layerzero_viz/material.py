@@ -654,10 +654,12 @@ def _handed_text_end(text: str, a: int, e: int, nxt: int | None) -> int:
                              or _THANKS_TO_HELPER.match(text, ends[-1][0], ends[-1][1])
                              or _CLOSING_THANKS.fullmatch(text, *_stripped(text, *ends[-1]))
                              and (_stripped(text, *ends[-2])[1] > 0 and text[_stripped(text, *ends[-2])[1] - 1] in _CLOSING_QUOTES
-                                  or _SALUTATION.search(text, a, min(ends[-2][1], a + _SALUTATION_WITHIN)) is None)):
-        # (a bare "Thanks!" after a quotation, a dialogue, a poem or a paragraph is the user's: '"Thank you for considering my
-        # application."⏎⏎Thanks!', "ANNA: Where were you?⏎BEN: Out.⏎⏎Thanks so much!"; after a letter or a message, which
-        # opens with a salutation, it may be its own closing line — "张阿姨，…吗？⏎⏎谢谢您！" — and stays)
+                                  or _NOT_A_LETTER.search(text, max(0, a - _NAMED_WITHIN), a) is not None
+                                  and _SALUTATION.search(text, a, min(ends[-2][1], a + _SALUTATION_WITHIN)) is None)):
+        # (a bare "Thanks!" after a quotation, or after a text the request calls a dialogue, a poem or a paragraph, is the
+        # user's: '"Thank you for considering my application."⏎⏎Thanks!', "Continue this dialogue:⏎⏎ANNA: …⏎BEN: Out.⏎⏎
+        # Thanks so much!"; after a letter or a message it may be its own closing line — "张阿姨，…吗？⏎⏎谢谢您！",
+        # "各位同事：⏎⏎下週一放假。⏎⏎謝謝！" — and stays)
         ends.pop()
     b = ends[-1][1] if ends else stop
     b = min(b, stop)
@@ -1287,8 +1289,11 @@ def _opening_lines(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, 
 
 
 # a line that is only a label naming what follows an example ("EX:", "Example:", "输出示例：")
-_EXAMPLE_LABEL_LINE = re.compile(r"^[ \t]*(?:\*\*)?(?:EX|Ex|E\.g\.|(?i:examples?|samples?|example output|sample output)|"
-                                 r"示例|例子|范例|样例|输出示例|示例输出)(?:\*\*)?[ \t]*[:：][ \t]*(?:\*\*)?[ \t]*\n"
+_EXAMPLE_LABEL_LINE = re.compile(r"^[ \t]*(?:\*\*)?(?:EX|Ex|E\.g\.|(?i:(?:examples?|samples?)(?:[ \t]+(?:output|reply|replies|"
+                                 r"response|responses|answer|answers|message|messages|e-?mail))?)|"
+                                 # ("参考回复示例：", "示例话术：")
+                                 r"(?:参考)?(?:回复|回答|话术|对话|输出)?(?:示例|例子|范例|样例)(?:回复|回答|话术|输出)?)"
+                                 r"(?:\*\*)?[ \t]*[:：][ \t]*(?:\*\*)?[ \t]*\n"
                                  # a bracketed label alone on its line: "【示例】", "[Example]"
                                  r"|^[ \t]*(?:【(?:示例|例子|范例|样例|对话示例|示例对话|参考示例)】|\[(?i:examples?|sample)\])[ \t]*\n",
                                  re.MULTILINE)
@@ -2034,6 +2039,8 @@ _TASK_INTRO = re.compile(
     r"|(?i:[^:：\n]{0,60}?\b(?:wrote|writes|said|says|replied|posted|texted|messaged|(?:message|email|e-mail|review|"
     r"comment|reply|text|note|post|answer)[ \t]+(?:was|is|reads|read|said|says)(?:[ \t]+(?:just|only|simply))?)"
     r"(?:[ \t]+(?:me[ \t]+)?(?:this|the[ \t]+following|back))?"  # ("I wrote this:", "Tom sent me this:")
+    # ("Your colleague wrote this to me yesterday:")
+    r"(?:[ \t]+(?:to|for)[ \t]+(?:me|us|him|her|them))?(?:[ \t]+(?:yesterday|today|earlier|this[ \t]+morning|last[ \t]+(?:week|night|time)))?"
     r"(?:[ \t]*[,;—–-][^:：\n]{0,80}?)?)"
     # said to pass on as written: "Send this to #eng-all, word for word:", "Post it verbatim:"
     r"|(?i:[^:：\n]{0,80}?\b(?:verbatim|word[ \t]+for[ \t]+word|as[ \t]+is|exactly[ \t]+(?:as[ \t]+(?:written|it[ \t]+is)|this|"
@@ -2060,6 +2067,9 @@ _TASK_INTRO = re.compile(
     # reported words: "房东刚给我发微信：", "客户回了一封邮件："
     r"|[^：:\n]{0,12}?(?:房东|房客|租客|老板|领导|客户|同事|朋友|老师|家长|HR|对方|买家|卖家|邻居|他|她)(?:刚|刚刚|刚才|又|今天|昨天)?"
     r"(?:给我|跟我|给我们)?(?:发|回|留|写)(?:了)?(?:一条|一封|一段)?(?:微信|短信|消息|邮件|信息|留言|私信)(?:说|如下)?"
+    # (a reply received: "上一个客服回复我：", "你們客服上次回覆我：", "这是我收到的短信：")
+    r"|[^：:\n]{0,12}?(?:客服|商家|卖家|店家|平台|官方|对方|他们|她们|他|她)[^：:\n]{0,6}?(?:回复|答复|回)(?:了)?(?:我|给我|我们)"
+    r"|[^：:\n]{0,6}?(?:这是|以下是|下面是)?(?:我|我们)(?:刚|刚刚|今天|昨天)?收到的[\u4e00-\u9fff]{1,6}"
     r"|[^：:\n]{0,20}?(?:发|回|说|留|写)了(?:一句|一条|一段|一封|一篇|这么一句|这样一句)(?:话|微信|短信|消息|邮件|信息|留言|私信)?"
     r"(?:[^：:\n]{0,40}?(?:帮我|麻烦|请)[^：:\n]{0,30}?)?"  # ("我写了一段给客户的道歉信，帮我看看有没有问题，不要大改：")
     # said to pass on as written: "状态页公告，直接按这个发：", "原样转发："
@@ -2089,11 +2099,12 @@ _TASK_INTRO = re.compile(
 )
 # what a line must hold before _TASK_INTRO is tried at its colon (most colons head "Rules:", a time or a key)
 # (searched in the lower-cased words before the colon: a case-insensitive search costs twice as much)
-_TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\bmake\b|\bturn\b|\bsend\b|\bpost\b|\bpublish\b|\bforward\b|\bshare\b|"
+_TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\btidy\b|\bclean\s+up\b|\bmake\b|\bturn\b|\bsend\b|\bpost\b|\bpublish\b|\bforward\b|\bshare\b|"
                        r"\bannounce\b|\bverbatim\b|\bword for word\b|\bas is\b|\bexactly as\b|\bexactly this\b|\bexactly like\b|"
                        r"\bthis exact\b|"
                        r"这样|这么|如下|原样|原封不动|一字不改|一字不差|一个字都不|照发|照着发|逐字|照读|照念|"
-                       r"按这个发|直接发|翻成|译成|提取|抽取|找出|识别|分类|标注|翻译|改写|润色|校对|重写|纠错|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
+                       r"按这个发|直接发|翻成|译成|回复我|回复了我|收到的|提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|"
+                       r"修改|修正|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
                        r"\breplied\b|\bposted\b|\btexted\b|\bmessaged\b|\b(?:was|is|reads?)\b"
                        r"|\btone\b|\bstyle\b|\bvoice\b|\bformat\b|\bstructure\b|\bspirit\b|\bwording\b|\bmodell?ed\b|"
                        r"\bhere(?:'s|’s| is)\b|语气|风格|口吻|格式|写法|文风|调子|样子|感觉|这是我|\breply\b|\brespond\b|"
@@ -2164,6 +2175,8 @@ def _task_intros(text: str, s: int, e: int) -> list[re.Match[str]]:
                 # same line only after a verb that takes the words as they are ("Extract the name: Hi, I'm John …",
                 # "幫我改寫得更正式：嗨，…")
                 m = (_VERB_LINE if blank else _SAME_LINE_VERB).match(text, p, c + 1)
+                if m is not None and not blank and _SAYS_HOW.match(text, c + 1, e):
+                    m = None  # "Rewrite the intro: please keep it under 50 words …": how to do it, not the words
             if m is not None and m.end() == c + 1:
                 out.append(m)
                 break
@@ -2171,9 +2184,13 @@ def _task_intros(text: str, s: int, e: int) -> list[re.Match[str]]:
 
 
 _CLAUSE_STOP = re.compile(r"[,，][ \t]*")
+# what follows a work verb's colon when it says how to do the work rather than giving the words
+_SAYS_HOW = re.compile(r"[ \t]*(?:(?i:please|kindly|keep|make|use|don'?t|do\s+not|try|add|remove|include|avoid|focus|"
+                       r"it\s+should|it\s+must|in\s+(?:a|an|the)\s+\w+\s+(?:tone|style|way))\b)")  # (a zh text opens with 请 as often)
 _CLAUSE_BACK = 40
 _BLANK_AFTER = re.compile(r"[ \t]*\n[ \t]*\n[ \t]*\S")
-_ZH_TAKES_WORDS = r"(?:请|麻烦|帮我|帮忙|给我)*(?:提取|抽取|找出|识别|分类|标注|翻译|改写|润色|校对|重写|纠错|改成|翻成|译成)"
+_ZH_TAKES_WORDS = (r"(?:请|麻烦|帮我|帮忙|给我)*(?:提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|"
+                   r"修改|修正|改成|翻成|译成)")
 
 
 def _verb_line(verbs_en: str, words: int, lead: str = "") -> re.Pattern[str]:
@@ -2187,7 +2204,7 @@ def _verb_line(verbs_en: str, words: int, lead: str = "") -> re.Pattern[str]:
 _VERB_LINE = _verb_line(_TASK_VERB_EN, 60, r"(?:(?:ok|okay|now|next|also|and|then)[ \t]*[,!.]?[ \t]+)?")
 # a verb whose object is the words after its colon on the same line: extraction, labels, translation
 _SAME_LINE_VERB = _verb_line(r"(?:extract|pull[ \t]+out|classify|categori[sz]e|label|tag|identify|detect|translate|fix|"
-                             r"correct|proofread|edit|rewrite|rephrase|paraphrase|polish|reword)", 40)
+                             r"correct|proofread|edit|rewrite|rephrase|paraphrase|polish|reword|tidy[ \t]+up|clean[ \t]+up)", 40)
 
 
 _LIST_NEXT = re.compile(r"[ \t]*\n\s*(?:[-*•+]|\d{1,2}[.)、])[ \t]")
@@ -3192,6 +3209,12 @@ _SIGNATURE_ZH = re.compile(r"\n[ \t]*\n(?:[ \t]*(?:祝好|此致|敬礼|顺祝[^
                            r"[ \t]*[^\n。！？!?，,：:；;“”\"]{1,16}?[ \t]*(?=\n|\Z)")
 _LETTER_WITHIN = 400  # characters: a letter's salutation opens the block or follows a short request before it
 _SALUTATION_WITHIN = 80  # characters: a handed-over letter's salutation opens it
+# what a request calls a text that is no letter (whose closing thanks is then the user's), in the characters before it
+_NOT_A_LETTER = re.compile(r"(?i:\b(?:dialogues?|conversations?|poems?|verses?|lyrics|songs?|stor(?:y|ies)|paragraphs?|"
+                           r"sentences?|essays?|abstracts?|scripts?|code|snippets?|lists?|haikus?|villanelles?|sonnets?|"
+                           r"limericks?|outlines?|captions?|headlines?|slogans?|taglines?|bios?|summar(?:y|ies))\b)"
+                           r"|对话|诗|歌词|故事|段落|句子|作文|代码|列表|大纲|文案|标题|口号|简介|摘要")
+_NAMED_WITHIN = 160
 
 
 def _letters(text: str, s: int, e: int, role: str) -> list[tuple[int, int, str, str]]:

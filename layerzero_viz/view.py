@@ -474,7 +474,8 @@ def slot_line(text: str, pos: int, as_is_only: bool = False) -> bool:
 # (a practice of lines — "I am a trainee waiter practicing my service lines" — makes the user's turns material:
 # material._PRACTICE_LINES)
 _ROLE_PLAY_SETUP = re.compile(r"(?i:\brole-?play|\bin\s+character\b|\bpretend\s+(?:to\s+be|you(?:'re|\s+are))|\byou\s+(?:will\s+)?"
-                              r"play\s+(?:a|an|the|my)\b|\bNPC\b)|\b[Yy]ou\s+(?:will\s+)?play\s+[A-Z][a-z]*\b|角色扮演"
+                              r"play\s+(?:a|an|the|my)\b|\bNPC\b|\blet'?s\s+play\s+(?:a\s+)?(?:game|pretend|make-believe)\b)"
+                              r"|\b[Yy]ou\s+(?:will\s+)?play\s+[A-Z][a-z]*\b|角色扮演"
                               # (not 扮演 an expert to consult: "请扮演品牌创意大师", "扮演我的私人数学老师")
                               r"|扮演(?![^，。,\n]{0,15}?(?:大师|专家|导师|老师|顾问|分析师|设计师|史学家|助手|助理|教练|写手|律师|会计师|医生|工程师|程序员))")
 

@@ -62,7 +62,7 @@ _EN_ASKS = re.compile(r"(?i:could|would|can)\s+you\b")
 _EN_INNER_POLITE = re.compile(r"(?i:please|kindly)(?:\s+(?i:please|kindly))*\s+")
 _EN_SOFTENER = re.compile(r"(?i:possibly|perhaps|maybe)\s+(?=[a-z])")
 _CLOSERS = " \t\n\"'”’」』）)*_"
-_ZH_ASK_FRAMES = re.compile(r"^(?:我?还?想?请问(?:一下)?|我?还?想问一下|快(?:速)?问一下|想问个问题|我?还?想咨询一下|我?想?请教一下|冒昧(?:地)?问一下|冒昧请问|"
+_ZH_ASK_FRAMES = re.compile(r"^(?:我?还?想?请问(?:一下)?|我?还?想问一下|快(?:速)?问一下|想问个问题|顺便问一下|再问一个问题|最后一个问题|我?还?想咨询一下|我?想?请教一下|冒昧(?:地)?问一下|冒昧请问|"
                             r"麻烦问一?下)$")
 _ZH_REQUEST_FRAMES = re.compile(r"^(?:麻烦.*|劳驾.*|劳烦.*|烦请|烦劳|有劳.*|能不能.*|可不可以.*|能否帮我|可以帮我|请帮我|请帮忙|"
                                 r"请您帮我|请你帮我|请您帮忙|请你帮忙|我想请您|想麻烦.*|希望您能|希望你能|还请您|"

@@ -338,7 +338,7 @@ def _statement_units(text: str) -> list[str]:
 _SAID_BEFORE = re.compile(r"[ \t*_]*(?:(?:as|like)\s+i\s+(?:said|mentioned|told\s+you)(?:\s+(?:before|earlier|already))?|"
                           r"as\s+(?:mentioned|noted|stated|said)(?:\s+(?:before|earlier|above))?|(?:just\s+)?a\s+(?:quick\s+|friendly\s+)?"
                           r"reminder|"
-                          r"(?:就像|正如|如同)?我(?:之前|前面|刚才|上面)(?:说|讲|提)(?:过)?的|我?再说一(?:次|遍)|还是那句话)"
+                          r"(?:就像|正如|如同)?我(?:之前|前面|刚才|上面)(?:说|讲|提)(?:过)?的|我?再说一(?:次|遍)|还是那句话|老规矩|照旧)"
                           r"[ \t]*[,，:：]?")
 
 
@@ -639,7 +639,7 @@ class _SaidOtherwise:
         every = set(family)
         words = every - _GENERIC_WORDS
         rule = text[entry.start:entry.end]
-        dims = _dimensions(rule)
+        dims = _dimensions(rule, rule=True)
         looked = 0
         for b in reversed(view.blocks):
             if b.start >= hi or b.role not in ("user", "assistant"):
@@ -738,7 +738,7 @@ _DIMENSIONS = tuple((name, re.compile(p, re.IGNORECASE)) for name, p in (
     # (a size named, or a change of it: not "Write a short bio", which asks for one piece)
     ("length", r"\b(?:words?|sentences?|paragraphs?|characters?|shorter|longer|briefer|length|lengthy|verbose|wordy|limit|pages?|"
                r"lines?|too\s+(?:short|long|brief|terse)|(?:more|less)\s+detail(?:ed|s)?|go\s+long)\b|字数|字以内|\d+\s*字|篇幅|"
-               r"详细一点|展开|长一点|短一点|太长|太短|句话|段话|行以内"),
+               r"详细一[点些]|详细些|更详细|写得详细|展开|长一[点些]|短一[点些]|太长|太短|句话|段话|行以内"),
     ("count", r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|dozen|a few|several|more|fewer|less)\b|"
               r"[一二两三四五六七八九十几多少]个|[一二两三四五六七八九十几]条|更多|少一点"),
     ("language", _CHOICE_PATTERNS["language"]),
@@ -753,14 +753,20 @@ _DIMENSIONS = tuple((name, re.compile(p, re.IGNORECASE)) for name, p in (
 ))
 
 
-def _dimensions(sentence: str) -> frozenset[str]:
-    """What of the reply ``sentence`` talks about (see ``_DIMENSIONS``); a number counts only beside the count's nouns."""
+def _dimensions(sentence: str, rule: bool = False) -> frozenset[str]:
+    """What of the reply ``sentence`` talks about (see ``_DIMENSIONS``); a number counts only beside the count's nouns.
+    A ``rule`` names its length in a word too ("Keep it short.", 回答要简短), which a sentence in between does only by a
+    change of it ("go a bit longer", "too short")."""
     found = {name for name, rx in _DIMENSIONS if rx.search(sentence)}
+    if rule and _LENGTH_WORD.search(sentence):
+        found.add("length")
     if "count" in found and not _COUNTED.search(sentence) and "length" not in found:
         found.discard("count")
     return frozenset(found)
 
 
+_LENGTH_WORD = re.compile(r"(?i:\b(?:short|brief|concise|succinct|terse|long|detailed|in\s+depth)\b)|简短|简洁|简要|简明|精炼|详细|"
+                          r"长篇|短小")
 # a count's nouns, and a bare count asked for another time ("Give me 10 for this one.")
 _COUNTED = re.compile(r"(?i:\b(?:examples?|items?|bullets?|points?|ideas?|options?|questions?|names?|titles?|steps?|tips?|"
                       r"reasons?|sentences?|words?|paragraphs?|results?|answers?|versions?|variants?)\b|\b(?:give|list|show|"
@@ -921,7 +927,7 @@ _LEAD_IN = re.compile(r"(?:[ \t*_]*(?:(?i:(?:and\s+)?(?:once\s+)?again|remember|
                       r"earlier))?|as\s+(?:mentioned|noted|stated|said)(?:\s+(?:before|earlier|above))?|(?:just\s+)?a\s+(?:quick\s+|"
                       r"friendly\s+)?reminder)|记住|切记|注意|再次强调|再强调一下|强调一下|重申|重要|提醒一下|再说一遍|另外|此外|还有|同时|无论如何|"
                       r"任何情况下|(?:就像|正如|如同)?我(?:之前|前面|刚才|上面)(?:说|講|讲|說|提)(?:过|過)?的|我?再(?:说|說)一(?:次|遍)|"
-                      r"还是那句话|還是那句話)[ \t*_]*[:：,，!！]?[ \t*_]*)+")
+                      r"还是那句话|還是那句話|老规矩|老規矩|照旧|照舊)[ \t*_]*[:：,，!！]?[ \t*_]*)+")
 
 
 def _sentence_bounds(view: TextView, block: BlockRef) -> tuple[tuple[int, ...], tuple[int, ...]]:
