@@ -688,6 +688,8 @@ _CHANGE_CUE = re.compile(_CORRECTION.pattern + r"|(?i:\btoo\s+(?:short|long|much
 # a rule's words that say nothing of what it is about (every rule uses them)
 _GENERIC_WORDS = frozenset({"use", "answer", "write", "keep", "make", "be", "give", "reply", "respond", "it", "them",
                             "用", "使", "回", "答", "写", "要", "时", "请", "的"})
+
+
 def _in_order(part: Sequence[str], whole: Sequence[str]) -> bool:
     """Whether ``part`` is a subsequence of ``whole``."""
     it = iter(whole)
@@ -774,8 +776,6 @@ _COUNTED = re.compile(r"(?i:\b(?:examples?|items?|bullets?|points?|ideas?|option
 # an assistant's question or plan (what the next user turn answers or corrects)
 _PROPOSES = re.compile(r"[?？]|(?i:\b(?:i'll|i\s+will|i'm\s+going\s+to|let\s+me|i\s+can|instead|this\s+time)\b)|"
                        r"我会|我将|我来|要不要|是否|改成|改用|这次")
-
-
 
 
 def languages_named(text: str, start: int = 0, end: int | None = None) -> frozenset[str]:
@@ -1163,8 +1163,9 @@ _LIFT = re.compile(r"(?i:\b(?:from\s+now\s+on|you\s+can\s+now|now\s+you\s+can|yo
 
 # a request for a piece of work ("Write a tweet announcing our sale.", "Give me 3 title ideas.", "再写一首关于秋天的诗。"): asked
 # again in a later turn, it asks for another piece, which no restated rule does
-_WORK_REQUEST = re.compile(r"[ \t*_]*(?:(?i:(?:(?:please|now|ok(?:ay)?|again|so|(?:could|can|would|will)[ \t]+you)[ \t,]+)*(?:write|draft|compose|create|"
-                           r"generate|give\s+me|make|produce|suggest|propose|list|translate|summari[sz]e|rewrite|redo|"
+_WORK_REQUEST = re.compile(r"[ \t*_]*(?:(?i:(?:(?:please|now|ok(?:ay)?|again|so|(?:could|can|would|will)[ \t]+you)[ \t,]+)*"
+                           r"(?:write|draft|compose|create|generate|give\s+me|make|produce|suggest|propose|list|translate|"
+                           r"summari[sz]e|rewrite|redo|"
                            r"come\s+up\s+with)[ \t]+(?:me[ \t]+)?(?:a|an|another|some|one|two|three|four|five|\d+)\b)"
                            r"|(?:请|麻烦|再|帮我|给我)*(?:写|起草|生成|列出|列|翻译|总结|改写|设计|想)(?:一|两|三|四|五|几|\d))")
 
