@@ -641,13 +641,17 @@ class _SaidOtherwise:
         rule = text[entry.start:entry.end]
         dims = _dimensions(rule, rule=True)
         looked = 0
-        for b in reversed(view.blocks):
+        blocks = view.blocks
+        for k in range(view.block_index_at(max(lo, hi - 1)), -1, -1):  # (from the block before the statement's, back)
+            b = blocks[k]
             if b.start >= hi or b.role not in ("user", "assistant"):
                 continue
             if b.end <= lo or looked >= self._LOOK_BACK:
                 break
             for s, e in reversed(sentences(view, b)):
                 looked += 1
+                if looked > self._LOOK_BACK:
+                    break
                 said = text[s:e]
                 if b.role == "assistant":
                     if dims & _dimensions(said) and _PROPOSES.search(said):
@@ -755,6 +759,7 @@ _DIMENSIONS = tuple((name, re.compile(p, re.IGNORECASE)) for name, p in (
 ))
 
 
+@lru_cache(maxsize=8192)  # (the sentences before each restatement are looked at again for the next one)
 def _dimensions(sentence: str, rule: bool = False) -> frozenset[str]:
     """What of the reply ``sentence`` talks about (see ``_DIMENSIONS``); a number counts only beside the count's nouns.
     A ``rule`` names its length in a word too ("Keep it short.", 回答要简短), which a sentence in between does only by a
