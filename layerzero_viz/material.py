@@ -195,7 +195,7 @@ _YAML_HINT = re.compile(r"\n[ \t]+(?:-[ \t]+)?[a-z_][\w.-]*:[ \t]*\n")
 _TRACE_HINTS = ("\tat ", "    at ", "File \"", "Traceback", "\nE/", "\nW/", "\nF/")
 # a log line: a timestamp, then a level ("2024-05-01 12:00:01 WARN  please retry: …")
 _LEVEL_LINE = re.compile(r"^[^\S\n]*\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?[^\s\]]*\]?[ \t]+(?:\[?[\w.-]+\]?[ \t]+)?"
-                             r"\[?(?:TRACE|DEBUG|INFO|WARN(?:ING)?|ERROR|FATAL|CRITICAL|SEVERE)\]?\b[^\n]*$", re.MULTILINE)
+                         r"\[?(?:TRACE|DEBUG|INFO|WARN(?:ING)?|ERROR|FATAL|CRITICAL|SEVERE)\]?\b[^\n]*$", re.MULTILINE)
 _COMMIT_LINE = re.compile(r"^[0-9a-f]{7,40}[ \t]+\S[^\n]*$", re.MULTILINE)
 _TRACE_LINE = re.compile(r"^(?:[ \t]+at[ \t]+[\w.$<>]+\([^()\n]*\)[ \t]*|[ \t]*File \"[^\"\n]+\", line \d+[^\n]*|"
                          r"Traceback \(most recent call last\):|[VDIWEF]/[\w.$-]+(?:\([ \t]*\d+\))?:[^\n]*)$", re.MULTILINE)
