@@ -193,9 +193,6 @@ _YAML_KEY = re.compile(r"[ \t]*(?:-[ \t]+)?[\w.\-\"']+[ \t]*:")
 # (a YAML mapping opened on an indented line: looked for only when a line ends with a colon)
 _YAML_HINT = re.compile(r"\n[ \t]+(?:-[ \t]+)?[a-z_][\w.-]*:[ \t]*\n")
 _TRACE_HINTS = ("\tat ", "    at ", "File \"", "Traceback", "\nE/", "\nW/", "\nF/")
-# a log line: a timestamp, then a level ("2024-05-01 12:00:01 WARN  please retry: …")
-_LEVEL_LINE = re.compile(r"^[^\S\n]*\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?[^\s\]]*\]?[ \t]+(?:\[?[\w.-]+\]?[ \t]+)?"
-                         r"\[?(?:TRACE|DEBUG|INFO|WARN(?:ING)?|ERROR|FATAL|CRITICAL|SEVERE)\]?\b[^\n]*$", re.MULTILINE)
 _COMMIT_LINE = re.compile(r"^[0-9a-f]{7,40}[ \t]+\S[^\n]*$", re.MULTILINE)
 _TRACE_LINE = re.compile(r"^(?:[ \t]+at[ \t]+[\w.$<>]+\([^()\n]*\)[ \t]*|[ \t]*File \"[^\"\n]+\", line \d+[^\n]*|"
                          r"Traceback \(most recent call last\):|[VDIWEF]/[\w.$-]+(?:\([ \t]*\d+\))?:[^\n]*)$", re.MULTILINE)
@@ -240,8 +237,7 @@ def _pasted_structures(text: str, s: int, e: int, seg: str) -> list[tuple[int, i
     commits = [m.span() for m in _COMMIT_LINE.finditer(text, s, e)] if "commit" in hints else []
     if len(commits) >= 2:
         out.append((commits[0][0], commits[-1][1], "code", "kept: a commit log"))
-    if "WARN" in seg or "ERROR" in seg or "INFO" in seg or "DEBUG" in seg or "FATAL" in seg:
-        out.extend((m.start(), m.end(), "code", "kept: a log line") for m in _LEVEL_LINE.finditer(text, s, e))
+    # (log lines: _log_lines)
     done = s  # (the paragraph of a trace line is found once, not once per line of the trace)
     for m in _TRACE_LINE.finditer(text, s, e) if "trace" in hints else ():
         if m.start() < done:

@@ -335,11 +335,12 @@ def _statement_units(text: str) -> list[str]:
 
 # a restatement said to be one ("As I said before, never use emojis.", "就像我之前说的，每段开头都要空两格。"): the lead-in
 # is no part of what it says (the rules read Traditional Chinese as Simplified)
-_SAID_BEFORE = re.compile(r"[ \t*_]*(?:(?:as|like)\s+i\s+(?:said|mentioned|told\s+you)(?:\s+(?:before|earlier|already))?|"
-                          r"as\s+(?:mentioned|noted|stated|said)(?:\s+(?:before|earlier|above))?|(?:just\s+)?a\s+(?:quick\s+|friendly\s+)?"
-                          r"reminder|"
-                          r"(?:就像|正如|如同)?我(?:之前|前面|刚才|上面)(?:说|讲|提)(?:过)?的|我?再说一(?:次|遍)|还是那句话|老规矩|照旧)"
-                          r"[ \t]*[,，:：]?")
+# (the words of both, without case: _LEAD_IN cuts them with the repeat)
+_SAID_BEFORE_WORDS = (r"(?:as|like)\s+i\s+(?:said|mentioned|told\s+you)(?:\s+(?:before|earlier|already))?|"
+                      r"as\s+(?:mentioned|noted|stated|said)(?:\s+(?:before|earlier|above))?|"
+                      r"(?:just\s+)?a\s+(?:quick\s+|friendly\s+)?reminder|"
+                      r"(?:就像|正如|如同)?我(?:之前|前面|刚才|上面)(?:说|讲|提)(?:过)?的|我?再说一(?:次|遍)|还是那句话|老规矩|照旧")
+_SAID_BEFORE = re.compile(r"[ \t*_]*(?:" + _SAID_BEFORE_WORDS + r")[ \t]*[,，:：]?")
 
 
 @lru_cache(maxsize=8192)  # a resent history or a repeated prompt compares the same sentences again
@@ -928,11 +929,9 @@ _HANGS_ON = re.compile(r"(?i:(?:but|yet|and|so|or|however|though|although|while|
 # what may open a repeated rule's sentence and goes with it: "Remember:", "Again,", "**IMPORTANT:**", "记住：", "再次强调："
 _LEAD_IN = re.compile(r"(?:[ \t*_]*(?:(?i:(?:and\s+)?(?:once\s+)?again|remember|please\s+remember|reminder|as\s+a\s+reminder|"
                       r"important|note|please\s+note|to\s+repeat|repeat(?:ing)?|also|and\s+also|additionally|plus|"
-                      r"under\s+no\s+circumstances|in\s+no\s+case|in\s+any\s+case|as\s+i\s+(?:said|mentioned)(?:\s+(?:before|"
-                      r"earlier))?|as\s+(?:mentioned|noted|stated|said)(?:\s+(?:before|earlier|above))?|(?:just\s+)?a\s+(?:quick\s+|"
-                      r"friendly\s+)?reminder)|记住|切记|注意|再次强调|再强调一下|强调一下|重申|重要|提醒一下|再说一遍|另外|此外|还有|同时|无论如何|"
-                      r"任何情况下|(?:就像|正如|如同)?我(?:之前|前面|刚才|上面)(?:说|講|讲|說|提)(?:过|過)?的|我?再(?:说|說)一(?:次|遍)|"
-                      r"还是那句话|還是那句話|老规矩|老規矩|照旧|照舊)[ \t*_]*[:：,，!！]?[ \t*_]*)+")
+                      r"under\s+no\s+circumstances|in\s+no\s+case|in\s+any\s+case|" + _SAID_BEFORE_WORDS + r")|"
+                      r"记住|切记|注意|再次强调|再强调一下|强调一下|重申|重要|提醒一下|另外|此外|还有|同时|无论如何|任何情况下)"
+                      r"[ \t*_]*[:：,，!！]?[ \t*_]*)+")
 
 
 def _sentence_bounds(view: TextView, block: BlockRef) -> tuple[tuple[int, ...], tuple[int, ...]]:
