@@ -245,7 +245,11 @@ def _pasted_structures(text: str, s: int, e: int, seg: str) -> list[tuple[int, i
         para = text.rfind("\n\n", s, m.start())
         stop = _BLANK_LINE.search(text, m.end(), e)
         done = stop.start() if stop is not None else e
-        a, b = _stripped(text, para + 2 if para >= 0 else s, done)
+        a = para + 2 if para >= 0 else s
+        nl = text.find("\n", a, m.start())
+        if nl > 0 and text[a:nl].rstrip(" \t*").endswith((":", "：")):
+            a = nl + 1  # (the user's line that introduces it: "Please check this Java stack trace for me, thanks:")
+        a, b = _stripped(text, a, done)
         out.append((a, b, "code", "kept: a stack trace or log"))
     if seg.count(",") >= 3 and seg.count("\n") >= 2:
         out.extend(_csv_runs(text, s, e))
@@ -584,11 +588,11 @@ _INSTRUCTION_PARA = re.compile(
     r"your (?:task|answer|response|output|job)|the (?:output|answer|response)|requirements?|instructions?|"
     r"rules?|constraints?|now)\b"
     r"|请|要求|注意|务必|不要|需要|只需|只要|只|输出|回答|返回|翻译成|并且|然后|另外|最后|记住|确保|必须|你的任务|你需要|格式|规则|限制"
-    r"|再强调|再次强调|强调一下)"
+    r"|再强调|再次强调|强调一下|帮我|帮忙|麻烦|怎么|该怎么|如何)"
 )
 _TASK_WORDS = re.compile(
     r"(?i:translat|summar|answer|respon|reply|output|format|words|sentences|bullet|language|english|chinese|"
-    r"tone|style|json|markdown|classif|sentiment|label)|翻译|总结|回答|输出|格式|字数|字以内|\d+\s*字|语言|中文|英文|风格|语气|要求"
+    r"tone|style|json|markdown|classif|sentiment|label)|翻译|总结|回答|回复|输出|格式|字数|字以内|\d+\s*字|语言|中文|英文|风格|语气|要求"
     r"|分类|情感"
 )
 _PARA_BREAK = re.compile(r"\n[ \t]*\n\s*")
@@ -610,6 +614,7 @@ def _introduced(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, int,
             a += 2
         while a < e and text[a] in " \t\n":
             a += 1
+        a = _past_own_words(text, m.end(), a, e)
         if a >= e or text[a] in "\"“「『«'‘`":
             continue  # nothing after it, or a quote or code: that finder keeps it (and only it)
         b = _handed_text_end(text, a, e, next((p for p in intro_starts[k + 1:] if p > a), None))
@@ -705,7 +710,7 @@ def _without_trailing_task_sentences(text: str, a: int, b: int) -> int:
 
 _CLOSING_QUOTES = "\"”’」』"
 # a closing thanks (a sentence of its own): "Thanks in advance!", "谢谢！"
-_CLOSING_THANKS = re.compile(r"[ \t]*(?:(?i:thanks?(?:\s+you)?(?:\s+(?:so|very)\s+much)?(?:\s+in\s+advance)?|thx|cheers|ty)"
+_CLOSING_THANKS = re.compile(r"[ \t]*(?:(?i:thanks?(?:\s+you)?(?:\s+(?:so|very)\s+much|\s+a\s+lot)?(?:\s+in\s+advance)?|thx|cheers|ty)"
                              r"|(?:提前)?谢谢(?:你|您)?(?:啦|了)?|多谢|(?:提前)?感谢)[ \t]*[.!！。~～]*[ \t]*")
 
 
@@ -1284,6 +1289,11 @@ def _opening_lines(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, 
     return out
 
 
+_STYLE_LABEL = (r"(?i:(?:always[ \t]+)?(?:reply|respond|answer|write)[ \t]+(?:in[ \t]+this[ \t]+(?:style|way|tone)|like[ \t]+this))"
+                r"|(?:回复|回答|话术)?风格参考|(?:请)?参考(?:以下|下面|如下)(?:的)?(?:回复|回答|示例|话术|风格)"
+                r"|(?:请)?(?:按|照|仿照)(?:这个|以下|下面)(?:风格|样子|格式)(?:回复|回答)")
+_STYLE_HINTS = ("this style", "this way", "this tone", "like this", "风格参考", "参考以下", "参考下面", "参考如下", "这个风格",
+                "以下风格", "下面风格", "这个样子")
 # a line that is only a label naming what follows an example ("EX:", "Example:", "输出示例：")
 _EXAMPLE_LABEL_LINE = re.compile(r"^[ \t]*(?:\*\*)?(?:EX|Ex|E\.g\.|(?i:(?:examples?|samples?)(?:[ \t]+(?:output|reply|replies|"
                                  r"response|responses|answer|answers|message|messages|e-?mail))?)|"
@@ -1291,7 +1301,10 @@ _EXAMPLE_LABEL_LINE = re.compile(r"^[ \t]*(?:\*\*)?(?:EX|Ex|E\.g\.|(?i:(?:exampl
                                  r"(?:参考)?(?:回复|回答|话术|对话|输出)?(?:示例|例子|范例|样例)(?:回复|回答|话术|输出)?)"
                                  r"(?:\*\*)?[ \t]*[:：][ \t]*(?:\*\*)?[ \t]*\n"
                                  # a bracketed label alone on its line: "【示例】", "[Example]"
-                                 r"|^[ \t]*(?:【(?:示例|例子|范例|样例|对话示例|示例对话|参考示例)】|\[(?i:examples?|sample)\])[ \t]*\n",
+                                 r"|^[ \t]*(?:【(?:示例|例子|范例|样例|对话示例|示例对话|参考示例)】|\[(?i:examples?|sample)\])[ \t]*\n"
+                                 # a reply to model others on, after the sentence before it: "Reply in this style:",
+                                 # "Always answer like this:", "回复风格参考：", "请参考以下回复："
+                                 r"|(?:^|(?<=[.。!！?？]))[ \t]*(?:\*\*)?(?:" + _STYLE_LABEL + r")(?:\*\*)?[ \t]*[:：][ \t]*(?:\*\*)?[ \t]*\n",
                                  re.MULTILINE)
 _SECTION_BREAK = re.compile(r"\n[ \t]{0,3}#{1,6}[ \t]|\n[ \t]*(?:-{3,}|\*{3,}|_{3,}|={3,})[ \t]*(?=\n|\Z)")
 
@@ -1331,7 +1344,8 @@ def _example_sections(text: str, s: int, e: int, seg: str) -> list[tuple[int, in
     line announcing examples ("下面是翻译腔的例子：")."""
     # what both need: a word naming an example or a template (substring tests: most blocks have none)
     if not ("例" in seg or "ampl" in seg or "emplat" in seg or "模" in seg or "示范" in seg or "范文" in seg
-            or "AMPL" in seg or "EMPLAT" in seg or "emonstrat" in seg or "EX:" in seg or "Ex:" in seg or "E.g." in seg):
+            or "AMPL" in seg or "EMPLAT" in seg or "emonstrat" in seg or "EX:" in seg or "Ex:" in seg or "E.g." in seg
+            or any(h in seg for h in _STYLE_HINTS)):
         return []
     out: list[tuple[int, int, str, str]] = []
     for a, b, m in _line_matches(_EXAMPLE_HEADING, text, s, e) if "#" in seg else ():
@@ -1888,14 +1902,20 @@ _FIXED_LINE = re.compile(r"^[ \t]*(?:[-*][ \t]*)?[^\n:：]{1,30}[:：][ \t]*(\S[
 # (syslog's "Mar  1 12:00:01 web01 sshd[1234]: …", a tool's "npm ERR! …", "[ERROR] …", "INFO:     Started …"); a level
 # and one space or a colon ("WARN user-svc …", "INFO: …") is a log line only among others (a user writes "INFO: the
 # server is in Frankfurt." or "ERROR handling question: …" too)
-_PRINTED_LINE = re.compile(r"^[ \t]*(?:(?P<sure>\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d|\[?\d\d:\d\d:\d\d\b|"
+_PRINTED_LINE = re.compile(r"^[ \t]*(?:(?P<sure>\[?\d{4}[-/]\d\d[-/]\d\d[T ]\d\d:\d\d|\[?\d\d:\d\d:\d\d\b|"
+                           r"\[?(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[ \t]+)?"
                            r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[ \t]+\d{1,2}[ \t]+\d\d:\d\d:\d\d\b|"
+                           # glog's "E1102 10:15:32.123456  1234 server.cc:42] …", Python logging's "WARNING:root:…",
+                           # a level in Chinese: "[错误] …"
+                           r"[IWEF]\d{4}[ \t]+\d\d:\d\d:\d\d|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:|"
+                           r"\[(?:错误|警告|信息|调试|严重|致命)\]|"
                            r"(?:npm|yarn|pnpm)[ \t]+(?:ERR!|WARN|notice)|\[(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|"
                            r"CRIT|CRITICAL|SEVERE|PANIC)\]|(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|CRIT|CRITICAL|"
                            r"SEVERE|PANIC):?(?:[ \t]{2,}|\t|[ \t]*[|][ \t]*|[ \t]+-[ \t]+))"
                            r"|(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|CRIT|CRITICAL|SEVERE|PANIC):?[ \t])"
                            r"[^\n]*", re.MULTILINE)
-_LOG_HINTS = ("TRACE", "DEBUG", "INFO", "NOTICE", "WARN", "ERR", "FATAL", "CRIT", "SEVERE", "PANIC", ":")
+_LOG_HINTS = ("TRACE", "DEBUG", "INFO", "NOTICE", "WARN", "ERR", "FATAL", "CRIT", "SEVERE", "PANIC", ":", "[错误]", "[警告]",
+              "[信息]", "[调试]", "[严重]", "[致命]")
 
 
 def _log_lines(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
@@ -2034,7 +2054,7 @@ _TASK_INTRO = re.compile(
     # reply that I agree:"
     r"|(?i:[^:：\n]{0,60}?\b(?:wrote|writes|said|says|replied|posted|texted|messaged|(?:message|email|e-mail|review|"
     r"comment|reply|text|note|post|answer)[ \t]+(?:was|is|reads|read|said|says)(?:[ \t]+(?:just|only|simply))?)"
-    r"(?:[ \t]+(?:me[ \t]+)?(?:this|the[ \t]+following|back))?"  # ("I wrote this:", "Tom sent me this:")
+    r"(?:[ \t]+(?:me[ \t]+)?(?:this|the[ \t]+following|back)|[ \t]+(?:me|us))?"  # ("I wrote this:", "Tom sent me this:")
     # ("Your colleague wrote this to me yesterday:")
     r"(?:[ \t]+(?:to|for)[ \t]+(?:me|us|him|her|them))?(?:[ \t]+(?:yesterday|today|earlier|this[ \t]+morning|last[ \t]+(?:week|night|time)))?"
     r"(?:[ \t]*[,;—–-][^:：\n]{0,80}?)?)"
@@ -2062,9 +2082,10 @@ _TASK_INTRO = re.compile(
     rf"|[ \t]*(?:请|麻烦|帮我|帮忙|请你|请您|麻烦你|麻烦您)(?:你|您)?(?:帮我|帮忙)?(?:把它)?{_TASK_VERB_ZH}(?:成[\u4e00-\u9fff]{{1,3}}[文语])?"
     # reported words: "房东刚给我发微信：", "客户回了一封邮件："
     r"|[^：:\n]{0,12}?(?:房东|房客|租客|老板|领导|客户|同事|朋友|老师|家长|HR|对方|买家|卖家|邻居|他|她)(?:刚|刚刚|刚才|又|今天|昨天)?"
-    r"(?:给我|跟我|给我们)?(?:发|回|留|写)(?:了)?(?:一条|一封|一段)?(?:微信|短信|消息|邮件|信息|留言|私信)(?:说|如下)?"
+    r"(?:(?:给我|跟我|给我们)?(?:发|回|留|写)(?:了)?(?:一条|一封|一段)?(?:微信|短信|消息|邮件|信息|留言|私信)(?:说|如下)?"
+    r"|(?:给我|给我们)?(?:发来|发过来|回过来|传来)(?:了)?(?:一条|一封|一段)?(?:的)?(?:微信|短信|消息|邮件|信息|留言|私信)?(?:说|如下)?)"
     # (a reply received: "上一个客服回复我：", "你們客服上次回覆我：", "这是我收到的短信：")
-    r"|[^：:\n]{0,12}?(?:客服|商家|卖家|店家|平台|官方|对方|他们|她们|他|她)[^：:\n]{0,6}?(?:回复|答复|回)(?:了)?(?:我|给我|我们)"
+    r"|[^：:\n]{0,12}?(?:客服|商家|卖家|店家|平台|官方|对方|他们|她们|他|她)[^：:\n]{0,6}?(?:回复|答复|回)(?:了)?(?:我|给我|我们)(?:的|说)?"
     r"|[^：:\n]{0,6}?(?:这是|以下是|下面是)?(?:我|我们)(?:刚|刚刚|今天|昨天)?收到的[\u4e00-\u9fff]{1,6}"
     r"|[^：:\n]{0,20}?(?:发|回|说|留|写)了(?:一句|一条|一段|一封|一篇|这么一句|这样一句)(?:话|微信|短信|消息|邮件|信息|留言|私信)?"
     r"(?:[^：:\n]{0,40}?(?:帮我|麻烦|请)[^：:\n]{0,30}?)?"  # ("我写了一段给客户的道歉信，帮我看看有没有问题，不要大改：")
@@ -2099,7 +2120,7 @@ _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\btidy\b|\bclean\s+up\b|\bmake\b|\
                        r"\bannounce\b|\bverbatim\b|\bword for word\b|\bas is\b|\bexactly as\b|\bexactly this\b|\bexactly like\b|"
                        r"\bthis exact\b|"
                        r"这样|这么|如下|原样|原封不动|一字不改|一字不差|一个字都不|照发|照着发|逐字|照读|照念|"
-                       r"按这个发|直接发|翻成|译成|回复我|回复了我|收到的|提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|"
+                       r"按这个发|直接发|翻成|译成|回复我|回复了我|回我|收到的|发来|发过来|回过来|传来|提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|"
                        r"修改|修正|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
                        r"\breplied\b|\bposted\b|\btexted\b|\bmessaged\b|\b(?:was|is|reads?)\b"
                        r"|\btone\b|\bstyle\b|\bvoice\b|\bformat\b|\bstructure\b|\bspirit\b|\bwording\b|\bmodell?ed\b|"
@@ -2171,8 +2192,10 @@ def _task_intros(text: str, s: int, e: int) -> list[re.Match[str]]:
                 # same line only after a verb that takes the words as they are ("Extract the name: Hi, I'm John …",
                 # "幫我改寫得更正式：嗨，…")
                 m = (_VERB_LINE if blank else _SAME_LINE_VERB).match(text, p, c + 1)
-                if m is not None and not blank and _SAYS_HOW.match(text, c + 1, e):
-                    m = None  # "Rewrite the intro: please keep it under 50 words …": how to do it, not the words
+                if (m is not None and not blank and _SAYS_HOW.match(text, c + 1, e)
+                        and not _BLANK_AFTER.match(text, _line_end(text, c + 1, e), e)):
+                    m = None  # "Rewrite the intro: please keep it under 50 words": how to do it, not the words (with
+                    # a paragraph after it, that is the text: _task_material starts there)
             if m is not None and m.end() == c + 1:
                 out.append(m)
                 break
@@ -2181,8 +2204,31 @@ def _task_intros(text: str, s: int, e: int) -> list[re.Match[str]]:
 
 _CLAUSE_STOP = re.compile(r"[,，][ \t]*")
 # what follows a work verb's colon when it says how to do the work rather than giving the words
-_SAYS_HOW = re.compile(r"[ \t]*(?:(?i:please|kindly|keep|make|use|don'?t|do\s+not|try|add|remove|include|avoid|focus|"
-                       r"it\s+should|it\s+must|in\s+(?:a|an|the)\s+\w+\s+(?:tone|style|way))\b)")  # (a zh text opens with 请 as often)
+# (a please opens it only before a verb of the work: "Please, me and him …", "Please just kindly make sure that you …" are
+# the text)
+_SAYS_HOW = re.compile(r"[ \t]*(?:(?i:(?:please|kindly)[ \t]+(?=(?:keep|make[ \t]+(?:it|them|sure[ \t]+(?:it|the))|use|don'?t|do[ \t]+not|"
+                       r"avoid|focus|add|remove|include|answer|reply|respond|only|be|write|return|output|translate|no|just[ \t]+"
+                       r"(?:fix|change|correct|edit|keep))\b)|keep|make|use|don'?t|do\s+not|try|add|remove|include|avoid|focus|"
+                       r"it\s+should|it\s+must|in\s+(?:a|an|the)\s+\w+\s+(?:tone|style|way))\b"
+                       # (a zh text opens with 请 as often: only a request about the manner)
+                       r"|(?:麻烦|请)(?:你|您)?(?:用|保持|注意|不要|别|尽量|只)|(?:用|保持|尽量|不要|别|只)[^\n，。：]{0,12}?(?:语气|风格|口吻|格式|字数|译文|翻译))")
+# the user's own words after a request line's colon, before a blank line and the text: how to do the work, or a question
+# about it ("Fix the bug: I think it's in the loop, could you check?⏎⏎for i in …")
+_OWN_ASK = re.compile(r"(?i:\b(?:could|can|would|will)\s+you\b|\bI\s+(?:think|guess|want|need|would\s+like)\b)|能不能|可以吗|帮我看看")
+
+
+def _past_own_words(text: str, c: int, a: int, e: int) -> int:
+    """Where the text handed over after an introducer's colon (at ``c``; ``a``: the first character after it) starts:
+    past the rest of the colon's line when that says how to do the work or asks about it and a blank line and the text
+    follow ("Translate into French: please answer only with the translation.⏎⏎The meeting is at noon.")."""
+    if "\n" in text[c:a]:
+        return a
+    le = _line_end(text, a, e)
+    if not (_SAYS_HOW.match(text, a, le) or _OWN_ASK.search(text, a, le)) or not _BLANK_AFTER.match(text, le, e):
+        return a
+    while le < e and text[le] in " \t\n":
+        le += 1
+    return le
 _CLAUSE_BACK = 40
 _BLANK_AFTER = re.compile(r"[ \t]*\n[ \t]*\n[ \t]*\S")
 _ZH_TAKES_WORDS = (r"(?:请|麻烦|帮我|帮忙|给我)*(?:提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|"
@@ -2351,7 +2397,10 @@ def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str
         asks = text[a:b].rstrip(" *")[-1:] in ("?", "？") or (("?" in text[a:b] or "？" in text[a:b])
                                                              and _TEXT_POINTER.search(text, a, b) is not None)
         tone = a != s and _TONE_QUESTION.match(text, a, b) is not None  # "Draft v2: …⏎⏎Is this too informal for a VP?"
-        if not (_TASK_VERB.search(text, a, b) or pointed and a == s and asks or tone):
+        # (or it is a bare request line that opens the turn: "Extract the dates⏎⏎…", "请翻译成英文⏎⏎…", "摘要：⏎⏎…")
+        bare = a == s and _BARE_WORK_LINE.fullmatch(text, a, b) is not None
+        pointed = pointed or bare
+        if not (_TASK_VERB.search(text, a, b) or pointed and a == s and (asks or bare) or tone):
             continue
         if a != s and not (_WORKS_ON_WORDS.search(text, a, b) or tone):
             continue  # after the user's own account, "Can you help me fix it?" asks about the problem, not the words
@@ -2372,6 +2421,12 @@ def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str
     return _middle_request_payload(text, s, e, first.end(), last.start())
 
 
+# a request line that is only the work to do on what follows it, without pointing at it
+_BARE_WORK_LINE = re.compile(r"[ \t]*(?:(?i:hi|hello|hey)[!,.]?[ \t]*|(?:你好|您好|嗨)[！!，,]?)?(?:\*\*)?(?:(?i:(?:please[ \t]+)?(?:extract|pull[ \t]+out|classify|categori[sz]e|label|tag|"
+                             r"translate|proofread|rewrite|rephrase|paraphrase|polish|reword|summari[sz]e|correct|edit)\b"
+                             r"[^\n.!?:：]{0,50}|tl;?dr(?:[ \t]+(?:this|it|(?:the[ \t]+)?following))?)"
+                             rf"|(?:{_ZH_TAKES_WORDS}|(?:请|麻烦|帮我)*(?:总结|概括|摘要))[^\n。！？:：]{{0,20}})"
+                             r"(?:\*\*)?[ \t]*[.。:：]?(?:\*\*)?[ \t]*")
 # the opening line of a turn that introduces what it pastes: "线上服务偶发报错，日志如下：", "Here's the log:"
 _OWN_INTRO_LINE = re.compile(r"[^\n]{0,160}?(?:如下|以下|下面|(?i:\bbelow|\bthe\s+following|\bhere(?:'s|\s+is|\s+are)\b))"
                              r"[^\n]{0,20}?[:：][ \t]*\n")
@@ -2540,6 +2595,9 @@ def _opening_sentence_payload(text: str, s: int, e: int) -> list[tuple[int, int,
     if m is None:
         return []
     pa = m.end()
+    thanks = _CLOSING_THANKS.match(text, pa, e)  # ("Can you explain this log? Thanks!⏎<the log>": the user's thanks)
+    if thanks is not None and thanks.end() > pa and text.startswith("\n", thanks.end()):
+        pa = thanks.end()
     while pa < e and text[pa] in " \t\n":
         pa += 1
     brk = _PARA_BREAK.search(text, pa, e)
@@ -2588,6 +2646,20 @@ _ROLE_SETUP = re.compile(r"[ \t>*_]*(?:#|-{3}|(?i:you\s+are|you're|act\s+as|acti
                          r"扮演|作为|假设你|请你扮演|我希望你|我想让你)")
 
 
+# an agent label a person may write of their own observation too ("Observation: the page loads slowly …"); what a
+# tool, a command or a search returned is never the user's own words ("Tool output: Please retry later.", "搜索结果：…")
+_OBSERVED = re.compile(r"(?i:observation)|观察")
+# the step a tool's observation answers, in the turn before: "Action: weather[Paris]", "Action Input: …"
+_ACTION_LINE = re.compile(r"^[ \t]*(?:\*\*)?(?:Action(?:[ \t]+Input)?|行动|动作)(?:\*\*)?[ \t]*[:：]", re.MULTILINE)
+
+
+def _after_an_action(text: str, s: int) -> bool:
+    """Whether the turn before the block at ``s`` ends with an agent's action step (a ReAct "Action:" line), so an
+    "Observation:" opening this block is what the action returned."""
+    before = text.rfind("\n\n", 0, max(s - 2, 0))
+    return _ACTION_LINE.search(text, max(before, s - 1500, 0), s) is not None
+
+
 def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tuple[int, int, str, str]]:
     """The text a user's turn [s, e) hands over with its task, without quotes: after a line that asks for the work
     ("Translate to Spanish, keep it short for a push notification:", "Label this opener: …", "Now this one:"), under
@@ -2622,8 +2694,10 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
                 a += 1
             if a < e and text[a] in "\"“「『«'‘`":
                 continue  # a quote or code: that finder keeps it (and only it)
+            a = _past_own_words(text, m.end(), a, e)
             agent = m.re is _REPORTED_LABEL and m.group("agent") is not None
-            if agent and a < e and "\n" not in text[m.end():a] and text[a].isalpha():
+            if (agent and a < e and "\n" not in text[m.end():a] and text[a].isalpha()
+                    and _OBSERVED.match(m.group("agent")) and not _after_an_action(text, s)):
                 continue  # "Observation: the page loads slowly on mobile. Could you …": the user's own note
             b = _handed_text_end(text, a, e, next((p for p in starts[k + 1:] if p > a), None)) if a < e else a
             if agent:  # what a tool returned is one paragraph ("Observation:⏎…⏎⏎Could you please write …?")
@@ -2840,7 +2914,8 @@ _WRITE_A_TEXT = re.compile(
     r"speech|post|notice|announcement|invitation|memo|card|greeting|sms|text|caption|bio|tweet|script|welcome|intro|"
     r"introduction|newsletter|apology|blurb|paragraph|statement|reminder|request|complaint|proposal|thank-you|"
     r"condolence|resignation|recommendation|reference|update|description|summary|report|invite|flyer|poem|slogan|tagline|"
-    r"headline|pitch|out-of-office|toast)s?\b|"
+    r"headline|pitch|out-of-office|toast|dm|direct\s+message|wechat|whatsapp|slack|goodbye|farewell|eulogy|obituary|"
+    r"testimonial|shout-?out|cover\s+letter)s?\b|"
     r"\b(?:write|draft)\b[^.!?\n]{0,60}?\b(?:in\s+the\s+same\s+(?:tone|style|voice)|a\s+new\s+one|another\s+one)\b|"
     r"\bwrite\s+(?:one|another)\b|"
     r"\b(?:reply|respond|answer)\s+to\s+(?:this|the|her|his|their|my|an?)\s+(?:e-?mail|message|letter|note|text|review|comment)s?\b)"
@@ -3022,11 +3097,12 @@ _GO_AHEAD_MAX = 40  # characters: a reply this short that asks nothing is a go-a
 def _asks_to_paste(reply: str, names_a_text: bool = True) -> bool:
     """Whether an assistant reply asks for the text to work on (see ``_ASKS_TO_PASTE``), or, right after a request that
     names a text it does not hold (``names_a_text``), says go ahead in a few words and asks nothing else ("Okay,
-    shoot.", "Ready when you are!", "好的，请讲。", "你说"): it cannot have done the work without the text."""
+    shoot.", "Ready when you are!", "好的，请讲。", "你说"): it cannot have done the work without the text (a reply that
+    quotes something delivered it: "可以说：“我真的很抱歉。”")."""
     if _ASKS_TO_PASTE.search(reply) is not None:
         return True
     r = reply.strip()
-    return names_a_text and len(r) <= _GO_AHEAD_MAX and not any(c in r for c in "?？0123456789\n") \
+    return names_a_text and len(r) <= _GO_AHEAD_MAX and not any(c in r for c in "?？0123456789\n“「\"") \
         and _GO_AHEAD.match(r) is not None
 
 
@@ -3208,8 +3284,9 @@ _SALUTATION_WITHIN = 80  # characters: a handed-over letter's salutation opens i
 # what a request calls a text that is no letter (whose closing thanks is then the user's), in the characters before it
 _NOT_A_LETTER = re.compile(r"(?i:\b(?:dialogues?|conversations?|poems?|verses?|lyrics|songs?|stor(?:y|ies)|paragraphs?|"
                            r"sentences?|essays?|abstracts?|scripts?|code|snippets?|lists?|haikus?|villanelles?|sonnets?|"
-                           r"limericks?|outlines?|captions?|headlines?|slogans?|taglines?|bios?|summar(?:y|ies))\b)"
-                           r"|对话|诗|歌词|故事|段落|句子|作文|代码|列表|大纲|文案|标题|口号|简介|摘要")
+                           r"limericks?|outlines?|captions?|headlines?|slogans?|taglines?|bios?|summar(?:y|ies)|"
+                           r"quer(?:y|ies)|sql|regex(?:es)?|formulas?|functions?|json|yaml|tables?)\b)"
+                           r"|对话|诗|歌词|故事|段落|句子|作文|代码|列表|大纲|文案|标题|口号|简介|摘要|这段话|这句话|这段文字|这几句|公式|函数|表格")
 _NAMED_WITHIN = 160
 
 

@@ -325,10 +325,11 @@ def _thanks_keyed(view: TextView) -> bool:
     for b in view.standing_blocks():
         if _THANKS_TRIGGER.search(text, b.start, b.end):
             return True
-        if any(_said_about(text, m.start()) and _USER_SUBJECT.search(text, max(b.start, text.rfind("\n", 0, m.start()) + 1),
-                                                                     m.start())
+        if any(_said_about(text, m.start()) and _USER_SAYS.search(text, _sentence_start(text, max(b.start, m.start() - 200),
+                                                                                      m.start()), m.start())
                for m in _THANKS.finditer(text, b.start, b.end)):
-            return True  # ("If the driver says thanks, …"; not "Do not say "thank you" in your replies")
+            return True  # ("If the driver says thanks, …"; not "Do not say "thank you" in your replies", nor "Just say
+            # thanks for the support." asking for a message, nor 'I want it to say "thank you so much …"')
     return False
 
 
@@ -336,6 +337,15 @@ def _thanks_keyed(view: TextView) -> bool:
 _USER_SUBJECT = re.compile(r"(?i:\b(?:user|users|customer|customers|client|clients|caller|callers|driver|drivers|guest|guests|"
                            r"patient|patients|student|students|buyer|buyers|visitor|visitors|they|someone|anyone|people|"
                            r"he|she|I|we)\b)|用户|客户|顾客|对方|学生|患者|病人|客人|买家|访客|他|她|有人|我")
+# … saying it: "If the customer says thanks", "when a user writes thank you", "如果用户说谢谢"
+_USER_SAYS = re.compile(r"(?:" + _USER_SUBJECT.pattern + r")(?:(?i:\s+(?:\w+\s+){0,2}?(?:says?|said|writes?|wrote|types?|typed|sends?|"
+                        r"replies|replied|responds?)\b)|[\u4e00-\u9fff]{0,3}?(?:说|写|发|回复|回))")
+
+
+def _sentence_start(text: str, a: int, s: int) -> int:
+    """The start of the sentence that holds ``s`` (``a`` at the earliest; a line break ends a sentence too)."""
+    k = max(text.rfind(c, a, s) for c in ".!?。！？\n")
+    return a if k < 0 else k + 1
 
 
 def _hit_starts_in(hits: list[_Hit], a: int, b: int) -> bool:
@@ -537,6 +547,8 @@ def _not_filler_zh(text: str, s: int, e: int) -> bool:
     ("不用了，谢谢！": "不用了！" refuses curtly)."""
     if text[s] in "谢感多" and (sarcastic_thanks(text, e) or _ZH_DECLINE_BEFORE.search(text, max(0, s - 6), s)):
         return True
+    if text.startswith("顺便", s) and _MESSAGE_REQUEST.search(text, max(0, s - 80, text.rfind("\x00", 0, s)), s):
+        return True  # "帮我写一条短信，感谢张师傅…，顺便问一下维修费怎么付": what the message is to ask or say too
     if (text.startswith("如果可以", s) or text.startswith("可以的话", s)) and _ASKED_IF_POSSIBLE.search(text, max(0, s - 80, text.rfind("\x00", 0, s)), s):
         return True  # "…可不可以从公网访问。如果可以的话，顺便看下 8443": the condition is the answer to that question
     if s > 0 and text[s - 1] in "，," and text.startswith(("请随时", "随时", "欢迎随时"), s):
@@ -546,6 +558,11 @@ def _not_filler_zh(text: str, s: int, e: int) -> bool:
         if m is not None and not _STOCK_CONDITION.fullmatch(m.group(1)):
             return True
     return e - s == 1 and text[s] == "嗨" and e < len(text) and (text[e].isalnum() or _is_cjk(text[e]))
+
+
+# a request for a message to someone ("帮我写一条短信", "帮我回复领导的消息", "给房东发个微信"): a 顺便问一下 in it is for the message
+_MESSAGE_REQUEST = re.compile(r"(?:写|回复|回|发|起草)(?:一|个|条|封|段|份|下)*(?:[\u4e00-\u9fff]{1,4}的)?(?:短信|微信|消息|邮件|信|回复|"
+                              r"通知|留言|私信|便条|贺卡|卡片)|(?:给|跟|向)[^，。！？\n]{1,10}?(?:写|发|回)")
 
 
 # what introduces words that are named rather than said: "No filler phrases like: certainly, great question, …",
@@ -582,7 +599,9 @@ _SCRIPT_CUE = re.compile(r"(?:开头|结尾|开场|结束|开场白|结束语)(?
                          r"|以[^。！？\n]{0,12}?(?:开头|结尾)|(?i:\b(?:start|begin|end|open|close|finish|sign\s+off)s?\b[^.!?\n]{0,30}?"
                          r"\bwith\b)")
 _SAID_NOW = re.compile(r"(?i:\b(?:I|we)\s+(?:just\s+|really\s+|also\s+)?(?:want(?:ed)?|would\s+like|'d\s+like|have)\s+to\s+"
-                       r"|\blet\s+me\s+|\bI\s+(?:just\s+)?)$|(?:我|我们)(?:只是|就是|真的|也)?(?:想|要|得|必须)?$")
+                       # (not a question about the words: "Should I say please in emails?")
+                       r"|\blet\s+me\s+|(?<!should )(?<!would )(?<!could )(?<!shall )(?<!must )(?<!do )(?<!can )(?<!may )"
+                       r"\bI\s+(?:just\s+)?)$|(?:我|我们)(?:只是|就是|真的|也)?(?:想|要|得|必须)?$")
 # the words between a say-verb and a later item of the same list of words ("say please and thank you", "say hello,
 # thanks or sorry"): one word each ("Reply with the translation only, please" is no list)
 _SAID_LIST = re.compile(r"(?:[ \t]*(?:,|、|/)[ \t]*)?(?:[\w'’-]+[\"'”’」]?[ \t]*(?:,|、|/|\band\b|\bor\b|和|或)[ \t]*[\"'“‘「]?){0,4}")

@@ -370,6 +370,8 @@ def _zh_yixia(text: str, s: int, e: int, word: str) -> Span:
         return None  # 算一下一次应该喂多少毫升: without 一下, 算一次 reads "calculate once"
     if text[max(0, s - 2):s] in _ZH_TELL and after not in "我你您他她":
         return None  # 请告诉一下它的电话: without 一下, 告诉它 reads as "tell it"
+    if text[max(0, s - 2):s] in _ZH_MENTION:
+        return None  # 顺便提一下我周日有事: without 一下, 提我 reads as "bring me up"; 说一下 is "mention", 说 "say"
     if text[s - 1:s] in _ZH_BRIEF:
         return None  # 先停一下服务: 一下 says "for a moment" (停服务 stops it)
     at = text.rfind("在", max(0, s - 3), s - 1)
@@ -379,6 +381,8 @@ def _zh_yixia(text: str, s: int, e: int, word: str) -> Span:
 
 
 _ZH_TELL = ("告诉", "通知", "提醒", "转告", "告知")
+# a verb of mentioning after 顺便/再: 一下 makes it "mention"
+_ZH_MENTION = ("便提", "便说", "再提", "便讲")
 _NUMERALS = "一二两三四五六七八九十百千万半几每0123456789０１２３４５６７８９"
 # verbs whose 一下 is a duration: 停一下 (pause), 等一下, 歇一下, 缓一下 (the last character of the verb: 暂停一下, 休息一下)
 _ZH_BRIEF = frozenset("停等歇缓息睡躺")
@@ -422,6 +426,12 @@ def _zh_di(text: str, s: int, e: int, word: str) -> Span:
     return (s, e) if di_may_go(text, s) else None
 
 
+# words that, without their 地, take the verb after them as what they feel about or want: "X地做" is done in that
+# manner, "X做" is "X to do it"
+_DI_TAKES_A_VERB = ("不好意思", "好意思", "害怕", "怕", "担心", "喜欢", "讨厌", "习惯", "舍不得", "忍不住", "忍心", "情愿", "甘心",
+                    "愿意", "乐意", "后悔", "害羞", "高兴", "开心", "敢", "急于")
+
+
 def di_may_go(text: str, s: int) -> bool:
     """Whether the 地 at ``s`` stands between an adverbial and its verb of two characters or more (认真地回答), so
     that the phrase reads the same without it: not after 好, 难 or 易 (更好地记住 → 更好记住 reads "easier to
@@ -429,6 +439,8 @@ def di_may_go(text: str, s: int) -> bool:
     (优雅地要一杯热水 → 优雅要一杯热水 does not parse: the adjective needs its 地 there).  The lossy tier asks too."""
     if s > 0 and text[s - 1] in "好难易" and text[s - 2:s] != "好好":
         return False
+    if text[max(0, s - 4):s].endswith(_DI_TAKES_A_VERB):
+        return False  # (不好意思地提醒他 → 不好意思提醒他 reads "too embarrassed to remind him")
     verb, tag = _zh_word_after(text[s + 1:s + 5])
     return len(verb) >= 2 and tag.startswith("v") and _tag_before(text[max(0, s - 4):s]) in _DI_ADVERBIAL
 

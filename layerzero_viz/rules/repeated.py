@@ -713,6 +713,7 @@ _CHOICES = tuple((name, re.compile(p, re.IGNORECASE)) for name, p in (
     ("tone", r"\b(?:formal(?:ly)?|informal(?:ly)?|casual(?:ly)?|friendly|professional(?:ly)?|playful|serious|humorous|neutral|"
              r"stiff|relaxed|chatty|conversational)\b|正式|随意|随便|轻松|口语|书面|幽默|严肃|活泼"),
     ("language", r"\b(?:english|chinese|french|fran[cç]ais|spanish|espa[nñ]ol|german|deutsch|japanese|korean|italian|"
+                 r"anglais|ingl[eé]s|englisch|chinois|chino|chinesisch|"
                  r"portuguese|russian|arabic)\b|中文|英文|英语|汉语|日语|日文|韩语|法语|法文|德语|西班牙语|繁体|简体"),
     ("layout", r"\b(?:bullets?|bullet\s+points|numbered\s+list|tables?|paragraphs?|prose|plain\s+text|json|markdown|yaml)\b"
                r"|表格|列表|分点|段落|纯文本|文字描述|纯文字"),
@@ -747,9 +748,9 @@ _DIMENSIONS = tuple((name, re.compile(p, re.IGNORECASE)) for name, p in (
                r"lines?|too\s+(?:short|long|brief|terse)|(?:more|less)\s+detail(?:ed|s)?|go\s+long)\b|字数|字以内|\d+\s*字|篇幅|"
                r"详细一[点些]|详细些|更详细|写得详细|展开|长一[点些]|短一[点些]|太长|太短|句话|段话|行以内"),
     ("count", r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|dozen|a few|several|more|fewer|less)\b|"
-              r"[一二两三四五六七八九十几多少]个|[一二两三四五六七八九十几]条|更多|少一点"),
+              r"[一二两三四五六七八九十几多少]个|[一二两三四五六七八九十几]\s*(?:条|点|句|段|种)|更多|少一点"),
     ("language", _CHOICE_PATTERNS["language"]),
-    ("spelling", r"\bspell(?:ing|ed|s)?\b|\b(?:british|american|us|uk)\s+(?:english|style)\b|拼写"),
+    ("spelling", r"\bspell(?:ing|ed|s)?\b|\b(?:british|american|us|uk)\s+(?:english|style)\b|\b(?:british|american)\b|拼写"),
     ("units", _CHOICE_PATTERNS["units"] + r"|\bunits?\b|单位"),
     ("tone", _CHOICE_PATTERNS["tone"] + r"|\btone\b|语气|口吻|风格"),
     ("layout", r"\b(?:tables?|bullets?|bullet\s+points?|lists?|numbered|headings?|headers?|markdown|json|yaml|csv|"
@@ -780,7 +781,8 @@ _COUNTED = re.compile(r"(?i:\b(?:examples?|items?|bullets?|points?|ideas?|option
                       r"reasons?|sentences?|words?|paragraphs?|results?|answers?|versions?|variants?)\b|\b(?:give|list|show|"
                       r"make\s+it)\s+(?:me\s+)?\d+|\bfor\s+this\s+one\b)|[个条点种句段]")
 # an assistant's question or plan (what the next user turn answers or corrects)
-_PROPOSES = re.compile(r"[?？]|(?i:\b(?:i'll|i\s+will|i'm\s+going\s+to|let\s+me|i\s+can|instead|this\s+time)\b)|"
+_PROPOSES = re.compile(r"[?？]|(?i:\b(?:i'll|i\s+will|i'm\s+going\s+to|let\s+me|i\s+can|instead|this\s+time|je\s+vais|"
+                       r"voy\s+a|ich\s+werde)\b)|"
                        r"我会|我将|我来|要不要|是否|改成|改用|这次")
 
 
@@ -1205,6 +1207,10 @@ _LAYOUT_RULES = (
 )
 
 
+_FORMAL = re.compile(r"(?i:\b(?:formal|professional)\b)|正式|专业")
+_CASUAL = re.compile(r"(?i:\b(?:hey|what'?s\s+up|lol|gonna|wanna|dude|yo)\b)|[\U0001F300-\U0001FAFF]|哈哈|嘿|哟|噢耶")
+_EMOJI_WORD = re.compile(r"(?i:\bemojis?\b|\bemoticons?\b)|表情")
+_EMOJI = re.compile(r"[\U0001F300-\U0001FAFF\u2600-\u27BF]")
 _FORBIDS = re.compile(r"(?i:\b(?:not|no|never|don'?t|without|avoid)\b)|不要|不得|不能|不准|别|禁止|避免|勿|无需|不用")
 
 
@@ -1229,12 +1235,16 @@ def reply_broke_it(text: str, s: int, e: int, reply: BlockRef) -> bool:
         q = max(said.rfind(c) for c in ".!。！\n") + 1
         if (set(_analyse(text[s:e])[1]) - _GENERIC_WORDS) & set(_analyse(said[q:])[1]):
             return True
-    lang = _REPLY_LANGUAGE.search(text, s, e)
-    if lang is not None:  # "请用中文回答。" right after an English reply
+    lang = _REPLY_LANGUAGE.search(text, s, e) if reply.end - reply.start >= 12 else None
+    if lang is not None:  # "请用中文回答。" right after an English reply (a bare "好的。" is no reply in a language)
         cjk = len(_CJK.findall(text, reply.start, reply.end)) / max(1, reply.end - reply.start)
         return cjk < 0.2 if (lang.group(1) or lang.group(2) or "").lower() in ("中文", "汉语", "chinese") else cjk > 0.5
+    if _FORMAL.search(text, s, e) and _CASUAL.search(text, reply.start, reply.end):
+        return True  # "Use formal tone." after "Sure! Hey, what's up? 😎"
     if not _FORBIDS.search(text, s, e):
         return False
+    if _EMOJI_WORD.search(text, s, e) and _EMOJI.search(text, reply.start, reply.end):
+        return True  # "Don't use emoji." after "Sure 😊 What would you like?"
     for rule, used in _LAYOUT_RULES:
         if rule.search(text, s, e) and len(used.findall(text, reply.start, reply.end)) >= 2:
             return True

@@ -943,7 +943,7 @@ def test_a_revision_request_in_a_translators_chat_is_an_instruction():
 # templates, a draft being revised or translated, homework, an inbox, a wedding toast, YAML, a commit log, a stack
 # trace, exemplars, minutes, an invoice — was edited; each with the exact pruned text a careful reader expects
 # (review 25, a shorter one, found 13 more: counted words, scripts "word for word", [Name] templates, a log line, …)
-_REVIEW_24 = [dict(case, id=f"{name}-{case['id']}") for name in ("review24", "review25", "review26", "review27", "review28", "review29", "review30", "review31", "review32", "review33", "review34", "review35", "review36", "review37", "review38", "review39", "review40", "review41", "review42", "review43", "review44", "review45", "review46", "review47", "review48", "review49", "review50", "review51", "review52", "review53", "review54", "review55", "review56", "review57", "review58", "review59", "review60", "review61", "review62", "review63", "review64", "review65", "review66", "review67", "review68")
+_REVIEW_24 = [dict(case, id=f"{name}-{case['id']}") for name in ("review24", "review25", "review26", "review27", "review28", "review29", "review30", "review31", "review32", "review33", "review34", "review35", "review36", "review37", "review38", "review39", "review40", "review41", "review42", "review43", "review44", "review45", "review46", "review47", "review48", "review49", "review50", "review51", "review52", "review53", "review54", "review55", "review56", "review57", "review58", "review59", "review60", "review61", "review62", "review63", "review64", "review65", "review66", "review67", "review68", "review69", "review70")
               for case in json.loads((Path(__file__).parents[1] / "data" / f"{name}.json").read_text(encoding="utf-8"))]
 
 
