@@ -588,11 +588,11 @@ _INSTRUCTION_PARA = re.compile(
     r"your (?:task|answer|response|output|job)|the (?:output|answer|response)|requirements?|instructions?|"
     r"rules?|constraints?|now)\b"
     r"|请|要求|注意|务必|不要|需要|只需|只要|只|输出|回答|返回|翻译成|并且|然后|另外|最后|记住|确保|必须|你的任务|你需要|格式|规则|限制"
-    r"|再强调|再次强调|强调一下|帮我|帮忙|麻烦|怎么|该怎么|如何)"
+    r"|再强调|再次强调|强调一下)"
 )
 _TASK_WORDS = re.compile(
     r"(?i:translat|summar|answer|respon|reply|output|format|words|sentences|bullet|language|english|chinese|"
-    r"tone|style|json|markdown|classif|sentiment|label)|翻译|总结|回答|回复|输出|格式|字数|字以内|\d+\s*字|语言|中文|英文|风格|语气|要求"
+    r"tone|style|json|markdown|classif|sentiment|label)|翻译|总结|回答|输出|格式|字数|字以内|\d+\s*字|语言|中文|英文|风格|语气|要求"
     r"|分类|情感"
 )
 _PARA_BREAK = re.compile(r"\n[ \t]*\n\s*")
@@ -666,7 +666,16 @@ def _handed_text_end(text: str, a: int, e: int, nxt: int | None) -> int:
     b = min(b, stop)
     while b > a and text[b - 1].isspace():
         b -= 1
+    last = text.rfind("\n", a, b) + 1
+    if last > a and (_CLOSING_THANKS.fullmatch(text, last, b) or _HELPER_THANKS_LINE.fullmatch(text, last, b)) \
+            and _NOT_A_LETTER.search(text, max(0, a - _NAMED_WITHIN), a):
+        b = _stripped(text, a, last)[1]  # ("…⏎[警告] 磁盘空间不足⏎麻烦你了。" after "看一下这个日志": the user's thanks)
     return _before_thanks_after_quote(text, a, _without_trailing_task_sentences(text, a, b))
+
+
+# a line that only thanks the one who helps ("麻烦你了。", "Thanks for your help!"): not a lyric's "谢谢谢谢，今夜不寂寥"
+_HELPER_THANKS_LINE = re.compile(r"[ \t]*(?:麻烦(?:你|您)?了|辛苦(?:你|您)?了|先谢谢了?|谢谢啦|多谢了?|感谢感谢|(?i:thanks?(?:\s+you)?\s+"
+                                 r"(?:for\s+(?:your|the)\s+help|in\s+advance)))[ \t]*[.!。！~～]*[ \t]*")
 
 
 def _before_thanks_after_quote(text: str, a: int, b: int) -> int:
@@ -838,8 +847,25 @@ def _may_end_edit_request(text: str, k: int, ws: int) -> bool:
 
 def _is_task_instruction(text: str, p: int, pe: int) -> bool:
     """A short paragraph that opens like an instruction and speaks about the task (its output, language,
-    format): it ends the text handed over before it."""
-    return pe - p <= 400 and bool(_INSTRUCTION_PARA.match(text, p, pe)) and bool(_TASK_WORDS.search(text, p, pe))
+    format), or asks for the reply to a message handed over: it ends the text handed over before it."""
+    return pe - p <= 400 and bool(_INSTRUCTION_PARA.match(text, p, pe)) and bool(_TASK_WORDS.search(text, p, pe)) \
+        or _asks_for_the_reply(text, p, pe)
+
+
+def _asks_for_the_reply(text: str, p: int, pe: int) -> bool:
+    """Whether [p, pe) is a short request for the reply to what was handed over ("Help me reply, please. Thanks!",
+    "What should I say?", "请帮我写一个回复，谢谢。", "怎么回复？") — a sentence of the text itself only asks for one in so
+    many words ("麻烦尽快回复" asks the reader, not the model)."""
+    a, b = _stripped(text, p, pe)
+    return 0 < b - a <= 80 and _REPLY_ASK.match(text, a, b) is not None
+
+
+_REPLY_ASK = re.compile(
+    r"(?i:(?:please\s+)?(?:(?:help\s+me|can\s+you|could\s+you|would\s+you)(?:\s+please)?(?:\s+help\s+me)?\s+)?"
+    r"(?:reply|respond|answer|write\s+(?:a\s+)?(?:reply|response|an?\s+answer)|draft\s+a\s+(?:reply|response))\b"
+    r"|(?:what|how)\s+(?:should|do|can|would)\s+I\s+(?:say|reply|respond|answer|write\s+back)\b)"
+    r"|(?:(?:请|麻烦)(?:你|您)?)?(?:帮我|帮忙)?(?:看看)?(?:我)?(?:该)?(?:怎么|如何)?(?:写|拟)?(?:一)?[个条封段]?(?:回复|回信|答复)"
+    r"|(?:我)?(?:该)?(?:怎么|如何)(?:回|回复|答复)")
 
 
 # ------------------------------------------------------------------------------------------- few-shot
@@ -1306,6 +1332,9 @@ _EXAMPLE_LABEL_LINE = re.compile(r"^[ \t]*(?:\*\*)?(?:EX|Ex|E\.g\.|(?i:(?:exampl
                                  # "Always answer like this:", "回复风格参考：", "请参考以下回复："
                                  r"|(?:^|(?<=[.。!！?？]))[ \t]*(?:\*\*)?(?:" + _STYLE_LABEL + r")(?:\*\*)?[ \t]*[:：][ \t]*(?:\*\*)?[ \t]*\n",
                                  re.MULTILINE)
+# … on the same line as its label: the rest of the line
+_STYLE_SAME_LINE = re.compile(r"(?:^|(?<=[.。!！?？]))[ \t]*(?:\*\*)?(?:" + _STYLE_LABEL + r")(?:\*\*)?[ \t]*[:：][ \t]*([^\s*][^\n]*)",
+                              re.MULTILINE)
 _SECTION_BREAK = re.compile(r"\n[ \t]{0,3}#{1,6}[ \t]|\n[ \t]*(?:-{3,}|\*{3,}|_{3,}|={3,})[ \t]*(?=\n|\Z)")
 
 
@@ -1313,6 +1342,10 @@ def _labelled_examples(text: str, s: int, e: int) -> list[tuple[int, int, str, s
     """What follows a line that is only an example label, up to the next heading or rule line or the block's
     end (lobehub 280: "EX:" over a sample post)."""
     out: list[tuple[int, int, str, str]] = []
+    for m in _STYLE_SAME_LINE.finditer(text, s, e):  # ("Reply in this style: Thanks for your message, please hold on.")
+        content, end = _stripped(text, m.start(1), m.end(1))
+        if end > content:
+            out.append((content, end, "few_shot", f"kept: the example after {_short(m.group(0)[:m.start(1) - m.start()].strip(), 30)!r}"))
     for m in _EXAMPLE_LABEL_LINE.finditer(text, s, e):
         brk = _SECTION_BREAK.search(text, m.end() - 1, e)
         stop = brk.start() if brk else e
@@ -1871,6 +1904,8 @@ def _pointed_texts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, 
         le = text.find("\n", m.end(), e)
         le = e if le < 0 else le
         a, b = _stripped(text, m.end(), le) if text[m.end():le].strip() else _paragraph_after(text, le, e)
+        if b > a and a < le and _past_own_words(text, m.end(), a, e) > le:
+            a, b = _paragraph_after(text, le, e)  # ("Rewrite this email: could you make it friendlier?⏎⏎John, …")
         if b > a:
             out.append((a, b, "introduced", f"kept: the text pointed at by {_short(text[m.start():m.end()], 40)!r}"))
     return out
@@ -2087,6 +2122,7 @@ _TASK_INTRO = re.compile(
     # (a reply received: "上一个客服回复我：", "你們客服上次回覆我：", "这是我收到的短信：")
     r"|[^：:\n]{0,12}?(?:客服|商家|卖家|店家|平台|官方|对方|他们|她们|他|她)[^：:\n]{0,6}?(?:回复|答复|回)(?:了)?(?:我|给我|我们)(?:的|说)?"
     r"|[^：:\n]{0,6}?(?:这是|以下是|下面是)?(?:我|我们)(?:刚|刚刚|今天|昨天)?收到的[\u4e00-\u9fff]{1,6}"
+    r"|[^：:\n]{0,6}?(?:我|我们)(?:刚|刚刚|今天|昨天)?收到(?:了)?(?:一封|一条|一段|一则|封|条)[\u4e00-\u9fff]{0,6}?(?:邮件|短信|消息|微信|信|留言|私信|通知)"
     r"|[^：:\n]{0,20}?(?:发|回|说|留|写)了(?:一句|一条|一段|一封|一篇|这么一句|这样一句)(?:话|微信|短信|消息|邮件|信息|留言|私信)?"
     r"(?:[^：:\n]{0,40}?(?:帮我|麻烦|请)[^：:\n]{0,30}?)?"  # ("我写了一段给客户的道歉信，帮我看看有没有问题，不要大改：")
     # said to pass on as written: "状态页公告，直接按这个发：", "原样转发："
@@ -2120,7 +2156,7 @@ _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\btidy\b|\bclean\s+up\b|\bmake\b|\
                        r"\bannounce\b|\bverbatim\b|\bword for word\b|\bas is\b|\bexactly as\b|\bexactly this\b|\bexactly like\b|"
                        r"\bthis exact\b|"
                        r"这样|这么|如下|原样|原封不动|一字不改|一字不差|一个字都不|照发|照着发|逐字|照读|照念|"
-                       r"按这个发|直接发|翻成|译成|回复我|回复了我|回我|收到的|发来|发过来|回过来|传来|提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|"
+                       r"按这个发|直接发|翻成|译成|回复我|回复了我|回我|收到的|收到了|收到一|发来|发过来|回过来|传来|提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|"
                        r"修改|修正|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
                        r"\breplied\b|\bposted\b|\btexted\b|\bmessaged\b|\b(?:was|is|reads?)\b"
                        r"|\btone\b|\bstyle\b|\bvoice\b|\bformat\b|\bstructure\b|\bspirit\b|\bwording\b|\bmodell?ed\b|"
@@ -2398,7 +2434,7 @@ def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str
                                                              and _TEXT_POINTER.search(text, a, b) is not None)
         tone = a != s and _TONE_QUESTION.match(text, a, b) is not None  # "Draft v2: …⏎⏎Is this too informal for a VP?"
         # (or it is a bare request line that opens the turn: "Extract the dates⏎⏎…", "请翻译成英文⏎⏎…", "摘要：⏎⏎…")
-        bare = a == s and _BARE_WORK_LINE.fullmatch(text, a, b) is not None
+        bare = a == s and _bare_work_line(text, a, b)
         pointed = pointed or bare
         if not (_TASK_VERB.search(text, a, b) or pointed and a == s and (asks or bare) or tone):
             continue
@@ -2416,17 +2452,23 @@ def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str
         if _is_task_instruction(text, pa, pb) and _TEXT_POINTER.search(text, a, b) is None:
             continue  # what is left beside the request is another instruction ("请用正式的语气，不要超过五十个字。"), unless
             # the request names it as a text ("Is this line from our style guide grammatical?")
-        if pb > pa:
+        if pb > pa and not _CLOSING_THANKS.fullmatch(text, pa, pb):  # (a bare "Thanks!" after the request is the user's)
             return [(pa, pb, "introduced", f"kept: the text handed over with the request {_short(text[a:b], 50)!r}")]
     return _middle_request_payload(text, s, e, first.end(), last.start())
 
 
 # a request line that is only the work to do on what follows it, without pointing at it
-_BARE_WORK_LINE = re.compile(r"[ \t]*(?:(?i:hi|hello|hey)[!,.]?[ \t]*|(?:你好|您好|嗨)[！!，,]?)?(?:\*\*)?(?:(?i:(?:please[ \t]+)?(?:extract|pull[ \t]+out|classify|categori[sz]e|label|tag|"
-                             r"translate|proofread|rewrite|rephrase|paraphrase|polish|reword|summari[sz]e|correct|edit)\b"
+_BARE_WORK_LINE = re.compile(r"[ \t]*(?:(?i:hi|hello|hey)[!,.]?\s*|(?:你好|您好|嗨)[！!，,]?\s*)?(?:\*\*)?(?:(?i:(?:please[ \t]+)?(?:extract|pull[ \t]+out|classify|categori[sz]e|label|tag|"
+                             r"translate|proofread|rewrite|rephrase|paraphrase|polish|reword|summari[sz]e|correct|edit|fix)\b"
                              r"[^\n.!?:：]{0,50}|tl;?dr(?:[ \t]+(?:this|it|(?:the[ \t]+)?following))?)"
                              rf"|(?:{_ZH_TAKES_WORDS}|(?:请|麻烦|帮我)*(?:总结|概括|摘要))[^\n。！？:：]{{0,20}})"
-                             r"(?:\*\*)?[ \t]*[.。:：]?(?:\*\*)?[ \t]*")
+                             r"(?:[,，][ \t]*(?:(?i:thanks|thank[ \t]+you)|谢谢))?(?:\*\*)?[ \t]*[:：!！]?(?:\*\*)?[ \t]*")
+def _bare_work_line(text: str, a: int, b: int) -> bool:
+    """Whether [a, b) is a bare request line (``_BARE_WORK_LINE``) that heads a text, not the steps of the task
+    ("Summarize the article as follows:") nor a whole sentence ("Summarise the report." over a list of rules)."""
+    return _BARE_WORK_LINE.fullmatch(text, a, b) is not None and _TASK_NOT_TEXT.search(text, a, b) is None
+
+
 # the opening line of a turn that introduces what it pastes: "线上服务偶发报错，日志如下：", "Here's the log:"
 _OWN_INTRO_LINE = re.compile(r"[^\n]{0,160}?(?:如下|以下|下面|(?i:\bbelow|\bthe\s+following|\bhere(?:'s|\s+is|\s+are)\b))"
                              r"[^\n]{0,20}?[:：][ \t]*\n")
@@ -2522,12 +2564,13 @@ def _request_line_payload(text: str, s: int, e: int) -> list[tuple[int, int, str
     if nl < 0:
         return []
     a, b = _stripped(text, s, nl)
-    if not 0 < b - a <= _REQUEST_LINE_MAX or text[b - 1] in ":：" or not (
-            _requests_work_on(text, a, b) or text[a:b].endswith(("如下", "如下所示", "below", "Below"))):
+    bare = _bare_work_line(text, a, b)
+    if not 0 < b - a <= _REQUEST_LINE_MAX or text[b - 1] in ":：" and not bare or not (
+            _requests_work_on(text, a, b) or text[a:b].endswith(("如下", "如下所示", "below", "Below")) or bare):  # ("Fix the grammar⏎Hi, could you …", "翻译一下⏎请把发票发给我")
         return []
     pa, pb = _stripped(text, nl, _handed_text_end(text, nl, e, None))
-    if pb <= pa or _is_task_instruction(text, pa, pb):
-        return []
+    if pb <= pa or _is_task_instruction(text, pa, pb) or _CLOSING_THANKS.fullmatch(text, pa, pb):
+        return []  # (an instruction, or the user's bare "Thanks!")
     return [(pa, pb, "introduced", f"kept: the text handed over under the request {_short(text[a:b], 50)!r}")]
 
 
@@ -2653,11 +2696,11 @@ _OBSERVED = re.compile(r"(?i:observation)|观察")
 _ACTION_LINE = re.compile(r"^[ \t]*(?:\*\*)?(?:Action(?:[ \t]+Input)?|行动|动作)(?:\*\*)?[ \t]*[:：]", re.MULTILINE)
 
 
-def _after_an_action(text: str, s: int) -> bool:
-    """Whether the turn before the block at ``s`` ends with an agent's action step (a ReAct "Action:" line), so an
-    "Observation:" opening this block is what the action returned."""
+def _after_an_action(text: str, s: int, label: int) -> bool:
+    """Whether an agent's action step (a ReAct "Action:" line) comes before the "Observation:" at ``label`` in the block
+    at ``s``, or ends the turn before it: the observation is what the action returned."""
     before = text.rfind("\n\n", 0, max(s - 2, 0))
-    return _ACTION_LINE.search(text, max(before, s - 1500, 0), s) is not None
+    return _ACTION_LINE.search(text, max(before, s - 1500, 0), label) is not None
 
 
 def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tuple[int, int, str, str]]:
@@ -2697,12 +2740,15 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
             a = _past_own_words(text, m.end(), a, e)
             agent = m.re is _REPORTED_LABEL and m.group("agent") is not None
             if (agent and a < e and "\n" not in text[m.end():a] and text[a].isalpha()
-                    and _OBSERVED.match(m.group("agent")) and not _after_an_action(text, s)):
+                    and _OBSERVED.match(m.group("agent")) and not _after_an_action(text, s, m.start())):
                 continue  # "Observation: the page loads slowly on mobile. Could you …": the user's own note
             b = _handed_text_end(text, a, e, next((p for p in starts[k + 1:] if p > a), None)) if a < e else a
-            if agent:  # what a tool returned is one paragraph ("Observation:⏎…⏎⏎Could you please write …?")
+            if agent:  # what a tool returned is one paragraph ("Observation:⏎…⏎⏎Could you please write …?"), or the
+                # rest of its label's line ("Tool output: Please retry.⏎Please explain, thanks.")
                 br = _PARA_BREAK.search(text, a, b)
                 b = b if br is None else _stripped(text, a, br.start())[1]
+                if "\n" not in text[m.end():a]:
+                    b = min(b, _line_end(text, a, e))
             if b > a:
                 label = _short(m.group(0).strip(_LABEL_STRIP), 50)
                 out.append((a, b, "introduced", f"kept: the text handed over after {label!r}"))
@@ -2909,8 +2955,15 @@ _ANNOUNCE_MAX = 300  # characters: an announcement is a short turn
 
 # a turn that asks for a text to be written ("Draft a short email to the team", "写一封给王老师的感谢信", "写一句给客户的春节问候"):
 # the reply is that text, its greeting and sign-off included
+# a turn that keeps a part of the reply before it by name: "Keep the opening.", "Keep the greeting and the first line.",
+# "保留第一句。", "开头不要动"
+_KEEPS_A_PART = re.compile(r"[ \t]*(?:(?i:(?:please\s+)?keep\s+(?:the|your|that|its)\s+(?:(?:first|last|second|opening|closing)\s+)?"
+                           r"(?:opening|greeting|intro|introduction|line|lines|sentence|sentences|paragraph|ending|closing|title|"
+                           r"hook|joke|part)\b)|(?:保留|留着|别动|不要动)(?:第[一二三四五六七八九十\d]+|最后一|开头|開頭|结尾|結尾)"
+                           r"|(?:开头|開頭|结尾|結尾|第一句|问候语|問候語)(?:不要动|别动|不要改|别改|保留))")
 _WRITE_A_TEXT = re.compile(
-    r"(?i:\b(?:write|draft|compose|prepare|create|redo)\b[^.!?\n]{0,40}?\b(?:e-?mail|letter|note|message|reply|response|toast|"
+    r"(?i:\b(?:write|draft|compose|prepare|create|redo|(?:I|we)\s+(?:need|want|'d\s+like|would\s+like)\s+(?:a|an))\b[^.!?\n]{0,40}?"
+    r"\b(?:e-?mail|letter|note|message|reply|response|toast|opening|page|chapter|scene|story|monologue|"
     r"speech|post|notice|announcement|invitation|memo|card|greeting|sms|text|caption|bio|tweet|script|welcome|intro|"
     r"introduction|newsletter|apology|blurb|paragraph|statement|reminder|request|complaint|proposal|thank-you|"
     r"condolence|resignation|recommendation|reference|update|description|summary|report|invite|flyer|poem|slogan|tagline|"
@@ -2919,7 +2972,8 @@ _WRITE_A_TEXT = re.compile(
     r"\b(?:write|draft)\b[^.!?\n]{0,60}?\b(?:in\s+the\s+same\s+(?:tone|style|voice)|a\s+new\s+one|another\s+one)\b|"
     r"\bwrite\s+(?:one|another)\b|"
     r"\b(?:reply|respond|answer)\s+to\s+(?:this|the|her|his|their|my|an?)\s+(?:e-?mail|message|letter|note|text|review|comment)s?\b)"
-    r"|(?:写|起草|拟|撰写|编)[^。！？\n]{0,14}?(?:邮件|信|通知|短信|文案|发言|致辞|祝福|问候|贺词|公告|邀请函|消息|回复|开场白|结尾|"
+    r"|(?:写|寫|起草|拟|擬|撰写|撰寫|编|編)[^。！？\n]{0,14}?(?:邮件|郵件|信|通知|短信|簡訊|訊息|文案|发言|發言|致辞|致詞|祝福|问候|"
+    r"問候|贺词|賀詞|公告|邀请函|消息|回复|回覆|开场|開場|结尾|結尾|主持詞|故事|第[一二三四五六七八九十\d]+[页頁章段]|"
     r"演讲稿|朋友圈|贺卡|感谢|道歉|欢迎词|介绍|简介|说明|帖子|留言|话术|主持词|祝酒词|请假条|假条|便条|申请|请示|报告|"
     r"总结|检讨|启事|声明|简历|评语|回帖)"
     r"|(?:照|按|按照|仿照|模仿|参照)着?(?:这个|这封|这篇|这种|上面的?)(?:语气|风格|口吻|格式|写法|文风)[^。！？\n]{0,6}?写"
@@ -2953,6 +3007,11 @@ def _deliverables(view: TextView, reuse: bool = False) -> dict[int, str]:
     for k, b in enumerate(blocks):
         if b.msg_pos in out:
             last = b
+        if b.role == "user" and k > 0 and blocks[k - 1].role == "assistant" and blocks[k - 1].msg_pos not in out \
+                and _KEEPS_A_PART.match(text, b.start, b.end):
+            # "Keep the opening.", "保留第一句。": the reply before is a text in the works, its parts named
+            out[blocks[k - 1].msg_pos] = f"kept: the text the turn after keeps part of ({_short(text[b.start:b.end].strip(), 40)!r})"
+            last = blocks[k - 1]
         if b.role != "user" or k + 1 >= len(blocks):
             continue
         nxt = blocks[k + 1]
@@ -3285,8 +3344,10 @@ _SALUTATION_WITHIN = 80  # characters: a handed-over letter's salutation opens i
 _NOT_A_LETTER = re.compile(r"(?i:\b(?:dialogues?|conversations?|poems?|verses?|lyrics|songs?|stor(?:y|ies)|paragraphs?|"
                            r"sentences?|essays?|abstracts?|scripts?|code|snippets?|lists?|haikus?|villanelles?|sonnets?|"
                            r"limericks?|outlines?|captions?|headlines?|slogans?|taglines?|bios?|summar(?:y|ies)|"
-                           r"quer(?:y|ies)|sql|regex(?:es)?|formulas?|functions?|json|yaml|tables?)\b)"
-                           r"|对话|诗|歌词|故事|段落|句子|作文|代码|列表|大纲|文案|标题|口号|简介|摘要|这段话|这句话|这段文字|这几句|公式|函数|表格")
+                           r"quer(?:y|ies)|sql|regex(?:es)?|formulas?|functions?|json|yaml|tables?|errors?|logs?|"
+                           r"(?:stack\s*)?traces?|tracebacks?|outputs?|exceptions?)\b)"
+                           r"|对话|诗|歌词|故事|段落|句子|作文|代码|列表|大纲|文案|标题|口号|简介|摘要|这段话|这句话|这段文字|这几句|公式|函数|表格"
+                           r"|日志|报错|错误|输出")
 _NAMED_WITHIN = 160
 
 

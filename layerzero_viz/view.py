@@ -369,7 +369,7 @@ _TEXT_LABEL = re.compile(r"(?i:(?:[\w'’-]+[ \t]+){0,3}(?:(?:greeting|sign-?off
                          r"|(?:[\w'’-]+[ \t]+){1,3}(?:wording|text|message|copy|phrase|line|string|title|subject|caption|"
                          r"description)|wording))"
                          r"|(?:\w{0,4})(?:座右铭|口号|标语|签名|个性签名|开场白|结束语|欢迎语|问候语|结语|落款|正面|背面|广告语|宣传语|"
-                         r"横幅|横额|话术|提示语|原话|照用|照抄|原样使用|免责声明|标题|按钮|原文|译文|英文|中文|日文|主题|短信|招牌|文案)"
+                         r"横幅|横额|话术|提示语|原话|照用|照抄|原样使用|免责声明|标题|按钮|原文|译文|英文|中文|日文|主题|短信|招牌|文案|翻译)"
                          # (提示 and 文字 alone head instructions: "提示：请用中文回答")
                          r"|\w{1,4}(?:提示|文字|通知)")
 # a note after a label that the value is to be used as it is: "Opening line (exact):", "(don't change it):", "（原样）："
@@ -393,7 +393,11 @@ def _as_is_label(label: str) -> bool:
     note = _AS_IS_NOTE.search(label)
     if note is not None:
         return True
-    return _TEXT_LABEL.fullmatch(label) is not None
+    return _TEXT_LABEL.fullmatch(label) is not None and _ASKS_IN_LABEL.search(label) is None
+
+
+# a label that asks for the work ("翻译成英文：", "Translate into English:"): what follows says how, or is the text
+_ASKS_IN_LABEL = re.compile(r"(?:翻译|翻)成|译成|译为|翻译为|(?:请|帮我|麻烦)(?:你|您)?(?:帮我)?(?:翻译|翻|译|改写|润色)|(?i:\btranslate\b)")
 
 
 # a numbered item's marker before a label ("3. **User Action Advice:**"): no sentence end
@@ -423,7 +427,12 @@ _OPTION_LABEL = re.compile(r"(?i:(?:option|version|choice|variant)[ \t]+\w{1,2}|
 def _asks_at_value(text: str, label: str, value_start: int) -> bool:
     """Whether the value at ``value_start`` asks the assistant for something (an option to compare never does: "B:
     Could you please kindly send it?" is the option)."""
-    return _ASKS_AT_VALUE.match(text, value_start) is not None and not _OPTION_LABEL.fullmatch(label.strip(" *_"))
+    return (_ASKS_AT_VALUE.match(text, value_start) is not None or _OWN_ASK_AT_VALUE.match(text, value_start) is not None) \
+        and not _OPTION_LABEL.fullmatch(label.strip(" *_"))
+
+
+# the user's own account and question after a label ("Error: I messed up the config, could you please check it?")
+_OWN_ASK_AT_VALUE = re.compile(r"(?i:(?:I|I'm|I've|I'd|my|we|we're|our)\b[^\n?]{0,120}?\b(?:could|can|would|will)\s+you\b[^\n]{0,80}?\?)")
 
 
 def _request_after_value(text: str, value_start: int, pos: int) -> bool:

@@ -327,6 +327,7 @@ def _thanks_keyed(view: TextView) -> bool:
             return True
         if any(_said_about(text, m.start()) and _USER_SAYS.search(text, _sentence_start(text, max(b.start, m.start() - 200),
                                                                                       m.start()), m.start())
+               and _CONDITION.search(text, _sentence_start(text, max(b.start, m.start() - 200), m.start()), m.start())
                for m in _THANKS.finditer(text, b.start, b.end)):
             return True  # ("If the driver says thanks, …"; not "Do not say "thank you" in your replies", nor "Just say
             # thanks for the support." asking for a message, nor 'I want it to say "thank you so much …"')
@@ -337,6 +338,9 @@ def _thanks_keyed(view: TextView) -> bool:
 _USER_SUBJECT = re.compile(r"(?i:\b(?:user|users|customer|customers|client|clients|caller|callers|driver|drivers|guest|guests|"
                            r"patient|patients|student|students|buyer|buyers|visitor|visitors|they|someone|anyone|people|"
                            r"he|she|I|we)\b)|用户|客户|顾客|对方|学生|患者|病人|客人|买家|访客|他|她|有人|我")
+# … saying it, on a condition: "If the customer says thanks", "当用户说谢谢时" (not "Should I say please and thank you?",
+# "帮我写…，就说谢谢大家的支持")
+_CONDITION = re.compile(r"(?i:\b(?:if|when|whenever|once|after|each\s+time|every\s+time)\b)|如果|若|当|要是|假如|每次|一旦")
 # … saying it: "If the customer says thanks", "when a user writes thank you", "如果用户说谢谢"
 _USER_SAYS = re.compile(r"(?:" + _USER_SUBJECT.pattern + r")(?:(?i:\s+(?:\w+\s+){0,2}?(?:says?|said|writes?|wrote|types?|typed|sends?|"
                         r"replies|replied|responds?)\b)|[\u4e00-\u9fff]{0,3}?(?:说|写|发|回复|回))")
@@ -547,7 +551,7 @@ def _not_filler_zh(text: str, s: int, e: int) -> bool:
     ("不用了，谢谢！": "不用了！" refuses curtly)."""
     if text[s] in "谢感多" and (sarcastic_thanks(text, e) or _ZH_DECLINE_BEFORE.search(text, max(0, s - 6), s)):
         return True
-    if text.startswith("顺便", s) and _MESSAGE_REQUEST.search(text, max(0, s - 80, text.rfind("\x00", 0, s)), s):
+    if text.startswith(("顺便", "順便"), s) and _MESSAGE_REQUEST.search(text, max(0, s - 80, text.rfind("\x00", 0, s)), s):
         return True  # "帮我写一条短信，感谢张师傅…，顺便问一下维修费怎么付": what the message is to ask or say too
     if (text.startswith("如果可以", s) or text.startswith("可以的话", s)) and _ASKED_IF_POSSIBLE.search(text, max(0, s - 80, text.rfind("\x00", 0, s)), s):
         return True  # "…可不可以从公网访问。如果可以的话，顺便看下 8443": the condition is the answer to that question
@@ -561,8 +565,10 @@ def _not_filler_zh(text: str, s: int, e: int) -> bool:
 
 
 # a request for a message to someone ("帮我写一条短信", "帮我回复领导的消息", "给房东发个微信"): a 顺便问一下 in it is for the message
-_MESSAGE_REQUEST = re.compile(r"(?:写|回复|回|发|起草)(?:一|个|条|封|段|份|下)*(?:[\u4e00-\u9fff]{1,4}的)?(?:短信|微信|消息|邮件|信|回复|"
-                              r"通知|留言|私信|便条|贺卡|卡片)|(?:给|跟|向)[^，。！？\n]{1,10}?(?:写|发|回)")
+# (its words as written: a Traditional turn reads 寫一則訊息)
+_MESSAGE_REQUEST = re.compile(r"(?:写|寫|回复|回覆|回|发|發|起草)(?:一|个|個|条|條|封|段|份|下|则|則)*(?:[\u4e00-\u9fff]{1,4}的)?"
+                              r"(?:短信|簡訊|简讯|微信|消息|訊息|讯息|邮件|郵件|信|回复|回覆|通知|留言|私信|便条|便條|贺卡|賀卡|卡片)"
+                              r"|(?:给|給|跟|向)[^，。！？\n]{1,10}?(?:写|寫|发|發|回)")
 
 
 # what introduces words that are named rather than said: "No filler phrases like: certainly, great question, …",
@@ -719,7 +725,9 @@ _KEEP_THE_WORD = re.compile(r"(?i:\b(?:keep|remove|delete|drop|cut|add|omit|avoi
                             r"(?:the\s+)?same\s+as|versus|vs\.?)\s+(?:the\s+)?[\"'“‘]?)\Z"
                             r"|(?:保留|删掉|删除|去掉|加上|不要用|用了|这个词|这个字|单词|保留成|保留为|翻成|译成|译为|翻译成|翻译为|"
                             r"写成|对应)\s*[\"'“‘「]?\Z")
-_THE_WORD_AFTER = re.compile(r"[\"'”’」]?\s*(?:(?i:in\s+(?:that|this|the|my|your)\s+(?:sentence|line|e-?mail|message|text|"
+_THE_WORD_AFTER = re.compile(r"[\"'”’」]?\s*(?:(?i:(?:and|or|vs\.?)\s+(?:thank\s+you|thanks|sorry)\s+(?:makes?|are|is|sounds?|feels?|"
+                             r"matters?|helps?|works?|to\s+(?:chatgpt|ai|an?\s+(?:ai|bot|chatbot|assistant)|the\s+(?:ai|bot|"
+                             r"model|assistant)|claude))\b|in\s+(?:that|this|the|my|your)\s+(?:sentence|line|e-?mail|message|text|"
                              r"draft|letter|reply|note|version|post|paragraph)\b|"
                              r"(?:is|sounds|feels)\s+(?:too|more|less|a\s+bit)\b)|这个字|這個字|这个词|这个单词|一词|二字|这两个字"
                              r"|\s*(?:和|与|跟|或|还有)\s*[A-Za-z])")  # ("please 和 thank you 在日文里怎么说？")

@@ -304,6 +304,8 @@ def _zh_interjection(text: str, s: int, e: int, word: str) -> Span:
         if rest in _ZH_ACKS or word in ("嗯", "嗯嗯") and rest.startswith(_ZH_YES_AFTER):
             return None  # "嗯嗯，好的。": the interjection is half of an acknowledgement, a turn of its own; "嗯，麻烦你了。"
             # answers "需要为您登记投诉吗？" yes (with its thanks gone, 嗯 is the answer)
+        if text[e + 1:e + 2] in ("“", "‘", '"'):
+            return None  # (one token holds "，“": with the quote kept, its comma would be left opening the turn)
         return s, e + 1
     return None  # a line that is only an interjection (it may be the whole answer), or one glued to a word
 
@@ -382,7 +384,7 @@ def _zh_yixia(text: str, s: int, e: int, word: str) -> Span:
 
 _ZH_TELL = ("告诉", "通知", "提醒", "转告", "告知")
 # a verb of mentioning after 顺便/再: 一下 makes it "mention"
-_ZH_MENTION = ("便提", "便说", "再提", "便讲")
+_ZH_MENTION = ("便提", "便说", "再提", "便讲", "便說", "便講")
 _NUMERALS = "一二两三四五六七八九十百千万半几每0123456789０１２３４５６７８９"
 # verbs whose 一下 is a duration: 停一下 (pause), 等一下, 歇一下, 缓一下 (the last character of the verb: 暂停一下, 休息一下)
 _ZH_BRIEF = frozenset("停等歇缓息睡躺")
