@@ -630,6 +630,7 @@ _OWN_WORDS = re.compile(r"(?i:\bhere(?:'s|\s+is|\s+are)\s+my\s+(?:problem|questi
 
 
 _THANKS_TO_HELPER = re.compile(r"\s*(?:(?i:(?:thank\s+you|thanks)\b[^\n]{0,30}?\b(?:for\s+(?:your|the)\s+help|in\s+advance|again)\b"
+                               r"|tia\b|any\s+help\s+(?:is\s+|would\s+be\s+)?(?:much\s+|greatly\s+|really\s+)?appreciated\b"
                                r"|[^\n]{0,40}?\bI\s+(?:really\s+|truly\s+|so\s+|greatly\s+)?appreciate\s+(?:it|your\s+help)\b)"
                                r"|(?:麻烦您了|麻烦你了|麻烦了|辛苦您了|辛苦你了|先谢谢|提前感谢|提前谢谢|谢谢啦|谢谢谢谢|辛苦辛苦|辛苦啦|万分感谢|感激不尽|"
                                r"真的非常感激))[^\n]{0,60}\s*\Z")
@@ -651,10 +652,12 @@ def _handed_text_end(text: str, a: int, e: int, nxt: int | None) -> int:
         ends.append((p, pe))
     # a trailing instruction paragraph is the instruction, not part of the text; a closing thanks to the one who helps
     # is the user's ("Thank you so much for your help, I really appreciate it!", "麻烦您了，非常感谢！")
-    while len(ends) > 1 and (_INSTRUCTION_PARA.match(text, ends[-1][0], ends[-1][1])
+    while len(ends) > 1 and (_trailing_instruction(text, ends[-1][0], ends[-1][1])
                              or _THANKS_TO_HELPER.match(text, ends[-1][0], ends[-1][1])
-                             or _CLOSING_THANKS.fullmatch(text, *_stripped(text, *ends[-1]))
+                             or (_CLOSING_THANKS.fullmatch(text, *_stripped(text, *ends[-1]))
+                                 or _HELPER_THANKS_LINE.fullmatch(text, *_stripped(text, *ends[-1])))
                              and (_stripped(text, *ends[-2])[1] > 0 and text[_stripped(text, *ends[-2])[1] - 1] in _CLOSING_QUOTES
+                                  or text.startswith("```", _stripped(text, *ends[-2])[1] - 3)
                                   or _NOT_A_LETTER.search(text, max(0, a - _NAMED_WITHIN), a) is not None
                                   and _SALUTATION.search(text, a, min(ends[-2][1], a + _SALUTATION_WITHIN)) is None)):
         # (a bare "Thanks!" after a quotation, or after a text the request calls a dialogue, a poem or a paragraph, is the
@@ -666,6 +669,10 @@ def _handed_text_end(text: str, a: int, e: int, nxt: int | None) -> int:
     b = min(b, stop)
     while b > a and text[b - 1].isspace():
         b -= 1
+    if "\n" not in text[a:b] and _PRINTED_INTRO.search(text, max(text.rfind("\n", 0, a) + 1, a - _NAMED_WITHIN), a):
+        k = _SENTENCE_BEFORE.search(text, a, b)  # ("I ran it and got: You have an error in …. Thanks!": the user's thanks)
+        if k is not None and (_CLOSING_THANKS.fullmatch(text, k.end(), b) or _HELPER_THANKS_LINE.fullmatch(text, k.end(), b)):
+            b = _stripped(text, a, k.end())[1]
     last = text.rfind("\n", a, b) + 1
     if last > a and (_CLOSING_THANKS.fullmatch(text, last, b) or _HELPER_THANKS_LINE.fullmatch(text, last, b)) \
             and _NOT_A_LETTER.search(text, max(0, a - _NAMED_WITHIN), a):
@@ -673,9 +680,25 @@ def _handed_text_end(text: str, a: int, e: int, nxt: int | None) -> int:
     return _before_thanks_after_quote(text, a, _without_trailing_task_sentences(text, a, b))
 
 
+# what a program printed, by the words that introduce it ("I ran it and got:", "报错了：")
+_PRINTED_INTRO = re.compile(r"(?i:\b(?:got|errors?|logs?|output|traces?|traceback|exception|returns?|returned|prints?|printed)\b)"
+                            r"|报错|出错|错误|日志|返回")
 # a line that only thanks the one who helps ("麻烦你了。", "Thanks for your help!"): not a lyric's "谢谢谢谢，今夜不寂寥"
 _HELPER_THANKS_LINE = re.compile(r"[ \t]*(?:麻烦(?:你|您)?了|辛苦(?:你|您)?了|先谢谢了?|谢谢啦|多谢了?|感谢感谢|(?i:thanks?(?:\s+you)?\s+"
-                                 r"(?:for\s+(?:your|the)\s+help|in\s+advance)))[ \t]*[.!。！~～]*[ \t]*")
+                                 r"(?:for\s+(?:your|the)\s+help|in\s+advance)|tia|any\s+help\s+(?:is\s+)?(?:much\s+|greatly\s+|really\s+)?"
+                                 r"appreciated(?:[ \t]*[,!.][ \t]*thanks?(?:\s+you)?)?))[ \t]*[.!。！~～]*[ \t]*")
+
+
+def _trailing_instruction(text: str, p: int, pe: int) -> bool:
+    """Whether the paragraph [p, pe) after a handed-over text instructs about the work ("Please keep it under 100 words.",
+    "Note: formal tone.") — a bare please or 请 opens the text's own requests as often ("请多关照，谢谢！", "Please share
+    this with your team.")."""
+    m = _INSTRUCTION_PARA.match(text, p, pe)
+    if m is None:
+        return False
+    if _is_task_instruction(text, p, pe) or _SAYS_HOW.match(text, p, pe):
+        return True
+    return text[p:m.end()].strip(" \t*#->").lower() not in ("please", "pls", "请")
 
 
 def _before_thanks_after_quote(text: str, a: int, b: int) -> int:
@@ -857,15 +880,21 @@ def _asks_for_the_reply(text: str, p: int, pe: int) -> bool:
     "What should I say?", "请帮我写一个回复，谢谢。", "怎么回复？") — a sentence of the text itself only asks for one in so
     many words ("麻烦尽快回复" asks the reader, not the model)."""
     a, b = _stripped(text, p, pe)
-    return 0 < b - a <= 80 and _REPLY_ASK.match(text, a, b) is not None
+    m = _REPLY_ASK.match(text, a, b) if 0 < b - a <= 80 else None
+    return m is not None and _REPLY_ASK_REST.fullmatch(text, m.end(), b) is not None
 
 
 _REPLY_ASK = re.compile(
     r"(?i:(?:please\s+)?(?:(?:help\s+me|can\s+you|could\s+you|would\s+you)(?:\s+please)?(?:\s+help\s+me)?\s+)?"
-    r"(?:reply|respond|answer|write\s+(?:a\s+)?(?:reply|response|an?\s+answer)|draft\s+a\s+(?:reply|response))\b"
+    r"(?:reply|respond|answer|write\s+(?:a\s+|an\s+)?(?:reply|response|answer)|draft\s+(?:a\s+)?(?:reply|response)|"
+    r"say\s+(?:no|yes)\b|decline|write\s+back)\b"
     r"|(?:what|how)\s+(?:should|do|can|would)\s+I\s+(?:say|reply|respond|answer|write\s+back)\b)"
-    r"|(?:(?:请|麻烦)(?:你|您)?)?(?:帮我|帮忙)?(?:看看)?(?:我)?(?:该)?(?:怎么|如何)?(?:写|拟)?(?:一)?[个条封段]?(?:回复|回信|答复)"
-    r"|(?:我)?(?:该)?(?:怎么|如何)(?:回|回复|答复)")
+    r"|(?:(?:请|麻烦|麻煩)(?:你|您)?)?(?:帮我|帮忙|幫我|幫忙)?(?:看看)?(?:我)?(?:该|應該|应该)?(?:怎么|如何|怎麼)?(?:写|拟|想|寫|擬)?(?:一)?"
+    r"[个条封段個條句]?(?:回复|回信|答复|回覆|回一下|回覆一下|回下)"
+    r"|(?:我)?(?:该|應該|应该)?(?:怎么|如何|怎麼)(?:回|回复|答复|回覆)")
+# what may follow a request for the reply in its paragraph: how to reply, and thanks ("Help me say no nicely.",
+# "Can you write a reply for me? Thanks!")
+_REPLY_ASK_REST = re.compile(r"[^.!?。！？\n]{0,40}[.!?。！？]*(?:\s*(?:(?i:thanks?(?:\s+you)?(?:\s+so\s+much)?)|谢谢|謝謝)[.!。！]*)?\s*")
 
 
 # ------------------------------------------------------------------------------------------- few-shot
@@ -2087,7 +2116,7 @@ _TASK_INTRO = re.compile(
     r"|(?i:(?:this|that|another|the[ \t]+next)[ \t]+one)"
     # reported words: "The customer wrote:", "Their second message was just:", "Here's what my landlord wrote, help me
     # reply that I agree:"
-    r"|(?i:[^:：\n]{0,60}?\b(?:wrote|writes|said|says|replied|posted|texted|messaged|(?:message|email|e-mail|review|"
+    r"|(?i:[^:：\n]{0,60}?\b(?:wrote|writes|said|says|replied|posted|texted|messaged|got|(?:message|email|e-mail|review|"
     r"comment|reply|text|note|post|answer)[ \t]+(?:was|is|reads|read|said|says)(?:[ \t]+(?:just|only|simply))?)"
     r"(?:[ \t]+(?:me[ \t]+)?(?:this|the[ \t]+following|back)|[ \t]+(?:me|us))?"  # ("I wrote this:", "Tom sent me this:")
     # ("Your colleague wrote this to me yesterday:")
@@ -2122,6 +2151,8 @@ _TASK_INTRO = re.compile(
     # (a reply received: "上一个客服回复我：", "你們客服上次回覆我：", "这是我收到的短信：")
     r"|[^：:\n]{0,12}?(?:客服|商家|卖家|店家|平台|官方|对方|他们|她们|他|她)[^：:\n]{0,6}?(?:回复|答复|回)(?:了)?(?:我|给我|我们)(?:的|说)?"
     r"|[^：:\n]{0,6}?(?:这是|以下是|下面是)?(?:我|我们)(?:刚|刚刚|今天|昨天)?收到的[\u4e00-\u9fff]{1,6}"
+    # an error the user got: "我写 SELECT … 报错了：You have an error in …"
+    r"|[^：:\n]{0,60}?(?:报错|报了错|出错|错误提示|错误信息)(?:了)?(?:说|如下)?"
     r"|[^：:\n]{0,6}?(?:我|我们)(?:刚|刚刚|今天|昨天)?收到(?:了)?(?:一封|一条|一段|一则|封|条)[\u4e00-\u9fff]{0,6}?(?:邮件|短信|消息|微信|信|留言|私信|通知)"
     r"|[^：:\n]{0,20}?(?:发|回|说|留|写)了(?:一句|一条|一段|一封|一篇|这么一句|这样一句)(?:话|微信|短信|消息|邮件|信息|留言|私信)?"
     r"(?:[^：:\n]{0,40}?(?:帮我|麻烦|请)[^：:\n]{0,30}?)?"  # ("我写了一段给客户的道歉信，帮我看看有没有问题，不要大改：")
@@ -2157,7 +2188,7 @@ _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\btidy\b|\bclean\s+up\b|\bmake\b|\
                        r"\bthis exact\b|"
                        r"这样|这么|如下|原样|原封不动|一字不改|一字不差|一个字都不|照发|照着发|逐字|照读|照念|"
                        r"按这个发|直接发|翻成|译成|回复我|回复了我|回我|收到的|收到了|收到一|发来|发过来|回过来|传来|提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|"
-                       r"修改|修正|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
+                       r"修改|修正|摘要|tl;?dr|报错|报了错|出错|错误提示|错误信息|\bgot\b|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
                        r"\breplied\b|\bposted\b|\btexted\b|\bmessaged\b|\b(?:was|is|reads?)\b"
                        r"|\btone\b|\bstyle\b|\bvoice\b|\bformat\b|\bstructure\b|\bspirit\b|\bwording\b|\bmodell?ed\b|"
                        r"\bhere(?:'s|’s| is)\b|语气|风格|口吻|格式|写法|文风|调子|样子|感觉|这是我|\breply\b|\brespond\b|"
@@ -2267,7 +2298,7 @@ def _past_own_words(text: str, c: int, a: int, e: int) -> int:
     return le
 _CLAUSE_BACK = 40
 _BLANK_AFTER = re.compile(r"[ \t]*\n[ \t]*\n[ \t]*\S")
-_ZH_TAKES_WORDS = (r"(?:请|麻烦|帮我|帮忙|给我)*(?:提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|"
+_ZH_TAKES_WORDS = (r"(?:请|麻烦|帮我|帮忙|给我)*(?:提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|摘要|"
                    r"修改|修正|改成|翻成|译成)")
 
 
@@ -2281,7 +2312,7 @@ def _verb_line(verbs_en: str, words: int, lead: str = "") -> re.Pattern[str]:
 
 _VERB_LINE = _verb_line(_TASK_VERB_EN, 60, r"(?:(?:ok|okay|now|next|also|and|then)[ \t]*[,!.]?[ \t]+)?")
 # a verb whose object is the words after its colon on the same line: extraction, labels, translation
-_SAME_LINE_VERB = _verb_line(r"(?:extract|pull[ \t]+out|classify|categori[sz]e|label|tag|identify|detect|translate|fix|"
+_SAME_LINE_VERB = _verb_line(r"(?:extract|pull[ \t]+out|classify|categori[sz]e|label|tag|identify|detect|translate|fix|tl;?dr|"
                              r"correct|proofread|edit|rewrite|rephrase|paraphrase|polish|reword|tidy[ \t]+up|clean[ \t]+up)", 40)
 
 
@@ -2310,9 +2341,9 @@ _REPORTED = (
     r"chart|summary|feedback|comment|message|review|reply|response|complaint)[ \t]+(?:for|from|of|on|about)[ \t]+"
     r"[^:：\n]{1,40}?)"
     # what an agent observed, a tool or a search returned: "Observation (page text):", "Tool output:", "搜索结果："
-    r"|(?P<agent>(?i:observation|(?:tool|command|function|api|query|search)[ \t]+(?:output|result|results|response)|"
+    r"|(?P<agent>(?i:observation|(?:tool|command|function|api|query|search|expected|actual)[ \t]+(?:output|result|results|response)|"
     r"search[ \t]+hits|page[ \t]+(?:text|content)|retrieved[ \t]+(?:documents?|passages?|context|chunks?))"
-    r"|观察(?:结果)?|工具(?:输出|返回|结果)|搜[索寻]结果|检索结果|页面(?:内容|文本))"
+    r"|观察(?:结果)?|工具(?:输出|返回|结果)|搜[索寻]结果|检索结果|页面(?:内容|文本)|接口(?:返回|响应|输出)|返回(?:结果|值)|(?:预期|期望|实际)(?:输出|结果|返回))"
     r"|(?P<input_zh>输入)|发票|收据|简历|日志|报错(?:信息)?|(?:会议|聊天|对话|通话)(?:记录|纪要)"
     # the original words of a message or alert, whatever it is called: "PagerDuty 原文：", "告警原文："
     r"|[\u4e00-\u9fffA-Za-z\d#_-]{1,16}[ \t]?原文"
@@ -2353,7 +2384,7 @@ _LABEL_WORDS = ("aragraph", "raft", "mail", "etter", "entence", "段", "记录",
                 "文章", "文本", "评价", "留言", "反馈", "ext", "ustomer", "lient", "riginal", "omplaint", "icket",
                 "nvoice", "eceipt", "esume", "inutes", "ote", "eport", "eedback", "nput", "ranscript", "og", "race", "输入", "发票", "收据",
                 "简历", "日志", "报错", "纪要", "我的", "ere", "bservation", "utput", "esult", "esponse", "hits", "age t",
-                "age c", "etrieved", "观察", "工具", "搜索结果", "搜寻结果", "检索结果", "页面")
+                "age c", "etrieved", "观察", "工具", "搜索结果", "搜寻结果", "检索结果", "页面", "接口", "返回", "预期", "期望", "实际")
 # a rule line that fences the text a turn hands over ("---", "———", "***", "===")
 _FENCE_RULE = re.compile(r"^[ \t]*(?:-{3,}|—{2,}|_{3,}|\*{3,}|={3,}|<{3,}|>{3,}|\"{3}|'{3})[ \t]*$", re.MULTILINE)
 # a paragraph after the text that says what it was: "——以上是我要发给老师的邮件，请帮我看看语气", "That's the email."
@@ -2414,12 +2445,22 @@ def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str
     """A turn of a short request paragraph and the text it works on, in the paragraphs after it (when it opens the
     turn) or before it (when it closes the turn): the text, as handed over.  A paragraph that sets up a role ("You
     are …", "Act as …", "# Role") opens a prompt, not a request."""
+    s = _past_greeting(text, s, e)
     first = _PARA_BREAK.search(text, s, e)
     if first is None or _ROLE_SETUP.match(text, s, e):
         return []  # (one paragraph, or a prompt that sets up a role: its paragraphs are instructions)
     last = first
     for last in _PARA_BREAK.finditer(text, first.end(), e):
         pass
+    if _asks_for_the_reply(text, last.end(), e):
+        # a message, then a request for the reply to it ("…Please reply ASAP, thank you!⏎⏎Help me reply, please.",
+        # "…麻烦尽快回复，谢谢！⏎⏎怎么回复？"): all before it is the message, its own questions and thanks included
+        pa, pb = _stripped(text, s, last.start())
+        while pb > pa and _GREETING_LINE.match(text, pa, pb) and _PARA_BREAK.search(text, pa, pb) is not None:
+            pa = _stripped(text, _PARA_BREAK.search(text, pa, pb).end(), pb)[0]  # (not the user's own "Hi!" above it)
+        if pb > pa:
+            return [(pa, pb, "introduced", f"kept: the message the request after it asks to reply to "
+                                           f"({_short(text[last.end():e].strip(), 40)!r})")]
     for a, b, pa, pb in ((s, first.start(), first.end(), e), (last.end(), e, s, last.start())):
         a, b = _stripped(text, a, b)
         if b - a > _REQUEST_MAX or _ROLE_SETUP.match(text, a, b):
@@ -2434,7 +2475,7 @@ def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str
                                                              and _TEXT_POINTER.search(text, a, b) is not None)
         tone = a != s and _TONE_QUESTION.match(text, a, b) is not None  # "Draft v2: …⏎⏎Is this too informal for a VP?"
         # (or it is a bare request line that opens the turn: "Extract the dates⏎⏎…", "请翻译成英文⏎⏎…", "摘要：⏎⏎…")
-        bare = a == s and _bare_work_line(text, a, b)
+        bare = a == s and _bare_work_line(text, a, b, period=True)
         pointed = pointed or bare
         if not (_TASK_VERB.search(text, a, b) or pointed and a == s and (asks or bare) or tone):
             continue
@@ -2459,14 +2500,35 @@ def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str
 
 # a request line that is only the work to do on what follows it, without pointing at it
 _BARE_WORK_LINE = re.compile(r"[ \t]*(?:(?i:hi|hello|hey)[!,.]?\s*|(?:你好|您好|嗨)[！!，,]?\s*)?(?:\*\*)?(?:(?i:(?:please[ \t]+)?(?:extract|pull[ \t]+out|classify|categori[sz]e|label|tag|"
-                             r"translate|proofread|rewrite|rephrase|paraphrase|polish|reword|summari[sz]e|correct|edit|fix)\b"
+                             r"translate|proofread|rewrite|rephrase|paraphrase|polish|reword|summari[sz]e|correct|edit|fix|"
+                             r"shorten|condense|simplify|soften|formali[sz]e|find|count|make[ \t]+it|"
+                             r"help[ \t]+me[ \t]+(?:reply|respond)(?:[ \t]+to)?|reply[ \t]+to)\b"
                              r"[^\n.!?:：]{0,50}|tl;?dr(?:[ \t]+(?:this|it|(?:the[ \t]+)?following))?)"
-                             rf"|(?:{_ZH_TAKES_WORDS}|(?:请|麻烦|帮我)*(?:总结|概括|摘要))[^\n。！？:：]{{0,20}})"
+                             rf"|(?:{_ZH_TAKES_WORDS}|(?:请|麻烦|帮我)*(?:总结|概括|摘要|回复|回覆|回一下))[^\n。！？:：]{{0,20}})"
                              r"(?:[,，][ \t]*(?:(?i:thanks|thank[ \t]+you)|谢谢))?(?:\*\*)?[ \t]*[:：!！]?(?:\*\*)?[ \t]*")
-def _bare_work_line(text: str, a: int, b: int) -> bool:
+# a line or paragraph that only greets, before the request: "Hi!", "Good morning!", "你好！"
+_GREETING_LINE = re.compile(r"[ \t]*(?:(?i:hi|hello|hey|good\s+(?:morning|afternoon|evening)|greetings)(?:\s+there)?|你好|您好|嗨|早上好|下午好|"
+                            r"晚上好|大家好)[ \t]*[!！,，.。~～]*[ \t]*(?=\n|\Z)")
+
+
+def _bare_work_line(text: str, a: int, b: int, period: bool = False) -> bool:
     """Whether [a, b) is a bare request line (``_BARE_WORK_LINE``) that heads a text, not the steps of the task
-    ("Summarize the article as follows:") nor a whole sentence ("Summarise the report." over a list of rules)."""
+    ("Summarize the article as follows:") nor a whole sentence ("Summarise the report." over a list of rules) —
+    unless ``period`` (a paragraph of its own: "Translate to English.⏎⏎Thanks, please sit.")."""
+    if period and b > a and text[b - 1] in ".。":
+        b -= 1
     return _BARE_WORK_LINE.fullmatch(text, a, b) is not None and _TASK_NOT_TEXT.search(text, a, b) is None
+
+
+def _past_greeting(text: str, s: int, e: int) -> int:
+    """``s`` moved past a line that only greets ("Hi!⏎⏎Translate to French⏎⏎…"): the request opens after it."""
+    g = _GREETING_LINE.match(text, s, e)
+    if g is None or g.end() >= e:
+        return s
+    k = g.end()
+    while k < e and text[k] in " \t\n":
+        k += 1
+    return k
 
 
 # the opening line of a turn that introduces what it pastes: "线上服务偶发报错，日志如下：", "Here's the log:"
@@ -2560,6 +2622,7 @@ _REQUEST_LINE_MAX = 80  # characters: "判断这条评价的情感倾向（正�
 def _request_line_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
     """The lines after a turn's first line when that line is a short request that points at a text, with no colon
     ("判断这条评价的情感倾向（正面/负面/中性）⏎谢谢你们的服务，不过…", "帮我把这段话改得礼貌一点⏎老板，谢谢你的提醒，…")."""
+    s = _past_greeting(text, s, e)
     nl = text.find("\n", s, e)
     if nl < 0:
         return []

@@ -758,6 +758,9 @@ _DIMENSIONS = tuple((name, re.compile(p, re.IGNORECASE)) for name, p in (
     ("citations", r"\b(?:cite|citations?|sources?|references?|apa|mla|chicago|footnotes?)\b|引用|出处|参考文献"),
     ("indentation", r"\b(?:tabs?|spaces|indent(?:ation|ed|s)?)\b|缩进|空格"),
     ("emoji", r"\bemojis?\b|\bemoticons?\b|表情"),
+    # (an IANA zone's capitals are its own: "and/or" is none)
+    ("timezone", r"\btime\s*zones?\b|\btz\b|\b(?:utc|gmt|[pmce][sd]t|cet|cest|jst|ist|aest)\b|(?-i:\b[A-Z][a-z]+/[A-Z][A-Za-z_]+\b)|"
+                 r"时区|北京时间|东八区|时间区"),
 ))
 
 
