@@ -631,8 +631,9 @@ _OWN_WORDS = re.compile(r"(?i:\bhere(?:'s|\s+is|\s+are)\s+my\s+(?:problem|questi
 
 _THANKS_TO_HELPER = re.compile(r"\s*(?:(?i:(?:thank\s+you|thanks)\b[^\n]{0,30}?\b(?:for\s+(?:your|the)\s+help|in\s+advance|again)\b"
                                r"|tia\b|any\s+help\s+(?:is\s+|would\s+be\s+)?(?:much\s+|greatly\s+|really\s+)?appreciated\b"
+                               r"|(?:i\s+|i'd\s+|would\s+)?appreciate\s+any\s+help\b"
                                r"|[^\n]{0,40}?\bI\s+(?:really\s+|truly\s+|so\s+|greatly\s+)?appreciate\s+(?:it|your\s+help)\b)"
-                               r"|(?:麻烦您了|麻烦你了|麻烦了|辛苦您了|辛苦你了|先谢谢|提前感谢|提前谢谢|谢谢啦|谢谢谢谢|辛苦辛苦|辛苦啦|万分感谢|感激不尽|"
+                               r"|(?:麻烦您了|麻烦你了|麻烦了|辛苦您了|辛苦你了|先谢谢|先谢了|提前感谢|提前谢谢|谢谢啦|谢谢谢谢|辛苦辛苦|辛苦啦|万分感谢|感激不尽|"
                                r"真的非常感激))[^\n]{0,60}\s*\Z")
 
 
@@ -658,7 +659,9 @@ def _handed_text_end(text: str, a: int, e: int, nxt: int | None) -> int:
                                  or _HELPER_THANKS_LINE.fullmatch(text, *_stripped(text, *ends[-1])))
                              and (_stripped(text, *ends[-2])[1] > 0 and text[_stripped(text, *ends[-2])[1] - 1] in _CLOSING_QUOTES
                                   or text.startswith("```", _stripped(text, *ends[-2])[1] - 3)
-                                  or _NOT_A_LETTER.search(text, max(0, a - _NAMED_WITHIN), a) is not None
+                                  or (_NOT_A_LETTER.search(text, max(0, a - _NAMED_WITHIN), a) is not None
+                                      or _PRINTED_INTRO.search(text, max(text.rfind("\n", 0, max(a - 1, 0)) + 1,
+                                                                         a - _NAMED_WITHIN), a) is not None)
                                   and _SALUTATION.search(text, a, min(ends[-2][1], a + _SALUTATION_WITHIN)) is None)):
         # (a bare "Thanks!" after a quotation, or after a text the request calls a dialogue, a poem or a paragraph, is the
         # user's: '"Thank you for considering my application."⏎⏎Thanks!', "Continue this dialogue:⏎⏎ANNA: …⏎BEN: Out.⏎⏎
@@ -681,7 +684,8 @@ def _handed_text_end(text: str, a: int, e: int, nxt: int | None) -> int:
 
 
 # what a program printed, by the words that introduce it ("I ran it and got:", "报错了：")
-_PRINTED_INTRO = re.compile(r"(?i:\b(?:got|errors?|logs?|output|traces?|traceback|exception|returns?|returned|prints?|printed)\b)"
+_PRINTED_INTRO = re.compile(r"(?i:\b(?:got|errors?|logs?|output|traces?|traceback|exception|returns?|returned|prints?|printed|"
+                            r"shows?|showed|throws?|threw|fails?\s+with|failed\s+with|console|displays?|displayed)\b)"
                             r"|报错|出错|错误|日志|返回")
 # a line that only thanks the one who helps ("麻烦你了。", "Thanks for your help!"): not a lyric's "谢谢谢谢，今夜不寂寥"
 _HELPER_THANKS_LINE = re.compile(r"[ \t]*(?:麻烦(?:你|您)?了|辛苦(?:你|您)?了|先谢谢了?|谢谢啦|多谢了?|感谢感谢|(?i:thanks?(?:\s+you)?\s+"
@@ -693,12 +697,20 @@ def _trailing_instruction(text: str, p: int, pe: int) -> bool:
     """Whether the paragraph [p, pe) after a handed-over text instructs about the work ("Please keep it under 100 words.",
     "Note: formal tone.") — a bare please or 请 opens the text's own requests as often ("请多关照，谢谢！", "Please share
     this with your team.")."""
+    if _ASKS_MORE_WORK.match(text, p, pe):
+        return True
     m = _INSTRUCTION_PARA.match(text, p, pe)
     if m is None:
         return False
     if _is_task_instruction(text, p, pe) or _SAYS_HOW.match(text, p, pe):
         return True
     return text[p:m.end()].strip(" \t*#->").lower() not in ("please", "pls", "请")
+
+
+# … or asks for more of the work ("Could you please also make it friendlier? Thanks!", "麻烦保留人名不变，谢谢！")
+_ASKS_MORE_WORK = re.compile(r"[ \t]*(?:(?i:(?:could|can|would)\s+you\s+(?:please\s+)?(?:also\s+)?(?:make|keep|add|remove|use|change|"
+                             r"turn|translate|shorten|rewrite|format)|please\s+also)\b|(?:麻烦|请)(?:你|您)?(?:保留|保持|不要|别|只|用|把|"
+                             r"注意|确保))")
 
 
 def _before_thanks_after_quote(text: str, a: int, b: int) -> int:
@@ -880,21 +892,34 @@ def _asks_for_the_reply(text: str, p: int, pe: int) -> bool:
     "What should I say?", "请帮我写一个回复，谢谢。", "怎么回复？") — a sentence of the text itself only asks for one in so
     many words ("麻烦尽快回复" asks the reader, not the model)."""
     a, b = _stripped(text, p, pe)
-    m = _REPLY_ASK.match(text, a, b) if 0 < b - a <= 80 else None
-    return m is not None and _REPLY_ASK_REST.fullmatch(text, m.end(), b) is not None
+    if not 0 < b - a <= 100:
+        return False
+    starts = [a] + [k.end() for k in _SENTENCE_STOP.finditer(text, a, min(b, a + 50))]  # ("Is this a scam? How should I …")
+    for k in starts[:3]:
+        while k < b and text[k] in " \t":
+            k += 1
+        m = _REPLY_ASK.match(text, k, b)
+        if m is not None and _REPLY_ASK_REST.fullmatch(text, m.end(), b) is not None \
+                and not _BARE_REPLY.fullmatch(m.group(0).strip()):
+            return True
+    return False
+
+
+# a bare "Please reply" a message asks its reader ("Please reply ASAP, thank you!"), not the user the model
+_BARE_REPLY = re.compile(r"(?i:(?:please\s+)?(?:reply|respond|answer))|(?:请|麻烦|麻煩)?(?:你|您)?(?:回复|回覆|答复|回一下|回覆一下|回下)")
 
 
 _REPLY_ASK = re.compile(
     r"(?i:(?:please\s+)?(?:(?:help\s+me|can\s+you|could\s+you|would\s+you)(?:\s+please)?(?:\s+help\s+me)?\s+)?"
-    r"(?:reply|respond|answer|write\s+(?:a\s+|an\s+)?(?:reply|response|answer)|draft\s+(?:a\s+)?(?:reply|response)|"
-    r"say\s+(?:no|yes)\b|decline|write\s+back)\b"
-    r"|(?:what|how)\s+(?:should|do|can|would)\s+I\s+(?:say|reply|respond|answer|write\s+back)\b)"
-    r"|(?:(?:请|麻烦|麻煩)(?:你|您)?)?(?:帮我|帮忙|幫我|幫忙)?(?:看看)?(?:我)?(?:该|應該|应该)?(?:怎么|如何|怎麼)?(?:写|拟|想|寫|擬)?(?:一)?"
-    r"[个条封段個條句]?(?:回复|回信|答复|回覆|回一下|回覆一下|回下)"
-    r"|(?:我)?(?:该|應該|应该)?(?:怎么|如何|怎麼)(?:回|回复|答复|回覆)")
-# what may follow a request for the reply in its paragraph: how to reply, and thanks ("Help me say no nicely.",
-# "Can you write a reply for me? Thanks!")
-_REPLY_ASK_REST = re.compile(r"[^.!?。！？\n]{0,40}[.!?。！？]*(?:\s*(?:(?i:thanks?(?:\s+you)?(?:\s+so\s+much)?)|谢谢|謝謝)[.!。！]*)?\s*")
+    r"(?:reply\s+in\s+[A-Z]?[a-z]+|reply|respond|answer|write\s+(?:a\s+|an\s+)?(?:reply|response|answer)|"
+    r"draft\s+(?:a\s+)?(?:reply|response)|say\s+(?:no|yes)\b|decline|write\s+back)\b"
+    r"|(?:what|how)\s+(?:should|do|can|would)\s+I\s+(?:say|reply|respond|answer|write\s+back)\b"
+    r"|(?:any\s+)?(?:suggestions?|ideas?|tips?)\s+(?:for|on)\s+(?:a|the|my)\s+(?:reply|response|answer)\b)"
+    r"|(?:(?:请|麻烦|麻煩)(?:你|您)?)?(?:帮我|帮忙|幫我|幫忙)?(?:看看|想想|想一下)?(?:我)?(?:要|该|應該|应该)?(?:怎么|如何|怎麼)?(?:写|拟|想|寫|擬)?(?:一)?"
+    r"[个条封段個條句]?(?:回复|回信|答复|回覆|回一下|回覆一下|回下|婉拒|回绝|回絕|拒绝|拒絕)"
+    r"|(?:帮我|幫我)?(?:想一下|想想)?(?:我)?(?:要|该|應該|应该)?(?:怎么|如何|怎麼)(?:回|回复|答复|回覆)(?:比较|比較|才|更)?(?:得体|得體|好|合适|合適)?")
+# a short sentence or two after it: how to reply, and thanks ("Help me say no nicely.", "我要怎麼回？幫我寫一下。")
+_REPLY_ASK_REST = re.compile(r"(?:[^.!?。！？\n]{0,40}[.!?。！？:：]*\s*){0,2}(?:(?:(?i:thanks?(?:\s+you)?(?:\s+so\s+much)?)|谢谢|謝謝)[.!。！]*)?\s*")
 
 
 # ------------------------------------------------------------------------------------------- few-shot
@@ -1972,6 +1997,7 @@ _PRINTED_LINE = re.compile(r"^[ \t]*(?:(?P<sure>\[?\d{4}[-/]\d\d[-/]\d\d[T ]\d\d
                            # glog's "E1102 10:15:32.123456  1234 server.cc:42] …", Python logging's "WARNING:root:…",
                            # a level in Chinese: "[错误] …"
                            r"[IWEF]\d{4}[ \t]+\d\d:\d\d:\d\d|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:|"
+                           r"\[?\d{4}[-/]\d\d[-/]\d\d\]?[ \t]+\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b|"
                            r"\[(?:错误|警告|信息|调试|严重|致命)\]|"
                            r"(?:npm|yarn|pnpm)[ \t]+(?:ERR!|WARN|notice)|\[(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|"
                            r"CRIT|CRITICAL|SEVERE|PANIC)\]|(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|CRIT|CRITICAL|"
@@ -2116,7 +2142,8 @@ _TASK_INTRO = re.compile(
     r"|(?i:(?:this|that|another|the[ \t]+next)[ \t]+one)"
     # reported words: "The customer wrote:", "Their second message was just:", "Here's what my landlord wrote, help me
     # reply that I agree:"
-    r"|(?i:[^:：\n]{0,60}?\b(?:wrote|writes|said|says|replied|posted|texted|messaged|got|(?:message|email|e-mail|review|"
+    r"|(?i:[^:：\n]{0,60}?\b(?:wrote|writes|said|says|replied|posted|texted|messaged|got|sent|prints?|printed|shows?|showed|"
+    r"throws?|threw|returns|returned|displays?|displayed|fails?[ \t]+with|failed[ \t]+with|(?:message|email|e-mail|review|"
     r"comment|reply|text|note|post|answer)[ \t]+(?:was|is|reads|read|said|says)(?:[ \t]+(?:just|only|simply))?)"
     r"(?:[ \t]+(?:me[ \t]+)?(?:this|the[ \t]+following|back)|[ \t]+(?:me|us))?"  # ("I wrote this:", "Tom sent me this:")
     # ("Your colleague wrote this to me yesterday:")
@@ -2188,7 +2215,7 @@ _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\btidy\b|\bclean\s+up\b|\bmake\b|\
                        r"\bthis exact\b|"
                        r"这样|这么|如下|原样|原封不动|一字不改|一字不差|一个字都不|照发|照着发|逐字|照读|照念|"
                        r"按这个发|直接发|翻成|译成|回复我|回复了我|回我|收到的|收到了|收到一|发来|发过来|回过来|传来|提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|"
-                       r"修改|修正|摘要|tl;?dr|报错|报了错|出错|错误提示|错误信息|\bgot\b|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
+                       r"修改|修正|摘要|tl;?dr|报错|报了错|出错|错误提示|错误信息|\bgot\b|\bsent\b|\bprint|\bshow|\bthr[eo]w|\boutput|\breturn|\bdisplay|\bfail|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
                        r"\breplied\b|\bposted\b|\btexted\b|\bmessaged\b|\b(?:was|is|reads?)\b"
                        r"|\btone\b|\bstyle\b|\bvoice\b|\bformat\b|\bstructure\b|\bspirit\b|\bwording\b|\bmodell?ed\b|"
                        r"\bhere(?:'s|’s| is)\b|语气|风格|口吻|格式|写法|文风|调子|样子|感觉|这是我|\breply\b|\brespond\b|"
@@ -2331,7 +2358,7 @@ _TASK_NOT_TEXT = re.compile(r"(?i:as[ \t]+follows|following[ \t]+(?:steps|rules|
 _REPORTED = (
     r"(?i:(?:ticket|e-?mail|message|review|complaint|feedback|comment|note)\b[^:：\n]{0,30}?\bfrom\s+"
     r"(?:a\s+|the\s+|our\s+|my\s+)?(?:customer|client|user|guest|patient|buyer|tenant|landlord|boss|"
-    r"manager|colleague)s?)"
+    r"manager|colleague|hr|school|teacher|bank|recruiter|support|team|company|university|professor|neighbou?r)s?)"
     # a document or record the label names, or the user's own piece of work
     r"|(?i:invoice|receipt|r[eé]sum[eé]|cv|transcript|(?:meeting|standup|stand-up|call|interview)[ \t]+"
     r"(?:notes|minutes|transcript)|minutes|(?:[a-z][\w.-]{0,20}[ \t]+)?(?:error[ \t]+|access[ \t]+)?logs?|stack[ \t]*trace|"
@@ -2341,6 +2368,10 @@ _REPORTED = (
     r"chart|summary|feedback|comment|message|review|reply|response|complaint)[ \t]+(?:for|from|of|on|about)[ \t]+"
     r"[^:：\n]{1,40}?)"
     # what an agent observed, a tool or a search returned: "Observation (page text):", "Tool output:", "搜索结果："
+    # what a program printed, as a label alone on its line ("Expected:⏎Hello, please sign in", "输出：⏎请稍后"): a bare
+    # "Output: JSON only" on one line is an instruction as often
+    # (not a bare "Output:" or 输出：, which head the format wanted as often: "Rules:⏎Answer briefly.⏎Output:⏎One line.")
+    r"|(?P<printed>(?i:expected|got|actual|error[ \t]+message|console(?:[ \t]+output)?|stdout|stderr)|输出结果|错误信息)"
     r"|(?P<agent>(?i:observation|(?:tool|command|function|api|query|search|expected|actual)[ \t]+(?:output|result|results|response)|"
     r"search[ \t]+hits|page[ \t]+(?:text|content)|retrieved[ \t]+(?:documents?|passages?|context|chunks?))"
     r"|观察(?:结果)?|工具(?:输出|返回|结果)|搜[索寻]结果|检索结果|页面(?:内容|文本)|接口(?:返回|响应|输出)|返回(?:结果|值)|(?:预期|期望|实际)(?:输出|结果|返回))"
@@ -2364,7 +2395,7 @@ _TEXT_LABEL = re.compile(r"[ \t]*(?:\*\*)?((?i:paragraph|draft|email|e-mail|lett
                          r"(?:[ \t]*[（(][^）)\n]{0,40}[）)])?(?:\*\*)?[ \t]*[:：]")
 # (tried first: "会议记录：" is a record whatever the turn asks, not a label the request must name)
 _REPORTED_LABEL = re.compile(r"[ \t]*(?:\*\*)?((?P<self>(?P<reported>" + _REPORTED + r")))"
-                             r"(?:[ \t]*[（(][^）)\n]{0,40}[）)])?(?:\*\*)?[ \t]*[:：]")
+                             r"(?:[ \t]*[（(][^）)\n]{0,40}[）)])?(?:\*\*)?[ \t]*(?:如下|如下所示)?[:：]")
 _TASK_VERB = re.compile(rf"(?i:\b{_TASK_VERB_EN}\b|\b(?:turn|make|convert|transform)\s+(?:this|these|it|them|that|those|the|my)"
                         rf"(?:\s+[a-z-]+){{0,6}}\s+(?:into|sound|look|read|feel)\b)|{_TASK_VERB_ZH}")
 # a short paragraph that asks for the work on the rest of the turn ("Could you please explain this clause in plain
@@ -2384,7 +2415,8 @@ _LABEL_WORDS = ("aragraph", "raft", "mail", "etter", "entence", "段", "记录",
                 "文章", "文本", "评价", "留言", "反馈", "ext", "ustomer", "lient", "riginal", "omplaint", "icket",
                 "nvoice", "eceipt", "esume", "inutes", "ote", "eport", "eedback", "nput", "ranscript", "og", "race", "输入", "发票", "收据",
                 "简历", "日志", "报错", "纪要", "我的", "ere", "bservation", "utput", "esult", "esponse", "hits", "age t",
-                "age c", "etrieved", "观察", "工具", "搜索结果", "搜寻结果", "检索结果", "页面", "接口", "返回", "预期", "期望", "实际")
+                "age c", "etrieved", "观察", "工具", "搜索结果", "搜寻结果", "检索结果", "页面", "接口", "返回", "预期", "期望", "实际",
+                "xpected", "Got", "got", "UTPUT", "rror", "onsole", "stdout", "stderr", "输出", "错误信息")
 # a rule line that fences the text a turn hands over ("---", "———", "***", "===")
 _FENCE_RULE = re.compile(r"^[ \t]*(?:-{3,}|—{2,}|_{3,}|\*{3,}|={3,}|<{3,}|>{3,}|\"{3}|'{3})[ \t]*$", re.MULTILINE)
 # a paragraph after the text that says what it was: "——以上是我要发给老师的邮件，请帮我看看语气", "That's the email."
@@ -2452,12 +2484,25 @@ def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str
     last = first
     for last in _PARA_BREAK.finditer(text, first.end(), e):
         pass
+    if _asks_for_the_reply(text, s, first.start()):
+        # the request for the reply first, then the message ("Help me say no nicely.⏎⏎Hey! Could you please help me move
+        # on Saturday? Thanks!!", "幫我婉拒：⏎⏎你好，請問…")
+        pa = _stripped(text, first.end(), e)[0]
+        pb = _handed_text_end(text, pa, e, None)
+        if pb > pa and not _CLOSING_THANKS.fullmatch(text, pa, pb):  # (not the user's bare "Thanks!" after it)
+            return [(pa, pb, "introduced", f"kept: the message the request before it asks to reply to "
+                                           f"({_short(text[s:first.start()].strip(), 40)!r})")]
     if _asks_for_the_reply(text, last.end(), e):
         # a message, then a request for the reply to it ("…Please reply ASAP, thank you!⏎⏎Help me reply, please.",
         # "…麻烦尽快回复，谢谢！⏎⏎怎么回复？"): all before it is the message, its own questions and thanks included
         pa, pb = _stripped(text, s, last.start())
-        while pb > pa and _GREETING_LINE.match(text, pa, pb) and _PARA_BREAK.search(text, pa, pb) is not None:
-            pa = _stripped(text, _PARA_BREAK.search(text, pa, pb).end(), pb)[0]  # (not the user's own "Hi!" above it)
+        while pb > pa and (brk := _PARA_BREAK.search(text, pa, pb)) is not None and (
+                _GREETING_LINE.match(text, pa, pb)
+                or _THANKS_TO_HELPER.match(text, _hello_end(text, pa, brk.start()), brk.start())
+                or text[pa:brk.start()].rstrip(" \t*").endswith((":", "："))):
+            # (not the user's own "Hi!" or "Hi, thanks for the help last time!" above it, nor the line that introduces
+            # it: "Now I got this from a customer:")
+            pa = _stripped(text, brk.end(), pb)[0]
         if pb > pa:
             return [(pa, pb, "introduced", f"kept: the message the request after it asks to reply to "
                                            f"({_short(text[last.end():e].strip(), 40)!r})")]
@@ -2509,6 +2554,16 @@ _BARE_WORK_LINE = re.compile(r"[ \t]*(?:(?i:hi|hello|hey)[!,.]?\s*|(?:你好|您
 # a line or paragraph that only greets, before the request: "Hi!", "Good morning!", "你好！"
 _GREETING_LINE = re.compile(r"[ \t]*(?:(?i:hi|hello|hey|good\s+(?:morning|afternoon|evening)|greetings)(?:\s+there)?|你好|您好|嗨|早上好|下午好|"
                             r"晚上好|大家好)[ \t]*[!！,，.。~～]*[ \t]*(?=\n|\Z)")
+
+
+# a greeting word before the rest of a line ("Hi, thanks for the help last time!"): always matches, maybe empty
+_OPENING_HELLO = re.compile(r"[ \t]*(?:(?i:hi|hello|hey)(?:\s+there)?[ \t]*[,!.]?[ \t]*|(?:你好|您好|嗨)[ \t]*[，,！!]?)?")
+
+
+def _hello_end(text: str, a: int, b: int) -> int:
+    """Where [a, b) goes on after a greeting word that opens it (``a`` when none does)."""
+    m = _OPENING_HELLO.match(text, a, b)
+    return a if m is None else m.end()
 
 
 def _bare_work_line(text: str, a: int, b: int, period: bool = False) -> bool:
@@ -2801,6 +2856,8 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
             if a < e and text[a] in "\"“「『«'‘`":
                 continue  # a quote or code: that finder keeps it (and only it)
             a = _past_own_words(text, m.end(), a, e)
+            if m.re is _REPORTED_LABEL and m.group("printed") is not None and "\n" not in text[m.end():a]:
+                continue  # "Output: JSON only, please": on its line, what is wanted, not what was printed
             agent = m.re is _REPORTED_LABEL and m.group("agent") is not None
             if (agent and a < e and "\n" not in text[m.end():a] and text[a].isalpha()
                     and _OBSERVED.match(m.group("agent")) and not _after_an_action(text, s, m.start())):
@@ -2812,6 +2869,12 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
                 b = b if br is None else _stripped(text, a, br.start())[1]
                 if "\n" not in text[m.end():a]:
                     b = min(b, _line_end(text, a, e))
+            elif (m.re is _REPORTED_LABEL and m.group("printed") is not None or _PRINTED_INTRO.search(m.group(0))
+                  or "\n" not in text[m.end():a] and m.re is _SAME_LINE_VERB):
+                # what a program printed, or the words on a same-line label ("TL;DR: …", "The console shows: …"), is
+                # one paragraph: the next is the user's again ("…⏎⏎How to fix? Thanks!")
+                br = _PARA_BREAK.search(text, a, b)
+                b = b if br is None else _stripped(text, a, br.start())[1]
             if b > a:
                 label = _short(m.group(0).strip(_LABEL_STRIP), 50)
                 out.append((a, b, "introduced", f"kept: the text handed over after {label!r}"))

@@ -689,7 +689,9 @@ class _SaidOtherwise:
 # fine.", "其实可以用一些表情符号。"): a correction, a permission, a judgement of too much or too little
 _CHANGE_CUE = re.compile(_CORRECTION.pattern + r"|(?i:\btoo\s+(?:short|long|much|many|little|few|formal|casual|brief)\b|"
                          r"\b(?:is|are)\s+(?:fine|ok|okay|allowed|acceptable)\b|\bnow\s+(?:you\s+)?(?:can|may)\b|"
-                         r"\byou\s+(?:can|may)\b|\bno\s+need\b)|其实|可以|不用|不必|没关系|太(?:短|长|多|少|正式|随意)", re.IGNORECASE)
+                         r"\byou\s+(?:can|may)\b|\bno\s+need\b|\bgo\s+ahead\b|\bproceed\b|\bcan\s+go\b|\bup\s+to\b|"
+                         r"\b(?:raise|increase|lower|reduce|extend|drop)\b|\bfeel\s+free\b)|其实|可以|不用|不必|没关系|太(?:短|长|多|少|正式|随意)"
+                         r"|放宽|提高|降低|提到|加到|改到|那就|继续", re.IGNORECASE)
 # a rule's words that say nothing of what it is about (every rule uses them)
 _GENERIC_WORDS = frozenset({"use", "answer", "write", "keep", "make", "be", "give", "reply", "respond", "it", "them",
                             "用", "使", "回", "答", "写", "要", "时", "请", "的"})
@@ -847,6 +849,20 @@ def _constraint_word_in(text: str) -> bool:
 @lru_cache(maxsize=8192)
 def _has_constraint_word(text: str) -> bool:
     return _constraint_word_in(text)
+
+
+def _request_before(view: TextView, block: BlockRef, pos: int) -> str | None:
+    """The sentence before ``pos`` in its turn that asks for a piece of work rather than stating a rule ("Find a hotel in
+    Tokyo, 3–6 May.", "Now a hotel in Osaka, 6–9 May."): a rule said with it may be scoped to it; or None."""
+    text = view.text
+    for s, e in reversed(sentences(view, block)):
+        if s >= pos:
+            continue
+        said = text[s:e]
+        if _states_a_constraint(said) or not said.strip():
+            continue
+        return said.strip()
+    return None
 
 
 @lru_cache(maxsize=8192)
@@ -1085,6 +1101,11 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                     scope = _scope_lead(text, blocks[bi].start, sent[0])
                     if scope is not None and scope != _scope_lead(text, blocks[first_block].start, first.start):
                         why = f"a rule said for another scope ({scope!r})"
+                if not why and first_block != bi and blocks[first_block].role == "user" and blocks[bi].role == "user":
+                    mine = _request_before(view, blocks[bi], s)
+                    theirs = _request_before(view, blocks[first_block], first.start)
+                    if mine is not None and theirs is not None and fold(mine) != fold(theirs):
+                        why = f"a rule said again with a new request ({mine[:40]!r}): it may hold for that one only"
                 if not why and first.part and not _restates_a_part(text, s, e, sent):
                     why = "the same words as a clause of a rule, but not said as a reminder of it"
                 if not why and blocks[first_block].role == "user" and _WORK_REQUEST.match(text, cut, e):
