@@ -2503,6 +2503,11 @@ def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str
             # (not the user's own "Hi!" or "Hi, thanks for the help last time!" above it, nor the line that introduces
             # it: "Now I got this from a customer:")
             pa = _stripped(text, brk.end(), pb)[0]
+        said = _REPORTED_SENTENCE.match(text, pa, pb) or next(
+            (r for stop in _SENTENCE_STOP.finditer(text, pa, min(pb, pa + _OPENING_REACH))
+             if (r := _REPORTED_SENTENCE.match(text, stop.end(), pb)) is not None), None)
+        if said is not None:  # ("Hi there! Hope you're well. Got this text from a customer. Hello, …": from "Hello")
+            pa = _stripped(text, said.end(), pb)[0]
         if pb > pa:
             return [(pa, pb, "introduced", f"kept: the message the request after it asks to reply to "
                                            f"({_short(text[last.end():e].strip(), 40)!r})")]

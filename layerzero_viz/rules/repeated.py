@@ -750,7 +750,7 @@ _DIMENSIONS = tuple((name, re.compile(p, re.IGNORECASE)) for name, p in (
                r"lines?|too\s+(?:short|long|brief|terse)|(?:more|less)\s+detail(?:ed|s)?|go\s+long)\b|字数|字以内|\d+\s*字|篇幅|"
                r"详细一[点些]|详细些|更详细|写得详细|展开|长一[点些]|短一[点些]|太长|太短|句话|段话|行以内"),
     ("count", r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|dozen|a few|several|more|fewer|less)\b|"
-              r"[一二两三四五六七八九十几多少]个|[一二两三四五六七八九十几]\s*(?:条|点|句|段|种)|更多|少一点"),
+              r"[一二两三四五六七八九十几多少]个|[一二两三四五六七八九十几]\s*(?:条|点|句|种)|[二两三四五六七八九十几]\s*段|更多|少一点"),
     ("language", _CHOICE_PATTERNS["language"]),
     ("spelling", r"\bspell(?:ing|ed|s)?\b|\b(?:british|american|us|uk)\s+(?:english|style)\b|\b(?:british|american)\b|拼写"),
     ("units", _CHOICE_PATTERNS["units"] + r"|\bunits?\b|单位"),
@@ -849,6 +849,11 @@ def _constraint_word_in(text: str) -> bool:
 @lru_cache(maxsize=8192)
 def _has_constraint_word(text: str) -> bool:
     return _constraint_word_in(text)
+
+
+# a request that goes on with the same piece of work ("Add pancakes and sort again.", "Start with the Python reference.",
+# "再加一项，重新排序。"): the rules said with the first still hold, said again they repeat
+_GOES_ON = re.compile(r"(?i:\b(?:again|start\s+with|continue|next|add|also|redo|one\s+more)\b)|再|重新|继续|接着|然后|先|还要|加上")
 
 
 def _request_before(view: TextView, block: BlockRef, pos: int) -> str | None:
@@ -1104,7 +1109,8 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                 if not why and first_block != bi and blocks[first_block].role == "user" and blocks[bi].role == "user":
                     mine = _request_before(view, blocks[bi], s)
                     theirs = _request_before(view, blocks[first_block], first.start)
-                    if mine is not None and theirs is not None and fold(mine) != fold(theirs):
+                    if mine is not None and theirs is not None and fold(mine) != fold(theirs) \
+                            and not _GOES_ON.search(mine):
                         why = f"a rule said again with a new request ({mine[:40]!r}): it may hold for that one only"
                 if not why and first.part and not _restates_a_part(text, s, e, sent):
                     why = "the same words as a clause of a rule, but not said as a reminder of it"
