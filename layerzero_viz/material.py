@@ -647,7 +647,8 @@ def _handed_text_end(text: str, a: int, e: int, nxt: int | None) -> int:
     ends = []
     for i, p in enumerate(paras):
         pe = paras[i + 1] if i + 1 < len(paras) else e
-        if i and (nxt is not None and p <= nxt < pe or _is_task_instruction(text, p, pe)):
+        if i and (nxt is not None and p <= nxt < pe or _is_task_instruction(text, p, pe)
+                  or i == len(paras) - 1 and _asks_for_the_reply(text, p, pe)):  # (the last paragraph only: "Help me reply.")
             stop = p
             break
         ends.append((p, pe))
@@ -708,9 +709,9 @@ def _trailing_instruction(text: str, p: int, pe: int) -> bool:
 
 
 # … or asks for more of the work ("Could you please also make it friendlier? Thanks!", "麻烦保留人名不变，谢谢！")
-_ASKS_MORE_WORK = re.compile(r"[ \t]*(?:(?i:(?:could|can|would)\s+you\s+(?:please\s+)?(?:also\s+)?(?:make|keep|add|remove|use|change|"
-                             r"turn|translate|shorten|rewrite|format)|please\s+also)\b|(?:麻烦|请)(?:你|您)?(?:保留|保持|不要|别|只|用|把|"
-                             r"注意|确保))")
+_ASKS_MORE_WORK = re.compile(r"[ \t]*(?:(?i:(?:could|can|would)\s+you\s+(?:please\s+)?also\s+(?:make|keep|add|remove|use|change|"
+                             r"turn|translate|shorten|rewrite|format)|please\s+also)\b|(?:麻烦|麻煩|请|請)(?:你|您)?(?:也|也帮我|也幫我)?"
+                             r"(?:保留|不要改|别改|只翻译|只改|把语气|把語氣))")
 
 
 def _before_thanks_after_quote(text: str, a: int, b: int) -> int:
@@ -742,8 +743,8 @@ def _without_trailing_task_sentences(text: str, a: int, b: int) -> int:
         k = m.end()
         while k < b and text[k] in " \t\n\"”’」』":
             k += 1
-        if _is_task_instruction(text, k, b):
-            b, pending = m.end(), None
+        if _is_task_instruction(text, k, b) or b == end and text[k - 1:k] == "\n" and _asks_for_the_reply(text, k, b):
+            b, pending = m.end(), None  # (a last line of its own may ask for the reply: "⏎请帮我写一个回复，谢谢。")
             continue
         if b == end and _CLOSING_THANKS.fullmatch(text, k, b):
             pending, b = b, m.end()  # (only if an instruction comes before it)
@@ -883,8 +884,7 @@ def _may_end_edit_request(text: str, k: int, ws: int) -> bool:
 def _is_task_instruction(text: str, p: int, pe: int) -> bool:
     """A short paragraph that opens like an instruction and speaks about the task (its output, language,
     format), or asks for the reply to a message handed over: it ends the text handed over before it."""
-    return pe - p <= 400 and bool(_INSTRUCTION_PARA.match(text, p, pe)) and bool(_TASK_WORDS.search(text, p, pe)) \
-        or _asks_for_the_reply(text, p, pe)
+    return pe - p <= 400 and bool(_INSTRUCTION_PARA.match(text, p, pe)) and bool(_TASK_WORDS.search(text, p, pe))
 
 
 def _asks_for_the_reply(text: str, p: int, pe: int) -> bool:
@@ -915,7 +915,7 @@ _REPLY_ASK = re.compile(
     r"draft\s+(?:a\s+)?(?:reply|response)|say\s+(?:no|yes)\b|decline|write\s+back)\b"
     r"|(?:what|how)\s+(?:should|do|can|would)\s+I\s+(?:say|reply|respond|answer|write\s+back)\b"
     r"|(?:any\s+)?(?:suggestions?|ideas?|tips?)\s+(?:for|on)\s+(?:a|the|my)\s+(?:reply|response|answer)\b)"
-    r"|(?:(?:请|麻烦|麻煩)(?:你|您)?)?(?:帮我|帮忙|幫我|幫忙)?(?:看看|想想|想一下)?(?:我)?(?:要|该|應該|应该)?(?:怎么|如何|怎麼)?(?:写|拟|想|寫|擬)?(?:一)?"
+    r"|(?:(?:请|麻烦|麻煩)(?:你|您)?)?(?:帮我|帮忙|幫我|幫忙)?(?:用[\u4e00-\u9fff]{1,3})?(?:看看|想想|想一下)?(?:我)?(?:要|该|應該|应该)?(?:怎么|如何|怎麼)?(?:写|拟|想|寫|擬)?(?:一)?"
     r"[个条封段個條句]?(?:回复|回信|答复|回覆|回一下|回覆一下|回下|婉拒|回绝|回絕|拒绝|拒絕)"
     r"|(?:帮我|幫我)?(?:想一下|想想)?(?:我)?(?:要|该|應該|应该)?(?:怎么|如何|怎麼)(?:回|回复|答复|回覆)(?:比较|比較|才|更)?(?:得体|得體|好|合适|合適)?")
 # a short sentence or two after it: how to reply, and thanks ("Help me say no nicely.", "我要怎麼回？幫我寫一下。")
@@ -2416,7 +2416,7 @@ _LABEL_WORDS = ("aragraph", "raft", "mail", "etter", "entence", "段", "记录",
                 "nvoice", "eceipt", "esume", "inutes", "ote", "eport", "eedback", "nput", "ranscript", "og", "race", "输入", "发票", "收据",
                 "简历", "日志", "报错", "纪要", "我的", "ere", "bservation", "utput", "esult", "esponse", "hits", "age t",
                 "age c", "etrieved", "观察", "工具", "搜索结果", "搜寻结果", "检索结果", "页面", "接口", "返回", "预期", "期望", "实际",
-                "xpected", "Got", "got", "UTPUT", "rror", "onsole", "stdout", "stderr", "输出", "错误信息")
+                "xpected", "Got", "got", "UTPUT", "rror", "onsole", "stdout", "stderr", "输出", "错误信息", "ctual")
 # a rule line that fences the text a turn hands over ("---", "———", "***", "===")
 _FENCE_RULE = re.compile(r"^[ \t]*(?:-{3,}|—{2,}|_{3,}|\*{3,}|={3,}|<{3,}|>{3,}|\"{3}|'{3})[ \t]*$", re.MULTILINE)
 # a paragraph after the text that says what it was: "——以上是我要发给老师的邮件，请帮我看看语气", "That's the email."
@@ -2565,6 +2565,11 @@ _GREETING_LINE = re.compile(r"[ \t]*(?:(?i:hi|hello|hey|good\s+(?:morning|aftern
 _OPENING_HELLO = re.compile(r"[ \t]*(?:(?i:hi|hello|hey)(?:\s+there)?[ \t]*[,!.]?[ \t]*|(?:你好|您好|嗨)[ \t]*[，,！!]?)?")
 
 
+# a line that only thanks, before the request ("Thanks so much.⏎⏎Help me say no nicely.", "谢谢你！⏎⏎帮我婉拒：")
+_THANKS_LINE_ALONE = re.compile(r"[ \t]*(?:(?i:thanks?(?:\s+you)?(?:\s+(?:so|very)\s+much)?(?:\s+a\s+lot)?)|谢谢(?:你|您)?|謝謝(?:你|您)?|多谢|感谢)"
+                                r"[ \t]*[!！.。~～]*[ \t]*(?=\n)")
+
+
 def _hello_end(text: str, a: int, b: int) -> int:
     """Where [a, b) goes on after a greeting word that opens it (``a`` when none does)."""
     m = _OPENING_HELLO.match(text, a, b)
@@ -2582,7 +2587,7 @@ def _bare_work_line(text: str, a: int, b: int, period: bool = False) -> bool:
 
 def _past_greeting(text: str, s: int, e: int) -> int:
     """``s`` moved past a line that only greets ("Hi!⏎⏎Translate to French⏎⏎…"): the request opens after it."""
-    g = _GREETING_LINE.match(text, s, e)
+    g = _GREETING_LINE.match(text, s, e) or _THANKS_LINE_ALONE.match(text, s, e)
     if g is None or g.end() >= e:
         return s
     k = g.end()

@@ -691,7 +691,7 @@ _CHANGE_CUE = re.compile(_CORRECTION.pattern + r"|(?i:\btoo\s+(?:short|long|much
                          r"\b(?:is|are)\s+(?:fine|ok|okay|allowed|acceptable)\b|\bnow\s+(?:you\s+)?(?:can|may)\b|"
                          r"\byou\s+(?:can|may)\b|\bno\s+need\b|\bgo\s+ahead\b|\bproceed\b|\bcan\s+go\b|\bup\s+to\b|"
                          r"\b(?:raise|increase|lower|reduce|extend|drop)\b|\bfeel\s+free\b)|其实|可以|不用|不必|没关系|太(?:短|长|多|少|正式|随意)"
-                         r"|放宽|提高|降低|提到|加到|改到|那就|继续", re.IGNORECASE)
+                         r"|放宽|提高|降低|提到|加到|改到|那就|继续|好的|好吧|好，", re.IGNORECASE)
 # a rule's words that say nothing of what it is about (every rule uses them)
 _GENERIC_WORDS = frozenset({"use", "answer", "write", "keep", "make", "be", "give", "reply", "respond", "it", "them",
                             "用", "使", "回", "答", "写", "要", "时", "请", "的"})
@@ -856,18 +856,25 @@ def _has_constraint_word(text: str) -> bool:
 _GOES_ON = re.compile(r"(?i:\b(?:again|start\s+with|continue|next|add|also|redo|one\s+more)\b)|再|重新|继续|接着|然后|先|还要|加上")
 
 
-def _request_before(view: TextView, block: BlockRef, pos: int) -> str | None:
-    """The sentence before ``pos`` in its turn that asks for a piece of work rather than stating a rule ("Find a hotel in
-    Tokyo, 3–6 May.", "Now a hotel in Osaka, 6–9 May."): a rule said with it may be scoped to it; or None."""
+def _request_before(view: TextView, block: BlockRef, pos: int, new: bool = False) -> str | None:
+    """The sentence before ``pos`` in its turn that asks for a piece of work rather than stating a rule ("Hotel in Chengdu,
+    4–7 April.", with ``new`` one that says so: "Now a hotel in Osaka, 6–9 May.", "Find a hotel in Tokyo …"): a rule said
+    with it may be scoped to it; or None (a question, or thanks, is no such request)."""
     text = view.text
     for s, e in reversed(sentences(view, block)):
         if s >= pos:
             continue
-        said = text[s:e]
-        if _states_a_constraint(said) or not said.strip():
+        said = text[s:e].strip()
+        if not said or _states_a_constraint(said):
             continue
-        return said.strip()
+        return said if (not new or _NEW_REQUEST.match(said)) and not said.endswith(("?", "？")) else None
     return None
+
+
+# a sentence that asks for a piece of work: "Now a hotel in Osaka, 6–9 May.", "Find a hotel in Tokyo …", "帮我订…"
+_NEW_REQUEST = re.compile(r"(?i:(?:ok(?:ay)?,?\s+)?(?:now|next|then|and\s+now)\b|(?:please\s+)?(?:find|book|write|draft|plan|recommend|"
+                          r"search|suggest|create|give\s+me|list)\b)|(?:现在|接下来|下一个|然后|换成|再来)|(?:请|帮我|麻烦)*(?:找|订|预订|写|"
+                          r"推荐|规划|安排|列)")
 
 
 @lru_cache(maxsize=8192)
@@ -1107,7 +1114,7 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                     if scope is not None and scope != _scope_lead(text, blocks[first_block].start, first.start):
                         why = f"a rule said for another scope ({scope!r})"
                 if not why and first_block != bi and blocks[first_block].role == "user" and blocks[bi].role == "user":
-                    mine = _request_before(view, blocks[bi], s)
+                    mine = _request_before(view, blocks[bi], s, new=True)
                     theirs = _request_before(view, blocks[first_block], first.start)
                     if mine is not None and theirs is not None and fold(mine) != fold(theirs) \
                             and not _GOES_ON.search(mine):
