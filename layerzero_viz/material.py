@@ -2565,11 +2565,6 @@ _GREETING_LINE = re.compile(r"[ \t]*(?:(?i:hi|hello|hey|good\s+(?:morning|aftern
 _OPENING_HELLO = re.compile(r"[ \t]*(?:(?i:hi|hello|hey)(?:\s+there)?[ \t]*[,!.]?[ \t]*|(?:你好|您好|嗨)[ \t]*[，,！!]?)?")
 
 
-# a line that only thanks, before the request ("Thanks so much.⏎⏎Help me say no nicely.", "谢谢你！⏎⏎帮我婉拒：")
-_THANKS_LINE_ALONE = re.compile(r"[ \t]*(?:(?i:thanks?(?:\s+you)?(?:\s+(?:so|very)\s+much)?(?:\s+a\s+lot)?)|谢谢(?:你|您)?|謝謝(?:你|您)?|多谢|感谢)"
-                                r"[ \t]*[!！.。~～]*[ \t]*(?=\n)")
-
-
 def _hello_end(text: str, a: int, b: int) -> int:
     """Where [a, b) goes on after a greeting word that opens it (``a`` when none does)."""
     m = _OPENING_HELLO.match(text, a, b)
@@ -2587,9 +2582,9 @@ def _bare_work_line(text: str, a: int, b: int, period: bool = False) -> bool:
 
 def _past_greeting(text: str, s: int, e: int) -> int:
     """``s`` moved past a line that only greets ("Hi!⏎⏎Translate to French⏎⏎…"): the request opens after it."""
-    g = _GREETING_LINE.match(text, s, e) or _THANKS_LINE_ALONE.match(text, s, e)
-    if g is None or g.end() >= e:
-        return s
+    g = _GREETING_LINE.match(text, s, e) or _CLOSING_THANKS.match(text, s, e)
+    if g is None or g.end() >= e or g.end() == s or text[g.end()] != "\n":
+        return s  # (a line that only greets or only thanks: "Hi!", "Thanks so much.", "谢谢你！")
     k = g.end()
     while k < e and text[k] in " \t\n":
         k += 1
