@@ -325,9 +325,7 @@ def _thanks_keyed(view: TextView) -> bool:
     for b in view.standing_blocks():
         if _THANKS_TRIGGER.search(text, b.start, b.end):
             return True
-        if any(_said_about(text, m.start()) and _USER_SAYS.search(text, _sentence_start(text, max(b.start, m.start() - 200),
-                                                                                      m.start()), m.start())
-               and _CONDITION.search(text, _sentence_start(text, max(b.start, m.start() - 200), m.start()), m.start())
+        if any(_said_about(text, m.start()) and _said_on_a_condition(text, max(b.start, m.start() - 200), m.start())
                for m in _THANKS.finditer(text, b.start, b.end)):
             return True  # ("If the driver says thanks, …"; not "Do not say "thank you" in your replies", nor "Just say
             # thanks for the support." asking for a message, nor 'I want it to say "thank you so much …"')
@@ -346,10 +344,12 @@ _USER_SAYS = re.compile(r"(?:" + _USER_SUBJECT.pattern + r")(?:(?i:\s+(?:\w+\s+)
                         r"replies|replied|responds?)\b)|[\u4e00-\u9fff]{0,3}?(?:说|写|发|回复|回))")
 
 
-def _sentence_start(text: str, a: int, s: int) -> int:
-    """The start of the sentence that holds ``s`` (``a`` at the earliest; a line break ends a sentence too)."""
+def _said_on_a_condition(text: str, a: int, s: int) -> bool:
+    """Whether the sentence up to the thanks at ``s`` (``a`` at the earliest; a line break ends a sentence too) has a user
+    say it on a condition ("If the customer says thanks, …")."""
     k = max(text.rfind(c, a, s) for c in ".!?。！？\n")
-    return a if k < 0 else k + 1
+    start = a if k < 0 else k + 1
+    return _USER_SAYS.search(text, start, s) is not None and _CONDITION.search(text, start, s) is not None
 
 
 def _hit_starts_in(hits: list[_Hit], a: int, b: int) -> bool:

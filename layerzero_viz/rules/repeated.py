@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..lexicon import entries
 from ..structure import bundled_documents
-from ..view import BlockRef, Hits, TextView, clauses, fold, sentences
+from ..view import EMOJI_CHARS, BlockRef, Hits, TextView, clauses, fold, sentences
 
 if TYPE_CHECKING:
     from ..protect import Protection
@@ -1245,9 +1245,9 @@ _LAYOUT_RULES = (
 
 
 _FORMAL = re.compile(r"(?i:\b(?:formal|professional)\b)|正式|专业")
-_CASUAL = re.compile(r"(?i:\b(?:hey|what'?s\s+up|lol|gonna|wanna|dude|yo)\b)|[\U0001F300-\U0001FAFF]|哈哈|嘿|哟|噢耶")
+_EMOJI = re.compile(EMOJI_CHARS)
+_CASUAL = re.compile(r"(?i:\b(?:hey|what'?s\s+up|lol|gonna|wanna|dude|yo)\b)|哈哈|嘿|哟|噢耶")
 _EMOJI_WORD = re.compile(r"(?i:\bemojis?\b|\bemoticons?\b)|表情")
-_EMOJI = re.compile(r"[\U0001F300-\U0001FAFF\u2600-\u27BF]")
 _FORBIDS = re.compile(r"(?i:\b(?:not|no|never|don'?t|without|avoid)\b)|不要|不得|不能|不准|别|禁止|避免|勿|无需|不用")
 
 
@@ -1276,7 +1276,7 @@ def reply_broke_it(text: str, s: int, e: int, reply: BlockRef) -> bool:
     if lang is not None:  # "请用中文回答。" right after an English reply (a bare "好的。" is no reply in a language)
         cjk = len(_CJK.findall(text, reply.start, reply.end)) / max(1, reply.end - reply.start)
         return cjk < 0.2 if (lang.group(1) or lang.group(2) or "").lower() in ("中文", "汉语", "chinese") else cjk > 0.5
-    if _FORMAL.search(text, s, e) and _CASUAL.search(text, reply.start, reply.end):
+    if _FORMAL.search(text, s, e) and (_CASUAL.search(text, reply.start, reply.end) or _EMOJI.search(text, reply.start, reply.end)):
         return True  # "Use formal tone." after "Sure! Hey, what's up? 😎"
     if not _FORBIDS.search(text, s, e):
         return False
