@@ -2548,8 +2548,11 @@ def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str
     return _middle_request_payload(text, s, e, first.end(), last.start())
 
 
+# the words that greet, opening a line ("Hi, …", "你好！…"): one list for the finders below
+_HELLO_EN = r"hi|hello|hey"
+_HELLO_ZH = r"你好|您好|嗨"
 # a request line that is only the work to do on what follows it, without pointing at it
-_BARE_WORK_LINE = re.compile(r"[ \t]*(?:(?i:hi|hello|hey)[!,.]?\s*|(?:你好|您好|嗨)[！!，,]?\s*)?(?:\*\*)?(?:(?i:(?:please[ \t]+)?(?:extract|pull[ \t]+out|classify|categori[sz]e|label|tag|"
+_BARE_WORK_LINE = re.compile(rf"[ \t]*(?:(?i:{_HELLO_EN})[!,.]?\s*|(?:{_HELLO_ZH})[！!，,]?\s*)?(?:\*\*)?(?:(?i:(?:please[ \t]+)?(?:extract|pull[ \t]+out|classify|categori[sz]e|label|tag|"
                              r"translate|proofread|rewrite|rephrase|paraphrase|polish|reword|summari[sz]e|correct|edit|fix|"
                              r"shorten|condense|simplify|soften|formali[sz]e|find|count|make[ \t]+it|"
                              r"help[ \t]+me[ \t]+(?:reply|respond)(?:[ \t]+to)?|reply[ \t]+to)\b"
@@ -2557,12 +2560,12 @@ _BARE_WORK_LINE = re.compile(r"[ \t]*(?:(?i:hi|hello|hey)[!,.]?\s*|(?:你好|您
                              rf"|(?:{_ZH_TAKES_WORDS}|(?:请|麻烦|帮我)*(?:总结|概括|摘要|回复|回覆|回一下))[^\n。！？:：]{{0,20}})"
                              r"(?:[,，][ \t]*(?:(?i:thanks|thank[ \t]+you)|谢谢))?(?:\*\*)?[ \t]*[:：!！]?(?:\*\*)?[ \t]*")
 # a line or paragraph that only greets, before the request: "Hi!", "Good morning!", "你好！"
-_GREETING_LINE = re.compile(r"[ \t]*(?:(?i:hi|hello|hey|good\s+(?:morning|afternoon|evening)|greetings)(?:\s+there)?|你好|您好|嗨|早上好|下午好|"
+_GREETING_LINE = re.compile(rf"[ \t]*(?:(?i:{_HELLO_EN}|good\s+(?:morning|afternoon|evening)|greetings)(?:\s+there)?|{_HELLO_ZH}|早上好|下午好|"
                             r"晚上好|大家好)[ \t]*[!！,，.。~～]*[ \t]*(?=\n|\Z)")
 
 
 # a greeting word before the rest of a line ("Hi, thanks for the help last time!"): always matches, maybe empty
-_OPENING_HELLO = re.compile(r"[ \t]*(?:(?i:hi|hello|hey)(?:\s+there)?[ \t]*[,!.]?[ \t]*|(?:你好|您好|嗨)[ \t]*[，,！!]?)?")
+_OPENING_HELLO = re.compile(rf"[ \t]*(?:(?i:{_HELLO_EN})(?:\s+there)?[ \t]*[,!.]?[ \t]*|(?:{_HELLO_ZH})[ \t]*[，,！!]?)?")
 
 
 def _hello_end(text: str, a: int, b: int) -> int:
