@@ -5,7 +5,8 @@ and register here through ``COMMANDS``: each module offers ``add_parser(subparse
 
 Exit codes: 0 success; 2 bad input or settings (one ``error: …`` line on stderr, nothing on stdout);
 1 a gate tripped (``--fail-on``, lint findings of error severity); 3 the environment failed (a Dask scheduler,
-an optional dependency not installed: the line names the extra); 130 interrupted; 143 terminated (SIGTERM).
+an optional dependency not installed: the line names the extra); 130 interrupted; 143 terminated (SIGTERM);
+141 stdout's reader went away (``… | head``: quietly, no message).
 docs/CLI.md lists them per command.
 """
 from __future__ import annotations
@@ -29,6 +30,7 @@ from .risk import CHECKS, run_checks
 __all__ = ["main", "build_parser", "write_atomic", "open_atomic", "version", "COMMANDS", "EXIT_OK", "EXIT_GATE", "EXIT_INPUT"]
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT = 0, 1, 2
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a command whose reader went away
 
 # Modules providing further subcommands (each: add_parser(subparsers) and run(args) -> int).
 COMMANDS: tuple[str, ...] = (
@@ -93,6 +95,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except LayerZeroError as exc:
         print(f"error: {command_line_message(exc)}", file=sys.stderr)
         return EXIT_INPUT
+    except BrokenPipeError:
+        # stdout's reader stopped reading (``… | head``): nothing wrong with the input, and nothing more to say; what
+        # is still buffered goes nowhere instead of failing again at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     except OSError as exc:
         print(f"error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_INPUT

@@ -237,3 +237,16 @@ def test_an_unwritable_cache_folder_is_no_traceback(tmp_path):
     assert all(p.name.startswith("layerzero-viz-cache-") and (p.stat().st_mode & 0o077) == 0 for p in leftovers)
     for p in leftovers:
         shutil.rmtree(p)
+
+
+def test_a_reader_that_stops_early_ends_prune_quietly():
+    # (`layerzero-viz prune … | head`: the JSON result is ~270 KB, more than a pipe holds, so the write meets the
+    # closed pipe; it used to print "error: : Broken pipe")
+    proc = subprocess.Popen([sys.executable, "-m", "layerzero_viz", "prune", str(FIXTURES / "finance_qa.zh.json"),
+                             "--ratio", "0.3"], cwd=ROOT, env=clean_env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    assert proc.stdout.read(10) == b'{"version"'
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 141
+    assert err == b""
