@@ -911,7 +911,7 @@ _BARE_REPLY = re.compile(r"(?i:(?:please\s+)?(?:reply|respond|answer))|(?:请|�
 
 _REPLY_ASK = re.compile(
     r"(?i:(?:please\s+)?(?:(?:help\s+me|can\s+you|could\s+you|would\s+you)(?:\s+please)?(?:\s+help\s+me)?\s+)?"
-    r"(?:reply\s+in\s+[A-Z]?[a-z]+|reply|respond|answer|write\s+(?:a\s+|an\s+)?(?:reply|response|answer)|"
+    r"(?:(?:politely|nicely|kindly|gently|firmly|briefly)\s+)?(?:reply\s+in\s+[A-Z]?[a-z]+|reply|respond|answer|write\s+(?:a\s+|an\s+)?(?:reply|response|answer)|"
     r"draft\s+(?:a\s+)?(?:reply|response)|say\s+(?:no|yes)\b|decline|write\s+back)\b"
     r"|(?:what|how)\s+(?:should|do|can|would)\s+I\s+(?:say|reply|respond|answer|write\s+back)\b"
     r"|(?:any\s+)?(?:suggestions?|ideas?|tips?)\s+(?:for|on)\s+(?:a|the|my)\s+(?:reply|response|answer)\b)"
@@ -1043,7 +1043,7 @@ def _option_lines(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, st
 # English requests by politeness:", "请给下面的句子打礼貌分（1—5分）：") — its items are texts, bullets or numbers alike
 _COMPARE_CUE = re.compile(r"(?i:\b(?:which|rank|rate|score|compare|sort|order|grade|more|most|less|least|better|best|worse|"
                           r"differences?|difference\s+between)\b)|哪个|哪句|哪一个|哪种|打[\u4e00-\u9fff]{0,3}分|评分|排序|比较|更|最|区别")
-_LIST_ITEM = re.compile(r"[ \t]*(?:[-*•]|\d{1,2}[.)、．]|[A-Da-d][.)、．])[ \t]+(\S[^\n]*)")
+_COMPARED_ITEM = re.compile(r"[ \t]*(?:[-*•]|\d{1,2}[.)、．]|[A-Da-d][.)、．])[ \t]+(\S[^\n]*)")
 
 
 def _compared_items(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, int, str, str]]:
@@ -1061,7 +1061,7 @@ def _compared_items(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, 
             items = []
             k = le + 1
             while k < e:
-                m = _LIST_ITEM.match(text, k, e)
+                m = _COMPARED_ITEM.match(text, k, e)
                 if m is None:
                     break
                 items.append(m.span(1))
@@ -2353,6 +2353,11 @@ _ITEM_NOUNS = re.compile(r"(?i:\b(?:reviews?|comments?|messages?|sentences?|head
 _TASK_NOT_TEXT = re.compile(r"(?i:as[ \t]+follows|following[ \t]+(?:steps|rules|guidelines|format|instructions|"
                             r"criteria|requirements)|(?:steps|rules|guidelines|format|instructions|criteria|"
                             r"requirements)[ \t]*(?:\*\*)?[ \t]*$)|(?:如下要求|以下要求|要求|步骤|规则|格式)[ \t]*$")
+# who sends a user the words they paste (for the labels below)
+_SENDERS_EN = (r"recruiter|customer|client|landlord|tenant|boss|manager|colleague|coworker|co-worker|friend|mom|mum|dad|"
+               r"teacher|parent|neighbou?r|buyer|seller|hr|candidate|guest|patient|doctor|vendor|supplier|partner|wife|"
+               r"husband|girlfriend|boyfriend|sister|brother|team|professor|student|interviewer")
+_SENDERS_ZH = r"老板|领导|上司|客户|同事|朋友|老师|家长|房东|房客|租客|对方|买家|卖家|邻居|妈妈|爸爸|老婆|老公|女朋友|男朋友|他|她"
 # labels that report whose words or what record follows (material with no verb in the turn): "Ticket #4411 from
 # customer:", "Invoice:", "Standup notes:", "输入：", "会议记录：", "这是我的翻译作业："
 _REPORTED = (
@@ -2376,6 +2381,17 @@ _REPORTED = (
     r"search[ \t]+hits|page[ \t]+(?:text|content)|retrieved[ \t]+(?:documents?|passages?|context|chunks?))"
     r"|观察(?:结果)?|工具(?:输出|返回|结果)|搜[索寻]结果|检索结果|页面(?:内容|文本)|接口(?:返回|响应|输出)|返回(?:结果|值)|(?:预期|期望|实际)(?:输出|结果|返回))"
     r"|(?P<input_zh>输入)|发票|收据|简历|日志|报错(?:信息)?|(?:会议|聊天|对话|通话)(?:记录|纪要)"
+    # a message received, named by whose it is or who said it: "Recruiter message:", "Her message:", "My landlord's
+    # email:", "Message from Sarah:", "She wrote:", "Review 2:", 老板的微信：, 客户发的消息：, 客户说：, 评论2：
+    r"|(?i:(?:(?:(?:my|our|the|a|an)[ \t]+)?[a-z][\w-]*(?:'s|’s|s')|his|her|their|my|our|" + _SENDERS_EN + r")[ \t]+"
+    r"(?:message|text|e-?mail|dm|reply|response|note|letter|voicemail|review|comment)"
+    r"|(?:message|text|e-?mail|dm|reply|note|letter|voicemail)[ \t]+from[ \t]+[^:：\n]{1,30}?"
+    r"|(?:(?:(?:my|our|the|a|an)[ \t]+)?(?:" + _SENDERS_EN + r")|he|she|they)[ \t]+(?:says|said|wrote|writes|texted|emailed|"
+    r"messaged|replied|asked|asks)"
+    r"(?:[ \t]+(?:me|us))?"
+    r"|(?:review|comment|message|e-?mail|text|post|tweet|reply|answer|response)[ \t]*#?\d{1,3})"
+    r"|(?:(?![你您])[\u4e00-\u9fff]{1,6}?的|" + _SENDERS_ZH + r")(?:发来的|发的|回的)?(?:微信|短信|消息|邮件|留言|私信|来信|回复|评论)"
+    r"|(?:" + _SENDERS_ZH + r")(?:刚|刚刚|刚才|又|今天|昨天)?(?:说|问|写道|回复说|回我说)|(?:评论|留言)\d{1,3}"
     # the original words of a message or alert, whatever it is called: "PagerDuty 原文：", "告警原文："
     r"|[\u4e00-\u9fffA-Za-z\d#_-]{1,16}[ \t]?原文"
     r"|(?:这是|以下是|下面是)(?:我|我们|我儿子|我女儿|孩子|学生)的[\u4e00-\u9fff]{0,6}?(?:作业|作文|翻译|答案|文章|简历|"
@@ -2416,7 +2432,10 @@ _LABEL_WORDS = ("aragraph", "raft", "mail", "etter", "entence", "段", "记录",
                 "nvoice", "eceipt", "esume", "inutes", "ote", "eport", "eedback", "nput", "ranscript", "og", "race", "输入", "发票", "收据",
                 "简历", "日志", "报错", "纪要", "我的", "ere", "bservation", "utput", "esult", "esponse", "hits", "age t",
                 "age c", "etrieved", "观察", "工具", "搜索结果", "搜寻结果", "检索结果", "页面", "接口", "返回", "预期", "期望", "实际",
-                "xpected", "Got", "got", "UTPUT", "rror", "onsole", "stdout", "stderr", "输出", "错误信息", "ctual")
+                "xpected", "Got", "got", "UTPUT", "rror", "onsole", "stdout", "stderr", "输出", "错误信息", "ctual",
+                "essage", "eply", "esponse", "etter", "oicemail", "eview", "omment", "says", "said", "rote", "rites",
+                "exted", "mailed", "eplied", "sked", "sks", "DM", "微信", "短信", "消息", "留言", "私信", "来信", "回复", "说",
+                "问", "写道")
 # a rule line that fences the text a turn hands over ("---", "———", "***", "===")
 _FENCE_RULE = re.compile(r"^[ \t]*(?:-{3,}|—{2,}|_{3,}|\*{3,}|={3,}|<{3,}|>{3,}|\"{3}|'{3})[ \t]*$", re.MULTILINE)
 # a paragraph after the text that says what it was: "——以上是我要发给老师的邮件，请帮我看看语气", "That's the email."
@@ -2478,6 +2497,15 @@ def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str
     turn) or before it (when it closes the turn): the text, as handed over.  A paragraph that sets up a role ("You
     are …", "Act as …", "# Role") opens a prompt, not a request."""
     s = _past_greeting(text, s, e)
+    nl = text.find("\n", s, e)
+    if nl > 0 and text[s:nl].rstrip(" \t*")[-1:] in (":", "：") and _asks_for_the_reply(
+            text, _last_clause(text, s, nl), nl):
+        # a line that asks for the reply to the message under it ("帮我婉拒：⏎谢谢你上次帮忙！…", "同事发来一条消息，帮我回一下：")
+        pa = _stripped(text, nl, e)[0]
+        pb = _handed_text_end(text, pa, e, None)
+        if pb > pa and not _CLOSING_THANKS.fullmatch(text, pa, pb):
+            return [(pa, pb, "introduced", f"kept: the message the request before it asks to reply to "
+                                           f"({_short(text[s:nl].strip(), 40)!r})")]
     first = _PARA_BREAK.search(text, s, e)
     if first is None or _ROLE_SETUP.match(text, s, e):
         return []  # (one paragraph, or a prompt that sets up a role: its paragraphs are instructions)
@@ -2548,6 +2576,11 @@ def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str
     return _middle_request_payload(text, s, e, first.end(), last.start())
 
 
+def _last_clause(text: str, a: int, b: int) -> int:
+    """Where the last clause of the line [a, b) starts: after its last comma ("同事发来一条消息，帮我回一下：")."""
+    return max(a, *(text.rfind(c, a, b) + 1 for c in ",，"))
+
+
 # the words that greet, opening a line ("Hi, …", "你好！…"): one list for the finders below
 _HELLO_EN = r"hi|hello|hey"
 _HELLO_ZH = r"你好|您好|嗨"
@@ -2577,7 +2610,7 @@ def _hello_end(text: str, a: int, b: int) -> int:
 def _bare_work_line(text: str, a: int, b: int, period: bool = False) -> bool:
     """Whether [a, b) is a bare request line (``_BARE_WORK_LINE``) that heads a text, not the steps of the task
     ("Summarize the article as follows:") nor a whole sentence ("Summarise the report." over a list of rules) —
-    unless ``period`` (a paragraph of its own: "Translate to English.⏎⏎Thanks, please sit.")."""
+    unless ``period`` (a line or paragraph of its own: "Translate to English.⏎⏎Thanks, please sit.", "润色。⏎非常感谢…")."""
     if period and b > a and text[b - 1] in ".。":
         b -= 1
     return _BARE_WORK_LINE.fullmatch(text, a, b) is not None and _TASK_NOT_TEXT.search(text, a, b) is None
@@ -2690,13 +2723,15 @@ def _request_line_payload(text: str, s: int, e: int) -> list[tuple[int, int, str
     if nl < 0:
         return []
     a, b = _stripped(text, s, nl)
-    bare = _bare_work_line(text, a, b)
+    bare = _bare_work_line(text, a, b, period=True)
     if not 0 < b - a <= _REQUEST_LINE_MAX or text[b - 1] in ":：" and not bare or not (
             _requests_work_on(text, a, b) or text[a:b].endswith(("如下", "如下所示", "below", "Below")) or bare):  # ("Fix the grammar⏎Hi, could you …", "翻译一下⏎请把发票发给我")
         return []
     pa, pb = _stripped(text, nl, _handed_text_end(text, nl, e, None))
     if pb <= pa or _is_task_instruction(text, pa, pb) or _CLOSING_THANKS.fullmatch(text, pa, pb):
         return []  # (an instruction, or the user's bare "Thanks!")
+    if text[b - 1] in ".。" and _LIST_ITEM.match(text, pa, pb):
+        return []  # (a whole sentence over a list: "Summarise the report.⏎- Always cite the page.⏎- …" — its rules)
     return [(pa, pb, "introduced", f"kept: the text handed over under the request {_short(text[a:b], 50)!r}")]
 
 
@@ -2705,6 +2740,11 @@ def _request_line_payload(text: str, s: int, e: int) -> list[tuple[int, int, str
 # follows ("Is this too pushy? Hi Tom, …", "Is the tone OK for a first message to a recruiter?⏎⏎Hi Bob, …")
 _VERBATIM_SENTENCE = re.compile(r"[^.!?。！？\n]{0,120}?(?:(?i:\b(?:word\s+for\s+word|verbatim|exactly\s+as\s+(?:it\s+is|written)|"
                                 r"as\s+is)\b)|原样|一字不改|原封不动)[^.!?。！？\n]{0,40}?[.。!！]")
+# a sentence asking for a translation, then on its line the text in the other script: "Translate to English. 不好意思，…",
+# "翻译成英文。Thanks for waiting."
+_TRANSLATE_SENTENCE = re.compile(r"(?i:(?:please[ \t]+)?translate(?:[ \t]+(?:this|it))?(?:[ \t]+(?:in)?to[ \t]+[a-z]+)?[ \t]*[.!:][ \t]*)"
+                                 r"(?=[\u4e00-\u9fff])|(?:请|麻烦)?(?:帮我)?(?:翻译|翻|译)(?:成|为)[\u4e00-\u9fff]{1,4}?(?:文|语)[。！：:][ \t]*"
+                                 r"(?=[A-Za-z])")
 _TONE_QUESTION = re.compile(r"(?i:[^.!?\n]{0,20}?\bthe\s+tone\b[^.!?\n]{0,80}?\?)"
                             r"|(?i:[^.!?\n]{0,20}?\b(?:what|which)\s+tone\b[^.!?\n—–]{0,40}?[—–:])"
                             r"|(?i:[^.!?\n]{0,20}?\b(?:this|my\s+(?:message|email|reply|note|text|draft))\b[^.!?\n]{0,50}?"
@@ -2755,7 +2795,8 @@ def _opening_sentence_payload(text: str, s: int, e: int) -> list[tuple[int, int,
     a = s
     while a < e and text[a] in " \t\n":
         a += 1
-    m = _VERBATIM_SENTENCE.match(text, a, e) or _TONE_QUESTION.match(text, a, e) or _REPORTED_SENTENCE.match(text, a, e)
+    m = _VERBATIM_SENTENCE.match(text, a, e) or _TONE_QUESTION.match(text, a, e) or _REPORTED_SENTENCE.match(text, a, e) \
+        or _TRANSLATE_SENTENCE.match(text, a, e)
     if m is None:  # (reported words may follow a greeting: "Hi there! Hope you're well. Got this text from a customer. …")
         for stop in _SENTENCE_STOP.finditer(text, a, min(e, a + _OPENING_REACH)):
             m = _REPORTED_SENTENCE.match(text, stop.end(), e)
@@ -2840,7 +2881,8 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
         # one line without a colon (most chat turns): no intro, label, rule line, paragraph or reference; an opening
         # sentence may still hand the rest over ("…, exactly as it is. Hi! Thanks so much for your email. …")
         seg = text[s:e]
-        if payload and ("?" in seg or "？" in seg or "—" in seg or _VERBATIM_HINT.search(seg)):
+        if payload and ("?" in seg or "？" in seg or "—" in seg or _VERBATIM_HINT.search(seg)
+                        or any(w in seg for w in ("ranslate", "翻译", "翻成", "译成"))):
             return _opening_sentence_payload(text, s, e)
         return out
     if colon:
