@@ -656,6 +656,7 @@ def _handed_text_end(text: str, a: int, e: int, nxt: int | None) -> int:
     # is the user's ("Thank you so much for your help, I really appreciate it!", "麻烦您了，非常感谢！")
     while len(ends) > 1 and (_trailing_instruction(text, ends[-1][0], ends[-1][1])
                              or _THANKS_TO_HELPER.match(text, ends[-1][0], ends[-1][1])
+                             or _thanks_by_the_title_greeted(text, a, *ends[-1])
                              or (_CLOSING_THANKS.fullmatch(text, *_stripped(text, *ends[-1]))
                                  or _HELPER_THANKS_LINE.fullmatch(text, *_stripped(text, *ends[-1])))
                              and (_stripped(text, *ends[-2])[1] > 0 and text[_stripped(text, *ends[-2])[1] - 1] in _CLOSING_QUOTES
@@ -692,6 +693,17 @@ _PRINTED_INTRO = re.compile(r"(?i:\b(?:got|errors?|logs?|output|traces?|tracebac
 _HELPER_THANKS_LINE = re.compile(r"[ \t]*(?:麻烦(?:你|您)?了|辛苦(?:你|您)?了|先谢谢了?|谢谢啦|多谢了?|感谢感谢|(?i:thanks?(?:\s+you)?\s+"
                                  r"(?:for\s+(?:your|the)\s+help|in\s+advance)|tia|any\s+help\s+(?:is\s+)?(?:much\s+|greatly\s+|really\s+)?"
                                  r"appreciated(?:[ \t]*[,!.][ \t]*thanks?(?:\s+you)?)?))[ \t]*[.!。！~～]*[ \t]*")
+
+
+# a thanks to the one asked by the title the user greeted them with ("老师好！这是我写的短文，请帮我改一改：⏎⏎…⏎⏎谢谢老师！")
+_THANKS_BY_TITLE = re.compile(r"[ \t]*(?:谢谢|感谢|多谢)(老师|医生|大夫|律师|师傅|专家)(?:了|啦)?[ \t]*[!！。.~～]*[ \t]*")
+
+
+def _thanks_by_the_title_greeted(text: str, a: int, p: int, pe: int) -> bool:
+    """Whether the paragraph [p, pe) after a text handed over from ``a`` only thanks the one the user greeted by the
+    same title before it (the user's, not the text's closing line)."""
+    t = _THANKS_BY_TITLE.fullmatch(text, *_stripped(text, p, pe))
+    return t is not None and re.search(t.group(1) + "(?:您|你)?好", text[max(0, a - _NAMED_WITHIN):a]) is not None
 
 
 def _trailing_instruction(text: str, p: int, pe: int) -> bool:
@@ -1808,6 +1820,10 @@ def _transcript(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
 # and a text's field ("内容是：明天9点开会，谢谢配合。", "… - Body: Hi Dana, thanks for the draft! …")
 _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:(?:say|reply|respond|answer)(?:\s+with)?(?:\s+(?:exactly|verbatim|only|just))?|"
                          r"(?:start|begin|open|end|close|finish|sign\s+off)\s+with|(?:message\s+|e-?mail\s+)?body|"
+                         # "Greet every user with:", "Always end every reply with this exact line:"
+                         r"greet(?:\s+(?:every|each|all|the|new))?(?:\s+(?:users?|customers?|visitors?|callers?|guests?|"
+                         r"patients?|clients?))?\s+with|(?:this|the\s+following)\s+(?:exact\s+)?(?:line|sentence|wording|phrase|"
+                         r"words|text)|"
                          r"(?:word\s+for\s+word|verbatim|exactly)\)?|"
                          # the words dictated for a text to write: "the message should be:", "it should read:"
                          r"(?:message|text|note|card|e-?mail|content|wording|it|caption|subject(?:\s+line)?)\s+should\s+"
@@ -1839,8 +1855,10 @@ _NOT_A_SCRIPT = re.compile(r"(?i:\b(?:rules?|instructions?|steps?|guidelines?|fo
 _SCRIPT_COLON = re.compile(r"[yYdDrRhHmM)说复答用白语是为下话上句写][ \t*]{0,4}[:：]")
 # and the longer fields, looked for only in a block that holds one ("the message should be:", "this sign-off:")
 _SCRIPT_FIELD_COLON = re.compile(r"(?i:\bbe|sign-?off|greeting|opening(?:\s+line)?|closing(?:\s+line)?|tagline|signature|"
-                                 r"disclaimer|always)[ \t*]{0,4}[:：]")
-_SCRIPT_FIELD_HINTS = ("be:", "be :", "ff:", "eeting:", "ening:", "osing:", "ine:", "ture:", "laimer:", "always:")
+                                 r"disclaimer|always|(?:this|following)\s+(?:exact\s+)?(?:line|sentence|wording|phrase|words|"
+                                 r"text))[ \t*]{0,4}[:：]")
+_SCRIPT_FIELD_HINTS = ("be:", "be :", "ff:", "eeting:", "ening:", "osing:", "ine:", "ture:", "laimer:", "always:", "ence:",
+                       "ording:", "rase:", "ords:", "ext:")
 _VERBATIM_WORDS = ("xactly", "XACTLY", "erbatim", "ord for word", "s written", "原样", "一字", "原封不动", "一个字都不", "逐字", "不得增删",
                    "不要增删", "照读", "照念")
 
@@ -2204,6 +2222,13 @@ _TASK_INTRO = re.compile(
     r"|[^：:\n]{0,40}?(?:照|按|按照|仿照|模仿|参照|参考|学)着?(?:这个|这封|这篇|这段|这种|这条|上面的?|下面的?|它的?|原来的?)(?:语气|"
     r"风格|口吻|格式|写法|文风|调子|样子|感觉)[^：:\n]{0,60}?"
     r"|[^：:\n]{0,6}?这是我[^：:\n]{0,30}?(?:写|发)给[^：:\n]{0,80}?"
+    # the words of a message to set up or send, after the request: "Set my out-of-office for medical leave. Message:",
+    # "帮我设置自动回复，内容："
+    r"|(?i:[^:：\n]{0,80}?\b(?:set(?:[ \t]+up)?|send|post|publish|schedule|turn[ \t]+on|update)\b[^:：\n]{0,60}?[.,;][ \t]*"
+    r"(?:the[ \t]+)?(?:message|text|content|body|wording|reply|note))"
+    r"|[^：:\n]{0,30}?(?:设置|设|发|发送|群发|发布|贴|回复)[^：:\n]{0,20}?[，,][ \t]*(?:内容|正文|文案)"
+    # the user's own draft, named: "我起草的离职申请，帮我检查有没有法律风险：", "我写的邮件，帮我看看："
+    r"|[^：:\n]{0,6}?(?:我|我们)(?:刚|刚刚|自己)?(?:起草|草拟|拟|写|准备)(?:好)?的[\u4e00-\u9fff]{1,8}[，,][^：:\n]{0,40}?"
     r"|[^：:\n]{0,10}?(?:仿照|模仿|参照|参考)(?:下面|上面|以下)?(?:这段|这篇|这封|这个|这条|的)[^：:\n]{0,60}?"
     r"|(?i:[^:：\n]{0,80}?\bas\s+(?:a|the|my)\s+(?:template|model|example|sample|reference)\b[^:：\n]{0,80}?)"
     r")(?:\*\*)?[ \t]*[:：]"
@@ -2355,8 +2380,10 @@ _TASK_NOT_TEXT = re.compile(r"(?i:as[ \t]+follows|following[ \t]+(?:steps|rules|
                             r"requirements)[ \t]*(?:\*\*)?[ \t]*$)|(?:如下要求|以下要求|要求|步骤|规则|格式)[ \t]*$")
 # who sends a user the words they paste (for the labels below)
 _SENDERS_EN = (r"recruiter|customer|client|landlord|tenant|boss|manager|colleague|coworker|co-worker|friend|mom|mum|dad|"
-               r"teacher|parent|neighbou?r|buyer|seller|hr|candidate|guest|patient|doctor|vendor|supplier|partner|wife|"
-               r"husband|girlfriend|boyfriend|sister|brother|team|professor|student|interviewer")
+               r"teacher|parent|neighbou?r|buyer|seller|hr|candidate|guest|patient|doctor|nurse|pharmacist|pharmacy|"
+               r"clinic|hospital|dentist|vet|school|principal|bank|insurer|lawyer|attorney|agent|agency|court|vendor|"
+               r"supplier|contractor|partner|wife|husband|girlfriend|boyfriend|sister|brother|son|daughter|team|"
+               r"professor|student|interviewer|company|employer|airline|hotel|host")
 _SENDERS_ZH = r"老板|领导|上司|客户|同事|朋友|老师|家长|房东|房客|租客|对方|买家|卖家|邻居|妈妈|爸爸|老婆|老公|女朋友|男朋友|他|她"
 # labels that report whose words or what record follows (material with no verb in the turn): "Ticket #4411 from
 # customer:", "Invoice:", "Standup notes:", "输入：", "会议记录：", "这是我的翻译作业："
@@ -2382,16 +2409,18 @@ _REPORTED = (
     r"|观察(?:结果)?|工具(?:输出|返回|结果)|搜[索寻]结果|检索结果|页面(?:内容|文本)|接口(?:返回|响应|输出)|返回(?:结果|值)|(?:预期|期望|实际)(?:输出|结果|返回))"
     r"|(?P<input_zh>输入)|发票|收据|简历|日志|报错(?:信息)?|(?:会议|聊天|对话|通话)(?:记录|纪要)"
     # a message received, named by whose it is or who said it: "Recruiter message:", "Her message:", "My landlord's
-    # email:", "Message from Sarah:", "She wrote:", "Review 2:", 老板的微信：, 客户发的消息：, 客户说：, 评论2：
-    r"|(?i:(?:(?:(?:my|our|the|a|an)[ \t]+)?[a-z][\w-]*(?:'s|’s|s')|his|her|their|my|our|" + _SENDERS_EN + r")[ \t]+"
-    r"(?:message|text|e-?mail|dm|reply|response|note|letter|voicemail|review|comment)"
+    # email:", "My doctor's message in the app:", "Message from Sarah:", "She wrote:", "The nurse told me:", "My manager
+    # wrote in Slack:", "Review 2:", 老板的微信：, 客户发的消息：, 客户说：, 评论2：
+    r"|(?P<received>(?i:(?:(?:(?:my|our|the|a|an)[ \t]+)?[a-z][\w-]*(?:'s|’s|s')|his|her|their|my|our|" + _SENDERS_EN + r")"
+    r"[ \t]+(?:message|text|e-?mail|dm|reply|response|note|letter|voicemail|review|comment)"
     r"|(?:message|text|e-?mail|dm|reply|note|letter|voicemail)[ \t]+from[ \t]+[^:：\n]{1,30}?"
-    r"|(?:(?:(?:my|our|the|a|an)[ \t]+)?(?:" + _SENDERS_EN + r")|he|she|they)[ \t]+(?:says|said|wrote|writes|texted|emailed|"
-    r"messaged|replied|asked|asks)"
-    r"(?:[ \t]+(?:me|us))?"
+    r"|(?:(?:(?:my|our|the|a|an)[ \t]+)?(?:" + _SENDERS_EN + r")|he|she|they)[ \t]+(?:(?:just|also|then)[ \t]+)?"
+    r"(?:says|said|wrote(?:[ \t]+back)?|writes|texted|emailed|messaged|replied|responded|asked|asks|told|sent)"
+    r"(?:[ \t]+(?:me|us|him|her|them))?"
     r"|(?:review|comment|message|e-?mail|text|post|tweet|reply|answer|response)[ \t]*#?\d{1,3})"
+    r"(?i:[ \t]+(?:in|on|via|over|through|by)[ \t]+(?:the[ \t]+|a[ \t]+)?[a-z]+(?:[ \t]+(?:app|portal|chat))?)?"
     r"|(?:(?![你您])[\u4e00-\u9fff]{1,6}?的|" + _SENDERS_ZH + r")(?:发来的|发的|回的)?(?:微信|短信|消息|邮件|留言|私信|来信|回复|评论)"
-    r"|(?:" + _SENDERS_ZH + r")(?:刚|刚刚|刚才|又|今天|昨天)?(?:说|问|写道|回复说|回我说)|(?:评论|留言)\d{1,3}"
+    r"|(?:" + _SENDERS_ZH + r")(?:刚|刚刚|刚才|又|今天|昨天)?(?:说|问|写道|回复说|回我说)|(?:评论|留言)\d{1,3})"
     # the original words of a message or alert, whatever it is called: "PagerDuty 原文：", "告警原文："
     r"|[\u4e00-\u9fffA-Za-z\d#_-]{1,16}[ \t]?原文"
     r"|(?:这是|以下是|下面是)(?:我|我们|我儿子|我女儿|孩子|学生)的[\u4e00-\u9fff]{0,6}?(?:作业|作文|翻译|答案|文章|简历|"
@@ -2434,7 +2463,7 @@ _LABEL_WORDS = ("aragraph", "raft", "mail", "etter", "entence", "段", "记录",
                 "age c", "etrieved", "观察", "工具", "搜索结果", "搜寻结果", "检索结果", "页面", "接口", "返回", "预期", "期望", "实际",
                 "xpected", "Got", "got", "UTPUT", "rror", "onsole", "stdout", "stderr", "输出", "错误信息", "ctual",
                 "essage", "eply", "esponse", "etter", "oicemail", "eview", "omment", "says", "said", "rote", "rites",
-                "exted", "mailed", "eplied", "sked", "sks", "DM", "微信", "短信", "消息", "留言", "私信", "来信", "回复", "说",
+                "exted", "mailed", "eplied", "sponded", "sked", "sks", "told", "sent", "DM", "微信", "短信", "消息", "留言", "私信", "来信", "回复", "说",
                 "问", "写道")
 # a rule line that fences the text a turn hands over ("---", "———", "***", "===")
 _FENCE_RULE = re.compile(r"^[ \t]*(?:-{3,}|—{2,}|_{3,}|\*{3,}|={3,}|<{3,}|>{3,}|\"{3}|'{3})[ \t]*$", re.MULTILINE)
@@ -2462,7 +2491,7 @@ def _text_labels(text: str, s: int, e: int) -> list[re.Match[str]]:
             ls = stop + 1 if stop >= 0 else ls
             while ls < k and text[ls] in " \t":
                 ls += 1
-            if ls not in found and k - ls <= 12:
+            if ls not in found and k - ls <= 24:
                 m = _REPORTED_LABEL.match(text, ls, e) or _TEXT_LABEL.match(text, ls, e)
                 if m is not None:
                     found[ls] = m
@@ -2497,15 +2526,19 @@ def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str
     turn) or before it (when it closes the turn): the text, as handed over.  A paragraph that sets up a role ("You
     are …", "Act as …", "# Role") opens a prompt, not a request."""
     s = _past_greeting(text, s, e)
-    nl = text.find("\n", s, e)
-    if nl > 0 and text[s:nl].rstrip(" \t*")[-1:] in (":", "：") and _asks_for_the_reply(
-            text, _last_clause(text, s, nl), nl):
-        # a line that asks for the reply to the message under it ("帮我婉拒：⏎谢谢你上次帮忙！…", "同事发来一条消息，帮我回一下：")
-        pa = _stripped(text, nl, e)[0]
+    line_end = text.find("\n", s, e) % (e + 1)  # (e when the turn is one line)
+    colon = min((k for k in (text.find(":", s, line_end), text.find("：", s, line_end)) if k >= 0), default=-1)
+    if colon > s and _asks_for_the_reply(text, _last_clause(text, s, colon), colon + 1) \
+            and not _REPLY_TO_SOMEONE.search(text, s, colon + 1):
+        # a line that asks for the reply to the message after its colon: under it ("帮我婉拒：⏎谢谢你上次帮忙！…",
+        # "同事发来一条消息，帮我回一下：⏎⏎…") or on it, to its paragraph's end ("My sister's text, help me reply kindly: …")
+        pa = _stripped(text, colon + 1, e)[0]
         pb = _handed_text_end(text, pa, e, None)
+        if pa < line_end and (br := _PARA_BREAK.search(text, pa, pb)) is not None:
+            pb = _stripped(text, pa, br.start())[1]
         if pb > pa and not _CLOSING_THANKS.fullmatch(text, pa, pb):
             return [(pa, pb, "introduced", f"kept: the message the request before it asks to reply to "
-                                           f"({_short(text[s:nl].strip(), 40)!r})")]
+                                           f"({_short(text[s:colon].strip(), 40)!r})")]
     first = _PARA_BREAK.search(text, s, e)
     if first is None or _ROLE_SETUP.match(text, s, e):
         return []  # (one paragraph, or a prompt that sets up a role: its paragraphs are instructions)
@@ -2574,6 +2607,13 @@ def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str
         if pb > pa and not _CLOSING_THANKS.fullmatch(text, pa, pb):  # (a bare "Thanks!" after the request is the user's)
             return [(pa, pb, "introduced", f"kept: the text handed over with the request {_short(text[a:b], 50)!r}")]
     return _middle_request_payload(text, s, e, first.end(), last.start())
+
+
+# a reply to someone named before the colon: what follows is what to tell them ("麻烦帮我回复客人：我们没有…", "Reply to
+# him: …"), not the message they sent
+_REPLY_TO_SOMEONE = re.compile(r"(?:回复|回覆|答复|回)(?:给)?(?!一下|下|信)[\u4e00-\u9fff]{1,5}[ \t]*[:：]$"
+                               r"|(?i:\b(?:reply|respond|write\s+back)\s+to\s+(?!this\b|these\b|it\b|the\s+following\b)"
+                               r"\w+(?:\s+\w+)?\s*:$)")
 
 
 def _last_clause(text: str, a: int, b: int) -> int:
@@ -2763,8 +2803,8 @@ _REPORTED_SENTENCE = re.compile(r"(?i:(?:our|the|my|a|this)?\s*(?:customer|clien
                                 r"recruiter|seller|buyer|he|she|they|someone)\s+(?:just\s+|already\s+|also\s+)?"
                                 r"(?:wrote|said|sent|texted|e-?mailed|posted|replied|messaged|forwarded)\s+(?:me\s+|us\s+)?"
                                 r"(?:this|the\s+following)\s*[.。]|(?:got|received|here'?s|here\s+is)\s+(?:this|a|the)\s+(?:text|message|"
-                                r"e-?mail|note|reply|comment|review|voicemail|dm)\s+(?:I\s+got\s+)?from\s+(?:my|our|the|a|an)\s+"
-                                r"[a-z]+(?:\s+[a-z]+)?\s*[.:。]|(?:my|our|the)\s+(?:[a-z-]+\s+){0,2}?(?:paragraph|essay|conclusion|"
+                                r"e-?mail|note|reply|comment|review|voicemail|dm)\s+(?:I\s+got\s+)?from\s+(?:(?:my|our|the|a|an)\s+)?"
+                                r"[a-z]+(?:\s+[a-z]+)?\s*(?:[.:。]|,[^.?!\n]{0,40}?\?)|(?:my|our|the)\s+(?:[a-z-]+\s+){0,2}?(?:paragraph|essay|conclusion|"
                                 r"introduction|intro|answer|draft|story|poem|summary|abstract|statement|e-?mail|letter|"
                                 r"message|text|sentence|response|cover\s+letter)\s+is\s+below\s*[.:。])"
                                 r"|(?:原文|原话|内容|正文|全文)[。.]"
@@ -2774,7 +2814,10 @@ _REPORTED_SENTENCE = re.compile(r"(?i:(?:our|the|my|a|this)?\s*(?:customer|clien
                                 # or how to answer it: "How should I respond to this message?", "这条消息怎么回？"
                                 r"|(?i:(?:how|what)\s+(?:should|do|would|could|can)\s+I\s+(?:reply|respond|answer|say)\b[^?.!\n]{0,40}?"
                                 r"\b(?:this|these|the\s+following)\b[^?.!\n]{0,30}\?)"
-                                r"|(?:这条|这封|这则|这段)[^。！？\n]{0,10}?(?:怎么|如何|该怎么)(?:回|回复)[^。！？\n]{0,6}?[？?]")
+                                r"|(?:这条|这封|这则|这段)[^。！？\n]{0,10}?(?:怎么|如何|该怎么)(?:回|回复)[^。！？\n]{0,6}?[？?]"
+                                # or a question about a notice or message it names: "这是物业的通知，合理吗？"
+                                r"|(?:这是|以下是|下面是)[^。！？\n]{0,12}?(?:通知|消息|邮件|短信|公告|留言|来信|回复|合同条款|条款)"
+                                r"[，,][^。！？\n]{0,20}?[？?]")
 
 
 # a question and the answer given to it, in one line ("Q: Why should we hire you? A: …", "问：…？答：…"), and the sentence
@@ -2920,7 +2963,8 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
                 if "\n" not in text[m.end():a]:
                     b = min(b, _line_end(text, a, e))
             elif (m.re is _REPORTED_LABEL and m.group("printed") is not None or _PRINTED_INTRO.search(m.group(0))
-                  or "\n" not in text[m.end():a] and m.re is _SAME_LINE_VERB):
+                  or "\n" not in text[m.end():a] and (m.re is _SAME_LINE_VERB
+                                                      or m.re is _REPORTED_LABEL and m.group("received") is not None)):
                 # what a program printed, or the words on a same-line label ("TL;DR: …", "The console shows: …"), is
                 # one paragraph: the next is the user's again ("…⏎⏎How to fix? Thanks!")
                 br = _PARA_BREAK.search(text, a, b)
