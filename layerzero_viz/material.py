@@ -2162,8 +2162,9 @@ _TASK_INTRO = re.compile(
     # reply that I agree:"
     r"|(?i:[^:：\n]{0,60}?\b(?:wrote|writes|said|says|replied|posted|texted|messaged|got|sent|prints?|printed|shows?|showed|"
     r"throws?|threw|returns|returned|displays?|displayed|fails?[ \t]+with|failed[ \t]+with|(?:message|email|e-mail|review|"
-    r"comment|reply|text|note|post|answer)[ \t]+(?:was|is|reads|read|said|says)(?:[ \t]+(?:just|only|simply))?)"
-    r"(?:[ \t]+(?:me[ \t]+)?(?:this|the[ \t]+following|back)|[ \t]+(?:me|us))?"  # ("I wrote this:", "Tom sent me this:")
+    r"comment|reply|text|note|post|answer|output|error|log)[ \t]+(?:was|is|reads|read|said|says)(?:[ \t]+(?:just|only|simply))?)"
+    # ("I wrote this:", "Tom sent me this:", "It prints this and then exits:")
+    r"(?:[ \t]+(?:me[ \t]+)?(?:this|the[ \t]+following|back)(?:[ \t]+and(?:[ \t]+then)?[ \t]+[a-z]+)?|[ \t]+(?:me|us))?"
     # ("Your colleague wrote this to me yesterday:")
     r"(?:[ \t]+(?:to|for)[ \t]+(?:me|us|him|her|them))?(?:[ \t]+(?:yesterday|today|earlier|this[ \t]+morning|last[ \t]+(?:week|night|time)))?"
     r"(?:[ \t]*[,;—–-][^:：\n]{0,80}?)?)"
@@ -2403,7 +2404,8 @@ _REPORTED = (
     # what a program printed, as a label alone on its line ("Expected:⏎Hello, please sign in", "输出：⏎请稍后"): a bare
     # "Output: JSON only" on one line is an instruction as often
     # (not a bare "Output:" or 输出：, which head the format wanted as often: "Rules:⏎Answer briefly.⏎Output:⏎One line.")
-    r"|(?P<printed>(?i:expected|got|actual|error[ \t]+message|console(?:[ \t]+output)?|stdout|stderr)|输出结果|错误信息)"
+    r"|(?P<printed>(?i:expected|got|actual|error[ \t]+message|console(?:[ \t]+output)?|stdout|stderr)|输出结果|错误信息"
+    r"|(?:程序|控制台|终端|命令行|脚本)的?输出|运行结果|打印结果)"
     r"|(?P<agent>(?i:observation|(?:tool|command|function|api|query|search|expected|actual)[ \t]+(?:output|result|results|response)|"
     r"search[ \t]+hits|page[ \t]+(?:text|content)|retrieved[ \t]+(?:documents?|passages?|context|chunks?))"
     r"|观察(?:结果)?|工具(?:输出|返回|结果)|搜[索寻]结果|检索结果|页面(?:内容|文本)|接口(?:返回|响应|输出)|返回(?:结果|值)|(?:预期|期望|实际)(?:输出|结果|返回))"
@@ -2463,7 +2465,7 @@ _LABEL_WORDS = ("aragraph", "raft", "mail", "etter", "entence", "段", "记录",
                 "age c", "etrieved", "观察", "工具", "搜索结果", "搜寻结果", "检索结果", "页面", "接口", "返回", "预期", "期望", "实际",
                 "xpected", "Got", "got", "UTPUT", "rror", "onsole", "stdout", "stderr", "输出", "错误信息", "ctual",
                 "essage", "eply", "esponse", "etter", "oicemail", "eview", "omment", "says", "said", "rote", "rites",
-                "exted", "mailed", "eplied", "sponded", "sked", "sks", "told", "sent", "DM", "微信", "短信", "消息", "留言", "私信", "来信", "回复", "说",
+                "exted", "mailed", "eplied", "sponded", "sked", "sks", "told", "sent", "DM", "运行结果", "打印结果", "微信", "短信", "消息", "留言", "私信", "来信", "回复", "说",
                 "问", "写道")
 # a rule line that fences the text a turn hands over ("---", "———", "***", "===")
 _FENCE_RULE = re.compile(r"^[ \t]*(?:-{3,}|—{2,}|_{3,}|\*{3,}|={3,}|<{3,}|>{3,}|\"{3}|'{3})[ \t]*$", re.MULTILINE)
@@ -2772,6 +2774,8 @@ def _request_line_payload(text: str, s: int, e: int) -> list[tuple[int, int, str
         return []  # (an instruction, or the user's bare "Thanks!")
     if text[b - 1] in ".。" and _LIST_ITEM.match(text, pa, pb):
         return []  # (a whole sentence over a list: "Summarise the report.⏎- Always cite the page.⏎- …" — its rules)
+    if text[pa] in "\"“「『":
+        return []  # (a quotation: the quote finder keeps it, and only it — 'Proofread:⏎"Dear Mr. Kim, …"⏎Only fix errors.')
     return [(pa, pb, "introduced", f"kept: the text handed over under the request {_short(text[a:b], 50)!r}")]
 
 
@@ -3224,9 +3228,13 @@ def _deliverables(view: TextView, reuse: bool = False) -> dict[int, str]:
     out: dict[int, str] = {}
     blocks = view.blocks
     last: BlockRef | None = None  # the last reply found to deliver a text
+    standing: str | None = None  # a task set for each text to come ("I'll paste reviews; for each, write a reply.")
     for k, b in enumerate(blocks):
         if b.msg_pos in out:
             last = b
+        if b.role == "user" and standing is None and _FOR_EACH_TEXT.search(text, b.start, b.end) is not None:
+            standing = f"kept: a reply to the task set for each text ({_short(text[b.start:b.end].strip(), 40)!r})"
+            continue
         if b.role == "user" and k > 0 and blocks[k - 1].role == "assistant" and blocks[k - 1].msg_pos not in out \
                 and _KEEPS_A_PART.match(text, b.start, b.end):
             # "Keep the opening.", "保留第一句。": the reply before is a text in the works, its parts named
@@ -3238,7 +3246,9 @@ def _deliverables(view: TextView, reuse: bool = False) -> dict[int, str]:
         if nxt.role != "assistant" or nxt.msg_pos == b.msg_pos:
             continue
         asked = _reused(_asks_for_a_text, text[b.start:b.end]) if reuse else _asks_for_a_text(text[b.start:b.end])
-        if asked is not None:
+        if standing is not None and asked is None:
+            out[nxt.msg_pos] = standing  # (each reply after a text handed over for it is one)
+        elif asked is not None:
             out[nxt.msg_pos] = f"kept: the text the turn before asked for ({_short(asked, 40)!r})"
         elif k > 0 and blocks[k - 1].role == "assistant" and (_works_on_the_last_reply(text, b.start, b.end, reuse) or (
                 blocks[k - 1].msg_pos in out and (_asks_for_a_revision(text, b.start, b.end)
@@ -3256,6 +3266,11 @@ def _deliverables(view: TextView, reuse: bool = False) -> dict[int, str]:
     return out
 
 
+# a task set for each text the user will hand over: "I'll paste customer reviews; for each, write a short reply.", "每条评论
+# 帮我写一个回复"
+_FOR_EACH_TEXT = re.compile(r"(?i:\bfor\s+(?:each|every)(?:\s+one|\s+of\s+them|\s+[a-z]+)?\b[^.?!\n]{0,40}?\b(?:write|draft|"
+                            r"reply|respond|answer)\b|\b(?:write|draft)\b[^.?!\n]{0,30}?\b(?:reply|response|answer)\s+(?:to|for)\s+"
+                            r"(?:each|every)\b)|每(?:一)?(?:条|封|个|篇)[^。！？\n]{0,20}?(?:写|回|起草)")
 _VERSION_MIN = 40  # characters: a reply shorter than this is an answer, not a text
 _VERSION_SIMILAR = 0.6  # the share of character 4-grams two versions of one text have in common (Dice)
 _VERSION_READ = 4000  # characters compared at most
@@ -3405,7 +3420,7 @@ _CHANGED_MIND = re.compile(r"\s*(?:(?:不好意思|唔好意思|抱歉|对不起
                            r"(?i:oh\s+wait)\b|算了|"
                            r"不用了|不用回|唔使|我?(?:改主意|改变主意|改咗主意)|换个|先不|(?:等一下|等等|等一等)[，,]?[^。！？\n]{0,6}?先|我?想?先问(?:下|一下|个|一个))")
 # a short request to work on a text it does not hold yet ("帮我改个发言稿", "幫我改講稿"): the reply asks for the text
-_WORK_ON_A_TEXT = re.compile(r"(?i:(?<![A-Za-z])(?:edit|proofread|fix|check|review|translate|reply|respond|rewrite|polish|improve|"
+_WORK_ON_A_TEXT = re.compile(r"(?i:(?<![A-Za-z])(?:edit|proofread|fix|check|review|translate|reply|respond|write\s+back|rewrite|polish|improve|"
                              r"summari[sz]e|tidy|shorten|tighten|clean\s+up)(?![A-Za-z])|\bhelp\s+(?:me\s+)?with\s+(?:an?|my|this|the)\s+"
                              r"(?:e-?mail|message|letter|text|draft|essay|bio|speech|post|reply|cover\s+letter)\b|\b(?:send|write)\s+(?:a|an|my)\s+"
                              r"(?:note|message|e-?mail|letter|text|reply)\b)|改|润色|翻译|回复|回信|校对|检查|总结|看看|看一下|看下|睇下|睇睇|睇吓")

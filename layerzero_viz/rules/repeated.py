@@ -1130,6 +1130,9 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                 if not why and blocks[bi].role == "user" and bi > 0 and blocks[bi - 1].role == "assistant" \
                         and reply_broke_it(text, s, e, blocks[bi - 1]):
                     why = "said again right after a reply that broke it: a correction of that reply"
+                if not why and blocks[bi].role == "user" and bi > 0 and blocks[bi - 1].role == "assistant" and (
+                        _REDO.search(text, blocks[bi].start, s) or _REDO.search(text, e, blocks[bi].end)):
+                    why = "said again with a request to redo the reply before: the reason for the redo"
                 if not why and blocks[bi].role == "user" and lifts.between(first.end, blocks[bi].start):
                     why = "said again after a later turn lifted or changed the rules: it puts them back"
                 if not why and blocks[bi].role == "user":
@@ -1216,8 +1219,8 @@ _WORK_REQUEST = re.compile(r"[ \t*_]*(?:(?i:(?:(?:please|now|ok(?:ay)?|again|so|
 # a sentence that goes on from the one before it, in order ("Respond in English. Then, below that, respond in German
 # too", "然后再…"): the one before is a step of it, not a copy
 NEXT_STEP = re.compile(r"\s*(?:(?i:then|after\s+that|afterwards|below\s+that|under\s+that|next)\b|然后|接着|之后|随后"
-                       # (not 再 asking for another piece: "再写一段关于售后的。")
-                       r"|再(?!次|(?:帮我|给我)?(?:写|来|给|做|出|生成|起草|列|翻译)[一两几\d])"
+                       # (not 再 asking for another piece: "再写一段关于售后的。", "再起一个面包店的名字。")
+                       r"|再(?!次|(?:帮我|给我)?(?:写|来|给|做|出|生成|起草|列|翻译|起|取|想|推荐|找)[一两几\d])"
                        # or says how much of it, in a word or two ("Include an example. Only one.", "举个例子。只要一个。")
                        r"|(?i:only|just|at\s+most|at\s+least|no\s+more\s+than|exactly|max(?:imum)?)\b[^.!?\n]{0,12}[.!]"
                        r"|(?:只要|只|仅|最多|至少|就)[^。！\n]{0,6}[。！])")
@@ -1251,6 +1254,12 @@ _EMOJI_WORD = re.compile(r"(?i:\bemojis?\b|\bemoticons?\b)|表情")
 _FORBIDS = re.compile(r"(?i:\b(?:not|no|never|don'?t|without|avoid)\b)|不要|不得|不能|不准|别|禁止|避免|勿|无需|不用")
 
 
+_WORD_LIMIT = re.compile(r"(?i:\b(?:under|below|fewer\s+than|less\s+than|at\s+most|no\s+more\s+than|within|max(?:imum)?(?:\s+of)?)"
+                         r"\s+(\d{1,4})\s+words?\b)|(?:不超过|少于|不多于|最多|控制在)?(\d{1,4})个?字(?:以内|之内|以下)")
+_EN_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’-]*")
+# a request to redo the reply before ("Rewrite it.", "Fix that headline.", "重写。"): a rule said with it corrects that reply
+_REDO = re.compile(r"(?i:\b(?:rewrite|redo|fix|revise|correct|try)\b[^.?!\n]{0,30}?\b(?:it|that|this|them|again)\b)"
+                   r"|重写|重新写|重做|重来|再改|改一下|修改一下|改掉|重新生成")
 _REPLY_LANGUAGE = re.compile(r"(?:用|使用)(中文|汉语|英文|英语)(?:回答|回复|作答)|(?i:\b(?:respond|reply|answer|write)\s+in\s+(English|Chinese)\b)")
 _FORBIDDEN_WORDS = re.compile(r"(?i:\b(?:not|never|don'?t|no)\s+(?:mention|use|include|say|write|add|put|discuss|reference|suggest|"
                               r"recommend|propose|advise|"
@@ -1275,7 +1284,14 @@ def reply_broke_it(text: str, s: int, e: int, reply: BlockRef) -> bool:
     lang = _REPLY_LANGUAGE.search(text, s, e) if reply.end - reply.start >= 12 else None
     if lang is not None:  # "请用中文回答。" right after an English reply (a bare "好的。" is no reply in a language)
         cjk = len(_CJK.findall(text, reply.start, reply.end)) / max(1, reply.end - reply.start)
-        return cjk < 0.2 if (lang.group(1) or lang.group(2) or "").lower() in ("中文", "汉语", "chinese") else cjk > 0.5
+        # (English only: a reply with Chinese words in it broke it — "堪培拉 (Canberra).")
+        return cjk < 0.2 if (lang.group(1) or lang.group(2) or "").lower() in ("中文", "汉语", "chinese") else cjk > 0.1
+    limit = _WORD_LIMIT.search(text, s, e)
+    if limit is not None:  # "Reply in under 30 words." after a reply of 34; "100字以内" after 150 characters
+        used = len(_CJK.findall(text, reply.start, reply.end)) if limit.group(2) else \
+            len(_EN_WORD.findall(text, reply.start, reply.end))
+        if used > int(limit.group(1) or limit.group(2)):
+            return True
     if _FORMAL.search(text, s, e) and (_CASUAL.search(text, reply.start, reply.end) or _EMOJI.search(text, reply.start, reply.end)):
         return True  # "Use formal tone." after "Sure! Hey, what's up? 😎"
     if not _FORBIDS.search(text, s, e):
