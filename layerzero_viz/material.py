@@ -2465,8 +2465,8 @@ _LABEL_WORDS = ("aragraph", "raft", "mail", "etter", "entence", "段", "记录",
                 "age c", "etrieved", "观察", "工具", "搜索结果", "搜寻结果", "检索结果", "页面", "接口", "返回", "预期", "期望", "实际",
                 "xpected", "Got", "got", "UTPUT", "rror", "onsole", "stdout", "stderr", "输出", "错误信息", "ctual",
                 "essage", "eply", "esponse", "etter", "oicemail", "eview", "omment", "says", "said", "rote", "rites",
-                "exted", "mailed", "eplied", "sponded", "sked", "sks", "told", "sent", "DM", "运行结果", "打印结果", "微信", "短信", "消息", "留言", "私信", "来信", "回复", "说",
-                "问", "写道")
+                "exted", "mailed", "eplied", "sponded", "sked", "sks", "told", "sent", "DM", "运行结果", "打印结果", "微信",
+                "短信", "消息", "留言", "私信", "来信", "回复", "说", "问", "写道")
 # a rule line that fences the text a turn hands over ("---", "———", "***", "===")
 _FENCE_RULE = re.compile(r"^[ \t]*(?:-{3,}|—{2,}|_{3,}|\*{3,}|={3,}|<{3,}|>{3,}|\"{3}|'{3})[ \t]*$", re.MULTILINE)
 # a paragraph after the text that says what it was: "——以上是我要发给老师的邮件，请帮我看看语气", "That's the email."
@@ -2477,6 +2477,7 @@ _TRAILING_REFERENCE = re.compile(
 
 
 _LABEL_STRIP = " \t\n*#->"
+_LABEL_REACH = 24  # characters from a label's start to its word ("My landlord's email:", "The clinic emailed:")
 
 
 def _text_labels(text: str, s: int, e: int) -> list[re.Match[str]]:
@@ -2488,12 +2489,12 @@ def _text_labels(text: str, s: int, e: int) -> list[re.Match[str]]:
         while k >= 0:
             ls = text.rfind("\n", s, k) + 1 or s
             # (a label opens its line, or a sentence on it: "**Paragraph 2**:", "会议记录（…）：", "您好！用户投诉原文：")
-            near = max(ls, k - 13)
+            near = max(ls, k - _LABEL_REACH)
             stop = max(text.rfind(c, near, k) for c in "。！？!?.")
             ls = stop + 1 if stop >= 0 else ls
             while ls < k and text[ls] in " \t":
                 ls += 1
-            if ls not in found and k - ls <= 24:
+            if ls not in found and k - ls <= _LABEL_REACH:
                 m = _REPORTED_LABEL.match(text, ls, e) or _TEXT_LABEL.match(text, ls, e)
                 if m is not None:
                     found[ls] = m
