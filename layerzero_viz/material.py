@@ -657,6 +657,7 @@ def _handed_text_end(text: str, a: int, e: int, nxt: int | None) -> int:
     while len(ends) > 1 and (_trailing_instruction(text, ends[-1][0], ends[-1][1])
                              or _THANKS_TO_HELPER.match(text, ends[-1][0], ends[-1][1])
                              or _thanks_by_the_title_greeted(text, a, *ends[-1])
+                             or _thanks_in_another_script(text, ends[-2][0], *ends[-1])
                              or (_CLOSING_THANKS.fullmatch(text, *_stripped(text, *ends[-1]))
                                  or _HELPER_THANKS_LINE.fullmatch(text, *_stripped(text, *ends[-1])))
                              and (_stripped(text, *ends[-2])[1] > 0 and text[_stripped(text, *ends[-2])[1] - 1] in _CLOSING_QUOTES
@@ -704,6 +705,19 @@ def _thanks_by_the_title_greeted(text: str, a: int, p: int, pe: int) -> bool:
     same title before it (the user's, not the text's closing line)."""
     t = _THANKS_BY_TITLE.fullmatch(text, *_stripped(text, p, pe))
     return t is not None and re.search(t.group(1) + "(?:您|你)?好", text[max(0, a - _NAMED_WITHIN):a]) is not None
+
+
+def _thanks_in_another_script(text: str, a: int, p: int, pe: int) -> bool:
+    """Whether the paragraph [p, pe) only thanks, in another script than the paragraph [a, p) before it (the user's
+    "谢谢！" under an English text to translate, "Thanks!" under a Chinese one)."""
+    pa, pb = _stripped(text, p, pe)
+    if not (_CLOSING_THANKS.fullmatch(text, pa, pb) or _HELPER_THANKS_LINE.fullmatch(text, pa, pb)):
+        return False
+    before = text[a:p]
+    cjk = sum("\u4e00" <= ch <= "\u9fff" for ch in before)
+    latin = sum(ch.isascii() and ch.isalpha() for ch in before)
+    thanks_cjk = any("\u4e00" <= ch <= "\u9fff" for ch in text[pa:pb])
+    return latin > 4 * cjk if thanks_cjk else cjk > 4 * latin
 
 
 def _trailing_instruction(text: str, p: int, pe: int) -> bool:
@@ -1055,12 +1069,16 @@ def _option_lines(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, st
 # English requests by politeness:", "请给下面的句子打礼貌分（1—5分）：") — its items are texts, bullets or numbers alike
 _COMPARE_CUE = re.compile(r"(?i:\b(?:which|rank|rate|score|compare|sort|order|grade|more|most|less|least|better|best|worse|"
                           r"differences?|difference\s+between)\b)|哪个|哪句|哪一个|哪种|打[\u4e00-\u9fff]{0,3}分|评分|排序|比较|更|最|区别")
+# or to count or sort them by what they say ("Count the positive ones.", "问卷回答，统计一下正面的有几条：")
+_TALLY_CUE = re.compile(r"(?i:\b(?:count|how\s+many|classify|categori[sz]e|label|tag)\b[^\n]{0,40}?\b(?:positive|negative|neutral|"
+                        r"ones|replies|reviews|comments|answers|responses|messages)\b)"
+                        r"|(?:统计|数一数|分类|标注)[^\n]{0,20}?(?:正面|负面|中性|几条|多少条|情感)")
 _COMPARED_ITEM = re.compile(r"[ \t]*(?:[-*•]|\d{1,2}[.)、．]|[A-Da-d][.)、．])[ \t]+(\S[^\n]*)")
 
 
 def _compared_items(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, int, str, str]]:
-    """The items listed under a line that asks to compare, rate or rank them: each is a text whose every word
-    counts ("- Sit down.⏎- Please sit down." — the second is no repeat of the first)."""
+    """The items listed under a line that asks to compare, rate, rank, count or classify them: each is a text whose
+    every word counts ("- Sit down.⏎- Please sit down." — the second is no repeat of the first)."""
     if "\n" not in seg:
         return
     pos = s
@@ -1069,7 +1087,8 @@ def _compared_items(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, 
         if le < 0:
             return
         line = text[pos:le].rstrip()
-        if line[-1:] in ("?", "？", ":", "：") and _COMPARE_CUE.search(line):
+        if line[-1:] in ("?", "？", ":", "：") and (_COMPARE_CUE.search(line) or _TALLY_CUE.search(line)) \
+                or line[-1:] in (".", "。") and _TALLY_CUE.search(line):
             items = []
             k = le + 1
             while k < e:
@@ -1818,9 +1837,11 @@ def _transcript(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
 # the words to say, after a say-verb and a colon, to the end of the line ("1. Say: Hello, thank you for calling Orbit
 # Telecom. My name is {agent}.", "如果客户情绪激动，说：非常抱歉给您带来困扰，感谢您的耐心。", "End with: Have a great day!"),
 # and a text's field ("内容是：明天9点开会，谢谢配合。", "… - Body: Hi Dana, thanks for the draft! …")
-_SAY_BEFORE = re.compile(r"(?:(?i:\b(?:(?:say|reply|respond|answer)(?:\s+with)?(?:\s+(?:exactly|verbatim|only|just))?|"
+_SAY_BEFORE = re.compile(r"(?:(?i:\b(?:(?:say|reply|respond|answer)(?:\s+(?:exactly|verbatim|only|just))?(?:\s+with)?"
+                         r"(?:\s+(?:exactly|verbatim|only|just))?|"
                          r"(?:start|begin|open|end|close|finish|sign\s+off)\s+with|(?:message\s+|e-?mail\s+)?body|"
                          # "Greet every user with:", "Always end every reply with this exact line:"
+                         r"sign(?:\s+(?:every|each|all|your|the))?(?:\s+(?:e-?mails?|messages?|letters?|replies|reply|notes?))?\s+with|"
                          r"greet(?:\s+(?:every|each|all|the|new))?(?:\s+(?:users?|customers?|visitors?|callers?|guests?|"
                          r"patients?|clients?))?\s+with|(?:this|the\s+following)\s+(?:exact\s+)?(?:line|sentence|wording|phrase|"
                          r"words|text)|"
@@ -1837,7 +1858,7 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:(?:say|reply|respond|answer)(?:\s+with)?(
                          r"|说|回复|回答|答复|开头用|结尾用|开场白|结束语|内容(?:大意|大概|大致|主要)?(?:是|为|如下)|(?:大概|大致|主要)?意思(?:是|为)|大意(?:是|为)|正文(?:是|为)|原话(?:是)?|写上"
                          r"|(?:开场白|结束语|结尾语?|开头语?|问候语|签名|落款|第一句话?|最后一句话?|首句|末句|第一段|最后一段|"
                          r"开头一句话?|结尾一句话?)(?:请|固定|统一|一律|必须|一定要|要|应该|应当|应|都|需要|总是|永远){0,3}"
-                         r"(?:为|是|用|说|写)"
+                         r"(?:为|是|用|说|写|加上|加|附上)"
                          r"|(?:加上|附上|带上|写上|说)(?:这句话|这句|下面这句话?|以下这句话?))"
                          r"[ \t]*(?:\*\*)?[ \t]*\Z")
 # a line that points at what follows it to be passed on as written ("Send this SMS exactly, filling in {time}:",
@@ -1849,10 +1870,15 @@ _NOT_A_SCRIPT = re.compile(r"(?i:\b(?:rules?|instructions?|steps?|guidelines?|fo
                            r"|规则|要求|步骤|格式|结构")
 
 
+# a prescribed part of every text, whose words may stand on the lines under it ("结尾统一加：⏎谢谢！⏎Acme客服团队", "End every
+# reply with:⏎Best,⏎Acme"): not a bare "respond:" over instructions
+_PRESCRIBED_PART = re.compile(r"(?i:\bwith\s*$)|(?:加上|加|附上|写上)\s*$|结尾|开头|签名|落款|结束语|开场白")
+
+
 # where _scripts looks: a colon after the last letter of a say-verb or a field (say, reply, respond, answer, with,
 # body, be, sign-off, greeting, 说, 回复, 回答, 开头用, 开场白, 内容是 …: a character class before a colon is one fast search; "The content is:"
 # is not looked for, only "内容是：")
-_SCRIPT_COLON = re.compile(r"[yYdDrRhHmM)说复答用白语是为下话上句写][ \t*]{0,4}[:：]")
+_SCRIPT_COLON = re.compile(r"[yYdDrRhHmM)说复答用白语是为下话上句写加][ \t*]{0,4}[:：]")
 # and the longer fields, looked for only in a block that holds one ("the message should be:", "this sign-off:")
 _SCRIPT_FIELD_COLON = re.compile(r"(?i:\bbe|sign-?off|greeting|opening(?:\s+line)?|closing(?:\s+line)?|tagline|signature|"
                                  r"disclaimer|always|(?:this|following)\s+(?:exact\s+)?(?:line|sentence|wording|phrase|words|"
@@ -1939,7 +1965,9 @@ def _scripts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, s
         le = e if le < 0 else le
         say = _SAY_BEFORE.search(text, max(ls, c - 24), c)
         if say is not None:
-            a, b = _stripped(text, c + 1, le)
+            # the rest of its line, or the lines under it ("结尾统一加：⏎谢谢！⏎Acme客服团队")
+            a, b = _stripped(text, c + 1, le) if text[c + 1:le].strip() or not _PRESCRIBED_PART.search(say.group(0)) \
+                else _paragraph_after(text, le, e)
             if b > a and text[a] not in "\"“「『'‘":  # (a quotation is the quote finder's: "用户说：“…”，请问…")
                 out.append((a, b, "introduced", f"kept: the words given after {_short(text[say.start():c + 1], 30)!r}"))
         elif not text[c + 1:le].strip() and _VERBATIM_LINE.search(text, ls, c) and _SCRIPT_POINTER.search(text, ls, c) \
@@ -2173,7 +2201,7 @@ _TASK_INTRO = re.compile(
     r"like[ \t]+(?:this|so))|this[ \t]+exact[ \t]+(?:opening|wording|text|greeting|line|sentence|phrase|sign-?off|closing))\b"
     r"[^:：\n]{0,40}?)"
     # or prescribed in so many words: "开头必须这样写：", "结尾要这么说："
-    r"|[^：:\n]{0,40}?(?:(?:这样|这么|如下)(?:写|说|开头|结尾|回复|回答)|(?:写|改|换)成(?:这样|这个样子))[^：:\n]{0,10}?"
+    r"|[^：:\n]{0,40}?(?:(?:这样|这么|如下)(?:写|说|开头|结尾|回复|回答|回)|(?:写|改|换)成(?:这样|这个样子))[^：:\n]{0,10}?"
     # the text named by what is to be done with it: "Reply to grade:", "Text to translate (keep the tone):"
     # (not the speaker's own recap: "So to summarise: no refund, …", "Just to check:")
     rf"|(?i:(?!(?:so|now|well|and|ok|okay|just|briefly|quickly|then)[ \t]+to\b)"
@@ -2194,6 +2222,8 @@ _TASK_INTRO = re.compile(
     r"|[^：:\n]{0,12}?(?:房东|房客|租客|老板|领导|客户|同事|朋友|老师|家长|HR|对方|买家|卖家|邻居|他|她)(?:刚|刚刚|刚才|又|今天|昨天)?"
     r"(?:(?:给我|跟我|给我们)?(?:发|回|留|写)(?:了)?(?:一条|一封|一段)?(?:微信|短信|消息|邮件|信息|留言|私信)(?:说|如下)?"
     r"|(?:给我|给我们)?(?:发来|发过来|回过来|传来)(?:了)?(?:一条|一封|一段)?(?:的)?(?:微信|短信|消息|邮件|信息|留言|私信)?(?:说|如下)?)"
+    # (what someone posted or wrote, whoever: "客户最后回了：", "说明书上写：", "老师在家长群里发了：", "群公告写着：")
+    r"|[^：:\n]{0,16}?(?:发了|回了|写了|写着|上写|写道|回复了|贴了|发的是|回的是)(?:一句|一条|一段|这个|这些)?"
     # (a reply received: "上一个客服回复我：", "你們客服上次回覆我：", "这是我收到的短信：")
     r"|[^：:\n]{0,12}?(?:客服|商家|卖家|店家|平台|官方|对方|他们|她们|他|她)[^：:\n]{0,6}?(?:回复|答复|回)(?:了)?(?:我|给我|我们)(?:的|说)?"
     r"|[^：:\n]{0,6}?(?:这是|以下是|下面是)?(?:我|我们)(?:刚|刚刚|今天|昨天)?收到的[\u4e00-\u9fff]{1,6}"
@@ -2219,7 +2249,7 @@ _TASK_INTRO = re.compile(
     r"|(?i:here(?:'s|’s|[ \t]+is)[ \t]+(?:the|my|our|an?)[ \t]+(?:[a-z-]+[ \t]+){0,2}?(?:e-?mail|letter|message|note|newsletter|"
     r"post|announcement|memo|speech|toast|bio|reply|invitation|notice|text|out-of-office|note|invite|paragraph|essay|"
     r"conclusion|introduction|intro|answer|sentence|draft|story|poem|summary|abstract|statement|response|paper|report|"
-    r"lyrics|script)\b[^:：\n]{0,120}?)"
+    r"lyrics|script|dm|sms|voicemail|comment|review)\b[^:：\n]{0,120}?)"
     r"|[^：:\n]{0,40}?(?:照|按|按照|仿照|模仿|参照|参考|学)着?(?:这个|这封|这篇|这段|这种|这条|上面的?|下面的?|它的?|原来的?)(?:语气|"
     r"风格|口吻|格式|写法|文风|调子|样子|感觉)[^：:\n]{0,60}?"
     r"|[^：:\n]{0,6}?这是我[^：:\n]{0,30}?(?:写|发)给[^：:\n]{0,80}?"
@@ -2240,7 +2270,8 @@ _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\btidy\b|\bclean\s+up\b|\bmake\b|\
                        r"\bannounce\b|\bverbatim\b|\bword for word\b|\bas is\b|\bexactly as\b|\bexactly this\b|\bexactly like\b|"
                        r"\bthis exact\b|"
                        r"这样|这么|如下|原样|原封不动|一字不改|一字不差|一个字都不|照发|照着发|逐字|照读|照念|"
-                       r"按这个发|直接发|翻成|译成|回复我|回复了我|回我|收到的|收到了|收到一|发来|发过来|回过来|传来|提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|"
+                       r"按这个发|直接发|翻成|译成|回复我|回复了我|回我|收到的|收到了|收到一|发来|发过来|回过来|传来|发了|回了|写了|写着|"
+                       r"上写|写道|贴了|发的是|回的是|提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|"
                        r"修改|修正|摘要|tl;?dr|报错|报了错|出错|错误提示|错误信息|\bgot\b|\bsent\b|\bprint|\bshow|\bthr[eo]w|\boutput|\breturn|\bdisplay|\bfail|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
                        r"\breplied\b|\bposted\b|\btexted\b|\bmessaged\b|\b(?:was|is|reads?)\b"
                        r"|\btone\b|\bstyle\b|\bvoice\b|\bformat\b|\bstructure\b|\bspirit\b|\bwording\b|\bmodell?ed\b|"
@@ -2406,10 +2437,17 @@ _REPORTED = (
     # (not a bare "Output:" or 输出：, which head the format wanted as often: "Rules:⏎Answer briefly.⏎Output:⏎One line.")
     r"|(?P<printed>(?i:expected|got|actual|error[ \t]+message|console(?:[ \t]+output)?|stdout|stderr)|输出结果|错误信息"
     r"|(?:程序|控制台|终端|命令行|脚本)的?输出|运行结果|打印结果)"
-    r"|(?P<agent>(?i:observation|(?:tool|command|function|api|query|search|expected|actual)[ \t]+(?:output|result|results|response)|"
+    r"|(?P<agent>(?i:observation|(?:tool|command|function|api|query|search|expected|actual|linter|lint|compiler|build|test|"
+    r"program|script|server|terminal|shell|cli|eslint|pylint|mypy|tsc|gcc|npm|pip|docker|kubectl|git)[ \t]+"
+    r"(?:output|result|results|response|says)|"
     r"search[ \t]+hits|page[ \t]+(?:text|content)|retrieved[ \t]+(?:documents?|passages?|context|chunks?))"
     r"|观察(?:结果)?|工具(?:输出|返回|结果)|搜[索寻]结果|检索结果|页面(?:内容|文本)|接口(?:返回|响应|输出)|返回(?:结果|值)|(?:预期|期望|实际)(?:输出|结果|返回))"
     r"|(?P<input_zh>输入)|发票|收据|简历|日志|报错(?:信息)?|(?:会议|聊天|对话|通话)(?:记录|纪要)"
+    # a message's own parts, or the user's own piece: "邮件标题：", "Subject line:", "我的邮件签名：", "My signature:",
+    # "Message:" (what a message to set up or send says), "群公告：", "朋友圈："
+    r"|(?P<subject>邮件(?:标题|主题))|群公告|朋友圈|(?i:(?:my|our)[ \t]+(?:e-?mail[ \t]+)?signature|"
+    r"(?:auto-?reply|out-of-office|away|sms|text|push|notification)[ \t]+message)|(?P<message>Message)"
+    r"|我的[\u4e00-\u9fff]{0,4}?(?:签名|草稿|回复|开场白|自我介绍|简介)"
     # a message received, named by whose it is or who said it: "Recruiter message:", "Her message:", "My landlord's
     # email:", "My doctor's message in the app:", "Message from Sarah:", "She wrote:", "The nurse told me:", "My manager
     # wrote in Slack:", "Review 2:", 老板的微信：, 客户发的消息：, 客户说：, 评论2：
@@ -2787,14 +2825,16 @@ _VERBATIM_SENTENCE = re.compile(r"[^.!?。！？\n]{0,120}?(?:(?i:\b(?:word\s+fo
                                 r"as\s+is)\b)|原样|一字不改|原封不动)[^.!?。！？\n]{0,40}?[.。!！]")
 # a sentence asking for a translation, then on its line the text in the other script: "Translate to English. 不好意思，…",
 # "翻译成英文。Thanks for waiting."
+# (a Chinese request names the language to put it into: the text after it is in any script — "翻译成英文。麻烦您周五前回复，谢谢！",
+# "我们App的客服机器人提示词，翻译成英文。回答不要超过三句话。", "英译中。Thanks so much for your help!")
 _TRANSLATE_SENTENCE = re.compile(r"(?i:(?:please[ \t]+)?translate(?:[ \t]+(?:this|it))?(?:[ \t]+(?:in)?to[ \t]+[a-z]+)?[ \t]*[.!:][ \t]*)"
-                                 r"(?=[\u4e00-\u9fff])|(?:请|麻烦)?(?:帮我)?(?:翻译|翻|译)(?:成|为)[\u4e00-\u9fff]{1,4}?(?:文|语)[。！：:][ \t]*"
-                                 r"(?=[A-Za-z])")
+                                 r"(?=[\u4e00-\u9fff])|(?:[^。！？\n]{0,24}?[，,][ \t]*)?(?:(?:请|麻烦)?(?:帮我)?(?:翻译|翻|译)(?:成|为)"
+                                 r"[\u4e00-\u9fff]{1,4}?(?:文|语)|[英中汉日韩法德]译[英中汉日韩法德])[。！：:][ \t]*(?=\S)")
 _TONE_QUESTION = re.compile(r"(?i:[^.!?\n]{0,20}?\bthe\s+tone\b[^.!?\n]{0,80}?\?)"
                             r"|(?i:[^.!?\n]{0,20}?\b(?:what|which)\s+tone\b[^.!?\n—–]{0,40}?[—–:])"
                             r"|(?i:[^.!?\n]{0,20}?\b(?:this|my\s+(?:message|email|reply|note|text|draft))\b[^.!?\n]{0,50}?"
-                            r"\b(?:pushy|rude|polite|formal|informal|professional|friendly|appropriate|tone|sound|"
-                            r"come\s+across)\b[^.!?\n]{0,50}?\?)|[^。！？\n]{0,20}?(?:这段|这条|这封|这样)[^。！？\n]{0,20}?"
+                            r"\b(?:pushy|rude|polite|formal|informal|professional|friendly|appropriate|tone|sound|blunt|harsh|"
+                            r"curt|cold|casual|aggressive|come\s+across)\b[^.!?:\n]{0,50}?[?:])|[^。！？\n]{0,20}?(?:这段|这条|这封|这样)[^。！？\n]{0,20}?"
                             r"(?:语气|礼貌|正式|客气|生硬|合适|得体)[^。！？\n]{0,20}?[吗？?]+")
 
 
@@ -2803,15 +2843,15 @@ _VERBATIM_HINT = re.compile(r"(?i:word\s+for\s+word|verbatim|exactly\s+as|as\s+i
 
 # reported words that open a turn, with a full stop ("Our customer wrote this. Hello, …"), and a label with one
 # ("原文。尊敬的王老师，…")
-_REPORTED_SENTENCE = re.compile(r"(?i:(?:our|the|my|a|this)?\s*(?:customer|client|user|boss|manager|colleague|coworker|teacher|"
-                                r"student|landlord|tenant|neighbou?r|friend|mom|dad|mother|father|wife|husband|partner|"
-                                r"recruiter|seller|buyer|he|she|they|someone)\s+(?:just\s+|already\s+|also\s+)?"
+_REPORTED_SENTENCE = re.compile(r"(?i:(?:our|the|my|a|this)?\s*(?:" + _SENDERS_EN + r"|user|mother|father|he|she|they|someone)\s+"
+                                r"(?:just\s+|already\s+|also\s+)?"
                                 r"(?:wrote|said|sent|texted|e-?mailed|posted|replied|messaged|forwarded)\s+(?:me\s+|us\s+)?"
                                 r"(?:this|the\s+following)\s*[.。]|(?:got|received|here'?s|here\s+is)\s+(?:this|a|the)\s+(?:text|message|"
                                 r"e-?mail|note|reply|comment|review|voicemail|dm)\s+(?:I\s+got\s+)?from\s+(?:(?:my|our|the|a|an)\s+)?"
                                 r"[a-z]+(?:\s+[a-z]+)?\s*(?:[.:。]|,[^.?!\n]{0,40}?\?)|(?:my|our|the)\s+(?:[a-z-]+\s+){0,2}?(?:paragraph|essay|conclusion|"
                                 r"introduction|intro|answer|draft|story|poem|summary|abstract|statement|e-?mail|letter|"
-                                r"message|text|sentence|response|cover\s+letter)\s+is\s+below\s*[.:。])"
+                                r"message|text|sentence|response|cover\s+letter|template|reply|script|prompt|bio|post|"
+                                r"announcement|notice|invitation|note)\s+is\s+below\s*[.:。])"
                                 r"|(?:原文|原话|内容|正文|全文)[。.]"
                                 # a question that asks for work on what follows: "Can you translate this into German for me?"
                                 rf"|(?i:(?:can|could|would|will)\s+you\s+(?:please\s+)?{_TASK_VERB_EN}\s+(?:this|these|the\s+following)"
@@ -2820,6 +2860,9 @@ _REPORTED_SENTENCE = re.compile(r"(?i:(?:our|the|my|a|this)?\s*(?:customer|clien
                                 r"|(?i:(?:how|what)\s+(?:should|do|would|could|can)\s+I\s+(?:reply|respond|answer|say)\b[^?.!\n]{0,40}?"
                                 r"\b(?:this|these|the\s+following)\b[^?.!\n]{0,30}\?)"
                                 r"|(?:这条|这封|这则|这段)[^。！？\n]{0,10}?(?:怎么|如何|该怎么)(?:回|回复)[^。！？\n]{0,6}?[？?]"
+                                # or what a sentence it names means: "这句英文什么意思？Thanks a lot, please bear with us."
+                                r"|(?:这句|这段|这条|这个)(?:英文|英语|中文|日语|日文|话|句子)?[^。！？\n]{0,10}?(?:什么意思|啥意思|"
+                                r"怎么理解|怎么翻译|对吗|通顺吗|地道吗|礼貌吗)[？?]"
                                 # or a question about a notice or message it names: "这是物业的通知，合理吗？"
                                 r"|(?:这是|以下是|下面是)[^。！？\n]{0,12}?(?:通知|消息|邮件|短信|公告|留言|来信|回复|合同条款|条款)"
                                 r"[，,][^。！？\n]{0,20}?[？?]")
@@ -2861,7 +2904,10 @@ def _opening_sentence_payload(text: str, s: int, e: int) -> list[tuple[int, int,
     brk = _PARA_BREAK.search(text, pa, e)
     # (to the paragraph's end, without the instruction that may close it: "…⏎Draft a reply for our support team.")
     pa, pb = _stripped(text, pa, min(brk.start() if brk is not None else e, _handed_text_end(text, pa, e, None)))
-    if pb <= pa or _is_task_instruction(text, pa, pb):
+    # (what a colon opens is the text asked about: "Is this too blunt: please reply by Friday, thanks."; a translation
+    # request that names what it hands over hands over instructions too: "客服机器人提示词，翻译成英文。回答不要超过三句话。")
+    named = m.re is _TRANSLATE_SENTENCE and ("，" in m.group(0) or "," in m.group(0))
+    if pb <= pa or _is_task_instruction(text, pa, pb) and not (m.group(0).rstrip().endswith((":", "：")) or named):
         return []
     return [(pa, pb, "introduced", f"kept: the text handed over by {_short(m.group(0).strip(), 50)!r}")]
 
@@ -2930,7 +2976,7 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
         # sentence may still hand the rest over ("…, exactly as it is. Hi! Thanks so much for your email. …")
         seg = text[s:e]
         if payload and ("?" in seg or "？" in seg or "—" in seg or _VERBATIM_HINT.search(seg)
-                        or any(w in seg for w in ("ranslate", "翻译", "翻成", "译成"))):
+                        or any(w in seg for w in ("ranslate", "翻译", "翻成", "译成", "译中", "译英", "译汉"))):
             return _opening_sentence_payload(text, s, e)
         return out
     if colon:
@@ -2954,8 +3000,10 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
             if a < e and text[a] in "\"“「『«'‘`":
                 continue  # a quote or code: that finder keeps it (and only it)
             a = _past_own_words(text, m.end(), a, e)
-            if m.re is _REPORTED_LABEL and m.group("printed") is not None and "\n" not in text[m.end():a]:
-                continue  # "Output: JSON only, please": on its line, what is wanted, not what was printed
+            if m.re is _REPORTED_LABEL and (m.group("printed") is not None or m.group("message") is not None) \
+                    and "\n" not in text[m.end():a]:
+                continue  # "Output: JSON only, please": on its line, what is wanted, not what was printed; "Message: could
+                # you tell me …?" the user's own (a bare "Message:" heads a message's text only alone on its line)
             agent = m.re is _REPORTED_LABEL and m.group("agent") is not None
             if (agent and a < e and "\n" not in text[m.end():a] and text[a].isalpha()
                     and _OBSERVED.match(m.group("agent")) and not _after_an_action(text, s, m.start())):
@@ -2969,11 +3017,16 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
                     b = min(b, _line_end(text, a, e))
             elif (m.re is _REPORTED_LABEL and m.group("printed") is not None or _PRINTED_INTRO.search(m.group(0))
                   or "\n" not in text[m.end():a] and (m.re is _SAME_LINE_VERB
-                                                      or m.re is _REPORTED_LABEL and m.group("received") is not None)):
+                                                      or m.re is _REPORTED_LABEL and m.group("received") is not None
+                                                      # (not a message whose greeting alone is on the label's line:
+                                                      # "Her message: Hey,⏎⏎Thanks so much!")
+                                                      and text[a:_line_end(text, a, e)].rstrip()[-1:] not in (",", "，"))):
                 # what a program printed, or the words on a same-line label ("TL;DR: …", "The console shows: …"), is
                 # one paragraph: the next is the user's again ("…⏎⏎How to fix? Thanks!")
                 br = _PARA_BREAK.search(text, a, b)
                 b = b if br is None else _stripped(text, a, br.start())[1]
+            if m.re is _REPORTED_LABEL and m.group("subject") is not None and "\n" not in text[m.end():a]:
+                b = min(b, _line_end(text, a, e))  # (a subject is its line: "邮件主题：…⏎请帮我写邮件正文。")
             if b > a:
                 label = _short(m.group(0).strip(_LABEL_STRIP), 50)
                 out.append((a, b, "introduced", f"kept: the text handed over after {label!r}"))
