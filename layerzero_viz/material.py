@@ -436,10 +436,10 @@ _EDIT = _Verbs(
     (("translate", "translat"), ("proofread", "proofread"), ("rewrite", "rewrit"), ("rephrase", "rephras"),
      ("paraphrase", "paraphras"), ("reword", "reword"), ("polish", "polish"), ("correct", "correct"), ("edit", "edit"),
      ("tighten", "tighten"), ("shorten", "shorten"), ("continue", "continu"), ("finish", "finish"),
-     ("complete", "complet")),
+     ("complete", "complet"), ("localize", "locali[sz]"), ("localise", "locali[sz]")),
     ("翻译", "翻成", "译成", "润色", "校对", "改写", "纠错", "纠正", "修正", "改成", "改为", "改得", "换成", "重写", "改述", "仿写",
      "扩写", "续写", "缩写", "精简", "降重", "重新撰写", "重新创作", "改一下", "改改", "删掉", "删除", "去掉", "删去", "改语病",
-     "改错"))
+     "改错", "翻一下", "本地化"))
 # sums it up, tidies it or makes it plainer
 _CONDENSE = _Verbs((("condense", "condens"), ("summari[sz]e", "summari[sz]"), ("simplify", "simplif"), ("cut", "cut"),
                     ("trim", "trim")),
@@ -457,7 +457,7 @@ _LABEL = _Verbs(
 _CRITIQUE = _Verbs((("critique", "critiqu"),), ("批改", "点评", "赏析", "鉴赏", "品读", "解读"))
 # looks it over ("review" and "rate" are also what a code reviewer or a rate limit do: not a transformation)
 _REVIEW = _Verbs((("review", "review"), ("evaluate", "evaluat"), ("rate", "rate"), ("audit", "audit")),
-                 ("看看", "看一?下", "质检", "审核", "审阅", "评审", "审查", "评估"))
+                 ("看看", "看一?下", "质检", "审核", "审阅", "评审", "审查", "评估", "审校", "审一下"))
 # reads it for what it says
 _FIND = _Verbs((("analy[sz]e", "analy[sz]"), ("identify", "identif"), ("detect", "detect")))
 # answers about it (判断, 分析: "判断请求类型" in a system prompt's steps declares no text to process)
@@ -1069,10 +1069,36 @@ def _option_lines(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, st
 # English requests by politeness:", "请给下面的句子打礼貌分（1—5分）：") — its items are texts, bullets or numbers alike
 _COMPARE_CUE = re.compile(r"(?i:\b(?:which|rank|rate|score|compare|sort|order|grade|more|most|less|least|better|best|worse|"
                           r"differences?|difference\s+between)\b)|哪个|哪句|哪一个|哪种|打[\u4e00-\u9fff]{0,3}分|评分|排序|比较|更|最|区别")
+# a last line that asks which of the lines above it is better ("Thanks so much for your patience!⏎Thank you for waiting!⏎
+# Which is better for a loading screen?", "…⏎哪个更好？")
+_WHICH_ABOVE = re.compile(r"[ \t]*(?i:(?:so\s+|ok(?:ay)?,?\s+)?which\s+(?:one\s+)?(?:is|sounds|reads|works|looks|feels)\s+"
+                          r"(?:better|best|more\s+\w+|nicer|friendlier|clearer)\b[^\n]{0,60}\?)"
+                          r"|[ \t]*(?:那)?(?:哪个|哪句|哪一个|哪条|哪种)(?:更|比较|最)?[^\n]{0,20}?[？?]")
+
+
+_LINE = re.compile(r"[^\n]+")
+
+
+def _candidates_above(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
+    """The lines above a turn's last line that asks which of them is better: each a text to compare as written."""
+    last = text.rfind("\n", s, e)
+    if last < 0 or not _WHICH_ABOVE.fullmatch(text, last + 1, e):
+        return []
+    lines = [(a, b) for a, b in (_stripped(text, m.start(), m.end()) for m in _LINE.finditer(text, s, last)) if b > a]
+    while lines and _GREETING_LINE.fullmatch(text, *lines[0]):
+        lines.pop(0)  # (the user's own "Hi!" above them)
+    if not 2 <= len(lines) <= 8 or any(b - a > 200 for a, b in lines):
+        return []
+    return [(a, b, "exam_item", "kept: a candidate the last line asks to compare") for a, b in lines]
+
+
 # or to count or sort them by what they say ("Count the positive ones.", "问卷回答，统计一下正面的有几条：")
 _TALLY_CUE = re.compile(r"(?i:\b(?:count|how\s+many|classify|categori[sz]e|label|tag)\b[^\n]{0,40}?\b(?:positive|negative|neutral|"
                         r"ones|replies|reviews|comments|answers|responses|messages)\b)"
-                        r"|(?:统计|数一数|分类|标注)[^\n]{0,20}?(?:正面|负面|中性|几条|多少条|情感)")
+                        r"|(?:统计|数一数|分类|标注)[^\n]{0,20}?(?:正面|负面|中性|几条|多少条|情感)"
+                        # or to check their length ("Check length (max 40 chars):", "这两条推送有没有超过 20 个字：")
+                        r"|(?i:\b(?:check|count)\s+(?:the\s+)?(?:length|characters|chars)\b|\bmax(?:imum)?\s+\d+\s+(?:chars?|characters)\b"
+                        r"|\btoo\s+long\b)|字数|超过\s*\d+\s*个?字|多少个?字|几个字|太长")
 _COMPARED_ITEM = re.compile(r"[ \t]*(?:[-*•]|\d{1,2}[.)、．]|[A-Da-d][.)、．])[ \t]+(\S[^\n]*)")
 
 
@@ -2186,11 +2212,17 @@ _TASK_INTRO = re.compile(
     rf"(?:{_TASK_VERB_EN}|make|turn|send|post|publish|forward|share|announce)\b[^:：\n.!?]{{0,60}}?"
     r"\b(?:this|these|it|the[ \t]+following|following|below|my|each|every|all|both|(?:in)?to[ \t]+(?-i:[A-Z])[a-z]+|这个|这段|这篇|这些|这份|这条|下面的?|以下的?)\b[^:：\n.!?]{0,60}?)"
     r"|(?i:(?:this|that|another|the[ \t]+next)[ \t]+one)"
+    # a language to put the strings into, alone: "Into Japanese:", "And now into zh-TW:", "那翻成日语呢："
+    r"|(?i:(?:and[ \t]+|now[ \t]+|then[ \t]+)*(?:in)?to[ \t]+(?:(?-i:[A-Z])[a-z]+|[a-z]{2}-[A-Za-z]{2,4}))"
+    r"|[^：:\n]{0,10}?(?:翻成|译成|翻译成|翻译为|译为)[\u4e00-\u9fff]{1,3}?[文语][^：:\n]{0,6}?"
+    # how to change it, opening the turn: "改得更亲切一点：", "写得正式些："
+    r"|[ \t]*(?:请|麻烦|帮我)*(?:改得|写得|翻得|说得)[^：:\n]{1,12}?"
     # reported words: "The customer wrote:", "Their second message was just:", "Here's what my landlord wrote, help me
     # reply that I agree:"
     r"|(?i:[^:：\n]{0,60}?\b(?:wrote|writes|said|says|replied|posted|texted|messaged|got|sent|prints?|printed|shows?|showed|"
     r"throws?|threw|returns|returned|displays?|displayed|fails?[ \t]+with|failed[ \t]+with|(?:message|email|e-mail|review|"
-    r"comment|reply|text|note|post|answer|output|error|log)[ \t]+(?:was|is|reads|read|said|says)(?:[ \t]+(?:just|only|simply))?)"
+    r"comment|reply|text|note|post|answer|output|error|log|line|sentence|greeting|tagline|slogan|headline|title|caption|"
+    r"copy|string|subject(?:[ \t]+line)?)[ \t]+(?:was|is|reads|read|said|says)(?:[ \t]+(?:just|only|simply))?)"
     # ("I wrote this:", "Tom sent me this:", "It prints this and then exits:")
     r"(?:[ \t]+(?:me[ \t]+)?(?:this|the[ \t]+following|back)(?:[ \t]+and(?:[ \t]+then)?[ \t]+[a-z]+)?|[ \t]+(?:me|us))?"
     # ("Your colleague wrote this to me yesterday:")
@@ -2209,7 +2241,7 @@ _TASK_INTRO = re.compile(
     r"|(?P<source>(?i:[^:：\n]{0,80}?\b(?:from|based[ \t]+on|using)[ \t]+(?:these|the[ \t]+following|this|my)[ \t]+"
     r"(?:points|notes|bullets|facts|details|items|data|list|draft|outline|transcript)))"
     r")"
-    rf"|[^：:\n]{{0,30}}?{_TASK_VERB_ZH}[^：:\n]{{0,30}}?(?:这段|这篇|这封|这句|这份|这条|这则|这个|这几条|下面|以下|如下|它|成[\u4e00-\u9fff]{{1,3}}[文语])[^：:\n]{{0,30}}?"
+    rf"|[^：:\n]{{0,30}}?{_TASK_VERB_ZH}[^：:\n]{{0,30}}?(?:这段|这篇|这封|这句|这份|这条|这则|这个|这几条|这批|这些|下面|以下|如下|它|成[\u4e00-\u9fff]{{1,3}}[文语])[^：:\n]{{0,30}}?"
     # the text pointed at before the request: "下面是我的求职信草稿，麻烦只改语病，尽量保留我的措辞："
     rf"|[^：:\n]{{0,6}}?(?:下面|以下)(?:是|为)?[^：:\n]{{0,40}}?{_TASK_VERB_ZH}[^：:\n]{{0,30}}?"
     # a bare request to work on what follows: "帮我润色一下 thanks:", "麻烦你帮我翻译：" (a request form before the verb)
@@ -2268,7 +2300,7 @@ _TASK_INTRO = re.compile(
 # (searched in the lower-cased words before the colon: a case-insensitive search costs twice as much)
 _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\btidy\b|\bclean\s+up\b|\bmake\b|\bturn\b|\bsend\b|\bpost\b|\bpublish\b|\bforward\b|\bshare\b|"
                        r"\bannounce\b|\bverbatim\b|\bword for word\b|\bas is\b|\bexactly as\b|\bexactly this\b|\bexactly like\b|"
-                       r"\bthis exact\b|"
+                       r"\bthis exact\b|\binto\b|\bto [a-z]{2}-[a-z]{2,4}\b|"
                        r"这样|这么|如下|原样|原封不动|一字不改|一字不差|一个字都不|照发|照着发|逐字|照读|照念|"
                        r"按这个发|直接发|翻成|译成|回复我|回复了我|回我|收到的|收到了|收到一|发来|发过来|回过来|传来|发了|回了|写了|写着|"
                        r"上写|写道|贴了|发的是|回的是|提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|"
@@ -2289,11 +2321,12 @@ _SENTENCE_STOP = re.compile(r"[.!?。！？][ \t]*")
 
 def _may_open_bare(before: str) -> bool:
     """Whether a verb alone may label the text after it ("分类：…") with ``before`` ahead of it in its turn: nothing, or
-    a short exclamation or question on the same line ("麻烦了！分类：…"; not "4. Update: …" in a list of steps), or a
-    sentence on the same line with a quotation ending it ('Replace it with: "Avoid passive voice." Rewrite: The report
-    was …')."""
+    on the same line a short exclamation or question ("麻烦了！分类：…"; not "4. Update: …" in a list of steps), a short
+    Chinese sentence of how to do it ("不用谢谢用户，直接说结果就行。改写：…"), or a sentence with a quotation ending it
+    ('Replace it with: "Avoid passive voice." Rewrite: The report was …')."""
     before = before.strip()
     return not before or "\n" not in before and (len(before) <= 20 and before[-1] in "！？!?"
+                                                 or len(before) <= 60 and before[-1] in "。" and not _LIST_ITEM.match(before)
                                                  or before[-1] in "\"”」』" and before.rstrip("\"”」』")[-1:] in ".!?。！？")
 
 
@@ -2405,7 +2438,10 @@ _LIST_NEXT = re.compile(r"[ \t]*\n\s*(?:[-*•+]|\d{1,2}[.)、])[ \t]")
 # questions:", "给下面的评论打分："): the list is what the task works on, not its checklist
 _ITEM_NOUNS = re.compile(r"(?i:\b(?:reviews?|comments?|messages?|sentences?|headlines?|tweets?|posts?|e-?mails?|tickets?|"
                          r"titles?|phrases?|questions?|utterances?|texts?|quotes?|replies|responses?|answers?|"
-                         r"paragraphs?|openers?|lines?)\b)|评论|评价|留言|消息|句子|标题|问题|文本|回复|回答|段落")
+                         r"paragraphs?|openers?|lines?|strings?|translations?|notes?)\b)|评论|评价|留言|消息|句子|标题|问题|文本|回复|回答|段落"
+                         r"|译文|机翻|文案|推送|字符串|词条")
+# a request to translate: the list under it is what to translate ("Release notes, translate to Chinese:⏎- Fixed login …")
+_TRANSLATES = re.compile(r"(?i:\btranslat|\blocali[sz]|\binto\s+(?-i:[A-Z])[a-z]+)|翻译|翻成|译成|本地化")
 # what the colon of such a line may not head: a list of the steps or rules of the task itself
 _TASK_NOT_TEXT = re.compile(r"(?i:as[ \t]+follows|following[ \t]+(?:steps|rules|guidelines|format|instructions|"
                             r"criteria|requirements)|(?:steps|rules|guidelines|format|instructions|criteria|"
@@ -2489,7 +2525,7 @@ _TASK_VERB = re.compile(rf"(?i:\b{_TASK_VERB_EN}\b|\b(?:turn|make|convert|transf
 _REQUEST_POINTER = re.compile(r"(?i:\b(?:this|these|it|the\s+following|below|above|my\s+[a-z]+|the\s+(?:essay|e-?mail|"
                               r"clause|message|text|review|log|letter|passage|paragraph|article|story|poem|code|error|"
                               r"document|draft|transcript|chat|thread|contract|notes?)s?)\b)"
-                              r"|下面|以下|如下|上面|以上|这段|这篇|这封|这首|这则|这句|这几句|这条|这份|这几条|这些|这个|它|原文|内容"
+                              r"|下面|以下|如下|上面|以上|这段|这篇|这封|这首|这则|这句|这几句|这条|这份|这几条|这些|这个|这批|它|原文|内容"
                               # the text named as the verb's object: "把会议纪要整理成待办"
                               r"|(?:把|将)[\u4e00-\u9fff]{0,4}?(?:纪要|记录|笔记|邮件|文章|评论|日志|报告|合同|通知|对话|稿子|文案|诗)")
 _REQUEST_FORM = re.compile(rf"[ \t]*(?:(?i:(?:hi|hello|hey|ok|okay)\b[^.!?\n]{{0,30}}?[,.!]\s*)?(?i:(?:please|pls|can|could|"
@@ -2511,7 +2547,10 @@ _FENCE_RULE = re.compile(r"^[ \t]*(?:-{3,}|—{2,}|_{3,}|\*{3,}|={3,}|<{3,}|>{3,
 _TRAILING_REFERENCE = re.compile(
     r"^[ \t]*(?:[-—_*=]+[ \t]*)?(?:(?:以上|上面)(?:是|为|就是|这)[^。！？\n]{0,20}?(?:邮件|信|文章|内容|文字|段落|稿|简历|作文|文案|回复|"
     r"消息|通知|发言|材料)|(?i:(?:that's|that\s+is|this\s+is|the\s+above\s+is|above\s+is)\s+(?:my|the|our)\s+"
-    r"(?:draft|email|e-mail|letter|message|text|post|reply|note|announcement)\b))", re.MULTILINE)
+    r"(?:draft|email|e-mail|letter|message|text|post|reply|note|announcement|push|notification|toast|copy|string|banner|"
+    r"popup|pop-up|tweet|caption)\b)"
+    # "——以上翻成英文", "上面这段润色一下"
+    r"|(?:以上|上面)(?:的|这段|这些|这几句)?(?:内容|文字)?[^。！？\n]{0,6}?(?:翻成|翻译成|译成|翻译为|翻译|改成|润色|校对))", re.MULTILINE)
 
 
 _LABEL_STRIP = " \t\n*#->"
@@ -2835,7 +2874,11 @@ _TONE_QUESTION = re.compile(r"(?i:[^.!?\n]{0,20}?\bthe\s+tone\b[^.!?\n]{0,80}?\?
                             r"|(?i:[^.!?\n]{0,20}?\b(?:this|my\s+(?:message|email|reply|note|text|draft))\b[^.!?\n]{0,50}?"
                             r"\b(?:pushy|rude|polite|formal|informal|professional|friendly|appropriate|tone|sound|blunt|harsh|"
                             r"curt|cold|casual|aggressive|come\s+across)\b[^.!?:\n]{0,50}?[?:])|[^。！？\n]{0,20}?(?:这段|这条|这封|这样)[^。！？\n]{0,20}?"
-                            r"(?:语气|礼貌|正式|客气|生硬|合适|得体)[^。！？\n]{0,20}?[吗？?]+")
+                            r"(?:语气|礼貌|正式|客气|生硬|合适|得体)[^。！？\n]{0,20}?[吗？?]+"
+                            # "这个推送的语气可以吗？", "这个弹窗文案怎么样？", "Friendlier version of this error?"
+                            r"|[^。！？\n]{0,10}?(?:这个|这段|这条|这句|这版|这篇)[^。！？\n]{0,8}?(?:文案|推送|弹窗|提示|通知|标题|按钮|"
+                            r"短信|文字|话术|措辞|语气)[^。！？\n]{0,10}?(?:怎么样|如何|可以吗|行吗|好吗|合适吗|妥吗|自然吗)[？?]"
+                            r"|(?i:[^.!?\n]{0,20}?\b(?:[a-z]+er|more\s+[a-z]+)\s+version\s+of\s+(?:this|the\s+following)\b[^.!?\n]{0,30}?[?:])")
 
 
 _VERBATIM_HINT = re.compile(r"(?i:word\s+for\s+word|verbatim|exactly\s+as|as\s+is)|原样|一字不改|原封不动")
@@ -2986,7 +3029,7 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
                   if not (m.group("bare") and not _may_open_bare(text[s:m.start()]))
                   and not _TASK_NOT_TEXT.search(text, m.start(), m.end() - 1)
                   and (m.group("source") or not _LIST_NEXT.match(text, m.end())
-                       or _ITEM_NOUNS.search(text, m.start(), m.end())
+                       or _ITEM_NOUNS.search(text, m.start(), m.end()) or _TRANSLATES.search(text, m.start(), m.end())
                        or _VERBATIM_LINE.search(text, m.start(), m.end()))]  # ("开场白（请逐字使用）：" over its lines)
         labels = [m for m in _text_labels(text, s, e)
                   if (_reports(m, s) if m.re is _REPORTED_LABEL
@@ -3238,9 +3281,13 @@ _ANNOUNCE_MAX = 300  # characters: an announcement is a short turn
 _KEEPS_A_PART = re.compile(r"[ \t]*(?:(?i:(?:please\s+)?keep\s+(?:the|your|that|its)\s+(?:(?:first|last|second|opening|closing)\s+)?"
                            r"(?:opening|greeting|intro|introduction|line|lines|sentence|sentences|paragraph|ending|closing|title|"
                            r"hook|joke|part)\b)|(?:保留|留着|别动|不要动)(?:第[一二三四五六七八九十\d]+|最后一|开头|開頭|结尾|結尾)"
-                           r"|(?:开头|開頭|结尾|結尾|第一句|问候语|問候語)(?:不要动|别动|不要改|别改|保留))")
+                           r"|(?:开头|開頭|结尾|結尾|第一句|问候语|問候語)(?:不要动|别动|不要改|别改|保留)"
+                           # or picks one of the versions it offered: "第 2 条不错。", "Option 2 is good.", "I like the second one."
+                           r"|第\s*[一二三四五六七八九十\d]+\s*(?:条|个|句|版|种)\s*(?:不错|可以|挺好|很好|就行|最好|好)"
+                           r"|(?i:(?:option|number|version|#)\s*\d+\s+(?:is|looks|sounds|works|reads)\s+(?:good|great|fine|best|perfect)"
+                           r"|I\s+like\s+(?:the\s+)?(?:first|second|third|last|\d+(?:st|nd|rd|th))\s+one))")
 _WRITE_A_TEXT = re.compile(
-    r"(?i:\b(?:write|draft|compose|prepare|create|redo|(?:I|we)\s+(?:need|want|'d\s+like|would\s+like)\s+(?:a|an))\b[^.!?\n]{0,40}?"
+    r"(?i:\b(?:write|draft|compose|prepare|create|redo|give\s+me|come\s+up\s+with|(?:I|we)\s+(?:need|want|'d\s+like|would\s+like)\s+(?:a|an))\b[^.!?\n]{0,40}?"
     r"\b(?:e-?mail|letter|note|message|reply|response|toast|opening|page|chapter|scene|story|monologue|"
     r"speech|post|notice|announcement|invitation|memo|card|greeting|sms|text|caption|bio|tweet|script|welcome|intro|"
     r"introduction|newsletter|apology|blurb|paragraph|statement|reminder|request|complaint|proposal|thank-you|"
@@ -3673,7 +3720,8 @@ def _own_material(text: str, s: int, e: int, role: str) -> list[Material]:
     if role == "user":  # (a transcript pasted in a turn; the words an edit request replaces and puts in)
         seg = text[s:e]
         extra = _transcript(text, s, e) if ":" in seg or "：" in seg else []
-        extra += [*_compared_items(text, s, e, seg), *_compared_inline(text, s, e)]  # (a system prompt's "Rate it on:"
+        extra += [*_compared_items(text, s, e, seg), *_compared_inline(text, s, e), *_candidates_above(text, s, e)]
+        # (a system prompt's "Rate it on:"
         # heads criteria, not texts)
         extra += _replacements(text, s, e, seg)
         if ">" in seg:  # (a message quoted with "> " lines: "帮我回这条 Slack 消息：⏎> Could you please check …? Thanks!")

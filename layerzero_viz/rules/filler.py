@@ -723,6 +723,9 @@ _ASKED_EARLIER = re.compile(r"(?i:\bhow\s+(?:do|would|can|should)\s+(?:you|I|we)
 # a word talked about: the object of keep/remove/drop ("keep please in that sentence"), or named as a word after it
 _KEEP_THE_WORD = re.compile(r"(?i:\b(?:keep|remove|delete|drop|cut|add|omit|avoid\s+using|the\s+word|the\s+phrase|"
                             r"(?:the\s+)?same\s+as|versus|vs\.?)\s+(?:the\s+|an?\s+)?[\"'“‘]?)\Z"
+                            # ("Avoid sorry and please in toasts")
+                            r"|(?i:\bavoid\s+(?:(?:sorry|thanks|thank\s+you|hi|hello|hey|apologies|kindly|just|please)"
+                            r"[\"'”’]?\s*(?:,\s*|\s+(?:and|or)\s+))*[\"'“‘]?)\Z"
                             r"|(?:保留|删掉|删除|去掉|加上|不要用|用了|这个词|这个字|单词|保留成|保留为|翻成|译成|译为|翻译成|翻译为|"
                             r"写成|对应)\s*[\"'“‘「]?\Z")
 _THE_WORD_AFTER = re.compile(r"[\"'”’」]?\s*(?:(?i:(?:and|or|vs\.?)\s+(?:thank\s+you|thanks|sorry)\s+(?:makes?|are|is|sounds?|feels?|"
