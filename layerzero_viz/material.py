@@ -1082,8 +1082,9 @@ _LINE = re.compile(r"[^\n]+")
 def _candidates_above(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
     """The lines above a turn's last line that asks which of them is better: each a text to compare as written."""
     last = text.rfind("\n", s, e)
-    if last < 0 or not _WHICH_ABOVE.fullmatch(text, last + 1, e):
-        return []
+    which = _WHICH_ABOVE.match(text, last + 1, e) if last >= 0 else None
+    if which is None or which.end() < e and not _CLOSING_THANKS.fullmatch(text, which.end(), e):
+        return []  # (the last line asks only that, maybe with thanks: "Which is better …? Thanks!")
     lines = [(a, b) for a, b in (_stripped(text, m.start(), m.end()) for m in _LINE.finditer(text, s, last)) if b > a]
     while lines and _GREETING_LINE.fullmatch(text, *lines[0]):
         lines.pop(0)  # (the user's own "Hi!" above them)
@@ -2933,7 +2934,8 @@ def _opening_sentence_payload(text: str, s: int, e: int) -> list[tuple[int, int,
         or _TRANSLATE_SENTENCE.match(text, a, e)
     if m is None:  # (reported words may follow a greeting: "Hi there! Hope you're well. Got this text from a customer. …")
         for stop in _SENTENCE_STOP.finditer(text, a, min(e, a + _OPENING_REACH)):
-            m = _REPORTED_SENTENCE.match(text, stop.end(), e)
+            # (or a question about it: "您好！这个弹窗文案怎么样？⏎…")
+            m = _REPORTED_SENTENCE.match(text, stop.end(), e) or _TONE_QUESTION.match(text, stop.end(), e)
             if m is not None:
                 break
     if m is None:
