@@ -687,7 +687,7 @@ def _handed_text_end(text: str, a: int, e: int, nxt: int | None) -> int:
 
 
 # what a program printed, by the words that introduce it ("I ran it and got:", "报错了：")
-_PRINTED_INTRO = re.compile(r"(?i:\b(?:got|errors?|logs?|output|traces?|traceback|exception|returns?|returned|prints?|printed|"
+_PRINTED_INTRO = re.compile(r"(?i:\b(?:got|getting|errors?|logs?|output|traces?|traceback|exception|returns?|returned|prints?|printed|"
                             r"shows?|showed|throws?|threw|fails?\s+with|failed\s+with|console|displays?|displayed)\b)"
                             r"|报错|出错|错误|日志|返回")
 # a line that only thanks the one who helps ("麻烦你了。", "Thanks for your help!"): not a lyric's "谢谢谢谢，今夜不寂寥"
@@ -1073,15 +1073,24 @@ _COMPARE_CUE = re.compile(r"(?i:\b(?:which|rank|rate|score|compare|sort|order|gr
 # Which is better for a loading screen?", "…⏎哪个更好？")
 _WHICH_ABOVE = re.compile(r"[ \t]*(?i:(?:so\s+|ok(?:ay)?,?\s+)?which\s+(?:one\s+)?(?:is|sounds|reads|works|looks|feels)\s+"
                           r"(?:better|best|more\s+\w+|nicer|friendlier|clearer)\b[^\n]{0,60}\?)"
-                          r"|[ \t]*(?:那)?(?:哪个|哪句|哪一个|哪条|哪种)(?:更|比较|最)?[^\n]{0,20}?[？?]")
+                          r"|[^\n]{0,12}?(?:哪个|哪句|哪一个|哪条|哪种)(?:更|比较|最)?[^\n]{0,20}?[？?]")
 
 
 _LINE = re.compile(r"[^\n]+")
+# a last line that asks about the words above it ("这句话太客气了吗？", "Does this sound too pushy?")
+_ABOUT_ABOVE = re.compile(r"[ \t]*(?:这句话|这句|这段话|这段|这条|这个说法|这样说|这么说)[^\n]{0,20}?[吗？?][ \t]*"
+                          r"|(?i:[ \t]*(?:is|does|would)\s+(?:this|that)(?:\s+(?:sentence|line|message|text|wording|phrase))?\s+"
+                          r"(?:too|sound|come\s+across|seem|read|look|okay|ok|fine|rude|polite)\b[^\n]{0,40}\?[ \t]*)")
 
 
 def _candidates_above(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
     """The lines above a turn's last line that asks which of them is better: each a text to compare as written."""
     last = text.rfind("\n", s, e)
+    about = _ABOUT_ABOVE.fullmatch(text, last + 1, e) if last >= 0 else None
+    if about is not None:  # "您好，麻烦您尽快回复，谢谢！⏎这句话太客气了吗？": the words asked about, as written
+        a, b = _stripped(text, s, last)
+        return [(a, b, "introduced", f"kept: the words the last line asks about ({_short(about.group(0).strip(), 30)!r})")] \
+            if 0 < b - a <= 400 else []
     which = _WHICH_ABOVE.match(text, last + 1, e) if last >= 0 else None
     if which is None or which.end() < e and not _CLOSING_THANKS.fullmatch(text, which.end(), e):
         return []  # (the last line asks only that, maybe with thanks: "Which is better …? Thanks!")
@@ -1096,10 +1105,10 @@ def _candidates_above(text: str, s: int, e: int) -> list[tuple[int, int, str, st
 # or to count or sort them by what they say ("Count the positive ones.", "问卷回答，统计一下正面的有几条：")
 _TALLY_CUE = re.compile(r"(?i:\b(?:count|how\s+many|classify|categori[sz]e|label|tag)\b[^\n]{0,40}?\b(?:positive|negative|neutral|"
                         r"ones|replies|reviews|comments|answers|responses|messages)\b)"
-                        r"|(?:统计|数一数|分类|标注)[^\n]{0,20}?(?:正面|负面|中性|几条|多少条|情感)"
+                        r"|(?:统计|数一数|数一下|数数|分类|标注)[^\n]{0,20}?(?:正面|负面|中性|几条|多少条|情感)"
                         # or to check their length ("Check length (max 40 chars):", "这两条推送有没有超过 20 个字：")
                         r"|(?i:\b(?:check|count)\s+(?:the\s+)?(?:length|characters|chars)\b|\bmax(?:imum)?\s+\d+\s+(?:chars?|characters)\b"
-                        r"|\btoo\s+long\b)|字数|超过\s*\d+\s*个?字|多少个?字|几个字|太长")
+                        r"|\btoo\s+long\b|\b(?:under|within|over)\s+\d+\s+(?:chars?|characters)\b)|字数|超过\s*\d+\s*个?字|多少个?字|几个字|太长")
 _COMPARED_ITEM = re.compile(r"[ \t]*(?:[-*•]|\d{1,2}[.)、．]|[A-Da-d][.)、．])[ \t]+(\S[^\n]*)")
 
 
@@ -1869,6 +1878,7 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:(?:say|reply|respond|answer)(?:\s+(?:exac
                          r"(?:start|begin|open|end|close|finish|sign\s+off)\s+with|(?:message\s+|e-?mail\s+)?body|"
                          # "Greet every user with:", "Always end every reply with this exact line:"
                          r"sign(?:\s+(?:every|each|all|your|the))?(?:\s+(?:e-?mails?|messages?|letters?|replies|reply|notes?))?\s+with|"
+                         r"(?:add|append|include)\s+(?:this|one|a|the\s+following)\s+(?:line|sentence)|"
                          r"greet(?:\s+(?:every|each|all|the|new))?(?:\s+(?:users?|customers?|visitors?|callers?|guests?|"
                          r"patients?|clients?))?\s+with|(?:this|the\s+following)\s+(?:exact\s+)?(?:line|sentence|wording|phrase|"
                          r"words|text)|"
@@ -1908,7 +1918,7 @@ _PRESCRIBED_PART = re.compile(r"(?i:\bwith\s*$)|(?:加上|加|附上|写上)\s*$
 _SCRIPT_COLON = re.compile(r"[yYdDrRhHmM)说复答用白语是为下话上句写加][ \t*]{0,4}[:：]")
 # and the longer fields, looked for only in a block that holds one ("the message should be:", "this sign-off:")
 _SCRIPT_FIELD_COLON = re.compile(r"(?i:\bbe|sign-?off|greeting|opening(?:\s+line)?|closing(?:\s+line)?|tagline|signature|"
-                                 r"disclaimer|always|(?:this|following)\s+(?:exact\s+)?(?:line|sentence|wording|phrase|words|"
+                                 r"disclaimer|always|(?:this|following|one|a)\s+(?:exact\s+)?(?:line|sentence|wording|phrase|words|"
                                  r"text))[ \t*]{0,4}[:：]")
 _SCRIPT_FIELD_HINTS = ("be:", "be :", "ff:", "eeting:", "ening:", "osing:", "ine:", "ture:", "laimer:", "always:", "ence:",
                        "ording:", "rase:", "ords:", "ext:")
@@ -2220,12 +2230,16 @@ _TASK_INTRO = re.compile(
     r"|[ \t]*(?:请|麻烦|帮我)*(?:改得|写得|翻得|说得)[^：:\n]{1,12}?"
     # reported words: "The customer wrote:", "Their second message was just:", "Here's what my landlord wrote, help me
     # reply that I agree:"
-    r"|(?i:[^:：\n]{0,60}?\b(?:wrote|writes|said|says|replied|posted|texted|messaged|got|sent|prints?|printed|shows?|showed|"
+    r"|(?i:here(?:'s|’s|[ \t]+is)[ \t]+what[ \t]+I(?:'m|’m|[ \t]+am)[ \t]+(?:going[ \t]+to|gonna|about[ \t]+to)[ \t]+"
+    r"(?:send|say|post|write|reply)|I(?:'m|’m|[ \t]+am)[ \t]+(?:replying|responding|sending|saying|writing[ \t]+back|going[ \t]+"
+    r"to[ \t]+(?:reply|say|send))(?:[ \t]+with)?|I[ \t]+(?:want|plan|intend)[ \t]+to[ \t]+(?:reply|say|send)(?:[ \t]+with)?)"
+    r"|(?i:[^:：\n]{0,60}?\b(?:wrote|writes|said|says|replied|posted|texted|messaged|got|getting|seeing|sent|prints?|printed|shows?|showed|"
     r"throws?|threw|returns|returned|displays?|displayed|fails?[ \t]+with|failed[ \t]+with|(?:message|email|e-mail|review|"
     r"comment|reply|text|note|post|answer|output|error|log|line|sentence|greeting|tagline|slogan|headline|title|caption|"
     r"copy|string|subject(?:[ \t]+line)?)[ \t]+(?:was|is|reads|read|said|says)(?:[ \t]+(?:just|only|simply))?)"
     # ("I wrote this:", "Tom sent me this:", "It prints this and then exits:")
-    r"(?:[ \t]+(?:me[ \t]+)?(?:this|the[ \t]+following|back)(?:[ \t]+and(?:[ \t]+then)?[ \t]+[a-z]+)?|[ \t]+(?:me|us))?"
+    r"(?:[ \t]+(?:me[ \t]+)?(?:this|the[ \t]+following|back)(?:[ \t]+and(?:[ \t]+then)?[ \t]+[a-z]+)?"
+    r"(?:[ \t]+(?:in|on|from|at)[ \t]+(?:the[ \t]+)?[\w./-]+)?|[ \t]+(?:me|us))?"  # ("We keep getting this in prod:")
     # ("Your colleague wrote this to me yesterday:")
     r"(?:[ \t]+(?:to|for)[ \t]+(?:me|us|him|her|them))?(?:[ \t]+(?:yesterday|today|earlier|this[ \t]+morning|last[ \t]+(?:week|night|time)))?"
     r"(?:[ \t]*[,;—–-][^:：\n]{0,80}?)?)"
@@ -2256,7 +2270,10 @@ _TASK_INTRO = re.compile(
     r"(?:(?:给我|跟我|给我们)?(?:发|回|留|写)(?:了)?(?:一条|一封|一段)?(?:微信|短信|消息|邮件|信息|留言|私信)(?:说|如下)?"
     r"|(?:给我|给我们)?(?:发来|发过来|回过来|传来)(?:了)?(?:一条|一封|一段)?(?:的)?(?:微信|短信|消息|邮件|信息|留言|私信)?(?:说|如下)?)"
     # (what someone posted or wrote, whoever: "客户最后回了：", "说明书上写：", "老师在家长群里发了：", "群公告写着：")
-    r"|[^：:\n]{0,16}?(?:发了|回了|写了|写着|上写|写道|回复了|贴了|发的是|回的是)(?:一句|一条|一段|这个|这些)?"
+    r"|[^：:\n]{0,16}?(?:发了|回了|写了|写着|上写|写道|回复了|贴了|发的是|回的是)(?:一句|一条|一段|这个|这些|句|条)?"
+    # a reply to write for each text listed: "每条帮我写个回复："; the user's own new version: "我改了一下：…这样好吗？"
+    r"|[^：:\n]{0,6}?每(?:一)?(?:条|封|个|篇)[^：:\n]{0,20}?(?:写|回|起草)[^：:\n]{0,10}?"
+    r"|[^：:\n]{0,6}?(?:我|我们)(?:自己)?(?:改|写|拟|翻|重写)了(?:一下|一版|一个|一句|一段)?"
     # (a reply received: "上一个客服回复我：", "你們客服上次回覆我：", "这是我收到的短信：")
     r"|[^：:\n]{0,12}?(?:客服|商家|卖家|店家|平台|官方|对方|他们|她们|他|她)[^：:\n]{0,6}?(?:回复|答复|回)(?:了)?(?:我|给我|我们)(?:的|说)?"
     r"|[^：:\n]{0,6}?(?:这是|以下是|下面是)?(?:我|我们)(?:刚|刚刚|今天|昨天)?收到的[\u4e00-\u9fff]{1,6}"
@@ -2306,7 +2323,8 @@ _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\btidy\b|\bclean\s+up\b|\bmake\b|\
                        r"按这个发|直接发|翻成|译成|回复我|回复了我|回我|收到的|收到了|收到一|发来|发过来|回过来|传来|发了|回了|写了|写着|"
                        r"上写|写道|贴了|发的是|回的是|提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|"
                        r"修改|修正|摘要|tl;?dr|报错|报了错|出错|错误提示|错误信息|\bgot\b|\bsent\b|\bprint|\bshow|\bthr[eo]w|\boutput|\breturn|\bdisplay|\bfail|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
-                       r"\breplied\b|\bposted\b|\btexted\b|\bmessaged\b|\b(?:was|is|reads?)\b"
+                       r"\breplied\b|\bposted\b|\btexted\b|\bmessaged\b|\b(?:was|is|reads?)\b|\breplying\b|\bresponding\b|"
+                       r"\bsaying\b|\bgetting\b|\bseeing\b|\bsending\b|每条|每一条|每封|改了|写了|翻了|拟了"
                        r"|\btone\b|\bstyle\b|\bvoice\b|\bformat\b|\bstructure\b|\bspirit\b|\bwording\b|\bmodell?ed\b|"
                        r"\bhere(?:'s|’s| is)\b|语气|风格|口吻|格式|写法|文风|调子|样子|感觉|这是我|\breply\b|\brespond\b|"
                        r"\bsay\b|\btell\b|\bback\b|\btext\b|\bmessage\b|\bemail\b|\bdm\b|\bping\b|\btemplate\b|\bmodel\b|"
@@ -2500,7 +2518,8 @@ _REPORTED = (
     r"|(?:" + _SENDERS_ZH + r")(?:刚|刚刚|刚才|又|今天|昨天)?(?:说|问|写道|回复说|回我说)|(?:评论|留言)\d{1,3})"
     # the original words of a message or alert, whatever it is called: "PagerDuty 原文：", "告警原文："
     r"|[\u4e00-\u9fffA-Za-z\d#_-]{1,16}[ \t]?原文"
-    r"|(?:这是|以下是|下面是)(?:我|我们|我儿子|我女儿|孩子|学生)的[\u4e00-\u9fff]{0,6}?(?:作业|作文|翻译|答案|文章|简历|"
+    r"|(?:这是|以下是|下面是)(?:我|我们|我儿子|我女儿|孩子|学生)的[\u4e00-\u9fff]{0,6}?(?:作业|作文|翻译|答案|文章|简历|模板|文案|通知|"
+    r"公告|话术|欢迎语|"
     r"代码|稿子|论文|草稿|邮件|回答|作品|日记|周记)"
     r"|(?i:here(?:'s|\s+is|\s+are)\s+(?:my|our|his|her)\s+(?:[a-z-]+\s+)?(?:homework|assignment|answers?|"
     r"translation|essay|work|draft|letter|cover\s+letter|resume|code|opening|intro|introduction|pitch|speech|toast|script|"
@@ -2541,7 +2560,7 @@ _LABEL_WORDS = ("aragraph", "raft", "mail", "etter", "entence", "段", "记录",
                 "xpected", "Got", "got", "UTPUT", "rror", "onsole", "stdout", "stderr", "输出", "错误信息", "ctual",
                 "essage", "eply", "esponse", "etter", "oicemail", "eview", "omment", "says", "said", "rote", "rites",
                 "exted", "mailed", "eplied", "sponded", "sked", "sks", "told", "sent", "DM", "运行结果", "打印结果", "微信",
-                "短信", "消息", "留言", "私信", "来信", "回复", "说", "问", "写道")
+                "短信", "消息", "留言", "私信", "来信", "回复", "说", "问", "写道", "模板", "文案", "话术", "欢迎语", "公告", "通知")
 # a rule line that fences the text a turn hands over ("---", "———", "***", "===")
 _FENCE_RULE = re.compile(r"^[ \t]*(?:-{3,}|—{2,}|_{3,}|\*{3,}|={3,}|<{3,}|>{3,}|\"{3}|'{3})[ \t]*$", re.MULTILINE)
 # a paragraph after the text that says what it was: "——以上是我要发给老师的邮件，请帮我看看语气", "That's the email."
@@ -3021,7 +3040,7 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
         # sentence may still hand the rest over ("…, exactly as it is. Hi! Thanks so much for your email. …")
         seg = text[s:e]
         if payload and ("?" in seg or "？" in seg or "—" in seg or _VERBATIM_HINT.search(seg)
-                        or any(w in seg for w in ("ranslate", "翻译", "翻成", "译成", "译中", "译英", "译汉"))):
+                        or any(w in seg for w in ("ranslate", "翻译", "翻成", "译成", "译中", "译英", "译汉", "elow"))):
             return _opening_sentence_payload(text, s, e)
         return out
     if colon:

@@ -1251,6 +1251,8 @@ _FORMAL = re.compile(r"(?i:\b(?:formal|professional)\b)|正式|专业")
 _EMOJI = re.compile(EMOJI_CHARS)
 _CASUAL = re.compile(r"(?i:\b(?:hey|what'?s\s+up|lol|gonna|wanna|dude|yo)\b)|哈哈|嘿|哟|噢耶")
 _EMOJI_WORD = re.compile(r"(?i:\bemojis?\b|\bemoticons?\b)|表情")
+_HASHTAG_WORD = re.compile(r"(?i:\bhash-?tags?\b)|话题标签|井号")
+_HASHTAG = re.compile(r"(?<![\w&])#[^\s#\d][^\s#]*")
 _FORBIDS = re.compile(r"(?i:\b(?:not|no|never|don'?t|without|avoid)\b)|不要|不得|不能|不准|别|禁止|避免|勿|无需|不用")
 
 
@@ -1298,6 +1300,8 @@ def reply_broke_it(text: str, s: int, e: int, reply: BlockRef) -> bool:
         return False
     if _EMOJI_WORD.search(text, s, e) and _EMOJI.search(text, reply.start, reply.end):
         return True  # "Don't use emoji." after "Sure 😊 What would you like?"
+    if _HASHTAG_WORD.search(text, s, e) and _HASHTAG.search(text, reply.start, reply.end):
+        return True  # "No hashtags please" after "🚀 v2 is here! #launch #v2"
     for rule, used in _LAYOUT_RULES:
         if rule.search(text, s, e) and len(used.findall(text, reply.start, reply.end)) >= 2:
             return True
