@@ -1102,6 +1102,28 @@ def _candidates_above(text: str, s: int, e: int) -> list[tuple[int, int, str, st
     return [(a, b, "exam_item", "kept: a candidate the last line asks to compare") for a, b in lines]
 
 
+# an exercise's blank to fill ("— Could you please open the window? — ________.", "xiè xie（ ）"), and the dialogue or
+# option lines next to it ("— Thanks so much!⏎— ______⏎A. You're welcome B. Me too")
+_BLANK = re.compile(r"(?<!\w)_{3,}(?!\w)|（[ \t　]+）|\([ \t]+\)")
+_BESIDE_A_BLANK = re.compile(r"[ \t]*(?:[—–]|-{1,2}(?=[ \t]))[ \t]*\S|[ \t]*[A-D][.．、)][ \t]*\S")
+
+
+def _exercise_lines(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
+    """The lines of an exercise in a user turn: each line with a blank to fill, and the dialogue or option lines
+    beside one — what the student answers, as written (the user's "谢谢老师" under it is theirs)."""
+    if _BLANK.search(text, s, e) is None:
+        return []
+    lines = [_stripped(text, m.start(), m.end()) for m in _LINE.finditer(text, s, e)]
+    # (not a rule line of underscores alone)
+    blank = [_BLANK.search(text, a, b) is not None and bool(text[a:b].strip("_ \t")) for a, b in lines]
+    out = []
+    for i, (a, b) in enumerate(lines):
+        if b > a and (blank[i] or any(blank[j] for j in (i - 1, i + 1) if 0 <= j < len(lines))
+                      and _BESIDE_A_BLANK.match(text, a, b)):
+            out.append((a, b, "exam_item", "kept: a line of an exercise (a blank to fill, its dialogue or options)"))
+    return out
+
+
 # or to count or sort them by what they say ("Count the positive ones.", "问卷回答，统计一下正面的有几条：")
 _TALLY_CUE = re.compile(r"(?i:\b(?:count|how\s+many|classify|categori[sz]e|label|tag)\b[^\n]{0,40}?\b(?:positive|negative|neutral|"
                         r"ones|replies|reviews|comments|answers|responses|messages)\b)"
@@ -2271,6 +2293,11 @@ _TASK_INTRO = re.compile(
     r"|(?:给我|给我们)?(?:发来|发过来|回过来|传来)(?:了)?(?:一条|一封|一段)?(?:的)?(?:微信|短信|消息|邮件|信息|留言|私信)?(?:说|如下)?)"
     # (what someone posted or wrote, whoever: "客户最后回了：", "说明书上写：", "老师在家长群里发了：", "群公告写着：")
     r"|[^：:\n]{0,16}?(?:发了|回了|写了|写着|上写|写道|回复了|贴了|发的是|回的是)(?:一句|一条|一段|这个|这些|句|条)?"
+    # a student's answer to check: "我写的是：谢谢、对不起。对吗？", "孩子的答案是：…"; a role-play's first line: "I'll start: …"
+    r"|[^：:\n]{0,8}?(?:写|填|答|选|说|造)的(?:句子?|答案)?(?:是)?|[^：:\n]{0,8}?的答案(?:是)?"
+    # the sentence pointed at: "帮我改这句：…", "看看这段："
+    r"|[^：:\n]{0,10}?(?:改|看|查|检查|批改|润|翻)(?:一下|下)?(?:这句|这段|这篇|这封|这条)(?:话)?"
+    r"|(?i:[^:：\n]{0,80}?\bI(?:'ll|’ll|[ \t]+will)[ \t]+(?:start|begin|go[ \t]+first))"
     # a reply to write for each text listed: "每条帮我写个回复："; the user's own new version: "我改了一下：…这样好吗？"
     r"|[^：:\n]{0,6}?每(?:一)?(?:条|封|个|篇)[^：:\n]{0,20}?(?:写|回|起草)[^：:\n]{0,10}?"
     r"|[^：:\n]{0,6}?(?:我|我们)(?:自己)?(?:改|写|拟|翻|重写)了(?:一下|一版|一个|一句|一段)?"
@@ -2324,7 +2351,8 @@ _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\btidy\b|\bclean\s+up\b|\bmake\b|\
                        r"上写|写道|贴了|发的是|回的是|提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|"
                        r"修改|修正|摘要|tl;?dr|报错|报了错|出错|错误提示|错误信息|\bgot\b|\bsent\b|\bprint|\bshow|\bthr[eo]w|\boutput|\breturn|\bdisplay|\bfail|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
                        r"\breplied\b|\bposted\b|\btexted\b|\bmessaged\b|\b(?:was|is|reads?)\b|\breplying\b|\bresponding\b|"
-                       r"\bsaying\b|\bgetting\b|\bseeing\b|\bsending\b|每条|每一条|每封|改了|写了|翻了|拟了"
+                       r"\bsaying\b|\bgetting\b|\bseeing\b|\bsending\b|每条|每一条|每封|改了|写了|翻了|拟了|的是|答案|造的|这句|这段|\bstart\b|"
+                       r"\bbegin\b|\bfirst\b"
                        r"|\btone\b|\bstyle\b|\bvoice\b|\bformat\b|\bstructure\b|\bspirit\b|\bwording\b|\bmodell?ed\b|"
                        r"\bhere(?:'s|’s| is)\b|语气|风格|口吻|格式|写法|文风|调子|样子|感觉|这是我|\breply\b|\brespond\b|"
                        r"\bsay\b|\btell\b|\bback\b|\btext\b|\bmessage\b|\bemail\b|\bdm\b|\bping\b|\btemplate\b|\bmodel\b|"
@@ -2500,7 +2528,7 @@ _REPORTED = (
     r"|(?P<input_zh>输入)|发票|收据|简历|日志|报错(?:信息)?|(?:会议|聊天|对话|通话)(?:记录|纪要)"
     # a message's own parts, or the user's own piece: "邮件标题：", "Subject line:", "我的邮件签名：", "My signature:",
     # "Message:" (what a message to set up or send says), "群公告：", "朋友圈："
-    r"|(?P<subject>邮件(?:标题|主题))|群公告|朋友圈|(?i:(?:my|our)[ \t]+(?:e-?mail[ \t]+)?signature|"
+    r"|(?P<subject>邮件(?:标题|主题))|群公告|朋友圈|(?i:student(?:'s)?(?:[ \t]+answer)?|my[ \t]+answer)|学生(?:的)?(?:回答|答案)|(?i:(?:my|our)[ \t]+(?:e-?mail[ \t]+)?signature|"
     r"(?:auto-?reply|out-of-office|away|sms|text|push|notification)[ \t]+message)|(?P<message>Message)"
     r"|我的[\u4e00-\u9fff]{0,4}?(?:签名|草稿|回复|开场白|自我介绍|简介)"
     # a message received, named by whose it is or who said it: "Recruiter message:", "Her message:", "My landlord's
@@ -2560,7 +2588,8 @@ _LABEL_WORDS = ("aragraph", "raft", "mail", "etter", "entence", "段", "记录",
                 "xpected", "Got", "got", "UTPUT", "rror", "onsole", "stdout", "stderr", "输出", "错误信息", "ctual",
                 "essage", "eply", "esponse", "etter", "oicemail", "eview", "omment", "says", "said", "rote", "rites",
                 "exted", "mailed", "eplied", "sponded", "sked", "sks", "told", "sent", "DM", "运行结果", "打印结果", "微信",
-                "短信", "消息", "留言", "私信", "来信", "回复", "说", "问", "写道", "模板", "文案", "话术", "欢迎语", "公告", "通知")
+                "短信", "消息", "留言", "私信", "来信", "回复", "说", "问", "写道", "模板", "文案", "话术", "欢迎语", "公告", "通知",
+                "tudent", "学生")
 # a rule line that fences the text a turn hands over ("---", "———", "***", "===")
 _FENCE_RULE = re.compile(r"^[ \t]*(?:-{3,}|—{2,}|_{3,}|\*{3,}|={3,}|<{3,}|>{3,}|\"{3}|'{3})[ \t]*$", re.MULTILINE)
 # a paragraph after the text that says what it was: "——以上是我要发给老师的邮件，请帮我看看语气", "That's the email."
@@ -2893,7 +2922,8 @@ _TONE_QUESTION = re.compile(r"(?i:[^.!?\n]{0,20}?\bthe\s+tone\b[^.!?\n]{0,80}?\?
                             r"|(?i:[^.!?\n]{0,20}?\b(?:what|which)\s+tone\b[^.!?\n—–]{0,40}?[—–:])"
                             r"|(?i:[^.!?\n]{0,20}?\b(?:this|my\s+(?:message|email|reply|note|text|draft))\b[^.!?\n]{0,50}?"
                             r"\b(?:pushy|rude|polite|formal|informal|professional|friendly|appropriate|tone|sound|blunt|harsh|"
-                            r"curt|cold|casual|aggressive|come\s+across)\b[^.!?:\n]{0,50}?[?:])|[^。！？\n]{0,20}?(?:这段|这条|这封|这样)[^。！？\n]{0,20}?"
+                            r"curt|cold|casual|aggressive|natural|correct|grammatical|idiomatic|fluent|come\s+across)\b"
+                            r"[^.!?:\n]{0,50}?[?:])|[^。！？\n]{0,20}?(?:这段|这条|这封|这样)[^。！？\n]{0,20}?"
                             r"(?:语气|礼貌|正式|客气|生硬|合适|得体)[^。！？\n]{0,20}?[吗？?]+"
                             # "这个推送的语气可以吗？", "这个弹窗文案怎么样？", "Friendlier version of this error?"
                             r"|[^。！？\n]{0,10}?(?:这个|这段|这条|这句|这版|这篇)[^。！？\n]{0,8}?(?:文案|推送|弹窗|提示|通知|标题|按钮|"
@@ -2917,7 +2947,9 @@ _REPORTED_SENTENCE = re.compile(r"(?i:(?:our|the|my|a|this)?\s*(?:" + _SENDERS_E
                                 r"announcement|notice|invitation|note)\s+is\s+below\s*[.:。])"
                                 r"|(?:原文|原话|内容|正文|全文)[。.]"
                                 # a question that asks for work on what follows: "Can you translate this into German for me?"
-                                rf"|(?i:(?:can|could|would|will)\s+you\s+(?:please\s+)?{_TASK_VERB_EN}\s+(?:this|these|the\s+following)"
+                                rf"|(?i:(?:can|could|would|will)\s+you\s+(?:please\s+)?{_TASK_VERB_EN}\s+(?:this|these|the\s+following|"
+                                r"my\s+(?:[a-z]+\s+){0,2}?(?:e-?mail|letter|message|essay|draft|paragraph|text|note|reply|"
+                                r"cover\s+letter|statement))"
                                 r"\b[^?.!\n]{0,60}\?)"
                                 # or how to answer it: "How should I respond to this message?", "这条消息怎么回？"
                                 r"|(?i:(?:how|what)\s+(?:should|do|would|could|can)\s+I\s+(?:reply|respond|answer|say)\b[^?.!\n]{0,40}?"
@@ -3741,7 +3773,8 @@ def _own_material(text: str, s: int, e: int, role: str) -> list[Material]:
     if role == "user":  # (a transcript pasted in a turn; the words an edit request replaces and puts in)
         seg = text[s:e]
         extra = _transcript(text, s, e) if ":" in seg or "：" in seg else []
-        extra += [*_compared_items(text, s, e, seg), *_compared_inline(text, s, e), *_candidates_above(text, s, e)]
+        extra += [*_compared_items(text, s, e, seg), *_compared_inline(text, s, e), *_candidates_above(text, s, e),
+                  *_exercise_lines(text, s, e)]
         # (a system prompt's "Rate it on:"
         # heads criteria, not texts)
         extra += _replacements(text, s, e, seg)

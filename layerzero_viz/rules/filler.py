@@ -721,8 +721,15 @@ _ASKED_EARLIER = re.compile(r"(?i:\bhow\s+(?:do|would|can|should)\s+(?:you|I|we)
 
 
 # a word talked about: the object of keep/remove/drop ("keep please in that sentence"), or named as a word after it
-_KEEP_THE_WORD = re.compile(r"(?i:\b(?:keep|remove|delete|drop|cut|add|omit|avoid\s+using|the\s+word|the\s+phrase|"
-                            r"(?:the\s+)?same\s+as|versus|vs\.?)\s+(?:the\s+|an?\s+)?[\"'“‘]?)\Z"
+_CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
+_KEEP_THE_WORD = re.compile(r"(?i:\b(?:keep|remove|delete|drop|cut|add|omit|avoid\s+using|the\s+word|the\s+phrase|spell|"
+                            r"pronounce|define|"
+                            r"(?:the\s+)?same\s+as|versus|vs\.?|the\s+(?:polite|formal|informal|usual|normal|english|chinese))"
+                            r"\s+(?:the\s+|an?\s+)?[\"'“‘]?)\Z"
+                            # ("gracias is thanks and por favor is please", "Bitte means please")
+                            r"|(?i:\b(?:means|is|=|translates\s+(?:to|as))\s+[\"'“‘]?)\Z"
+                            # ("Teach my kid to say thank you and please")
+                            r"|(?i:\bsay\s+(?:thank\s+you|thanks|sorry|hello|hi|please)\s*(?:,|and|or)\s+)\Z"
                             # ("Avoid sorry and please in toasts")
                             r"|(?i:\bavoid\s+(?:(?:sorry|thanks|thank\s+you|hi|hello|hey|apologies|kindly|just|please)"
                             r"[\"'”’]?\s*(?:,\s*|\s+(?:and|or)\s+))*[\"'“‘]?)\Z"
@@ -733,7 +740,8 @@ _THE_WORD_AFTER = re.compile(r"[\"'”’」]?\s*(?:(?i:(?:and|or|vs\.?)\s+(?:th
                              r"model|assistant)|claude))\b|in\s+(?:that|this|the|my|your)\s+(?:sentence|line|e-?mail|message|text|"
                              r"draft|letter|reply|note|version|post|paragraph)\b|"
                              r"(?:is|sounds|feels)\s+(?:too|more|less|a\s+bit)\b)|这个字|這個字|这个词|这个单词|一词|二字|这两个字"
-                             r"|\s*(?:和|与|跟|或|还有)\s*[A-Za-z])")  # ("please 和 thank you 在日文里怎么说？")
+                             r"|\s*(?:和|与|跟|或|还有)\s*[A-Za-z]"  # ("please 和 thank you 在日文里怎么说？")
+                             r"|(?:和|与|跟)[^。！？\n]{1,8}?(?:有什么|有啥|的)?(?:区别|不同|差别|异同))")  # ("请问和请教有什么区别？")
 
 
 def _mentioned(text: str, s: int, e: int) -> bool:
@@ -754,6 +762,11 @@ def _mentioned(text: str, s: int, e: int) -> bool:
         return True
     if _KEEP_THE_WORD.search(text, max(0, s - 24), s) or _THE_WORD_AFTER.match(text, e):
         return True  # "I want to keep please in that sentence", "我想保留 please 這個字": a word talked about
+    if text[s - 1:s] == "、" or text[e:e + 1] == "、":
+        return True  # an item of an enumeration: "我只知道请、谢谢、对不起。"
+    if text[s:e].isascii() and _CJK_CHAR.match(text[s - 2:s].strip()[-1:] or "a") \
+            and _CJK_CHAR.match(text[e:e + 2].strip()[:1] or "a"):
+        return True  # an English word set in a Chinese sentence: "英语的 please 放在句首和句尾有区别吗？"
     for opener, closer in (("(", ")"), ("（", "）")):
         o = window.rfind(opener)
         if o >= 0 and closer not in window[o:]:

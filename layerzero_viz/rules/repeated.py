@@ -1194,6 +1194,8 @@ _LIFT = re.compile(r"(?i:\b(?:from\s+now\s+on|you\s+can\s+now|now\s+you\s+can|yo
                    r"just\s+this\s+once)[^.!?\n]{0,20}?\byou\s+(?:can|may)|"
                    r"you\s+(?:can|may)[^.!?\n]{0,30}?\b(?:this\s+time|(?:for|in|with)\s+this\s+one)|"
                    r"(?:are|is)\s+(?:fine|ok|okay|allowed)\s+(?:for|in)\s+this\s+(?:one|time|message|post|reply)|"
+                   # ("but answers can be fractions this time")
+                   r"\b(?:can|may)\s+be\b[^.!?\n]{0,30}?\bthis\s+time\b|"
                    # a request changed ("Make it 6 people instead", "change it to Friday"): the old one said again puts
                    # it back
                    r"make\s+it\s+[^.!?\n]{0,30}?\binstead\b|change\s+(?:it|that|this)\s+to\b|make\s+it\s+\d|"
@@ -1213,7 +1215,7 @@ _WORK_REQUEST = re.compile(r"[ \t*_]*(?:(?i:(?:(?:please|now|ok(?:ay)?|again|so|
                            r"(?:write|draft|compose|create|generate|give\s+me|make|produce|suggest|propose|list|translate|"
                            r"summari[sz]e|rewrite|redo|"
                            r"come\s+up\s+with)[ \t]+(?:me[ \t]+)?(?:a|an|another|some|one|two|three|four|five|\d+)\b)"
-                           r"|(?:请|麻烦|再|帮我|给我)*(?:写|起草|生成|列出|列|翻译|总结|改写|设计|想)(?:一|两|三|四|五|几|\d))")
+                           r"|(?:请|麻烦|再|帮我|给我)*(?:写|起草|生成|列出|列|翻译|总结|改写|设计|想|出|来|做)(?:一|两|三|四|五|六|七|八|九|十|几|\d))")
 
 
 # a sentence that goes on from the one before it, in order ("Respond in English. Then, below that, respond in German
