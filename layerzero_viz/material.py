@@ -1077,6 +1077,7 @@ _WHICH_ABOVE = re.compile(r"[ \t]*(?i:(?:so\s+|ok(?:ay)?,?\s+)?which\s+(?:one\s+
 
 
 _LINE = re.compile(r"[^\n]+")
+_LATIN_THEN_CJK = re.compile(r"[A-Za-z0-9)\"'][.!?][ \t]*(?=[\u4e00-\u9fff])")
 # a last line that asks about the words above it ("这句话太客气了吗？", "Does this sound too pushy?")
 _ABOUT_ABOVE = re.compile(r"[ \t]*(?:这句话|这句|这段话|这段|这条|这个说法|这样说|这么说)[^\n]{0,20}?[吗？?][ \t]*"
                           r"|(?i:[ \t]*(?:is|does|would)\s+(?:this|that)(?:\s+(?:sentence|line|message|text|wording|phrase))?\s+"
@@ -3123,6 +3124,12 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
                 b = b if br is None else _stripped(text, a, br.start())[1]
             if m.re is _REPORTED_LABEL and m.group("subject") is not None and "\n" not in text[m.end():a]:
                 b = min(b, _line_end(text, a, e))  # (a subject is its line: "邮件主题：…⏎请帮我写邮件正文。")
+            if a < b and "\n" not in text[m.end():a] and text[a].isascii() and text[a].isalpha():
+                # an English text on a Chinese request's line ends where Chinese starts after a sentence: "帮我改这句：I has
+                # been to Beijing twice. 每次最多指出3处错误。" (the rest is the user's)
+                back = _LATIN_THEN_CJK.search(text, a, _line_end(text, a, b))
+                if back is not None:
+                    b = back.start() + 2
             if b > a:
                 label = _short(m.group(0).strip(_LABEL_STRIP), 50)
                 out.append((a, b, "introduced", f"kept: the text handed over after {label!r}"))
