@@ -2279,7 +2279,7 @@ _TASK_INTRO = re.compile(
     r"|(?P<source>(?i:[^:：\n]{0,80}?\b(?:from|based[ \t]+on|using)[ \t]+(?:these|the[ \t]+following|this|my)[ \t]+"
     r"(?:points|notes|bullets|facts|details|items|data|list|draft|outline|transcript)))"
     r")"
-    rf"|[^：:\n]{{0,30}}?{_TASK_VERB_ZH}[^：:\n]{{0,30}}?(?:这段|这篇|这封|这句|这份|这条|这则|这个|这几条|这批|这些|下面|以下|如下|它|成[\u4e00-\u9fff]{{1,3}}[文语])[^：:\n]{{0,30}}?"
+    rf"|[^：:\n]{{0,30}}?{_TASK_VERB_ZH}[^：:\n]{{0,30}}?(?:这段|这篇|这封|这句|这份|这条|这则|这个|这几条|这批|这些|这首|下面|以下|如下|它|成[\u4e00-\u9fff]{{1,3}}[文语])[^：:\n]{{0,30}}?"
     # the text pointed at before the request: "下面是我的求职信草稿，麻烦只改语病，尽量保留我的措辞："
     rf"|[^：:\n]{{0,6}}?(?:下面|以下)(?:是|为)?[^：:\n]{{0,40}}?{_TASK_VERB_ZH}[^：:\n]{{0,30}}?"
     # a bare request to work on what follows: "帮我润色一下 thanks:", "麻烦你帮我翻译：" (a request form before the verb)
@@ -2614,14 +2614,18 @@ def _text_labels(text: str, s: int, e: int) -> list[re.Match[str]]:
     for word in _LABEL_WORDS:
         k = text.find(word, s, e)
         while k >= 0:
-            ls = text.rfind("\n", s, k) + 1 or s
+            # (looked for only within reach: a line start further back opens no label here, and a search back to it
+            # from every hit on a long line is quadratic)
+            lo = max(s, k - _LABEL_REACH - 1)
+            nl = text.rfind("\n", lo, k)
+            ls = nl + 1 if nl >= 0 else s if lo == s else -1  # (-1: its line starts out of reach)
             # (a label opens its line, or a sentence on it: "**Paragraph 2**:", "会议记录（…）：", "您好！用户投诉原文：")
             near = max(ls, k - _LABEL_REACH)
             stop = max(text.rfind(c, near, k) for c in "。！？!?.")
             ls = stop + 1 if stop >= 0 else ls
-            while ls < k and text[ls] in " \t":
+            while 0 <= ls < k and text[ls] in " \t":
                 ls += 1
-            if ls not in found and k - ls <= _LABEL_REACH:
+            if ls >= 0 and ls not in found and k - ls <= _LABEL_REACH:
                 m = _REPORTED_LABEL.match(text, ls, e) or _TEXT_LABEL.match(text, ls, e)
                 if m is not None:
                     found[ls] = m

@@ -722,6 +722,9 @@ _ASKED_EARLIER = re.compile(r"(?i:\bhow\s+(?:do|would|can|should)\s+(?:you|I|we)
 
 # a word talked about: the object of keep/remove/drop ("keep please in that sentence"), or named as a word after it
 _CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
+# an item numbered inside a line, with the next item after it ("1. please 2. thanks")
+_NUMBERED_BEFORE = re.compile(r"(?<=[^\n\s])[ \t]+\d{1,2}[.)][ \t]*\Z")
+_NEXT_NUMBERED = re.compile(r"[ \t]+\d{1,2}[.)][ \t]")
 _KEEP_THE_WORD = re.compile(r"(?i:\b(?:keep|remove|delete|drop|cut|add|omit|avoid\s+using|the\s+word|the\s+phrase|spell|"
                             r"pronounce|define|"
                             r"(?:the\s+)?same\s+as|versus|vs\.?|the\s+(?:polite|formal|informal|usual|normal|english|chinese))"
@@ -762,8 +765,9 @@ def _mentioned(text: str, s: int, e: int) -> bool:
         return True
     if _KEEP_THE_WORD.search(text, max(0, s - 24), s) or _THE_WORD_AFTER.match(text, e):
         return True  # "I want to keep please in that sentence", "我想保留 please 這個字": a word talked about
-    if text[s - 1:s] == "、" or text[e:e + 1] == "、":
-        return True  # an item of an enumeration: "我只知道请、谢谢、对不起。"
+    if text[s - 1:s] == "、" or text[e:e + 1] == "、" or _NUMBERED_BEFORE.search(text, max(0, s - 6), s) \
+            and _NEXT_NUMBERED.match(text, e):
+        return True  # an item of an enumeration: "我只知道请、谢谢、对不起。", "Answer key: 1. please 2. thanks"
     if text[s:e].isascii() and _CJK_CHAR.match(text[s - 2:s].strip()[-1:] or "a") \
             and _CJK_CHAR.match(text[e:e + 2].strip()[:1] or "a"):
         return True  # an English word set in a Chinese sentence: "英语的 please 放在句首和句尾有区别吗？"
