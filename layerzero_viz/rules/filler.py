@@ -721,7 +721,6 @@ _ASKED_EARLIER = re.compile(r"(?i:\bhow\s+(?:do|would|can|should)\s+(?:you|I|we)
 
 
 # a word talked about: the object of keep/remove/drop ("keep please in that sentence"), or named as a word after it
-_CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
 # an item numbered inside a line, with the next item after it ("1. please 2. thanks")
 _NUMBERED_BEFORE = re.compile(r"(?<=[^\n\s])[ \t]+\d{1,2}[.)][ \t]*\Z")
 _NEXT_NUMBERED = re.compile(r"[ \t]+\d{1,2}[.)][ \t]")
