@@ -1085,7 +1085,8 @@ _ABOUT_ABOVE = re.compile(r"[ \t]*(?:这句话|这句|这段话|这段|这条|�
 
 
 def _candidates_above(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
-    """The lines above a turn's last line that asks which of them is better: each a text to compare as written."""
+    """The lines above a turn's last line that asks which of them is better, each a text to compare as written; or,
+    under a last line that asks about them ("这句话太客气了吗？"), the words above it as one text."""
     last = text.rfind("\n", s, e)
     about = _ABOUT_ABOVE.fullmatch(text, last + 1, e) if last >= 0 else None
     if about is not None:  # "您好，麻烦您尽快回复，谢谢！⏎这句话太客气了吗？": the words asked about, as written
