@@ -202,7 +202,8 @@ def _no_cache_dump_traceback(record: logging.LogRecord) -> bool:
     return not record.getMessage().startswith("Dump cache file failed")
 
 
-def _is_cjk(ch: str) -> bool:
+def is_cjk(ch: str) -> bool:
+    """Whether ``ch`` is a CJK ideograph (the unified block, extension A and the compatibility block)."""
     return "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff"
 
 
@@ -219,7 +220,7 @@ def zh_word_aligned(text: str, start: int, end: int) -> bool:
     freq = _jieba().dt.FREQ
     n = len(text)
     for p in (start, end):
-        if p <= 0 or p >= n or not (_is_cjk(text[p - 1]) and _is_cjk(text[p])):
+        if p <= 0 or p >= n or not (is_cjk(text[p - 1]) and is_cjk(text[p])):
             continue
         for i in range(max(0, p - 3), p):
             for j in range(p + 1, min(n, i + 4) + 1):

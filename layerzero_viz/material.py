@@ -2528,9 +2528,10 @@ _REPORTED = (
     r"search[ \t]+hits|page[ \t]+(?:text|content)|retrieved[ \t]+(?:documents?|passages?|context|chunks?))"
     r"|观察(?:结果)?|工具(?:输出|返回|结果)|搜[索寻]结果|检索结果|页面(?:内容|文本)|接口(?:返回|响应|输出)|返回(?:结果|值)|(?:预期|期望|实际)(?:输出|结果|返回))"
     r"|(?P<input_zh>输入)|发票|收据|简历|日志|报错(?:信息)?|(?:会议|聊天|对话|通话)(?:记录|纪要)"
-    # a message's own parts, or the user's own piece: "邮件标题：", "Subject line:", "我的邮件签名：", "My signature:",
-    # "Message:" (what a message to set up or send says), "群公告：", "朋友圈："
-    r"|(?P<subject>邮件(?:标题|主题))|群公告|朋友圈|(?i:student(?:'s)?(?:[ \t]+answer)?|my[ \t]+answer)|学生(?:的)?(?:回答|答案)|(?i:(?:my|our)[ \t]+(?:e-?mail[ \t]+)?signature|"
+    # a message's own parts, or a piece to look at: "邮件标题：", "群公告：", "朋友圈：", "Student:", "学生的答案：", "我的邮件
+    # 签名：", "My signature:", "Message:" (what a message to set up or send says)
+    r"|(?P<subject>邮件(?:标题|主题))|群公告|朋友圈|(?i:student(?:'s)?(?:[ \t]+answer)?|my[ \t]+answer)|学生(?:的)?(?:回答|答案)"
+    r"|(?i:(?:my|our)[ \t]+(?:e-?mail[ \t]+)?signature|"
     r"(?:auto-?reply|out-of-office|away|sms|text|push|notification)[ \t]+message)|(?P<message>Message)"
     r"|我的[\u4e00-\u9fff]{0,4}?(?:签名|草稿|回复|开场白|自我介绍|简介)"
     # a message received, named by whose it is or who said it: "Recruiter message:", "Her message:", "My landlord's
@@ -2661,7 +2662,7 @@ def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str
     turn) or before it (when it closes the turn): the text, as handed over.  A paragraph that sets up a role ("You
     are …", "Act as …", "# Role") opens a prompt, not a request."""
     s = _past_greeting(text, s, e)
-    line_end = text.find("\n", s, e) % (e + 1)  # (e when the turn is one line)
+    line_end = _line_end(text, s, e)
     colon = min((k for k in (text.find(":", s, line_end), text.find("：", s, line_end)) if k >= 0), default=-1)
     if colon > s and _asks_for_the_reply(text, _last_clause(text, s, colon), colon + 1) \
             and not _REPLY_TO_SOMEONE.search(text, s, colon + 1):
@@ -2917,10 +2918,9 @@ def _request_line_payload(text: str, s: int, e: int) -> list[tuple[int, int, str
 # follows ("Is this too pushy? Hi Tom, …", "Is the tone OK for a first message to a recruiter?⏎⏎Hi Bob, …")
 _VERBATIM_SENTENCE = re.compile(r"[^.!?。！？\n]{0,120}?(?:(?i:\b(?:word\s+for\s+word|verbatim|exactly\s+as\s+(?:it\s+is|written)|"
                                 r"as\s+is)\b)|原样|一字不改|原封不动)[^.!?。！？\n]{0,40}?[.。!！]")
-# a sentence asking for a translation, then on its line the text in the other script: "Translate to English. 不好意思，…",
-# "翻译成英文。Thanks for waiting."
-# (a Chinese request names the language to put it into: the text after it is in any script — "翻译成英文。麻烦您周五前回复，谢谢！",
-# "我们App的客服机器人提示词，翻译成英文。回答不要超过三句话。", "英译中。Thanks so much for your help!")
+# a sentence asking for a translation, then on its line the text: in the other script after an English request
+# ("Translate to English. 不好意思，…"), in any script after a Chinese one, which names the language to put it into
+# ("翻译成英文。麻烦您周五前回复，谢谢！", "我们App的客服机器人提示词，翻译成英文。回答不要超过三句话。", "英译中。Thanks so much!")
 _TRANSLATE_SENTENCE = re.compile(r"(?i:(?:please[ \t]+)?translate(?:[ \t]+(?:this|it))?(?:[ \t]+(?:in)?to[ \t]+[a-z]+)?[ \t]*[.!:][ \t]*)"
                                  r"(?=[\u4e00-\u9fff])|(?:[^。！？\n]{0,24}?[，,][ \t]*)?(?:(?:请|麻烦)?(?:帮我)?(?:翻译|翻|译)(?:成|为)"
                                  r"[\u4e00-\u9fff]{1,4}?(?:文|语)|[英中汉日韩法德]译[英中汉日韩法德])[。！：:][ \t]*(?=\S)")

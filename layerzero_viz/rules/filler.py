@@ -30,6 +30,7 @@ import re
 from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Any, Sequence
 
+from ..lexicon import is_cjk
 from ..view import (EMOJI_CHARS, BlockRef, Hits, TextView, acted_turns_from, clauses, role_play_start, sentences,
                     slot_line)
 
@@ -150,9 +151,6 @@ def _user_quoted(text: str, quotes: Sequence[int], s: int, e: int) -> bool:
 def _norm(phrase: str) -> str:
     return " ".join(phrase.lower().replace("’", "'").split())
 
-
-def _is_cjk(ch: str) -> bool:
-    return "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff"
 
 
 # a standing prompt or a user turn whose subject is politeness itself ("Classify politeness as POLITE or RUDE", "React
@@ -561,7 +559,7 @@ def _not_filler_zh(text: str, s: int, e: int) -> bool:
         m = _OWN_CONDITION.search(text, max(0, s - 40), s - 1)
         if m is not None and not _STOCK_CONDITION.fullmatch(m.group(1)):
             return True
-    return e - s == 1 and text[s] == "嗨" and e < len(text) and (text[e].isalnum() or _is_cjk(text[e]))
+    return e - s == 1 and text[s] == "嗨" and e < len(text) and (text[e].isalnum() or is_cjk(text[e]))
 
 
 # a request for a message to someone ("帮我写一条短信", "帮我回复领导的消息", "给房东发个微信"): a 顺便问一下 in it is for the message
@@ -1370,7 +1368,7 @@ def _frame(view: TextView, text: str, run: _Run, bs: int, be: int, ss: int, se: 
             rest_start = softener.end()  # "… if you could possibly help me": the softener goes with the frame
         return rs, rest_start
     # zh
-    if not _is_cjk(rest[0]) and not rest[0].isalnum():
+    if not is_cjk(rest[0]) and not rest[0].isalnum():
         return None
     last_phrase = text[hits[-1][0]:hits[-1][1]]
     if last == "ask":

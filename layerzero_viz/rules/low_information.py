@@ -28,6 +28,7 @@ import re
 from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Callable, Optional
 
+from ..lexicon import is_cjk
 from ..view import Hits, TextView, slot_line
 from . import filler
 
@@ -324,7 +325,7 @@ def _zh_final_particle(text: str, s: int, e: int, word: str) -> Span:
         return None
     before = text[s - 1] if s > 0 else ""
     after = text[e] if e < len(text) else ""
-    if not (before and _is_cjk(before) and after and after in "。！？!?，,～~…") or _ZH_NEGATION_BEFORE.search(before):
+    if not (before and is_cjk(before) and after and after in "。！？!?，,～~…") or _ZH_NEGATION_BEFORE.search(before):
         return None
     lo = max(0, s - 40)
     clause = text[max(lo - 1, *(text.rfind(c, lo, s) for c in _ZH_CLAUSE_BREAKS)) + 1:s]
@@ -352,7 +353,7 @@ def _zh_degree(text: str, s: int, e: int, word: str) -> Span:
     """很/非常 … before an adjective or verb, not after a negation (不很) or 是."""
     before = text[s - 1] if s > 0 else ""
     after = text[e] if e < len(text) else ""
-    if not after or not _is_cjk(after) or _ZH_NEGATION_BEFORE.search(text[max(0, s - 2):s]) or before == "是":
+    if not after or not is_cjk(after) or _ZH_NEGATION_BEFORE.search(text[max(0, s - 2):s]) or before == "是":
         return None
     nxt = _flags_around(text, s, e)[1]
     if not nxt or nxt[0] not in "av":
@@ -366,7 +367,7 @@ def _zh_yixia(text: str, s: int, e: int, word: str) -> Span:
     after = text[e] if e < len(text) else ""
     if not after or after in _CLAUSE_BOUNDARY or after in " \t～~…”\"」』）)" or after in "吧吗呢啊呀哦嘛啦":
         return None
-    if not _flags_around(text, s, e)[0].startswith("v") or (_is_cjk(after) and after in "子午"):
+    if not _flags_around(text, s, e)[0].startswith("v") or (is_cjk(after) and after in "子午"):
         return None
     if after in _NUMERALS:
         return None  # 算一下一次应该喂多少毫升: without 一下, 算一次 reads "calculate once"
@@ -405,7 +406,7 @@ def _zh_tail(text: str, s: int, e: int, word: str) -> Span:
     """来着/罢了/而已/似的 closing a clause after a Chinese character."""
     before = text[s - 1] if s > 0 else ""
     after = text[e] if e < len(text) else ""
-    return (s, e) if after and after in "。！？!?，," and before and _is_cjk(before) else None
+    return (s, e) if after and after in "。！？!?，," and before and is_cjk(before) else None
 
 
 _DE_MODIFIER = frozenset({"r", "n", "nr", "ns", "nt", "nz", "a", "t"})    # pronoun, noun, adjective, time word
@@ -461,9 +462,6 @@ del _words, _rule, _w
 _DECIDE = (_zh, _en)  # per lexicon of _NAMES
 
 
-def _is_cjk(ch: str) -> bool:
-    return "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff"
-
 
 _ZH_SENTENCE_END = "。！？!?；;\n\x00"
 _SHI_BEFORE = re.compile(r"是[^，。！？,.!?]*$")
@@ -484,7 +482,7 @@ def _flags_around(text: str, s: int, e: int) -> tuple[str, str]:
     return _tag_before(text[max(0, s - 4):s]), _tag_after(text[e:e + 4])
 
 
-_CJK_RUN = "[\u3400-\u9fff\uf900-\ufaff]+"  # the characters _is_cjk accepts
+_CJK_RUN = "[\u3400-\u9fff\uf900-\ufaff]+"  # the characters lexicon.is_cjk accepts
 _CJK_HEAD = re.compile(_CJK_RUN)
 _CJK_TAIL = re.compile(_CJK_RUN + r"\Z")
 
