@@ -438,7 +438,7 @@ _EDIT = _Verbs(
      ("tighten", "tighten"), ("shorten", "shorten"), ("continue", "continu"), ("finish", "finish"),
      ("complete", "complet"), ("localize", "locali[sz]"), ("localise", "locali[sz]")),
     ("翻译", "翻成", "译成", "润色", "校对", "改写", "纠错", "纠正", "修正", "改成", "改为", "改得", "换成", "重写", "改述", "仿写",
-     "扩写", "续写", "缩写", "精简", "降重", "重新撰写", "重新创作", "改一下", "改改", "删掉", "删除", "去掉", "删去", "改语病",
+     "扩写", "续写", "缩写", "缩短", "精简", "降重", "重新撰写", "重新创作", "改一下", "改改", "删掉", "删除", "去掉", "删去", "改语病",
      "改错", "翻一下", "本地化"))
 # sums it up, tidies it or makes it plainer
 _CONDENSE = _Verbs((("condense", "condens"), ("summari[sz]e", "summari[sz]"), ("simplify", "simplif"), ("cut", "cut"),
@@ -1133,6 +1133,12 @@ _TALLY_CUE = re.compile(r"(?i:\b(?:count|how\s+many|classify|categori[sz]e|label
                         # or to check their length ("Check length (max 40 chars):", "这两条推送有没有超过 20 个字：")
                         r"|(?i:\b(?:check|count)\s+(?:the\s+)?(?:length|characters|chars)\b|\bmax(?:imum)?\s+\d+\s+(?:chars?|characters)\b"
                         r"|\btoo\s+long\b|\b(?:under|within|over)\s+\d+\s+(?:chars?|characters)\b)|字数|超过\s*\d+\s*个?字|多少个?字|几个字|太长")
+# or to pick from them, on a short line ending in a colon or a question mark ("Name options for my shop, pick 2:",
+# "候选：", "选一个口号：")
+_PICK_CUE = re.compile(r"(?i:\b(?:options|candidates|shortlist)[ \t]*[:：][ \t]*$|\b(?:pick|choose|select)\s+(?:one|two|three|\d|"
+                       r"the\s+best|a\s+name|from|between|among|your\s+favou?rite)\b|\bwhich\s+one\b)"
+                       r"|候选|备选|选(?:一|两|二|三|几)个|挑(?:一|两|几)个|选哪")
+_PICK_LINE_MAX = 100
 _COMPARED_ITEM = re.compile(r"[ \t]*(?:[-*•]|\d{1,2}[.)、．]|[A-Da-d][.)、．])[ \t]+(\S[^\n]*)")
 
 
@@ -1147,7 +1153,8 @@ def _compared_items(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, 
         if le < 0:
             return
         line = text[pos:le].rstrip()
-        if line[-1:] in ("?", "？", ":", "：") and (_COMPARE_CUE.search(line) or _TALLY_CUE.search(line)) \
+        if line[-1:] in ("?", "？", ":", "：") and (_COMPARE_CUE.search(line) or _TALLY_CUE.search(line)
+                                                  or len(line) <= _PICK_LINE_MAX and _PICK_CUE.search(line)) \
                 or line[-1:] in (".", "。") and _TALLY_CUE.search(line):
             items = []
             k = le + 1
@@ -1875,11 +1882,43 @@ def _label_pairs(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, st
 # a transcript or chat log pasted in a turn: lines of speakers ("PRIYA: Hi everyone, thanks for joining.", "小王（客服）：您好，…"),
 # at least three, of two speakers or more, one of them speaking again (a prompt's fields — "Role: …⏎Goal: …" — do not
 # come back)
-_SPEAKER_LINE = re.compile(r"^[ \t]*(?:\*\*)?([A-Z][A-Za-z.'-]*(?:[ \t][A-Z][A-Za-z.'-]*)?|[\u4e00-\u9fff]{1,5})"
+_SPEAKER_LINE = re.compile(r"^[ \t]*(?:\*\*)?((?:My|Our)[ \t][a-z]+|[A-Z][A-Za-z.'-]*(?:[ \t][A-Z][A-Za-z.'-]*)?|[\u4e00-\u9fff]{1,5})"
                            r"(?:[ \t]*[（(][^）)\n]{1,10}[）)])?(?:\*\*)?[ \t]*[:：][ \t]*\S[^\n]*$", re.MULTILINE)
 
 
+# an email pasted with its headers ("From: anna@corp.com⏎Subject: March close⏎⏎Hi team, …")
+_EMAIL_HEADERS = re.compile(r"^[ \t]*(?:From|发件人)[ \t]*[:：][^\n]*\n(?:[ \t]*(?:To|Cc|Bcc|Date|Sent|Reply-To|收件人|抄送|时间|日期)"
+                            r"[ \t]*[:：][^\n]*\n)*[ \t]*(?:Subject|主题)[ \t]*[:：][^\n]*", re.MULTILINE)
+
+
+def _headed_email(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
+    """An email pasted with its From: and Subject: headers: the headers and the paragraphs of its body, to the first
+    paragraph that asks the assistant something ("Can you turn this into a checklist?")."""
+    m = _EMAIL_HEADERS.search(text, s, e)
+    if m is None:
+        return []
+    b = pos = m.end()
+    body = False  # (its first paragraph is the email's, whatever it says)
+    while pos < e:
+        a = pos
+        while a < e and text[a] in " \t\n":
+            a += 1
+        if a >= e:
+            break
+        br = _PARA_BREAK.search(text, a, e)
+        z = e if br is None else br.start()
+        para = text[a:z].strip()
+        if body and (_OWN_REQUEST_LINE.match(para) or para.endswith(("?", "？")) and len(para) <= 120):
+            break  # (the user's own question under it)
+        body = True
+        b = _stripped(text, a, z)[1]
+        pos = z if br is None else br.end()
+    a = _stripped(text, m.start(), b)[0]
+    return [(a, b, "introduced", "kept: an email pasted with its headers (From:, Subject:)")]
+
+
 def _transcript(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
+    """The speaker lines of a transcript pasted in a turn (see ``_SPEAKER_LINE``), as one range."""
     out: list[tuple[int, int, str, str]] = []
     run: list[re.Match[str]] = []
     for m in [*_SPEAKER_LINE.finditer(text, s, e), None]:
@@ -1887,7 +1926,9 @@ def _transcript(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
             run.append(m)  # (the next line, blank lines between allowed)
             continue
         names = [x.group(1) for x in run]
-        if len(run) >= 3 and len(set(names)) >= 2 and len(set(names)) < len(names):
+        # (or two lines, one of them the user's own: "My sister: Hi! Sorry to bug you, …⏎Me: I'm at work till 7.")
+        if len(set(names)) >= 2 and (len(run) >= 3 and len(set(names)) < len(names)
+                                     or any(n in ("Me", "我") for n in names)):
             out.append((run[0].start(), run[-1].end(), "introduced",
                         f"kept: a transcript of {len(set(names))} speakers ({', '.join(dict.fromkeys(names))[:40]})"))
         run = [m] if m is not None else []
@@ -1914,9 +1955,15 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:(?:say|reply|respond|answer)(?:\s+(?:exac
                          r"(?:this|the\s+following|the|a)\s+(?:sign-?off|greeting|opening(?:\s+line)?|closing(?:\s+line)?|"
                          r"signature|tagline|disclaimer)|"
                          # a reply's prescribed part: "The first sentence must be:", "Every reply should start with:"
-                         r"(?:sentence|line|words?|reply|response|answer|greeting)\s+(?:(?:must|should|has\s+to|needs\s+to)\s+"
+                         # ("The first line of the speech must be:", "Opening line for every conversation:")
+                         r"(?:opening|closing|first|last)\s+(?:line|sentence|message)\s+(?:for|of|in|to)\s+(?:every|each|all|"
+                         r"the|a|any|new)\s+[a-z-]+|"
+                         r"(?:sentence|line|words?|reply|response|answer|greeting)(?:\s+of\s+(?:the|my|your|our|this|every|each)"
+                         r"\s+[a-z-]+)?\s+(?:(?:must|should|has\s+to|needs\s+to)\s+"
                          r"(?:always\s+)?(?:be|say|read|(?:start|begin|open|end|close)\s+with)|is\s+always|will\s+always\s+be)))"
-                         r"|说|回复|回答|答复|开头用|结尾用|开场白|结束语|内容(?:大意|大概|大致|主要)?(?:是|为|如下)|(?:大概|大致|主要)?意思(?:是|为)|大意(?:是|为)|正文(?:是|为)|原话(?:是)?|写上"
+                         r"|说|回复|回答|答复|开头用|结尾用|开场白|结束语|"
+                         # the words of a sign or a card dictated ("提示牌，主句是：请自己洗杯子，谢谢。")
+                         r"(?:主句|原句|标语|口号|提示语|台词|祝福语|广告语)(?:要|就|必须|应该)?(?:是|为|写)|内容(?:大意|大概|大致|主要)?(?:是|为|如下)|(?:大概|大致|主要)?意思(?:是|为)|大意(?:是|为)|正文(?:是|为)|原话(?:是)?|写上"
                          r"|(?:开场白|结束语|结尾语?|开头语?|问候语|签名|落款|第一句话?|最后一句话?|首句|末句|第一段|最后一段|"
                          r"开头一句话?|结尾一句话?)(?:请|固定|统一|一律|必须|一定要|要|应该|应当|应|都|需要|总是|永远){0,3}"
                          r"(?:为|是|用|说|写|加上|加|附上)"
@@ -1941,10 +1988,11 @@ _PRESCRIBED_PART = re.compile(r"(?i:\bwith\s*$)|(?:加上|加|附上|写上)\s*$
 # is not looked for, only "内容是：")
 _SCRIPT_COLON = re.compile(r"[yYdDrRhHmM)说复答用白语是为下话上句写加][ \t*]{0,4}[:：]")
 # and the longer fields, looked for only in a block that holds one ("the message should be:", "this sign-off:")
-_SCRIPT_FIELD_COLON = re.compile(r"(?i:\bbe|sign-?off|greeting|opening(?:\s+line)?|closing(?:\s+line)?|tagline|signature|"
+_SCRIPT_FIELD_COLON = re.compile(r"(?i:\bbe|(?:line|sentence|message)\s+(?:for|of|in|to)\s+(?:every|each|all|the|a|any|new)\s+"
+                                 r"[a-z-]+|sign-?off|greeting|opening(?:\s+line)?|closing(?:\s+line)?|tagline|signature|"
                                  r"disclaimer|always|(?:this|following|one|a)\s+(?:exact\s+)?(?:line|sentence|wording|phrase|words|"
                                  r"text))[ \t*]{0,4}[:：]")
-_SCRIPT_FIELD_HINTS = ("be:", "be :", "ff:", "eeting:", "ening:", "osing:", "ine:", "ture:", "laimer:", "always:", "ence:",
+_SCRIPT_FIELD_HINTS = ("be:", "be :", "ine for ", "ine of ", "ence for ", "age for ", "ff:", "eeting:", "ening:", "osing:", "ine:", "ture:", "laimer:", "always:", "ence:",
                        "ording:", "rase:", "ords:", "ext:")
 _VERBATIM_WORDS = ("xactly", "XACTLY", "erbatim", "ord for word", "s written", "原样", "一字", "原封不动", "一个字都不", "逐字", "不得增删",
                    "不要增删", "照读", "照念")
@@ -2024,7 +2072,7 @@ def _scripts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, s
         ls = text.rfind("\n", s, c) + 1 or s
         le = text.find("\n", c, e)
         le = e if le < 0 else le
-        say = _SAY_BEFORE.search(text, max(ls, c - 24), c)
+        say = _SAY_BEFORE.search(text, max(ls, c - 48), c)
         if say is not None:
             # the rest of its line, or the lines under it ("结尾统一加：⏎谢谢！⏎Acme客服团队")
             a, b = _stripped(text, c + 1, le) if text[c + 1:le].strip() or not _PRESCRIBED_PART.search(say.group(0)) \
@@ -2256,14 +2304,21 @@ _TASK_INTRO = re.compile(
     # reply that I agree:"
     r"|(?i:here(?:'s|’s|[ \t]+is)[ \t]+what[ \t]+I(?:'m|’m|[ \t]+am)[ \t]+(?:going[ \t]+to|gonna|about[ \t]+to)[ \t]+"
     r"(?:send|say|post|write|reply)|I(?:'m|’m|[ \t]+am)[ \t]+(?:replying|responding|sending|saying|writing[ \t]+back|going[ \t]+"
-    r"to[ \t]+(?:reply|say|send))(?:[ \t]+with)?|I[ \t]+(?:want|plan|intend)[ \t]+to[ \t]+(?:reply|say|send)(?:[ \t]+with)?)"
-    r"|(?i:[^:：\n]{0,60}?\b(?:wrote|writes|said|says|replied|posted|texted|messaged|got|getting|seeing|sent|prints?|printed|shows?|showed|"
+    r"to[ \t]+(?:reply|say|send))(?:[ \t]+with)?|I[ \t]+(?:want|plan|intend)[ \t]+to[ \t]+(?:reply|say|send|post)(?:[ \t]+(?:with|this|the[ \t]+following))?)"
+    # an example of the text wanted, or the words a status or an auto-reply is set to, or a story to go on with:
+    # "Something like:", "Set my Slack status to:", "Keep writing:"
+    r"|(?i:[^:：\n]{0,60}?\b(?:something|anything)[ \t]+(?:like|along[ \t]+the[ \t]+lines[ \t]+of)(?:[ \t]+this)?)"
+    r"|(?i:[^:：\n]{0,40}?\bset[ \t]+(?:my|our|the)[ \t]+[^:：\n.!?]{1,30}?[ \t]+to)"
+    r"|(?i:(?:keep|continue|carry[ \t]+on)[ \t]+(?:writing|the[ \t]+story|going)|continue)"
+    r"|(?i:[^:：\n]{0,60}?\b(?:wrote|writes|said|says|reads|replied|posted|texted|messaged|e-?mailed|forwarded|got|getting|seeing|sent|prints?|printed|shows?|showed|"
     r"throws?|threw|returns|returned|displays?|displayed|fails?[ \t]+with|failed[ \t]+with|(?:message|email|e-mail|review|"
     r"comment|reply|text|note|post|answer|output|error|log|line|sentence|greeting|tagline|slogan|headline|title|caption|"
-    r"copy|string|subject(?:[ \t]+line)?)[ \t]+(?:was|is|reads|read|said|says)(?:[ \t]+(?:just|only|simply))?)"
+    r"copy|string|opener|closing[ \t]+line|opening[ \t]+line|sign-?off|status|bio|template|script|"
+    r"subject(?:[ \t]+line)?)[ \t]+(?:was|is|reads|read|said|says)(?:[ \t]+(?:just|only|simply))?)"
     # ("I wrote this:", "Tom sent me this:", "It prints this and then exits:")
-    r"(?:[ \t]+(?:me[ \t]+)?(?:this|the[ \t]+following|back)(?:[ \t]+and(?:[ \t]+then)?[ \t]+[a-z]+)?"
-    r"(?:[ \t]+(?:in|on|from|at)[ \t]+(?:the[ \t]+)?[\w./-]+)?|[ \t]+(?:me|us))?"  # ("We keep getting this in prod:")
+    r"(?:[ \t]+(?:(?:me|us)[ \t]+)?(?:this|the[ \t]+following|back)(?:[ \t]+and(?:[ \t]+then)?[ \t]+[a-z]+)?"
+    # ("We keep getting this in prod:", "Got this from a client:", "My coworker wrote this in the group card:")
+    r"(?:[ \t]+(?:in|on|from|at)[ \t]+(?:(?:the|a|an|my|our)[ \t]+)?[\w./-]+(?:[ \t]+[\w./-]+)?)?|[ \t]+(?:me|us))?"
     # ("Your colleague wrote this to me yesterday:")
     r"(?:[ \t]+(?:to|for)[ \t]+(?:me|us|him|her|them))?(?:[ \t]+(?:yesterday|today|earlier|this[ \t]+morning|last[ \t]+(?:week|night|time)))?"
     r"(?:[ \t]*[,;—–-][^:：\n]{0,80}?)?)"
@@ -2273,6 +2328,12 @@ _TASK_INTRO = re.compile(
     r"[^:：\n]{0,40}?)"
     # or prescribed in so many words: "开头必须这样写：", "结尾要这么说："
     r"|[^：:\n]{0,40}?(?:(?:这样|这么|如下)(?:写|说|开头|结尾|回复|回答|回)|(?:写|改|换)成(?:这样|这个样子))[^：:\n]{0,10}?"
+    # an example of it ("类似这样：", "模板大概是这样："), the words the user means to send ("我准备发这个：", "我朋友圈想发这句："),
+    # a story to go on with ("继续写："), a message's words dictated ("帮我给老师写条消息：老师好，…")
+    r"|[^：:\n]{0,30}?(?:类似|像|大概是|大致是|差不多是|就像)这样(?:的)?"
+    r"|[^：:\n]{0,16}?(?:准备|打算|想|要|正要)(?:发|回|说|贴|发布|发出)(?:这个|这句|这条|这段|这些|这么一句|的是)(?:话)?"
+    r"|[ \t]*(?:请|麻烦|帮我)*(?:继续写|接着写|续写|往下写)[^：:\n]{0,10}?"
+    r"|[^：:\n]{0,16}?写(?:一)?(?:条|封|段|句)(?:消息|短信|邮件|微信|留言|通知|公告|祝福|贺卡)"
     # the text named by what is to be done with it: "Reply to grade:", "Text to translate (keep the tone):"
     # (not the speaker's own recap: "So to summarise: no refund, …", "Just to check:")
     rf"|(?i:(?!(?:so|now|well|and|ok|okay|just|briefly|quickly|then)[ \t]+to\b)"
@@ -2309,15 +2370,17 @@ _TASK_INTRO = re.compile(
     # an error the user got: "我写 SELECT … 报错了：You have an error in …"
     r"|[^：:\n]{0,60}?(?:报错|报了错|出错|错误提示|错误信息)(?:了)?(?:说|如下)?"
     r"|[^：:\n]{0,6}?(?:我|我们)(?:刚|刚刚|今天|昨天)?收到(?:了)?(?:一封|一条|一段|一则|封|条)[\u4e00-\u9fff]{0,6}?(?:邮件|短信|消息|微信|信|留言|私信|通知)"
-    r"|[^：:\n]{0,20}?(?:发|回|说|留|写)了(?:一句|一条|一段|一封|一篇|这么一句|这样一句)(?:话|微信|短信|消息|邮件|信息|留言|私信)?"
+    r"|[^：:\n]{0,20}?(?:发|回|说|留|写)了(?:一句|一条|一段|一封|一篇|这么一句|这样一句|这句|这条|这段)(?:话|微信|短信|消息|邮件|信息|留言|私信)?"
     r"(?:[^：:\n]{0,40}?(?:帮我|麻烦|请)[^：:\n]{0,30}?)?"  # ("我写了一段给客户的道歉信，帮我看看有没有问题，不要大改：")
     # said to pass on as written: "状态页公告，直接按这个发：", "原样转发："
     r"|[^：:\n]{0,30}?(?:原样|原封不动|一字不改|一字不差|一个字都不要?改|照发|照着发|直接(?:按这个)?发|按这个发|逐字|照读|照念)[^：:\n]{0,20}?"
     # the text pointed at before the verb: "帮我把下面这份通知改得更正式一点，意思不要变："
-    rf"|[^：:\n]{{0,20}}?(?:把|将|对|给)(?:下面|以下|下列|这)[^：:\n]{{0,20}}?(?:改|{_TASK_VERB_ZH})[^：:\n]{{0,30}}?"
+    rf"|[^：:\n]{{0,20}}?(?:把|将|对|给)(?:下面|以下|下列|这)[^：:\n]{{0,20}}?(?:改|换|替换|{_TASK_VERB_ZH})[^：:\n]{{0,30}}?"
     # the words to send back, dictated: "帮我回复他：Sure, thanks for asking!", "跟客户说：…", "Reply to him: …", "Tell her:"
     r"|[^：:\n]{0,10}?(?:回复|回|转告|告诉|跟|对|和)(?:他|她|他们|她们|对方|客户|老板|同事|大家|群里)(?:说)?(?:一句|一下|两句|几句)?"
-    r"|(?i:[^:：\n]{0,20}?\b(?:reply|respond|write\s+back|say|(?:tell|text|message|email|dm|ping)\s+(?:him|her|them))"
+    r"|[ \t]*(?:请|麻烦|帮我)*(?:转告|告诉|通知)[^：:\n，,。]{1,8}"  # ("告诉值班同学：麻烦今晚盯一下…": the words to pass on)
+    r"|(?i:[^:：\n]{0,20}?\b(?:reply|respond|write\s+back|say|(?:tell|text|message|email|dm|ping)\s+(?:him|her|them)|"
+    r"tell\s+(?:the|my|our)\s+[\w-]+(?:\s+[\w-]+)?)"
     r"(?:\s+to\s+(?:him|her|them|the\s+\w+))?"
     r"(?:\s+with)?)"
     # a text given as the model of a new one, its tone and wording the point: "Here's our newsletter from January, write
@@ -2347,7 +2410,9 @@ _TASK_INTRO = re.compile(
 # (searched in the lower-cased words before the colon: a case-insensitive search costs twice as much)
 _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\btidy\b|\bclean\s+up\b|\bmake\b|\bturn\b|\bsend\b|\bpost\b|\bpublish\b|\bforward\b|\bshare\b|"
                        r"\bannounce\b|\bverbatim\b|\bword for word\b|\bas is\b|\bexactly as\b|\bexactly this\b|\bexactly like\b|"
-                       r"\bthis exact\b|\binto\b|\bto [a-z]{2}-[a-z]{2,4}\b|"
+                       r"\bthis exact\b|\binto\b|\bto [a-z]{2}-[a-z]{2,4}\b|\blike\b|\balong the lines\b|\bset\b|\bkeep\b|"
+                       r"\bcontinue\b|\bcarry on\b|\bemailed\b|\be-mailed\b|\bforwarded\b|\btell\b|这样|继续写|接着写|续写|往下写|"
+                       r"准备|打算|想发|要发|写条|写封|写段|写句|写一|转告|告诉|通知|换成|替换|"
                        r"这样|这么|如下|原样|原封不动|一字不改|一字不差|一个字都不|照发|照着发|逐字|照读|照念|"
                        r"按这个发|直接发|翻成|译成|回复我|回复了我|回我|收到的|收到了|收到一|发来|发过来|回过来|传来|发了|回了|写了|写着|"
                        r"上写|写道|贴了|发的是|回的是|提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|"
@@ -2404,7 +2469,7 @@ def _task_intros(text: str, s: int, e: int) -> list[re.Match[str]]:
         k = c - 1
         while k >= ls and text[k] in " \t*":
             k -= 1
-        if k < ls or not (text[k].isalpha() or text[k] in ")）"
+        if k < ls or not (text[k].isalpha() or text[k] in ")）”」』"  # (a quoted word: 把…“麻烦”换成“烦请”：)
                           or text[k].isdigit() and not text[c + 1:_line_end(text, c + 1, e)].strip(" \t")):
             continue  # (a digit ends an intro only at its line's end: "…我想还价到5300：⏎⏎李先生您好", not "10:30")
         ws = max(ls, c - _CUE_WINDOW)
@@ -2448,6 +2513,16 @@ _SAYS_HOW = re.compile(r"[ \t]*(?:(?i:(?:please|kindly)[ \t]+(?=(?:keep|make[ \t
 # the user's own words after a request line's colon, before a blank line and the text: how to do the work, or a question
 # about it ("Fix the bug: I think it's in the loop, could you check?⏎⏎for i in …")
 _OWN_ASK = re.compile(r"(?i:\b(?:could|can|would|will)\s+you\b|\bI\s+(?:think|guess|want|need|would\s+like)\b)|能不能|可以吗|帮我看看")
+
+
+_POLITE_OUTPUT = re.compile(r"(?i:\bplease\b)|请")
+# a message named by its sender ("Message from Sarah:", "Text from my landlord:"; the record pattern of _REPORTED takes
+# "message from …" before the received one does)
+_FROM_SOMEONE = re.compile(r"[ \t]*(?:\*\*)?(?i:message|text|e-?mail|dm|voicemail|letter|reply)[ \t]+from\b")
+# a line that asks the assistant for something, after a message passed on ("帮我写个回复…", "How do I answer?")
+_OWN_REQUEST_LINE = re.compile(r"[ \t]*(?:(?:请|麻烦)?(?:你)?(?:帮我|帮忙|帮)|我(?:该|应该|要)?怎么|怎么回|如何回"
+                               r"|(?i:(?:can|could|would)\s+you\b|help\s+me\b|please\s+help\b|how\s+(?:do|should|can)\s+I\b|"
+                               r"what\s+should\s+I\b|draft\s+a\b|write\s+a\b))")
 
 
 def _past_own_words(text: str, c: int, a: int, e: int) -> int:
@@ -2501,7 +2576,7 @@ _SENDERS_EN = (r"recruiter|customer|client|landlord|tenant|boss|manager|colleagu
                r"clinic|hospital|dentist|vet|school|principal|bank|insurer|lawyer|attorney|agent|agency|court|vendor|"
                r"supplier|contractor|partner|wife|husband|girlfriend|boyfriend|sister|brother|son|daughter|team|"
                r"professor|student|interviewer|company|employer|airline|hotel|host")
-_SENDERS_ZH = r"老板|领导|上司|客户|同事|朋友|老师|家长|房东|房客|租客|对方|买家|卖家|邻居|妈妈|爸爸|老婆|老公|女朋友|男朋友|他|她"
+_SENDERS_ZH = r"老板|领导|上司|客户|同事|朋友|老师|家长|房东|房客|租客|对方|买家|卖家|邻居|妈妈|爸爸|老婆|老公|女朋友|男朋友|HR|人事|他|她"
 # labels that report whose words or what record follows (material with no verb in the turn): "Ticket #4411 from
 # customer:", "Invoice:", "Standup notes:", "输入：", "会议记录：", "这是我的翻译作业："
 _REPORTED = (
@@ -2521,7 +2596,10 @@ _REPORTED = (
     # "Output: JSON only" on one line is an instruction as often
     # (not a bare "Output:" or 输出：, which head the format wanted as often: "Rules:⏎Answer briefly.⏎Output:⏎One line.")
     r"|(?P<printed>(?i:expected|got|actual|error[ \t]+message|console(?:[ \t]+output)?|stdout|stderr)|输出结果|错误信息"
-    r"|(?:程序|控制台|终端|命令行|脚本)的?输出|运行结果|打印结果)"
+    r"|(?:程序|控制台|终端|命令行|脚本)的?输出|运行结果|打印结果"
+    # (what a program or a bot printed or replied, named: "控制台打印：", "发布机器人回复：", "页面提示：")
+    r"|(?P<printed_named>[\u4e00-\u9fffA-Za-z]{0,6}?(?:程序|控制台|终端|命令行|脚本|页面|屏幕|系统|界面|机器人|(?i:bot|app))的?"
+    r"(?:打印|显示|提示|返回|回复|报错)(?:了)?))"
     r"|(?P<agent>(?i:observation|(?:tool|command|function|api|query|search|expected|actual|linter|lint|compiler|build|test|"
     r"program|script|server|terminal|shell|cli|eslint|pylint|mypy|tsc|gcc|npm|pip|docker|kubectl|git)[ \t]+"
     r"(?:output|result|results|response|says)|"
@@ -2545,13 +2623,21 @@ _REPORTED = (
     r"(?:[ \t]+(?:me|us|him|her|them))?"
     r"|(?:review|comment|message|e-?mail|text|post|tweet|reply|answer|response)[ \t]*#?\d{1,3})"
     r"(?i:[ \t]+(?:in|on|via|over|through|by)[ \t]+(?:the[ \t]+|a[ \t]+)?[a-z]+(?:[ \t]+(?:app|portal|chat))?)?"
-    r"|(?:(?![你您])[\u4e00-\u9fff]{1,6}?的|" + _SENDERS_ZH + r")(?:发来的|发的|回的)?(?:微信|短信|消息|邮件|留言|私信|来信|回复|评论)"
+    r"|(?:(?![你您])[\u4e00-\u9fff]{1,6}?的|[A-Za-z]{2,12}的|" + _SENDERS_ZH + r")(?:发来的|发的|回的)?(?:微信|短信|消息|邮件|留言|私信|来信|回复|评论)"
     r"|(?:" + _SENDERS_ZH + r")(?:刚|刚刚|刚才|又|今天|昨天)?(?:说|问|写道|回复说|回我说)|(?:评论|留言)\d{1,3})"
     # the original words of a message or alert, whatever it is called: "PagerDuty 原文：", "告警原文："
     r"|[\u4e00-\u9fffA-Za-z\d#_-]{1,16}[ \t]?原文"
     r"|(?:这是|以下是|下面是)(?:我|我们|我儿子|我女儿|孩子|学生)的[\u4e00-\u9fff]{0,6}?(?:作业|作文|翻译|答案|文章|简历|模板|文案|通知|"
     r"公告|话术|欢迎语|"
     r"代码|稿子|论文|草稿|邮件|回答|作品|日记|周记)"
+    # the user's own piece or one they hold, named: "My tweet:", "Verse 2 draft:", "My manager's template:", "Policy
+    # excerpt:", "Gift message for order 5521:", "买家备注："
+    r"|(?i:(?:(?:my|our)[ \t]+(?:[a-z][\w-]*(?:'s|’s|s')[ \t]+)?|(?:the[ \t]+)?[a-z][\w-]*(?:'s|’s|s')[ \t]+)(?:[a-z-]+[ \t]+){0,2}?(?:tweet|post|caption|bio|draft|template|"
+    r"status|opener|toast|speech|announcement|notice|ad|listing|description|script|version))"
+    r"|(?i:(?:verse|chorus|stanza|section|paragraph|intro|outro|bridge)[ \t]*\d{0,2}[ \t]+draft|"
+    r"(?:policy|contract|article|handbook|terms)[ \t]+excerpt|excerpt|"
+    r"(?:gift|card|engraving|greeting)[ \t]+(?:message|text|note)(?:[ \t]+for[ \t]+[^:：\n]{1,30}?)?)"
+    r"|(?:买家|卖家|客户|用户|订单)备注|贺卡(?:内容|文字)"
     r"|(?i:here(?:'s|\s+is|\s+are)\s+(?:my|our|his|her)\s+(?:[a-z-]+\s+)?(?:homework|assignment|answers?|"
     r"translation|essay|work|draft|letter|cover\s+letter|resume|code|opening|intro|introduction|pitch|speech|toast|script|"
     r"greeting|reply|response|message|e-?mail|bio|post|paragraph|sentence|answer))"
@@ -2592,7 +2678,8 @@ _LABEL_WORDS = ("aragraph", "raft", "mail", "etter", "entence", "段", "记录",
                 "essage", "eply", "esponse", "etter", "oicemail", "eview", "omment", "says", "said", "rote", "rites",
                 "exted", "mailed", "eplied", "sponded", "sked", "sks", "told", "sent", "DM", "运行结果", "打印结果", "微信",
                 "短信", "消息", "留言", "私信", "来信", "回复", "说", "问", "写道", "模板", "文案", "话术", "欢迎语", "公告", "通知",
-                "tudent", "学生")
+                "tudent", "学生", "打印", "显示", "提示", "weet", "tatus", "pener", "emplate", "xcerpt", "备注", "贺卡", "oast",
+                "peech", "nnouncement", "otice", "isting", "escription", "cript", "ersion", "aption", "post", "bio")
 # a rule line that fences the text a turn hands over ("---", "———", "***", "===")
 _FENCE_RULE = re.compile(r"^[ \t]*(?:-{3,}|—{2,}|_{3,}|\*{3,}|={3,}|<{3,}|>{3,}|\"{3}|'{3})[ \t]*$", re.MULTILINE)
 # a paragraph after the text that says what it was: "——以上是我要发给老师的邮件，请帮我看看语气", "That's the email."
@@ -2623,7 +2710,7 @@ def _text_labels(text: str, s: int, e: int) -> list[re.Match[str]]:
             ls = nl + 1 if nl >= 0 else s if lo == s else -1  # (-1: its line starts out of reach)
             # (a label opens its line, or a sentence on it: "**Paragraph 2**:", "会议记录（…）：", "您好！用户投诉原文：")
             near = max(ls, k - _LABEL_REACH)
-            stop = max(text.rfind(c, near, k) for c in "。！？!?.")
+            stop = max(text.rfind(c, near, k) for c in "。！？!?.，")  # (or a Chinese clause: "…已发货，买家备注：…")
             ls = stop + 1 if stop >= 0 else ls
             while 0 <= ls < k and text[ls] in " \t":
                 ls += 1
@@ -2867,12 +2954,13 @@ def _works_on_the_last_reply(text: str, s: int, e: int, reuse: bool = False) -> 
 
 
 def _works_on_a_reply(turn: str) -> bool:
-    again = _AGAIN_ZH.match(turn) is not None and not any(c in turn for c in ":：\"“「")
+    again = (_AGAIN_ZH.match(turn) is not None or len(turn) <= 16 and re.search(_COMPARATIVE_ZH, turn) is not None) \
+        and not any(c in turn for c in ":：\"“「")  # ("语气再正式一点。": the last reply again, more formal)
     keep_all = _KEEP_ALL.search(turn) is not None and _BACK_VERB.search(turn) is not None
     # ("Change "Enjoy the breaks!" to "Have a good rest!" and keep everything else exactly the same": what else there
     # is, is the reply)
     return bool((again or _BACK_POINTER.search(turn)) and (_BACK_EDIT.search(turn) or keep_all)
-                or keep_all and _EVERYTHING_ELSE.search(turn))
+                or keep_all and _EVERYTHING_ELSE.search(turn) or _REVISE_REQUEST.search(turn, 0, 80))
 
 
 # a verb that makes a new version of the text (its words then matter): translate it, rewrite it, 改成…, make it shorter,
@@ -2937,6 +3025,22 @@ _TONE_QUESTION = re.compile(r"(?i:[^.!?\n]{0,20}?\bthe\s+tone\b[^.!?\n]{0,80}?\?
                             r"|(?i:[^.!?\n]{0,20}?\b(?:[a-z]+er|more\s+[a-z]+)\s+version\s+of\s+(?:this|the\s+following)\b[^.!?\n]{0,30}?[?:])")
 
 
+# an opening sentence that names the text after it on its line: a question about it ("Is this reply too apologetic?
+# Hi Jenna, …", "这条评价是好评还是差评？谢谢卖家，…") or a request to work on it ("Shorten this alert text. Hi team, …");
+# and, opening the turn, a bare request ("润色。感谢您…", "TL;DR. Hi team, …", "Translate to Spanish. Please don't …")
+_NAMED_TEXT_SENTENCE = re.compile(
+    r"(?i:(?:is|does|would|will|can|could|should)\s+(?:this|my)\s+(?:[a-z-]+\s+){0,2}?(?:e-?mail|letter|message|text|reply|"
+    r"response|review|comment|note|post|tweet|caption|draft|alert|notification|announcement|opener|greeting|sentence|"
+    r"paragraph|copy|customer|client)\b[^.!?\n]{0,60}?\?[ \t]+)"
+    rf"|(?i:(?:please\s+)?(?:{_TASK_VERB_EN}|shorten)\s+(?:this|the\s+following)\b[^.!?:\n]{{0,60}}?\.[ \t]+)"
+    r"|(?:这条|这段|这封|这句|这个|这则)(?:回复|评价|评论|消息|短信|邮件|留言|文案|通知|公告|话术|开场白)[^。！？\n]{0,20}?[？?][ \t]*"
+    r"(?=[^ \t\n])")
+# (only opening the turn: "1. 请总结。2. 请翻译。" lists tasks)
+_BARE_WORK_SENTENCE = re.compile(rf"(?:(?:请|麻烦)?(?:帮我)?{_TASK_VERB_ZH}(?:一下)?[。！][ \t]*"
+                                 r"|(?i:tl;?dr|proofread|polish|fix\s+the\s+(?:grammar|typos|spelling)|translate\s+(?:in)?to\s+"
+                                 r"[a-z]+)[.!][ \t]+)(?=[^ \t\n])")
+
+
 _VERBATIM_HINT = re.compile(r"(?i:word\s+for\s+word|verbatim|exactly\s+as|as\s+is)|原样|一字不改|原封不动")
 
 
@@ -2988,11 +3092,13 @@ def _opening_sentence_payload(text: str, s: int, e: int) -> list[tuple[int, int,
     while a < e and text[a] in " \t\n":
         a += 1
     m = _VERBATIM_SENTENCE.match(text, a, e) or _TONE_QUESTION.match(text, a, e) or _REPORTED_SENTENCE.match(text, a, e) \
-        or _TRANSLATE_SENTENCE.match(text, a, e)
+        or _TRANSLATE_SENTENCE.match(text, a, e) or _NAMED_TEXT_SENTENCE.match(text, a, e) \
+        or _BARE_WORK_SENTENCE.match(text, a, e)
     if m is None:  # (reported words may follow a greeting: "Hi there! Hope you're well. Got this text from a customer. …")
         for stop in _SENTENCE_STOP.finditer(text, a, min(e, a + _OPENING_REACH)):
             # (or a question about it: "您好！这个弹窗文案怎么样？⏎…")
-            m = _REPORTED_SENTENCE.match(text, stop.end(), e) or _TONE_QUESTION.match(text, stop.end(), e)
+            m = _REPORTED_SENTENCE.match(text, stop.end(), e) or _TONE_QUESTION.match(text, stop.end(), e) \
+                or _NAMED_TEXT_SENTENCE.match(text, stop.end(), e)
             if m is not None:
                 break
     if m is None:
@@ -3078,7 +3184,8 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
         # sentence may still hand the rest over ("…, exactly as it is. Hi! Thanks so much for your email. …")
         seg = text[s:e]
         if payload and ("?" in seg or "？" in seg or "—" in seg or _VERBATIM_HINT.search(seg)
-                        or any(w in seg for w in ("ranslate", "翻译", "翻成", "译成", "译中", "译英", "译汉", "elow"))):
+                        or any(w in seg for w in ("ranslate", "翻译", "翻成", "译成", "译中", "译英", "译汉", "elow"))
+                        or _NAMED_TEXT_SENTENCE.match(seg.lstrip()) or _BARE_WORK_SENTENCE.match(seg.lstrip())):
             return _opening_sentence_payload(text, s, e)
         return out
     if colon:
@@ -3101,8 +3208,13 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
                 a += 1
             if a < e and text[a] in "\"“「『«'‘`":
                 continue  # a quote or code: that finder keeps it (and only it)
-            a = _past_own_words(text, m.end(), a, e)
-            if m.re is _REPORTED_LABEL and (m.group("printed") is not None or m.group("message") is not None) \
+            received = m.re is _REPORTED_LABEL and (m.group("received") is not None or _FROM_SOMEONE.match(m.group(0)))
+            if not received:  # (on a received message's line, its sender's words: "Message from Sarah: could you …?")
+                a = _past_own_words(text, m.end(), a, e)
+            # (what a program printed, named in Chinese, may stand on the label's line: "程序输出：请输入用户名，谢谢使用")
+            printed_zh = m.re is _REPORTED_LABEL and m.group("printed") is not None and not m.group("printed").isascii()
+            if m.re is _REPORTED_LABEL and (m.group("printed") is not None and not printed_zh
+                                            or m.group("message") is not None) \
                     and "\n" not in text[m.end():a]:
                 continue  # "Output: JSON only, please": on its line, what is wanted, not what was printed; "Message: could
                 # you tell me …?" the user's own (a bare "Message:" heads a message's text only alone on its line)
@@ -3125,10 +3237,18 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
                                                       and text[a:_line_end(text, a, e)].rstrip()[-1:] not in (",", "，"))):
                 # what a program printed, or the words on a same-line label ("TL;DR: …", "The console shows: …"), is
                 # one paragraph: the next is the user's again ("…⏎⏎How to fix? Thanks!")
+                if _PRINTED_INTRO.search(m.group(0)) and "\n" not in text[m.end():a] and _POLITE_OUTPUT.search(text, a, b):
+                    # (its line, when what it printed is polite itself: "It prints this and then exits: Please set
+                    # DATABASE_URL. Thank you."; after an error, "Thanks!" is the user's)
+                    b = max(b, _stripped(text, a, _line_end(text, a, e))[1])
                 br = _PARA_BREAK.search(text, a, b)
                 b = b if br is None else _stripped(text, a, br.start())[1]
-            if m.re is _REPORTED_LABEL and m.group("subject") is not None and "\n" not in text[m.end():a]:
-                b = min(b, _line_end(text, a, e))  # (a subject is its line: "邮件主题：…⏎请帮我写邮件正文。")
+            if m.re is _REPORTED_LABEL and (m.group("subject") is not None or printed_zh) and "\n" not in text[m.end():a]:
+                b = min(b, _line_end(text, a, e))  # (a subject is its line: "邮件主题：…⏎请帮我写邮件正文。"; so is what a
+                # program printed on its label's line: "控制台打印：Please wait…⏎然后就不动了。")
+            elif received and "\n" not in text[m.end():a] and b > (le := _line_end(text, a, e)) \
+                    and _OWN_REQUEST_LINE.match(text, le + 1, e):
+                b = le  # (the user's request on the next line is theirs: "客户说：请尽快报价，谢谢！⏎帮我写个回复…")
             if a < b and "\n" not in text[m.end():a] and text[a].isascii() and text[a].isalpha():
                 # an English text on a Chinese request's line ends where Chinese starts after a sentence: "帮我改这句：I has
                 # been to Beijing twice. 每次最多指出3处错误。" (the rest is the user's)
@@ -3473,10 +3593,19 @@ def _asks_for_a_text(turn: str) -> str | None:
     letter:"), or None."""
     if len(turn) > 2 * _ASK_WITHIN:  # (not in the middle of a pasted document)
         return _asks_for_a_text(turn[:_ASK_WITHIN]) or _asks_for_a_text(turn[-_ASK_WITHIN:])
-    m = _WRITE_A_TEXT.search(turn) or _EDIT_REQUEST.search(turn, 0, 200) \
+    m = _WRITE_A_TEXT.search(turn) or _EDIT_REQUEST.search(turn, 0, 200) or _REVISE_REQUEST.search(turn, 0, 200) \
         or _EDIT_WHAT_CAME.match(turn, turn.rstrip().rfind("\n") + 1) or (
         _SEND_BACK.search(turn) if _REPORTS_A_MESSAGE.search(turn) and not _IN_GENERAL.search(turn) else None)
     return None if m is None else m.group(0)
+
+
+# a change asked of the text the last reply wrote, which the next reply writes anew ("Start with "Dear colleagues"
+# instead.", "Add a raffle segment.", "开头不要叫“家人们”，改成“各位同事”。", "再加一个抽奖环节。")
+_REVISE_REQUEST = re.compile(
+    r"(?i:\b(?:start|begin|open|end|close|finish)\s+(?:it\s+)?with\b[^.!?\n]{0,60}?\binstead\b|"
+    r"^\s*(?:(?:thanks|thank\s+you|great|nice|ok(?:ay)?|perfect|cool)[!.,]*\s+)?(?:now\s+|also\s+|and\s+|please\s+)*(?:add|insert|include)\s+(?:a|an|one|another|the)\s+(?:[a-z-]+\s+)?(?:segment|section|"
+    r"paragraph|line|sentence|part|joke|story|anecdote|quote|example|bit|verse|toast)\b)"
+    r"|(?:开头|结尾|开场|称呼)[^。！？\n]{0,20}?(?:改成|换成|改为)|^\s*(?:再|也)?加(?:一个|一段|一句|个|段|句)[\u4e00-\u9fff]{1,8}?(?:环节|部分|段落|内容)")
 
 
 # a request to make a new version of a text it hands over ("Polish my cover letter:", "Translate into Chinese:", "把这些界面
@@ -3784,7 +3913,7 @@ def _own_material(text: str, s: int, e: int, role: str) -> list[Material]:
         found.extend(r for r in _letters(text, s, e, role) if not any(a <= r[0] and r[1] <= z for a, z, _, _ in found))
     if role == "user":  # (a transcript pasted in a turn; the words an edit request replaces and puts in)
         seg = text[s:e]
-        extra = _transcript(text, s, e) if ":" in seg or "：" in seg else []
+        extra = _transcript(text, s, e) + _headed_email(text, s, e) if ":" in seg or "：" in seg else []
         extra += [*_compared_items(text, s, e, seg), *_compared_inline(text, s, e), *_candidates_above(text, s, e),
                   *_exercise_lines(text, s, e)]
         # (a system prompt's "Rate it on:"

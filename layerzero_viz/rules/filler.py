@@ -160,8 +160,11 @@ _POLITENESS_TOPIC = re.compile(
     r"(?i:\bpoliteness\b|\bhow\s+(?:polite|rude|courteous|impolite)(?:ly)?\b|\b(?:polite|courteous)(?:ly)?\s+or\s+"
     r"(?:rude|impolite|not)|\b(?:rude|impolite)(?:ly)?\s+or\s+(?:polite|courteous)|\bcourtesy\s+(?:level|score))"
     r"|(?i:\bpleasantries\b)|是否礼貌|礼貌程度|礼貌与否|有没有礼貌|礼不礼貌|礼貌(?:还是|或|或者)(?:不礼貌|粗鲁|无礼)|[\"“]礼貌[\"”]"
-    r"|客套话|客气话")
-_POLITENESS_WORDS = ("olite", "OLITE", "rude", "RUDE", "ourte", "leasantr", "礼貌", "客套", "客气话")
+    r"|客套话|客气话"
+    # a persona that judges manners ("You are a strict etiquette teacher. You reward students who are polite", "学生有礼貌就表扬")
+    r"|(?i:\betiquette\b|\b(?:reward|praise|scold|punish|judge|grade|score|rate)s?\b[^.!?\n]{0,40}?\b(?:polite|rude|impolite|manners)\b)"
+    r"|礼仪|有礼貌就|没礼貌就|不礼貌就")
+_POLITENESS_WORDS = ("olite", "OLITE", "rude", "RUDE", "ourte", "leasantr", "礼貌", "客套", "客气话", "tiquette", "礼仪")
 
 
 # a conversation set up to practise a language: its greetings and thanks are the practice ("an A1 Level English
@@ -269,7 +272,8 @@ def find(view: TextView, ctx: RuleContext) -> Hits:
             part = [h for h in group if a <= h[0] and h[1] <= b]
             if part:
                 found.extend(_sentence_candidates(view, text, a, b, block.end, part, zh_neg))
-        if (run := _PLEASE_RUN.search(text, ss, se)) is not None:
+        if (run := _PLEASE_RUN.search(text, ss, se)) is not None and not _mentioned(text, run.start(), run.start(1)):
+            # (not words named: "the chorus is just please, please, please")
             # "Please, please, please make sure …": the repeats go with their commas, one "Please" stays (cut one by
             # one, "Please, make sure" was left)
             a1, b1 = run.span(1)
@@ -450,9 +454,12 @@ _BARE_VOCATIVE = re.compile(r"[，, \t]*(?:[^\W\d_a-zA-Z我你您他她它们请
 
 
 # "please" as a verb: "to please stakeholders", "hard to please", "will please them"
-_PLEASE_VERB_BEFORE = re.compile(r"(?i:\b(?:to|will|would|can|could|must|might|may|trying|tried|hard|easy|eager)\s+)$")
+_PLEASE_VERB_BEFORE = re.compile(r"(?i:\b(?:to|will|would|can|could|must|might|may|trying|tried|hard|easy|eager|never|always)\s+"
+                                 r"|['’]ll\s+)$")  # ("a toast that'll please the in-laws")
 # … or before whom it pleases: "How can I please my mother-in-law?", "nothing I do pleases him" ("please him")
-_PLEASE_VERB_OBJECT = re.compile(r"[ \t]+(?i:my|his|her|their|our|him|them|us|everyone|everybody|both)\b")
+_PLEASE_VERB_OBJECT = re.compile(r"[ \t]+(?i:my|his|her|their|our|him|them|us|everyone|everybody|both|a|an|the|every|each|any|"
+                                 r"(?:customers?|clients?|people|readers?|users?|investors?|fans?|audiences?|viewers?|guests?|"
+                                 r"parents?|bosses?|critics?|judges?)(?![\w-]))\b")  # ("How do I please a customer who …")
 # a word in title case after the hit on its line: "Thank You Note", "I Think I Need a Lawyer" (a title, not filler)
 _TITLE_AFTER = re.compile(r"[ \t]+[A-Z][a-z]*\b")
 _DECLINE_BEFORE = re.compile(r"(?i:\bno[ \t]*,?[ \t]*)\Z")
@@ -465,7 +472,8 @@ _RELAYED = re.compile(r"(?i:\b(?:tell|ask|remind|text|email|message)\s+(?:him|he
 _KINDLY_MANNER = re.compile(r"(?i:\b(?!(?:please|you|i|we|to|and|or|but|so|then|also|would|could|can|will|must|should)\b)"
                             r"[a-z'’-]+)[ \t]+$")
 # "as you please", "do whatever they please": the verb
-_AS_YOU_PLEASE = re.compile(r"(?i:\b(?:as|if|whatever|whenever|wherever|what|however)\s+(?:you|they|we|he|she|I|one)\s+)$")
+_AS_YOU_PLEASE = re.compile(r"(?i:\b(?:as|if|whatever|whenever|wherever|what|however|whichever|anything|anywhere|"
+                            r"any(?:\s+[a-z]+){1,2})\s+(?:you|they|we|he|she|I|one)\s+)$")  # ("any color they please")
 
 
 def _not_filler_en(text: str, s: int, e: int) -> bool:
@@ -559,7 +567,13 @@ def _not_filler_zh(text: str, s: int, e: int) -> bool:
         m = _OWN_CONDITION.search(text, max(0, s - 40), s - 1)
         if m is not None and not _STOCK_CONDITION.fullmatch(m.group(1)):
             return True
+    if text[s] in "不抱对" and _CORRECTION_AFTER.match(text, e):
+        return True  # "我住1502，不好意思，是1205": the mark of a correction, which says what the number replaces
     return e - s == 1 and text[s] == "嗨" and e < len(text) and (text[e].isalnum() or is_cjk(text[e]))
+
+
+# what a correction says after its apology ("不好意思，是1205", "抱歉，说错了，应该是周三")
+_CORRECTION_AFTER = re.compile(r"[了啊呀哈]?[ \t]*[，,][ \t]*(?:是|应该是|应是)(?!说)")  # ("不好意思，我是说…" says it without it)
 
 
 # a request for a message to someone ("帮我写一条短信", "帮我回复领导的消息", "给房东发个微信"): a 顺便问一下 in it is for the message
@@ -726,8 +740,12 @@ _KEEP_THE_WORD = re.compile(r"(?i:\b(?:keep|remove|delete|drop|cut|add|omit|avoi
                             r"pronounce|define|"
                             r"(?:the\s+)?same\s+as|versus|vs\.?|the\s+(?:polite|formal|informal|usual|normal|english|chinese))"
                             r"\s+(?:the\s+|an?\s+)?[\"'“‘]?)\Z"
-                            # ("gracias is thanks and por favor is please", "Bitte means please")
-                            r"|(?i:\b(?:means|is|=|translates\s+(?:to|as))\s+[\"'“‘]?)\Z"
+                            # ("gracias is thanks and por favor is please", "Bitte means please", "the chorus is just please,
+                            # please, please")
+                            r"|(?i:\b(?:means|is|=|translates\s+(?:to|as))\s+(?:just\s+|only\s+|simply\s+)?[\"'“‘]?)\Z"
+                            # ("the difference between please and kindly", "Rewrite this without please:", "every please")
+                            r"|(?i:\b(?:between|without(?:\s+(?:any|saying|using))?|every|each)\s+[\"'“‘]?)\Z"
+                            r"|(?i:\bbetween\s+[\"'“‘]?[a-z]+(?:\s+[a-z]+)?[\"'”’]?\s+(?:and|or)\s+[\"'“‘]?)\Z"
                             # ("Teach my kid to say thank you and please")
                             r"|(?i:\bsay\s+(?:thank\s+you|thanks|sorry|hello|hi|please)\s*(?:,|and|or)\s+)\Z"
                             # ("Avoid sorry and please in toasts")
@@ -742,6 +760,23 @@ _THE_WORD_AFTER = re.compile(r"[\"'”’」]?\s*(?:(?i:(?:and|or|vs\.?)\s+(?:th
                              r"(?:is|sounds|feels)\s+(?:too|more|less|a\s+bit)\b)|这个字|這個字|这个词|这个单词|一词|二字|这两个字"
                              r"|\s*(?:和|与|跟|或|还有)\s*[A-Za-z]"  # ("please 和 thank you 在日文里怎么说？")
                              r"|(?:和|与|跟)[^。！？\n]{1,8}?(?:有什么|有啥|的)?(?:区别|不同|差别|异同))")  # ("请问和请教有什么区别？")
+
+
+def _first_of_run(text: str, s: int, e: int) -> int:
+    """Where the first of a run of the same word with commas ("please, please, please") starts, for the one at [s, e)."""
+    word = text[s:e].lower()
+    while True:
+        k = s
+        while k > 0 and text[k - 1] in " \t":
+            k -= 1
+        if k == 0 or text[k - 1] != ",":
+            return s
+        k -= 1
+        while k > 0 and text[k - 1] in " \t":
+            k -= 1
+        if k < len(word) or text[k - len(word):k].lower() != word:
+            return s
+        s = k - len(word)
 
 
 def _mentioned(text: str, s: int, e: int) -> bool:
@@ -762,6 +797,9 @@ def _mentioned(text: str, s: int, e: int) -> bool:
         return True
     if _KEEP_THE_WORD.search(text, max(0, s - 24), s) or _THE_WORD_AFTER.match(text, e):
         return True  # "I want to keep please in that sentence", "我想保留 please 這個字": a word talked about
+    first = _first_of_run(text, s, e)
+    if first != s and _mentioned(text, first, first + e - s):
+        return True  # the same word again, after one named: "the chorus is just please, please, please"
     if text[s - 1:s] == "、" or text[e:e + 1] == "、" or _NUMBERED_BEFORE.search(text, max(0, s - 6), s) \
             and _NEXT_NUMBERED.match(text, e):
         return True  # an item of an enumeration: "我只知道请、谢谢、对不起。", "Answer key: 1. please 2. thanks"

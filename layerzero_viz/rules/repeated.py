@@ -871,6 +871,10 @@ def _request_before(view: TextView, block: BlockRef, pos: int, new: bool = False
     return None
 
 
+# whom a piece of work is for ("再给我婆婆写一张" after "给我妈妈写张生日卡"; "for my aunt Rita")
+_RECIPIENT = re.compile(r"给(?:我的?)?[\u4e00-\u9fff]{1,3}?(?=写|发|做|画|起|回|买|准备)|(?i:\bfor\s+(?:my|our|the)\s+[a-z]+(?:\s+[a-z]+)?)")
+
+
 # a sentence that asks for a piece of work: "Now a hotel in Osaka, 6–9 May.", "Find a hotel in Tokyo …", "帮我订…"
 _NEW_REQUEST = re.compile(r"(?i:(?:ok(?:ay)?,?\s+)?(?:now|next|then|and\s+now)\b|(?:please\s+)?(?:find|book|write|draft|plan|recommend|"
                           r"search|suggest|create|give\s+me|list)\b)|(?:现在|接下来|下一个|然后|换成|再来)|(?:请|帮我|麻烦)*(?:找|订|预订|写|"
@@ -1116,9 +1120,16 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                 if not why and first_block != bi and blocks[first_block].role == "user" and blocks[bi].role == "user":
                     mine = _request_before(view, blocks[bi], s, new=True)
                     theirs = _request_before(view, blocks[first_block], first.start)
-                    if mine is not None and theirs is not None and fold(mine) != fold(theirs) \
+                    # (a new request with it — "Now one for my aunt Rita." after "Write a birthday card for my mom." —
+                    # may name another person or piece: the rule's "her" is hers)
+                    if mine is not None and (theirs is None or fold(mine) != fold(theirs)) \
                             and not _GOES_ON.search(mine):
                         why = f"a rule said again with a new request ({mine[:40]!r}): it may hold for that one only"
+                    elif (asked := mine or _request_before(view, blocks[bi], s)) is not None \
+                            and (whom := _RECIPIENT.search(asked)) is not None:
+                        before = _RECIPIENT.search(text, blocks[first_block].start, first.start)
+                        if before is not None and whom.group(0) != before.group(0):
+                            why = f"a rule said again for someone else ({whom.group(0)!r}): its 她/her is theirs"
                 if not why and first.part and not _restates_a_part(text, s, e, sent):
                     why = "the same words as a clause of a rule, but not said as a reminder of it"
                 if not why and blocks[first_block].role == "user" and _WORK_REQUEST.match(text, cut, e):
@@ -1201,10 +1212,13 @@ _LIFT = re.compile(r"(?i:\b(?:from\s+now\s+on|you\s+can\s+now|now\s+you\s+can|yo
                    r"make\s+it\s+[^.!?\n]{0,30}?\binstead\b|change\s+(?:it|that|this)\s+to\b|make\s+it\s+\d|"
                    # a rule changed for one request ("Actually don't use bullet points", "No length limit for him."):
                    # said again later, it is put back, not repeated
-                   r"actually,?\s+(?:don'?t|do\s+not|never|no|use|make|write)|instead\s+of|on\s+second\s+thought|"
+                   r"actually,?\s+(?:don'?t|do\s+not|never|no|use|make|write|you\s+(?:can|may)|it'?s\s+(?:fine|ok|okay))|"
+                   # a permission for now ("…asked for a phone call, so you may call her today.")
+                   r"(?:so|but)\s+you\s+(?:can|may)\b|you\s+(?:can|may)\b[^.!?\n]{0,30}?\b(?:today|tonight|now)\b|"
+                   r"instead\s+of|on\s+second\s+thought|"
                    r"no\s+(?:[a-z-]+\s+)?(?:limit|restriction|requirement)s?|no\s+need\s+to|don'?t\s+bother)\b)"
                    r"|从现在开始|从现在起|以后可以|现在可以|不用再|不再需要|不必再|可以不用|忽略(?:之前|上面|前面|刚才)|不用管|解除"
-                   r"|其实不用|还是不要|改为不|不限|不用限制|没有(?:字数|长度|篇幅)?限制|算了|改成|改为|换成|改到"
+                   r"|其实不用|其实(?:你)?可以|还是不要|改为不|不限|不用限制|没有(?:字数|长度|篇幅)?限制|算了|改成|改为|换成|改到"
                    r"|(?:这次|这回|这一次|这一回|这个|这条|这题|这道题|这里)[^。！？\n]{0,8}?(?:可以|不用|不必|允许|就行|就好)"
                    r"|(?:这个问题|这道题|这一题)[^。！？\n]{0,6}?(?:详细|展开|长一点|长一些|多写)")
 
@@ -1237,9 +1251,11 @@ HANGS_ON_IT = re.compile(
     r"actually|sorry|i\s+mean[t]?|correction|wait|instead|what\s+about|how\s+about|not\s+even|why|"
     r"if\s+(?:you|they|we|he|she|it|anyone|someone)\s+(?:do|does|did|don'?t|doesn'?t|can'?t|must|have\s+to)|"
     # a short sentence that answers it ("Remember: never include small talk. You didn't, good.")
-    r"you\s+(?:did|didn'?t|do|don'?t|have|haven'?t|were|weren'?t)(?=[ \t,]*(?:[^.!?\n]{0,15}[.!?]|$)))\b"
+    r"you\s+(?:did|didn'?t|do|don'?t|have|haven'?t|were|weren'?t)(?=[ \t,]*(?:[^.!?\n]{0,15}[.!?]|$))|"
+    # an exception to it ("Never use exclamation marks. Well, one is OK this time.")
+    r"(?:well[ \t,]+)?(?:one|two|a\s+few|the\s+(?:last|first)\s+one|this\s+one)\s+(?:is|are)\s+(?:ok|okay|fine|allowed))\b"
     r"|除非|除了|但是|但|不过|否则|不然|可是|这|那|它|其实|同样|同理|包括|尤其|即使|哪怕|也就是说|更正|不对|为什么|如果|要是|万一"
-    r"|[^。！？!?\n]{0,12}?(?:也一样|也同样|也算|也适用|也不行|也不能|也不可以|也不例外|同理|例外|也是这样|也照此))")
+    r"|[^。！？!?\n]{0,12}?(?:也一样|也同样|也算|也适用|也不行|也不能|也不可以|也不例外|同理|例外|除外|也是这样|也照此))")
 # a rule on the reply's layout, and what breaking it looks like in a reply: list or numbered lines, a table, headings
 _LAYOUT_RULES = (
     (re.compile(r"(?i:\b(?:bullet(?:s|\s+points?)?|lists?|numbered|numbering|enumerations?)\b)|列表|编号|项目符号|分点|序号"),
@@ -1259,7 +1275,8 @@ _FORBIDS = re.compile(r"(?i:\b(?:not|no|never|don'?t|without|avoid)\b)|不要|�
 
 
 _WORD_LIMIT = re.compile(r"(?i:\b(?:under|below|fewer\s+than|less\s+than|at\s+most|no\s+more\s+than|within|max(?:imum)?(?:\s+of)?)"
-                         r"\s+(\d{1,4})\s+words?\b)|(?:不超过|少于|不多于|最多|控制在)?(\d{1,4})个?字(?:以内|之内|以下)")
+                         r"\s+(\d{1,4})\s+words?\b)|(?:不超过|少于|不多于|最多|控制在)?(\d{1,4})个?字(?:以内|之内|以下)"
+                         r"|(?:不超过|少于|不多于|最多)(\d{1,4})个?字")  # ("不超过30字。")
 _EN_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’-]*")
 # a request to redo the reply before ("Rewrite it.", "Fix that headline.", "重写。"): a rule said with it corrects that reply
 _REDO = re.compile(r"(?i:\b(?:rewrite|redo|fix|revise|correct|try)\b[^.?!\n]{0,30}?\b(?:it|that|this|them|again)\b)"
@@ -1285,16 +1302,18 @@ def reply_broke_it(text: str, s: int, e: int, reply: BlockRef) -> bool:
         q = max(said.rfind(c) for c in ".!。！\n") + 1
         if (set(_analyse(text[s:e])[1]) - _GENERIC_WORDS) & set(_analyse(said[q:])[1]):
             return True
-    lang = _REPLY_LANGUAGE.search(text, s, e) if reply.end - reply.start >= 12 else None
+    # (a reply of a sentence: 12 characters, or 5 Chinese ones — "蒙古的首都是乌兰巴托。"; a bare "好的。" is no reply in a language)
+    lang = _REPLY_LANGUAGE.search(text, s, e) \
+        if reply.end - reply.start >= 12 or len(_CJK.findall(text, reply.start, reply.end)) >= 5 else None
     if lang is not None:  # "请用中文回答。" right after an English reply (a bare "好的。" is no reply in a language)
         cjk = len(_CJK.findall(text, reply.start, reply.end)) / max(1, reply.end - reply.start)
         # (English only: a reply with Chinese words in it broke it — "堪培拉 (Canberra).")
         return cjk < 0.2 if (lang.group(1) or lang.group(2) or "").lower() in ("中文", "汉语", "chinese") else cjk > 0.1
     limit = _WORD_LIMIT.search(text, s, e)
     if limit is not None:  # "Reply in under 30 words." after a reply of 34; "100字以内" after 150 characters
-        length = len(_CJK.findall(text, reply.start, reply.end)) if limit.group(2) else \
+        length = len(_CJK.findall(text, reply.start, reply.end)) if limit.group(2) or limit.group(3) else \
             len(_EN_WORD.findall(text, reply.start, reply.end))
-        if length > int(limit.group(1) or limit.group(2)):
+        if length > int(limit.group(1) or limit.group(2) or limit.group(3)):
             return True
     if _FORMAL.search(text, s, e) and (_CASUAL.search(text, reply.start, reply.end) or _EMOJI.search(text, reply.start, reply.end)):
         return True  # "Use formal tone." after "Sure! Hey, what's up? 😎"
