@@ -567,11 +567,15 @@ def _not_filler_zh(text: str, s: int, e: int) -> bool:
         m = _OWN_CONDITION.search(text, max(0, s - 40), s - 1)
         if m is not None and not _STOCK_CONDITION.fullmatch(m.group(1)):
             return True
+    if text.startswith("最后一个问题", s) and _QUESTIONS_COUNTED.search(text, max(0, s - 200, text.rfind("\x00", 0, s)), s):
+        return True  # an item of the turn's own list ("第一个问题：…第二个问题：…最后一个问题：…"), or the last of someone's
+        # questions ("审计提了几个问题，最后一个问题：为什么…")
     if text[s] in "不抱对" and _CORRECTION_AFTER.match(text, e):
         return True  # "我住1502，不好意思，是1205": the mark of a correction, which says what the number replaces
     return e - s == 1 and text[s] == "嗨" and e < len(text) and (text[e].isalnum() or is_cjk(text[e]))
 
 
+_QUESTIONS_COUNTED = re.compile(r"第[一二三四五六七八九十\d]+个问题|[几两三四五六七八九十\d]+个问题")
 # what a correction says after its apology ("不好意思，是1205", "抱歉，说错了，应该是周三")
 _CORRECTION_AFTER = re.compile(r"[了啊呀哈]?[ \t]*[，,][ \t]*(?:是|应该是|应是)(?!说)")  # ("不好意思，我是说…" says it without it)
 
