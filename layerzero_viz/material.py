@@ -1143,8 +1143,8 @@ _COMPARED_ITEM = re.compile(r"[ \t]*(?:[-*•]|\d{1,2}[.)、．]|[A-Da-d][.)、�
 
 
 def _compared_items(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, int, str, str]]:
-    """The items listed under a line that asks to compare, rate, rank, count or classify them: each is a text whose
-    every word counts ("- Sit down.⏎- Please sit down." — the second is no repeat of the first)."""
+    """The items listed under a line that asks to compare, rate, rank, count, classify or pick from them: each is a
+    text whose every word counts ("- Sit down.⏎- Please sit down." — the second is no repeat of the first)."""
     if "\n" not in seg:
         return
     pos = s
@@ -1894,25 +1894,17 @@ _EMAIL_HEADERS = re.compile(r"^[ \t]*(?:From|发件人)[ \t]*[:：][^\n]*\n(?:[ 
 def _headed_email(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
     """An email pasted with its From: and Subject: headers: the headers and the paragraphs of its body, to the first
     paragraph that asks the assistant something ("Can you turn this into a checklist?")."""
-    m = _EMAIL_HEADERS.search(text, s, e)
+    m = _EMAIL_HEADERS.search(text, s, e) if text.find("From", s, e) >= 0 or text.find("发件人", s, e) >= 0 else None
     if m is None:
         return []
-    b = pos = m.end()
+    b = m.end()
     body = False  # (its first paragraph is the email's, whatever it says)
-    while pos < e:
-        a = pos
-        while a < e and text[a] in " \t\n":
-            a += 1
-        if a >= e:
-            break
-        br = _PARA_BREAK.search(text, a, e)
-        z = e if br is None else br.start()
-        para = text[a:z].strip()
-        if body and (_OWN_REQUEST_LINE.match(para) or para.endswith(("?", "？")) and len(para) <= 120):
+    while b < e:
+        pa, pb = _paragraph_after(text, b, e)
+        if pb <= pa or body and (_OWN_REQUEST_LINE.match(text, pa, pb) or text[pb - 1] in "?？" and pb - pa <= 120):
             break  # (the user's own question under it)
         body = True
-        b = _stripped(text, a, z)[1]
-        pos = z if br is None else br.end()
+        b = pb
     a = _stripped(text, m.start(), b)[0]
     return [(a, b, "introduced", "kept: an email pasted with its headers (From:, Subject:)")]
 
@@ -1992,8 +1984,8 @@ _SCRIPT_FIELD_COLON = re.compile(r"(?i:\bbe|(?:line|sentence|message)\s+(?:for|o
                                  r"[a-z-]+|sign-?off|greeting|opening(?:\s+line)?|closing(?:\s+line)?|tagline|signature|"
                                  r"disclaimer|always|(?:this|following|one|a)\s+(?:exact\s+)?(?:line|sentence|wording|phrase|words|"
                                  r"text))[ \t*]{0,4}[:：]")
-_SCRIPT_FIELD_HINTS = ("be:", "be :", "ine for ", "ine of ", "ence for ", "age for ", "ff:", "eeting:", "ening:", "osing:", "ine:", "ture:", "laimer:", "always:", "ence:",
-                       "ording:", "rase:", "ords:", "ext:")
+_SCRIPT_FIELD_HINTS = ("be:", "be :", "ine for ", "ine of ", "ence for ", "age for ", "ff:", "eeting:", "ening:", "osing:",
+                       "ine:", "ture:", "laimer:", "always:", "ence:", "ording:", "rase:", "ords:", "ext:")
 _VERBATIM_WORDS = ("xactly", "XACTLY", "erbatim", "ord for word", "s written", "原样", "一字", "原封不动", "一个字都不", "逐字", "不得增删",
                    "不要增删", "照读", "照念")
 
@@ -2411,8 +2403,8 @@ _TASK_INTRO = re.compile(
 _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\btidy\b|\bclean\s+up\b|\bmake\b|\bturn\b|\bsend\b|\bpost\b|\bpublish\b|\bforward\b|\bshare\b|"
                        r"\bannounce\b|\bverbatim\b|\bword for word\b|\bas is\b|\bexactly as\b|\bexactly this\b|\bexactly like\b|"
                        r"\bthis exact\b|\binto\b|\bto [a-z]{2}-[a-z]{2,4}\b|\blike\b|\balong the lines\b|\bset\b|\bkeep\b|"
-                       r"\bcontinue\b|\bcarry on\b|\bemailed\b|\be-mailed\b|\bforwarded\b|\btell\b|这样|继续写|接着写|续写|往下写|"
-                       r"准备|打算|想发|要发|写条|写封|写段|写句|写一|转告|告诉|通知|换成|替换|"
+                       r"\bcontinue\b|\bcarry on\b|\bemailed\b|\be-mailed\b|\bforwarded\b|继续写|接着写|往下写|"
+                       r"准备|打算|想发|要发|写条|写封|写段|写句|写一|通知|替换|"
                        r"这样|这么|如下|原样|原封不动|一字不改|一字不差|一个字都不|照发|照着发|逐字|照读|照念|"
                        r"按这个发|直接发|翻成|译成|回复我|回复了我|回我|收到的|收到了|收到一|发来|发过来|回过来|传来|发了|回了|写了|写着|"
                        r"上写|写道|贴了|发的是|回的是|提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|"
@@ -2676,7 +2668,7 @@ _LABEL_WORDS = ("aragraph", "raft", "mail", "etter", "entence", "段", "记录",
                 "age c", "etrieved", "观察", "工具", "搜索结果", "搜寻结果", "检索结果", "页面", "接口", "返回", "预期", "期望", "实际",
                 "xpected", "Got", "got", "UTPUT", "rror", "onsole", "stdout", "stderr", "输出", "错误信息", "ctual",
                 "essage", "eply", "esponse", "etter", "oicemail", "eview", "omment", "says", "said", "rote", "rites",
-                "exted", "mailed", "eplied", "sponded", "sked", "sks", "told", "sent", "DM", "运行结果", "打印结果", "微信",
+                "exted", "mailed", "eplied", "sponded", "sked", "sks", "told", "sent", "DM", "运行结果", "微信",
                 "短信", "消息", "留言", "私信", "来信", "回复", "说", "问", "写道", "模板", "文案", "话术", "欢迎语", "公告", "通知",
                 "tudent", "学生", "打印", "显示", "提示", "weet", "tatus", "pener", "emplate", "xcerpt", "备注", "贺卡", "oast",
                 "peech", "nnouncement", "otice", "isting", "escription", "cript", "ersion", "aption", "post", "bio")
@@ -2954,7 +2946,7 @@ def _works_on_the_last_reply(text: str, s: int, e: int, reuse: bool = False) -> 
 
 
 def _works_on_a_reply(turn: str) -> bool:
-    again = (_AGAIN_ZH.match(turn) is not None or len(turn) <= 16 and re.search(_COMPARATIVE_ZH, turn) is not None) \
+    again = (_AGAIN_ZH.match(turn) is not None or len(turn) <= 16 and _COMPARATIVE.search(turn) is not None) \
         and not any(c in turn for c in ":：\"“「")  # ("语气再正式一点。": the last reply again, more formal)
     keep_all = _KEEP_ALL.search(turn) is not None and _BACK_VERB.search(turn) is not None
     # ("Change "Enjoy the breaks!" to "Have a good rest!" and keep everything else exactly the same": what else there
@@ -2966,6 +2958,7 @@ def _works_on_a_reply(turn: str) -> bool:
 # a verb that makes a new version of the text (its words then matter): translate it, rewrite it, 改成…, make it shorter,
 # 再短一点
 _COMPARATIVE_ZH = r"(?:再|更)(?:短|长|简短|简洁|精简|精炼|正式|随意|口语化|礼貌|委婉|活泼|专业|友好|热情)一?(?:点|些)"
+_COMPARATIVE = re.compile(_COMPARATIVE_ZH)
 _BACK_EDIT = re.compile(rf"(?i:\b{_en_words(_EDIT)}\b|\bmake\s+(?:it|this|that|(?:the|this|that|your)\s+[a-z]+(?:\s+above)?)\s+"
                         rf"(?:[a-z]+er|more|less|a\s+(?:bit|little)|"
                         rf"slightly|much)\b)|{_zh_words(_EDIT)}|{_COMPARATIVE_ZH}")
@@ -3086,8 +3079,8 @@ _OPENING_REACH = 160  # characters: the greeting and small talk before reported 
 
 def _opening_sentence_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
     """What follows a turn's opening sentence that hands it over without a colon (``_VERBATIM_SENTENCE``,
-    ``_TONE_QUESTION``, ``_REPORTED_SENTENCE``), to the end of its paragraph (the next paragraph may ask something
-    else), without an instruction that closes it."""
+    ``_TONE_QUESTION``, ``_REPORTED_SENTENCE``, ``_TRANSLATE_SENTENCE``, ``_NAMED_TEXT_SENTENCE``, ``_BARE_WORK_SENTENCE``),
+    to the end of its paragraph (the next paragraph may ask something else), without an instruction that closes it."""
     a = s
     while a < e and text[a] in " \t\n":
         a += 1
@@ -3219,6 +3212,7 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
                 continue  # "Output: JSON only, please": on its line, what is wanted, not what was printed; "Message: could
                 # you tell me …?" the user's own (a bare "Message:" heads a message's text only alone on its line)
             agent = m.re is _REPORTED_LABEL and m.group("agent") is not None
+            printed_intro = _PRINTED_INTRO.search(m.group(0)) is not None
             if (agent and a < e and "\n" not in text[m.end():a] and text[a].isalpha()
                     and _OBSERVED.match(m.group("agent")) and not _after_an_action(text, s, m.start())):
                 continue  # "Observation: the page loads slowly on mobile. Could you …": the user's own note
@@ -3229,7 +3223,7 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
                 b = b if br is None else _stripped(text, a, br.start())[1]
                 if "\n" not in text[m.end():a]:
                     b = min(b, _line_end(text, a, e))
-            elif (m.re is _REPORTED_LABEL and m.group("printed") is not None or _PRINTED_INTRO.search(m.group(0))
+            elif (m.re is _REPORTED_LABEL and m.group("printed") is not None or printed_intro
                   or "\n" not in text[m.end():a] and (m.re is _SAME_LINE_VERB
                                                       or m.re is _REPORTED_LABEL and m.group("received") is not None
                                                       # (not a message whose greeting alone is on the label's line:
@@ -3237,7 +3231,7 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
                                                       and text[a:_line_end(text, a, e)].rstrip()[-1:] not in (",", "，"))):
                 # what a program printed, or the words on a same-line label ("TL;DR: …", "The console shows: …"), is
                 # one paragraph: the next is the user's again ("…⏎⏎How to fix? Thanks!")
-                if _PRINTED_INTRO.search(m.group(0)) and "\n" not in text[m.end():a] and _POLITE_OUTPUT.search(text, a, b):
+                if printed_intro and "\n" not in text[m.end():a] and _POLITE_OUTPUT.search(text, a, b):
                     # (its line, when what it printed is polite itself: "It prints this and then exits: Please set
                     # DATABASE_URL. Thank you."; after an error, "Thanks!" is the user's)
                     b = max(b, _stripped(text, a, _line_end(text, a, e))[1])
@@ -3603,7 +3597,8 @@ def _asks_for_a_text(turn: str) -> str | None:
 # instead.", "Add a raffle segment.", "开头不要叫“家人们”，改成“各位同事”。", "再加一个抽奖环节。")
 _REVISE_REQUEST = re.compile(
     r"(?i:\b(?:start|begin|open|end|close|finish)\s+(?:it\s+)?with\b[^.!?\n]{0,60}?\binstead\b|"
-    r"^\s*(?:(?:thanks|thank\s+you|great|nice|ok(?:ay)?|perfect|cool)[!.,]*\s+)?(?:now\s+|also\s+|and\s+|please\s+)*(?:add|insert|include)\s+(?:a|an|one|another|the)\s+(?:[a-z-]+\s+)?(?:segment|section|"
+    r"^\s*(?:(?:thanks|thank\s+you|great|nice|ok(?:ay)?|perfect|cool)[!.,]*\s+)?(?:now\s+|also\s+|and\s+|please\s+)*"
+    r"(?:add|insert|include)\s+(?:a|an|one|another|the)\s+(?:[a-z-]+\s+)?(?:segment|section|"
     r"paragraph|line|sentence|part|joke|story|anecdote|quote|example|bit|verse|toast)\b)"
     r"|(?:开头|结尾|开场|称呼)[^。！？\n]{0,20}?(?:改成|换成|改为)|^\s*(?:再|也)?加(?:一个|一段|一句|个|段|句)[\u4e00-\u9fff]{1,8}?(?:环节|部分|段落|内容)")
 

@@ -1311,9 +1311,10 @@ def reply_broke_it(text: str, s: int, e: int, reply: BlockRef) -> bool:
         return cjk < 0.2 if (lang.group(1) or lang.group(2) or "").lower() in ("中文", "汉语", "chinese") else cjk > 0.1
     limit = _WORD_LIMIT.search(text, s, e)
     if limit is not None:  # "Reply in under 30 words." after a reply of 34; "100字以内" after 150 characters
-        length = len(_CJK.findall(text, reply.start, reply.end)) if limit.group(2) or limit.group(3) else \
+        chars = limit.group(2) or limit.group(3)  # (a limit in Chinese characters)
+        length = len(_CJK.findall(text, reply.start, reply.end)) if chars else \
             len(_EN_WORD.findall(text, reply.start, reply.end))
-        if length > int(limit.group(1) or limit.group(2) or limit.group(3)):
+        if length > int(limit.group(1) or chars):
             return True
     if _FORMAL.search(text, s, e) and (_CASUAL.search(text, reply.start, reply.end) or _EMOJI.search(text, reply.start, reply.end)):
         return True  # "Use formal tone." after "Sure! Hey, what's up? 😎"
