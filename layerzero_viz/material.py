@@ -3158,14 +3158,22 @@ _OBSERVED = re.compile(r"(?i:observation)|观察")
 _ACTION_LINE = re.compile(r"^[ \t]*(?:\*\*)?(?:Action(?:[ \t]+Input)?|行动|动作)(?:\*\*)?[ \t]*[:：]", re.MULTILINE)
 
 
-def _after_an_action(text: str, s: int, label: int) -> bool:
-    """Whether an agent's action step (a ReAct "Action:" line) comes before the "Observation:" at ``label`` in the block
-    at ``s``, or ends the turn before it: the observation is what the action returned."""
+def _action_before(text: str, s: int) -> bool:
+    """Whether an agent's action step (a ReAct "Action:" line) ends the turn before the block at ``s`` (in its last
+    paragraph): an observation that opens the block is what the action returned.  The one thing a block's own
+    material reads outside the block (``find_material`` passes it in, and the block cache keys on it)."""
     before = text.rfind("\n\n", 0, max(s - 2, 0))
-    return _ACTION_LINE.search(text, max(before, s - 1500, 0), label) is not None
+    return _ACTION_LINE.search(text, max(before, s - 1500, 0), s) is not None
 
 
-def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tuple[int, int, str, str]]:
+def _after_an_action(text: str, s: int, label: int, acted: bool) -> bool:
+    """Whether an agent's action step comes before the "Observation:" at ``label`` in the block at ``s``, or ends the
+    turn before it (``acted``, see ``_action_before``): the observation is what the action returned."""
+    return acted or _ACTION_LINE.search(text, s, label) is not None
+
+
+def _task_material(text: str, s: int, e: int, payload: bool = True,
+                   acted: bool = False) -> list[tuple[int, int, str, str]]:
     """The text a user's turn [s, e) hands over with its task, without quotes: after a line that asks for the work
     ("Translate to Spanish, keep it short for a push notification:", "Label this opener: …", "Now this one:"), under
     a label ("Paragraph 2: …"), between rule lines ("---") beside the request, and before a paragraph that says
@@ -3214,7 +3222,7 @@ def _task_material(text: str, s: int, e: int, payload: bool = True) -> list[tupl
             agent = m.re is _REPORTED_LABEL and m.group("agent") is not None
             printed_intro = _PRINTED_INTRO.search(m.group(0)) is not None
             if (agent and a < e and "\n" not in text[m.end():a] and text[a].isalpha()
-                    and _OBSERVED.match(m.group("agent")) and not _after_an_action(text, s, m.start())):
+                    and _OBSERVED.match(m.group("agent")) and not _after_an_action(text, s, m.start(), acted)):
                 continue  # "Observation: the page loads slowly on mobile. Could you …": the user's own note
             b = _handed_text_end(text, a, e, next((p for p in starts[k + 1:] if p > a), None)) if a < e else a
             if agent:  # what a tool returned is one paragraph ("Observation:⏎…⏎⏎Could you please write …?"), or the
@@ -3540,7 +3548,7 @@ def _deliverables(view: TextView, reuse: bool = False) -> dict[int, str]:
             # before handed over — whatever the turn asked ("Make it Tuesday." / "她是周二入职。" after a draft; "帮我看看
             # 这封道歉信有没有问题，不要大改：…" answered with the letter, one word changed)
             for earlier in (last, b):
-                if earlier is not None and _is_a_version(text, earlier, nxt):
+                if earlier is not None and _is_a_version(text, earlier, nxt, reuse):
                     out[nxt.msg_pos] = f"kept: a new version of the text in message {earlier.message}"
                     break
     return out
@@ -3556,7 +3564,7 @@ _VERSION_SIMILAR = 0.6  # the share of character 4-grams two versions of one tex
 _VERSION_READ = 4000  # characters compared at most
 
 
-def _is_a_version(text: str, earlier: BlockRef, reply: BlockRef) -> bool:
+def _is_a_version(text: str, earlier: BlockRef, reply: BlockRef, reuse: bool = False) -> bool:
     """Whether the reply block is another version of the text in ``earlier`` — a reply, or what a user's turn hands
     over below its first line (an answer that echoes a one-line question is none) —: of a like length, and the same
     runs of characters for the most part (the Dice coefficient of their character 4-grams: linear, where difflib's
@@ -3570,13 +3578,14 @@ def _is_a_version(text: str, earlier: BlockRef, reply: BlockRef) -> bool:
     r = text[_after_reply_intro(text, reply.start, reply.end):reply.end]
     if len(r) < _VERSION_MIN or not 0.5 <= len(r) / max(1, len(a)) <= 2.0:
         return False
-    ga, gr = _grams(a[:_VERSION_READ]), _grams(r[:_VERSION_READ])  # (two versions of a long text differ as much in
-    return 2 * len(ga & gr) >= _VERSION_SIMILAR * (len(ga) + len(gr))  # their openings)
+    a, r = a[:_VERSION_READ], r[:_VERSION_READ]  # (two versions of a long text differ as much in their openings)
+    ga, gr = (_reused(_grams, a), _reused(_grams, r)) if reuse else (_grams(a), _grams(r))
+    return 2 * len(ga & gr) >= _VERSION_SIMILAR * (len(ga) + len(gr))
 
 
-def _grams(s: str) -> set[str]:
+def _grams(s: str) -> frozenset[str]:
     s = " ".join(s.split())
-    return {s[k:k + 4] for k in range(len(s) - 3)}
+    return frozenset(s[k:k + 4] for k in range(len(s) - 3))
 
 
 _ASK_WITHIN = 600  # characters: a long turn asks for its text in its first or its last lines
@@ -3828,11 +3837,12 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
             out.append(Material(b.start, b.end, "introduced", f"kept: the text handed over with the request "
                                 f"{_short(text[handing[b.msg_pos]:], 50)!r} of the block before"))
             continue
+        acted = b.role == "user" and _OBSERVED.search(text, b.start, b.end) is not None and _action_before(text, b.start)
         if reuse:
             out.extend(Material(a + b.start, z + b.start, kind, detail)
-                       for a, z, kind, detail in _reused(_own_material_of, text[b.start:b.end], b.role))
+                       for a, z, kind, detail in _reused(_own_material_of, text[b.start:b.end], b.role, acted))
         else:
-            out.extend(_own_material(text, b.start, b.end, b.role))
+            out.extend(_own_material(text, b.start, b.end, b.role, acted))
     # (a user turn that quotes words to say verbatim requires them too: "Here's our required greeting, which staff
     # must say verbatim: "Good morning, …"" — a later draft says them)
     requiring = system + [b for b in blocks if b.role == "user" and _VERBATIM_LINE.search(text, b.start, b.end)]
@@ -3900,9 +3910,10 @@ def _letters(text: str, s: int, e: int, role: str) -> list[tuple[int, int, str, 
                                  f"({_short(text[a:z], 40)!r})")]
 
 
-def _own_material(text: str, s: int, e: int, role: str) -> list[Material]:
+def _own_material(text: str, s: int, e: int, role: str, acted: bool = False) -> list[Material]:
     """The material a block [s, e) of ``role`` holds by its own text alone (what ``find_material`` finds in a block
-    no other turn marks as a whole): it depends on the block's text and role only."""
+    no other turn marks as a whole): it depends on the block's text and role only, and on ``acted`` (an agent's
+    action ends the turn before: ``_action_before``)."""
     found = block_material(text, s, e)
     if role in ("user", "assistant"):  # (a draft, a letter handed over)
         found.extend(r for r in _letters(text, s, e, role) if not any(a <= r[0] and r[1] <= z for a, z, _, _ in found))
@@ -3919,7 +3930,7 @@ def _own_material(text: str, s: int, e: int, role: str) -> list[Material]:
         found.extend(r for r in extra if not any(a <= r[0] and r[1] <= z for a, z, _, _ in found))
         # (what the introducers found already is not listed twice; a quote or code inside a text hands nothing over)
         handed = any(r[2] == "introduced" for r in found)
-        found.extend(r for r in _task_material(text, s, e, payload=not handed)
+        found.extend(r for r in _task_material(text, s, e, payload=not handed, acted=acted)
                      if not any(a <= r[0] and r[1] <= z for a, z, _, _ in found))
     out = list(map(_as_material, found))
     if role in ("system", "developer"):  # (a line under an Initialization heading is found there already)
@@ -3927,8 +3938,8 @@ def _own_material(text: str, s: int, e: int, role: str) -> list[Material]:
     return out
 
 
-def _own_material_of(seg: str, role: str) -> tuple[Material, ...]:
-    return tuple(_own_material(seg, 0, len(seg), role))
+def _own_material_of(seg: str, role: str, acted: bool) -> tuple[Material, ...]:
+    return tuple(_own_material(seg, 0, len(seg), role, acted))
 
 
 # ``find_material(reuse=True)`` (the client's ``Config(block_cache=True)``): what a block's own text gave is looked

@@ -220,6 +220,27 @@ def test_block_cache_reuses_a_blocks_own_material_never_what_its_neighbours_made
     assert "Thanks so much for your patience" not in annotate(json.dumps(unasked), env={}).at_ratio(0.95).messages[1].pruned
 
 
+def test_block_cache_prunes_every_labeled_case_as_the_debugger_does():
+    # the client (block_cache=True) must send what the app and the CLI show: a block's cached material may depend on
+    # nothing outside its own text but what the cache keys on (an "Observation:" after the turn before ends with an
+    # agent's "Action:" line is what the tool returned — material-en-83 — wherever that block's text was seen first)
+    from layerzero_viz import engine, labeled, material
+    material._REUSE_CACHES.clear()
+    cases = labeled.load_cases(labeled.default_paths())
+    assert len(cases) > 400
+    cached_fn = lambda conv: annotate(conv, engine.Config(env={}, block_cache=True))  # noqa: E731
+    for case in cases:
+        assert labeled.prune_case(case, cached_fn) == labeled.prune_case(case), case.id
+    observed = "Observation: Please note it is just 12°C, kindly bring a jacket, thanks."
+    case = next(c for c in cases if c.id == "material-en-83")
+    assert observed in labeled.prune_case(case, cached_fn)["2"]
+    # the same block after a turn with no action: the user's own note, its politeness may go — from the cache too
+    plain = labeled.Case(**{**case.__dict__, "messages": (case.messages[0], {"role": "assistant", "content": "Sure."},
+                                                          case.messages[2])})
+    assert labeled.prune_case(plain, cached_fn) == labeled.prune_case(plain)
+    assert observed not in labeled.prune_case(plain)["2"]
+
+
 def test_block_cache_keeps_no_block_above_its_size_bound(monkeypatch):
     from layerzero_viz import engine, material
     monkeypatch.setattr(material, "_REUSE_MAX_CHARS", 40)
