@@ -1141,6 +1141,9 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                 if not why and blocks[bi].role == "user" and bi > 0 and blocks[bi - 1].role == "assistant" \
                         and reply_broke_it(text, s, e, blocks[bi - 1]):
                     why = "said again right after a reply that broke it: a correction of that reply"
+                if not why and blocks[bi].role == "user" and bi > 0 and blocks[bi - 1].role == "assistant" \
+                        and _COMPLAINT.search(text, blocks[bi].start, s):
+                    why = "said again after the turn says the reply before got it wrong: a correction of that reply"
                 if not why and blocks[bi].role == "user" and bi > 0 and blocks[bi - 1].role == "assistant" and (
                         _REDO.search(text, blocks[bi].start, s) or _REDO.search(text, e, blocks[bi].end)):
                     why = "said again with a request to redo the reply before: the reason for the redo"
@@ -1200,7 +1203,13 @@ _LIFT = re.compile(r"(?i:\b(?:from\s+now\s+on|you\s+can\s+now|now\s+you\s+can|yo
                    r"feel\s+free\s+to|(?:ignore|disregard|forget(?:\s+about)?)\s+(?:the|my|that|those|previous|earlier|above|"
                    r"what)|it'?s\s+(?:fine|ok|okay)\s+to|you\s+are\s+(?:now\s+)?allowed\s+to|"
                    # a rule changed for one question ("For this question, give a long, detailed answer.")
-                   r"for\s+this\s+(?:question|answer|reply|response|task|prompt)(?=\s*,)|"
+                   r"for\s+this\s+(?:question|answer|reply|response|task|prompt|menu|list|batch|item|page|document|"
+                   r"text|e-?mail|post|article|file)(?=\s*,)|"
+                   # a rule cancelled or set aside without naming it ("Scratch that.", "Give me the full detailed version
+                   # this time.", "I'm stuck, show me the answer.", "I don't care about length.")
+                   r"scratch\s+that|(?:full|long|longer|detailed|complete|unabridged|extended)(?:\s+[a-z]+)?\s+version|"
+                   r"(?<!not\s)(?<!n't\s)(?<!n’t\s)(?<!never\s)(?:show|give|tell)\s+me\s+the\s+(?:answer|solution)|"
+                   r"(?:don'?t|do\s+not)\s+care\s+about|"
                    r"(?:for\s+this\s+(?:one|time|delivery|order|booking|request|trip|call|ticket|project)|this\s+time|"
                    r"just\s+this\s+once)[^.!?\n]{0,20}?\byou\s+(?:can|may)|"
                    r"you\s+(?:can|may)[^.!?\n]{0,30}?\b(?:this\s+time|(?:for|in|with)\s+this\s+one)|"
@@ -1218,6 +1227,8 @@ _LIFT = re.compile(r"(?i:\b(?:from\s+now\s+on|you\s+can\s+now|now\s+you\s+can|yo
                    r"instead\s+of|on\s+second\s+thought|"
                    r"no\s+(?:[a-z-]+\s+)?(?:limit|restriction|requirement)s?|no\s+need\s+to|don'?t\s+bother)\b)"
                    r"|从现在开始|从现在起|以后可以|现在可以|不用再|不再需要|不必再|可以不用|忽略(?:之前|上面|前面|刚才)|不用管|解除"
+                   # ("取消刚才的要求。", "刚才说的作废", "我实在不会，直接告诉我答案吧。")
+                   r"|取消(?:刚才|之前|上面|前面|这个|那个)?的?(?:要求|规则|限制)|作废|(?<![不别要])直接(?:告诉|给)我(?:答案|结果)"
                    r"|其实不用|其实(?:你)?可以|还是不要|改为不|不限|不用限制|没有(?:字数|长度|篇幅)?限制|算了|改成|改为|换成|改到"
                    r"|(?:这次|这回|这一次|这一回|这个|这条|这题|这道题|这里)[^。！？\n]{0,8}?(?:可以|不用|不必|允许|就行|就好)"
                    r"|(?:这个问题|这道题|这一题)[^。！？\n]{0,6}?(?:详细|展开|长一点|长一些|多写)")
@@ -1281,6 +1292,13 @@ _EN_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’-]*")
 # a request to redo the reply before ("Rewrite it.", "Fix that headline.", "重写。"): a rule said with it corrects that reply
 _REDO = re.compile(r"(?i:\b(?:rewrite|redo|fix|revise|correct|try)\b[^.?!\n]{0,30}?\b(?:it|that|this|them|again)\b)"
                    r"|重写|重新写|重做|重来|再改|改一下|修改一下|改掉|重新生成")
+# what says the reply before got something wrong, before a rule said again in the same turn ("That's over 50 words.",
+# "You translated Google.", "你直接给答案了。", "太长了。"): the rule is the correction
+_COMPLAINT = re.compile(r"(?i:\b(?:you(?:'ve|’ve|\s+have)?\s+(?:just\s+|still\s+|again\s+|already\s+|actually\s+)?"
+                        r"(?:[a-z]+ed|gave|wrote|forgot|broke|made|went|kept|didn'?t|didn’t|did\s+not|used|put|said)|"
+                        r"(?:that|it|this)(?:'s|’s|\s+is|\s+was)\s+(?:still\s+|way\s+|well\s+)?(?:over|more\s+than|too|not|"
+                        r"longer|wrong)|still\s+too)\b)"
+                        r"|你(?:又|还是|直接|怎么又|还|刚才|已经)[^。！？!?\n]{1,12}?了|超(?:过|出)了|太(?:长|短|多|啰嗦)了|又错了|不对[。！!，,]")
 _REPLY_LANGUAGE = re.compile(r"(?:用|使用)(中文|汉语|英文|英语)(?:回答|回复|作答)|(?i:\b(?:respond|reply|answer|write)\s+in\s+(English|Chinese)\b)")
 _FORBIDDEN_WORDS = re.compile(r"(?i:\b(?:not|never|don'?t|no)\s+(?:mention|use|include|say|write|add|put|discuss|reference|suggest|"
                               r"recommend|propose|advise|"
@@ -1309,6 +1327,8 @@ def reply_broke_it(text: str, s: int, e: int, reply: BlockRef) -> bool:
         cjk = len(_CJK.findall(text, reply.start, reply.end)) / max(1, reply.end - reply.start)
         # (English only: a reply with Chinese words in it broke it — "堪培拉 (Canberra).")
         return cjk < 0.2 if (lang.group(1) or lang.group(2) or "").lower() in ("中文", "汉语", "chinese") else cjk > 0.1
+    if reply.end - reply.start >= 12 and _broke_language_pov_or_spelling(text, s, e, text[reply.start:reply.end]):
+        return True
     limit = _WORD_LIMIT.search(text, s, e)
     if limit is not None:  # "Reply in under 30 words." after a reply of 34; "100字以内" after 150 characters
         chars = limit.group(2) or limit.group(3)  # (a limit in Chinese characters)
@@ -1340,6 +1360,59 @@ def reply_broke_it(text: str, s: int, e: int, reply: BlockRef) -> bool:
     return len(words) >= 2 and words.lower() in said
 
 
+# a reply language other than Chinese and English ("Respond in Spanish.", "Reply in Japanese from now on.", "用日语回答"),
+# the point of view of a story ("Write in the first person.", "用第一人称写"), a spelling ("Use British spelling.")
+_OTHER_LANGUAGE = re.compile(r"(?i:\b(?:respond|reply|answer|write|speak|talk|continue)\b[^.!?\n]{0,20}?\bin\s+(Spanish|French|"
+                             r"German|Italian|Portuguese|Dutch|Swedish|Polish|Turkish|Indonesian|Vietnamese|Japanese|Korean|"
+                             r"Russian|Arabic)\b)"
+                             r"|(?:用|使用)(西班牙语|法语|德语|意大利语|葡萄牙语|日语|日文|韩语|韩文|俄语|阿拉伯语)(?:回答|回复|作答|写|交流)")
+_LANGUAGE_SCRIPT = {"japanese": "[\u3040-\u30ff]", "日语": "[\u3040-\u30ff]", "日文": "[\u3040-\u30ff]",
+                    "korean": "[\uac00-\ud7af]", "韩语": "[\uac00-\ud7af]", "韩文": "[\uac00-\ud7af]",
+                    "russian": "[\u0400-\u04ff]", "俄语": "[\u0400-\u04ff]", "arabic": "[\u0600-\u06ff]",
+                    "阿拉伯语": "[\u0600-\u06ff]"}
+# English by its commonest words (a Spanish reply — "¡Claro! ¿Qué necesitas?" — has none of them)
+_ENGLISH_WORDS = frozenset("the a an is are was were be you your i i'm it it's what do does of to and in for would like "
+                           "sure course how can with that this need here there will have has my me we our".split())
+_POINT_OF_VIEW = re.compile(r"(?i:\bin\s+(?:the\s+)?(first|second|third)[\s-]+person\b)|第(一|二|三)人称")
+_FIRST_PERSON_WORDS = re.compile(r"\b(?:I|me|my|mine|we|us|our)\b")
+_THIRD_PERSON_WORDS = re.compile(r"(?i:\b(?:he|she|they|him|her|them|his|hers|their)\b)")
+_SPELLING = re.compile(r"(?i:\b(British|UK|American|US)\s+(?:English\s+)?spellings?\b)|(英式|美式)(?:英语)?拼写")
+_AMERICAN_SPELLING = re.compile(r"(?i:\b(?:color|flavor|favor|honor|behavior|neighbor|labor|humor|harbor|rumor|odor|endeavor)"
+                                r"(?:s|ed|ing|ful|ite|ites|able)?\b|\b[a-z]{3,}iz(?:e|es|ed|ing|ation|ations)\b|"
+                                r"\b(?:center|theater|meter|liter|fiber)s?\b|\bgray\b|\bcatalog\b|\btraveled\b|\bcanceled\b)")
+_BRITISH_SPELLING = re.compile(r"(?i:\b(?:colour|flavour|favour|honour|behaviour|neighbour|labour|humour|harbour|rumour|odour)"
+                               r"(?:s|ed|ing|ful|ite|ites|able)?\b|\b(?:centre|theatre|metre|litre|fibre)s?\b|\bgrey\b|"
+                               r"\bcatalogue\b|\btravelled\b|\bcancelled\b)")
+
+
+def _broke_language_pov_or_spelling(text: str, s: int, e: int, reply: str) -> bool:
+    """Whether the rule at [s, e) asks for a reply language other than Chinese and English that the reply is not in
+    (English, or without the language's script), a point of view the reply does not take, or a spelling it does not
+    use ("Respond in Spanish." after "Of course! What do you need?")."""
+    lang = _OTHER_LANGUAGE.search(text, s, e)
+    if lang is not None:
+        name = (lang.group(1) or lang.group(2)).lower()
+        script = _LANGUAGE_SCRIPT.get(name)
+        if script is not None:
+            return re.search(script, reply) is None
+        words = re.findall(r"[a-z][a-z'’]*", reply.lower())
+        return len(words) >= 3 and sum(w.replace("’", "'") in _ENGLISH_WORDS for w in words) >= 0.25 * len(words)
+    pov = _POINT_OF_VIEW.search(text, s, e)
+    if pov is not None:
+        person = (pov.group(1) or "").lower() or {"一": "first", "二": "second", "三": "third"}[pov.group(2)]
+        first, third = len(_FIRST_PERSON_WORDS.findall(reply)), len(_THIRD_PERSON_WORDS.findall(reply))
+        if person == "first":
+            return first == 0 and third > 0
+        if person == "third":
+            return first >= 2 and first > third
+        return re.search(r"(?i:\byou\b)", reply) is None
+    spelling = _SPELLING.search(text, s, e)
+    if spelling is not None:
+        british = (spelling.group(1) or "").lower() in ("british", "uk") or spelling.group(2) == "英式"
+        return (_AMERICAN_SPELLING if british else _BRITISH_SPELLING).search(reply) is not None
+    return False
+
+
 class Lifts:
     """Where the user turns lift or change the standing rules (looked for once, on the first repeat in a user turn)."""
 
@@ -1348,11 +1421,12 @@ class Lifts:
         self._starts: list[int] | None = None
 
     def between(self, a: int, b: int) -> bool:
-        """Whether a user turn starting in [a, b) lifts a rule."""
+        """Whether a user turn lifts a rule in [a, b) (after the rule's first copy: "Keep it under 50 words? No, forget
+        that, I don't care about length." withdraws it in its own turn)."""
         if self._starts is None:
             text = self._view.text
-            self._starts = [blk.start for blk in self._view.blocks
-                            if blk.role == "user" and _LIFT.search(text, blk.start, blk.end)]
+            self._starts = [m.start() for blk in self._view.blocks if blk.role == "user"
+                            for m in _LIFT.finditer(text, blk.start, blk.end)]
         k = bisect.bisect_left(self._starts, a)
         return k < len(self._starts) and self._starts[k] < b
 
