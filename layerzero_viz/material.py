@@ -2324,6 +2324,8 @@ _TASK_INTRO = re.compile(
     # a story to go on with ("继续写："), a message's words dictated ("帮我给老师写条消息：老师好，…")
     r"|[^：:\n]{0,30}?(?:类似|像|大概是|大致是|差不多是|就像)这样(?:的)?"
     r"|[^：:\n]{0,16}?(?:准备|打算|想|要|正要)(?:发|回|说|贴|发布|发出)(?:这个|这句|这条|这段|这些|这么一句|的是)(?:话)?"
+    # ("我要回：好的，周四见。请翻译成英文。")
+    r"|[^：:\n]{0,6}?(?:我|我们)(?:就)?(?:要|想|打算|准备)(?:回复?|说|发)(?:他|她|对方|客户|一句)?"
     r"|[ \t]*(?:请|麻烦|帮我)*(?:继续写|接着写|续写|往下写)[^：:\n]{0,10}?"
     r"|[^：:\n]{0,16}?写(?:一)?(?:条|封|段|句)(?:消息|短信|邮件|微信|留言|通知|公告|祝福|贺卡)"
     # the text named by what is to be done with it: "Reply to grade:", "Text to translate (keep the tone):"
@@ -2404,7 +2406,7 @@ _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\btidy\b|\bclean\s+up\b|\bmake\b|\
                        r"\bannounce\b|\bverbatim\b|\bword for word\b|\bas is\b|\bexactly as\b|\bexactly this\b|\bexactly like\b|"
                        r"\bthis exact\b|\binto\b|\bto [a-z]{2}-[a-z]{2,4}\b|\blike\b|\balong the lines\b|\bset\b|\bkeep\b|"
                        r"\bcontinue\b|\bcarry on\b|\bemailed\b|\be-mailed\b|\bforwarded\b|继续写|接着写|往下写|"
-                       r"准备|打算|想发|要发|写条|写封|写段|写句|写一|通知|替换|"
+                       r"准备|打算|想发|要发|要回|想回|要说|想说|写条|写封|写段|写句|写一|通知|替换|"
                        r"这样|这么|如下|原样|原封不动|一字不改|一字不差|一个字都不|照发|照着发|逐字|照读|照念|"
                        r"按这个发|直接发|翻成|译成|回复我|回复了我|回我|收到的|收到了|收到一|发来|发过来|回过来|传来|发了|回了|写了|写着|"
                        r"上写|写道|贴了|发的是|回的是|提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|"
@@ -3483,13 +3485,25 @@ _WRITE_A_TEXT = re.compile(
     r"testimonial|shout-?out|cover\s+letter)s?\b|"
     r"\b(?:write|draft)\b[^.!?\n]{0,60}?\b(?:in\s+the\s+same\s+(?:tone|style|voice)|a\s+new\s+one|another\s+one)\b|"
     r"\bwrite\s+(?:one|another)\b|"
-    r"\b(?:reply|respond|answer)\s+to\s+(?:this|the|her|his|their|my|an?)\s+(?:e-?mail|message|letter|note|text|review|comment)s?\b)"
+    r"\b(?:reply|respond|answer)\s+to\s+(?:this|the|her|his|their|my|an?)\s+(?:e-?mail|message|letter|note|text|review|comment)s?\b|"
+    # a message to someone ("Reply to the customer.", "Reply to the customer who asked about a refund.", "Text my boss that
+    # the meeting moves to 3pm Thursday.", "Email Tom about the delay.")
+    r"\b(?:reply|respond|write\s+back)\s+to\s+(?:the\s+|this\s+|that\s+|my\s+|our\s+|an?\s+)?(?:customer|client|guest|buyer|"
+    r"seller|tenant|landlord|boss|manager|colleague|co-?worker|recruiter|candidate|student|parent|teacher|reviewer|vendor|"
+    r"supplier|neighbou?r|(?-i:[A-Z][a-z]+)(?!\s+(?:said|says|wrote|writes)))s?\b|"
+    r"\b(?:text|message|e-?mail|dm|ping|write\s+to)\s+(?:(?:my|our|the|his|her|their)\s+[a-z]+(?:\s+[a-z]+)?|(?-i:[A-Z][a-z]+))"
+    r"\s+(?:that|about|saying|to\s+(?:say|tell|let|ask|remind|confirm))\b)"
     r"|(?:写|寫|起草|拟|擬|撰写|撰寫|编|編)[^。！？\n]{0,14}?(?:邮件|郵件|信|通知|短信|簡訊|訊息|文案|发言|發言|致辞|致詞|祝福|问候|"
     r"問候|贺词|賀詞|公告|邀请函|消息|回复|回覆|开场|開場|结尾|結尾|主持詞|故事|第[一二三四五六七八九十\d]+[页頁章段]|"
     r"演讲稿|朋友圈|贺卡|感谢|道歉|欢迎词|介绍|简介|说明|帖子|留言|话术|主持词|祝酒词|请假条|假条|便条|申请|请示|报告|"
     r"总结|检讨|启事|声明|简历|评语|回帖)"
     r"|(?:照|按|按照|仿照|模仿|参照)着?(?:这个|这封|这篇|这种|上面的?)(?:语气|风格|口吻|格式|写法|文风)[^。！？\n]{0,6}?写"
-    r"|(?:写|起草|拟)(?:一|个|一个|两|几)?(?:段|封|篇|条|份|则|句)")
+    r"|(?:写|起草|拟)(?:一|个|一个|两|几)?(?:段|封|篇|条|份|则|句)"
+    # a message to someone ("帮我给张总发条微信，说…", "给老师发一条教师节祝福", "帮我回复闲鱼买家：…", "帮我催一下款")
+    r"|(?:给|跟|向)[^。！？\n，,]{1,10}?(?:发|回|写)(?:一)?(?:条|封|个|段|句)?[^。！？\n，,：:]{0,6}?(?:微信|消息|短信|邮件|信息|"
+    r"通知|留言|私信|祝福|问候)"
+    r"|帮我回复(?:一下)?[^。！？\n，,：:]{0,4}?(?:客户|顾客|买家|卖家|房东|房客|租客|老板|领导|同事|朋友|对方|他|她|老师|家长|"
+    r"[\u4e00-\u9fff]总)|帮我催(?:一下|下)?(?:款|账|帐|付款|回款|房租|租金)")
 # words to send back to a message the turn reports ("My boss wrote: … What should I reply?", "闺蜜发来感谢，帮我想句回复"):
 # asked only where the turn reports a message ("How should I respond to criticism in general?" asks for advice)
 _SEND_BACK = re.compile(

@@ -856,6 +856,26 @@ def _has_constraint_word(text: str) -> bool:
 _GOES_ON = re.compile(r"(?i:\b(?:again|start\s+with|continue|next|add|also|redo|one\s+more)\b)|再|重新|继续|接着|然后|先|还要|加上")
 
 
+def _only_instruction(text: str, bs: int, be: int, s: int, e: int, material: "_LazyMaterial") -> bool:
+    """Whether the statement at [s, e) is all its turn [bs, be) asks: the rest is material (a text handed over, a
+    message quoted) and the labels that introduce it ("He now says: 'Also the water bill is 86 RMB.' Reply in Chinese,
+    keep it short.", "他回了：'…' 我要回：好的，周四见。请翻译成英文。"): cut, the new text would come without what to do
+    with it."""
+    handed = [r for r in material.ranges_in(bs, be) if r[0] >= bs and not (r[0] < e and s < r[1])]
+    if not handed:
+        return False
+    k = bs
+    for a, z in sorted(handed + [(s, e)]) + [(be, be)]:
+        gap = text[k:a].strip(" \t\n\"'“”‘’「」")
+        if gap and not gap.endswith((":", "：")) or len(gap) > 40 or _SENTENCE_INSIDE.search(gap[:-1]):
+            return False
+        k = max(k, z)
+    return True
+
+
+_SENTENCE_INSIDE = re.compile(r"[.!?。！？]\s")
+
+
 def _request_before(view: TextView, block: BlockRef, pos: int, new: bool = False) -> str | None:
     """The sentence before ``pos`` in its turn that asks for a piece of work rather than stating a rule ("Hotel in Chengdu,
     4–7 April.", with ``new`` one that says so: "Now a hotel in Osaka, 6–9 May.", "Find a hotel in Tokyo …"): a rule said
@@ -1130,6 +1150,9 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                         before = _RECIPIENT.search(text, blocks[first_block].start, first.start)
                         if before is not None and whom.group(0) != before.group(0):
                             why = f"a rule said again for someone else ({whom.group(0)!r}): its 她/her is theirs"
+                if not why and first_block != bi and blocks[bi].role == "user" and blocks[first_block].role == "user" \
+                        and _only_instruction(text, blocks[bi].start, blocks[bi].end, s, e, material):
+                    why = "the turn's only instruction: the rest of it is a new text it hands over, which the rule is for"
                 if not why and first.part and not _restates_a_part(text, s, e, sent):
                     why = "the same words as a clause of a rule, but not said as a reminder of it"
                 if not why and blocks[first_block].role == "user" and _WORK_REQUEST.match(text, cut, e):
