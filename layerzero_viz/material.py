@@ -648,7 +648,8 @@ def _handed_text_end(text: str, a: int, e: int, nxt: int | None) -> int:
     for i, p in enumerate(paras):
         pe = paras[i + 1] if i + 1 < len(paras) else e
         if i and (nxt is not None and p <= nxt < pe or _is_task_instruction(text, p, pe)
-                  or i == len(paras) - 1 and _asks_for_the_reply(text, p, pe)):  # (the last paragraph only: "Help me reply.")
+                  or i == len(paras) - 1 and (_asks_for_the_reply(text, p, pe) or _asks_about_it(text, p, pe))):
+            # (the last paragraph only: "Help me reply.", "Is it too short? Could you suggest a longer version?")
             stop = p
             break
         ends.append((p, pe))
@@ -929,6 +930,19 @@ def _asks_for_the_reply(text: str, p: int, pe: int) -> bool:
                 and not _BARE_REPLY.fullmatch(m.group(0).strip()):
             return True
     return False
+
+
+def _asks_about_it(text: str, p: int, pe: int) -> bool:
+    """Whether [p, pe), a short last paragraph after a handed-over text, asks the model about that text ("Is it too
+    short? Could you please suggest a longer version? Thanks!", "OK?", "那第3点还要回复吗？", "这样写可以吗？")."""
+    a, b = _stripped(text, p, pe)
+    return 0 < b - a <= 120 and ("?" in text[a:b] or "？" in text[a:b]) and _ABOUT_IT.match(text, a, b) is not None
+
+
+_ABOUT_IT = re.compile(r"(?i:(?:is|does|was|would|should|are|do)\s+(?:it|this|that|these|those|my\s+[a-z]+|the\s+[a-z]+)\b"
+                       r"|(?:ok|okay|right|good|better|thoughts|too\s+[a-z]+)\s*\?|what\s+does\s+(?:he|she|they|it|this|that)\s+mean)"
+                       r"|[^。！？!?\n]{0,12}?(?:这样|这么)?(?:写|说|回|发)?(?:可以|行|合适|得体|妥当|对|好)(?:吗|不|么|嘛)"
+                       r"|[^。！？!?\n]{0,12}?(?:行不行|可不可以|怎么样|什么意思|是不是|要不要|还要[^。！？!?\n]{0,10}?吗)")
 
 
 # a bare "Please reply" a message asks its reader ("Please reply ASAP, thank you!"), not the user the model
@@ -2271,6 +2285,15 @@ def block_material(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]
 
 # --------------------------------------------------------------------------- text a user hands over with a task
 
+# who sends the messages a turn reports ("My landlord wrote:", "房东发来：")
+_SENDERS_EN = (r"recruiter|customer|client|landlord|tenant|boss|manager|colleague|coworker|co-worker|friend|mom|mum|dad|"
+               r"teacher|parent|neighbou?r|buyer|seller|hr|candidate|guest|patient|doctor|nurse|pharmacist|pharmacy|"
+               r"clinic|hospital|dentist|vet|school|principal|bank|insurer|lawyer|attorney|agent|agency|court|vendor|"
+               r"supplier|contractor|partner|wife|husband|girlfriend|boyfriend|sister|brother|son|daughter|team|"
+               r"professor|student|interviewer|company|employer|airline|hotel|host")
+_SENDERS_ZH = (r"老板|领导|上司|客户|同事|朋友|老师|家长|房东|房客|租客|对方|买家|卖家|邻居|妈妈|爸爸|老婆|老公|女朋友|男朋友|HR|人事|"
+               r"导师|班主任|辅导员|快递员|外卖员|物业|客服|师傅|医生|主管|经理|教练|审稿人|编辑|他|她")
+
 # a line of a user's turn that asks for work on the text after its colon: "Translate to Spanish, keep it short for a
 # push notification:", "Label this opener: Sorry to bother you again, …", "Now this one:", "Write release notes from
 # these points:", "帮我润色一下这段，语气正式一点：" (the introducers above need the text named: "Translate this
@@ -2287,15 +2310,23 @@ _TASK_INTRO = re.compile(
     rf"(?:{_TASK_VERB_EN}|make|turn|send|post|publish|forward|share|announce)\b[^:：\n.!?]{{0,60}}?"
     r"\b(?:this|these|it|the[ \t]+following|following|below|my|each|every|all|both|(?:in)?to[ \t]+(?-i:[A-Z])[a-z]+|这个|这段|这篇|这些|这份|这条|下面的?|以下的?)\b[^:：\n.!?]{0,60}?)"
     r"|(?i:(?:this|that|another|the[ \t]+next)[ \t]+one)"
+    # where to post it: "Announce in #general:", "Post to #random:"
+    r"|(?i:(?:announce|post|send|share)[ \t]+(?:(?:it|this)[ \t]+)?(?:in|to|on)[ \t]+(?:the[ \t]+)?#?[\w-]+)"
+    # the language wanted, with a please: "Spanish please:"
+    r"|(?i:(?:in(?:to)?[ \t]+)?(?:spanish|french|german|italian|portuguese|japanese|korean|chinese|english|russian|arabic|dutch|"
+    r"vietnamese|thai)[ \t]*,?[ \t]*please)"
     # a language to put the strings into, alone: "Into Japanese:", "And now into zh-TW:", "那翻成日语呢："
     r"|(?i:(?:and[ \t]+|now[ \t]+|then[ \t]+)*(?:in)?to[ \t]+(?:(?-i:[A-Z])[a-z]+|[a-z]{2}-[A-Za-z]{2,4}))"
     r"|[^：:\n]{0,10}?(?:翻成|译成|翻译成|翻译为|译为)[\u4e00-\u9fff]{1,3}?[文语][^：:\n]{0,6}?"
     # how to change it, opening the turn: "改得更亲切一点：", "写得正式些："
     r"|[ \t]*(?:请|麻烦|帮我)*(?:改得|写得|翻得|说得)[^：:\n]{1,12}?"
+    # ("改口语：", "改成正式一点：", "自动回复设置成：")
+    r"|[ \t]*(?:请|麻烦|帮我)*改(?:成|为)?(?:口语|书面语|正式|简体|繁体|文言文|白话|英文|中文)(?:一点|一些|化)?"
+    r"|[^：:\n]{0,10}?(?:自动回复|个性签名|签名|状态|群公告|公告|欢迎语)(?:设置|设|改|换)(?:成|为)"
     # reported words: "The customer wrote:", "Their second message was just:", "Here's what my landlord wrote, help me
     # reply that I agree:"
-    r"|(?i:here(?:'s|’s|[ \t]+is)[ \t]+what[ \t]+I(?:'m|’m|[ \t]+am)[ \t]+(?:going[ \t]+to|gonna|about[ \t]+to)[ \t]+"
-    r"(?:send|say|post|write|reply)|I(?:'m|’m|[ \t]+am)[ \t]+(?:replying|responding|sending|saying|writing[ \t]+back|going[ \t]+"
+    r"|(?i:here(?:'s|’s|[ \t]+is)[ \t]+what[ \t]+I(?:'m|’m|[ \t]+am)[ \t]+(?:(?:going[ \t]+to|gonna|about[ \t]+to)[ \t]+"
+    r"(?:send|say|post|write|reply)|sending|saying|posting|writing|replying|texting|e-?mailing|messaging|telling)(?:[ \t]+[^:：\n.!?]{1,40}?)?|I(?:'m|’m|[ \t]+am)[ \t]+(?:replying|responding|sending|saying|writing[ \t]+back|going[ \t]+"
     r"to[ \t]+(?:reply|say|send))(?:[ \t]+with)?|I[ \t]+(?:want|plan|intend)[ \t]+to[ \t]+(?:reply|say|send|post)(?:[ \t]+(?:with|this|the[ \t]+following))?)"
     # an example of the text wanted, or the words a status or an auto-reply is set to, or a story to go on with:
     # "Something like:", "Set my Slack status to:", "Keep writing:"
@@ -2345,7 +2376,7 @@ _TASK_INTRO = re.compile(
     rf"|(?P<bare>[ \t]*(?:{_TASK_VERB_ZH}|(?i:{_TASK_VERB_EN})))"
     rf"|[ \t]*(?:请|麻烦|帮我|帮忙|请你|请您|麻烦你|麻烦您)(?:你|您)?(?:帮我|帮忙)?(?:把它)?{_TASK_VERB_ZH}(?:成[\u4e00-\u9fff]{{1,3}}[文语])?"
     # reported words: "房东刚给我发微信：", "客户回了一封邮件："
-    r"|[^：:\n]{0,12}?(?:房东|房客|租客|老板|领导|客户|同事|朋友|老师|家长|HR|对方|买家|卖家|邻居|他|她)(?:刚|刚刚|刚才|又|今天|昨天)?"
+    r"|[^：:\n]{0,12}?(?:" + _SENDERS_ZH + r")(?:刚|刚刚|刚才|又|今天|昨天)?"
     r"(?:(?:给我|跟我|给我们)?(?:发|回|留|写)(?:了)?(?:一条|一封|一段)?(?:微信|短信|消息|邮件|信息|留言|私信)(?:说|如下)?"
     r"|(?:给我|给我们)?(?:发来|发过来|回过来|传来)(?:了)?(?:一条|一封|一段)?(?:的)?(?:微信|短信|消息|邮件|信息|留言|私信)?(?:说|如下)?)"
     # (what someone posted or wrote, whoever: "客户最后回了：", "说明书上写：", "老师在家长群里发了：", "群公告写着：")
@@ -2406,14 +2437,15 @@ _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\btidy\b|\bclean\s+up\b|\bmake\b|\
                        r"\bannounce\b|\bverbatim\b|\bword for word\b|\bas is\b|\bexactly as\b|\bexactly this\b|\bexactly like\b|"
                        r"\bthis exact\b|\binto\b|\bto [a-z]{2}-[a-z]{2,4}\b|\blike\b|\balong the lines\b|\bset\b|\bkeep\b|"
                        r"\bcontinue\b|\bcarry on\b|\bemailed\b|\be-mailed\b|\bforwarded\b|继续写|接着写|往下写|"
-                       r"准备|打算|想发|要发|要回|想回|要说|想说|写条|写封|写段|写句|写一|通知|替换|"
+                       r"准备|打算|想发|要发|要回|想回|要说|想说|设置成|设成|设为|写条|写封|写段|写句|写一|通知|替换|"
                        r"这样|这么|如下|原样|原封不动|一字不改|一字不差|一个字都不|照发|照着发|逐字|照读|照念|"
                        r"按这个发|直接发|翻成|译成|回复我|回复了我|回我|收到的|收到了|收到一|发来|发过来|回过来|传来|发了|回了|写了|写着|"
                        r"上写|写道|贴了|发的是|回的是|提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|"
                        r"修改|修正|摘要|tl;?dr|报错|报了错|出错|错误提示|错误信息|\bgot\b|\bsent\b|\bprint|\bshow|\bthr[eo]w|\boutput|\breturn|\bdisplay|\bfail|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
                        r"\breplied\b|\bposted\b|\btexted\b|\bmessaged\b|\b(?:was|is|reads?)\b|\breplying\b|\bresponding\b|"
                        r"\bsaying\b|\bgetting\b|\bseeing\b|\bsending\b|每条|每一条|每封|改了|写了|翻了|拟了|的是|答案|造的|这句|这段|\bstart\b|"
-                       r"\bbegin\b|\bfirst\b"
+                       r"\bbegin\b|\bfirst\b|\b(?:spanish|french|german|italian|portuguese|japanese|korean|chinese|english|russian|"
+                       r"arabic|dutch|vietnamese|thai)\b"
                        r"|\btone\b|\bstyle\b|\bvoice\b|\bformat\b|\bstructure\b|\bspirit\b|\bwording\b|\bmodell?ed\b|"
                        r"\bhere(?:'s|’s| is)\b|语气|风格|口吻|格式|写法|文风|调子|样子|感觉|这是我|\breply\b|\brespond\b|"
                        r"\bsay\b|\btell\b|\bback\b|\btext\b|\bmessage\b|\bemail\b|\bdm\b|\bping\b|\btemplate\b|\bmodel\b|"
@@ -2565,12 +2597,6 @@ _TASK_NOT_TEXT = re.compile(r"(?i:as[ \t]+follows|following[ \t]+(?:steps|rules|
                             r"criteria|requirements)|(?:steps|rules|guidelines|format|instructions|criteria|"
                             r"requirements)[ \t]*(?:\*\*)?[ \t]*$)|(?:如下要求|以下要求|要求|步骤|规则|格式)[ \t]*$")
 # who sends a user the words they paste (for the labels below)
-_SENDERS_EN = (r"recruiter|customer|client|landlord|tenant|boss|manager|colleague|coworker|co-worker|friend|mom|mum|dad|"
-               r"teacher|parent|neighbou?r|buyer|seller|hr|candidate|guest|patient|doctor|nurse|pharmacist|pharmacy|"
-               r"clinic|hospital|dentist|vet|school|principal|bank|insurer|lawyer|attorney|agent|agency|court|vendor|"
-               r"supplier|contractor|partner|wife|husband|girlfriend|boyfriend|sister|brother|son|daughter|team|"
-               r"professor|student|interviewer|company|employer|airline|hotel|host")
-_SENDERS_ZH = r"老板|领导|上司|客户|同事|朋友|老师|家长|房东|房客|租客|对方|买家|卖家|邻居|妈妈|爸爸|老婆|老公|女朋友|男朋友|HR|人事|他|她"
 # labels that report whose words or what record follows (material with no verb in the turn): "Ticket #4411 from
 # customer:", "Invoice:", "Standup notes:", "输入：", "会议记录：", "这是我的翻译作业："
 _REPORTED = (
@@ -2592,7 +2618,8 @@ _REPORTED = (
     r"|(?P<printed>(?i:expected|got|actual|error[ \t]+message|console(?:[ \t]+output)?|stdout|stderr)|输出结果|错误信息"
     r"|(?:程序|控制台|终端|命令行|脚本)的?输出|运行结果|打印结果"
     # (what a program or a bot printed or replied, named: "控制台打印：", "发布机器人回复：", "页面提示：")
-    r"|(?P<printed_named>[\u4e00-\u9fffA-Za-z]{0,6}?(?:程序|控制台|终端|命令行|脚本|页面|屏幕|系统|界面|机器人|(?i:bot|app))的?"
+    r"|(?P<printed_named>[\u4e00-\u9fffA-Za-z]{0,6}?(?:程序|控制台|终端|命令行|脚本|页面|屏幕|系统|界面|机器人|软件|网页|网站|"
+    r"小程序|客户端|(?i:bot|app))的?"
     r"(?:打印|显示|提示|返回|回复|报错)(?:了)?))"
     r"|(?P<agent>(?i:observation|(?:tool|command|function|api|query|search|expected|actual|linter|lint|compiler|build|test|"
     r"program|script|server|terminal|shell|cli|eslint|pylint|mypy|tsc|gcc|npm|pip|docker|kubectl|git)[ \t]+"
@@ -2611,16 +2638,19 @@ _REPORTED = (
     # wrote in Slack:", "Review 2:", 老板的微信：, 客户发的消息：, 客户说：, 评论2：
     r"|(?P<received>(?i:(?:(?:(?:my|our|the|a|an)[ \t]+)?[a-z][\w-]*(?:'s|’s|s')|his|her|their|my|our|" + _SENDERS_EN + r")"
     r"[ \t]+(?:message|text|e-?mail|dm|reply|response|note|letter|voicemail|review|comment)"
-    r"|(?:message|text|e-?mail|dm|reply|note|letter|voicemail)[ \t]+from[ \t]+[^:：\n]{1,30}?"
+    r"|(?:[a-z][\w-]*[ \t]+)?(?:message|text|e-?mail|dm|reply|note|letter|voicemail)[ \t]+from[ \t]+[^:：\n]{1,30}?"
+    # ("The reviewer's exact words:")
+    r"|(?:(?:(?:my|our|the|a|an)[ \t]+)?[a-z][\w-]*(?:'s|’s|s')|his|her|their)[ \t]+(?:exact[ \t]+|own[ \t]+)?(?:words|wording)"
     r"|(?:(?:(?:my|our|the|a|an)[ \t]+)?(?:" + _SENDERS_EN + r")|he|she|they)[ \t]+(?:(?:just|also|then)[ \t]+)?"
     r"(?:says|said|wrote(?:[ \t]+back)?|writes|texted|emailed|messaged|replied|responded|asked|asks|told|sent)"
     r"(?:[ \t]+(?:me|us|him|her|them))?"
     r"|(?:review|comment|message|e-?mail|text|post|tweet|reply|answer|response)[ \t]*#?\d{1,3})"
     r"(?i:[ \t]+(?:in|on|via|over|through|by)[ \t]+(?:the[ \t]+|a[ \t]+)?[a-z]+(?:[ \t]+(?:app|portal|chat))?)?"
     r"|(?:(?![你您])[\u4e00-\u9fff]{1,6}?的|[A-Za-z]{2,12}的|" + _SENDERS_ZH + r")(?:发来的|发的|回的)?(?:微信|短信|消息|邮件|留言|私信|来信|回复|评论)"
-    r"|(?:" + _SENDERS_ZH + r")(?:刚|刚刚|刚才|又|今天|昨天)?(?:说|问|写道|回复说|回我说)|(?:评论|留言)\d{1,3})"
+    r"|(?:" + _SENDERS_ZH + r")(?:刚|刚刚|刚才|又|今天|昨天)?(?:说|问|写道|回复说|回我说|发来|给我留言|留言|"
+    r"回信(?:就|只有)?(?:一句|一段)?(?:话)?)|(?:评论|留言)\d{1,3})"
     # the original words of a message or alert, whatever it is called: "PagerDuty 原文：", "告警原文："
-    r"|[\u4e00-\u9fffA-Za-z\d#_-]{1,16}[ \t]?原文"
+    r"|[\u4e00-\u9fffA-Za-z\d#_-]{1,16}[ \t]?(?:原文|原话)"
     r"|(?:这是|以下是|下面是)(?:我|我们|我儿子|我女儿|孩子|学生)的[\u4e00-\u9fff]{0,6}?(?:作业|作文|翻译|答案|文章|简历|模板|文案|通知|"
     r"公告|话术|欢迎语|"
     r"代码|稿子|论文|草稿|邮件|回答|作品|日记|周记)"
@@ -2630,7 +2660,7 @@ _REPORTED = (
     r"status|opener|toast|speech|announcement|notice|ad|listing|description|script|version))"
     r"|(?i:(?:verse|chorus|stanza|section|paragraph|intro|outro|bridge)[ \t]*\d{0,2}[ \t]+draft|"
     r"(?:policy|contract|article|handbook|terms)[ \t]+excerpt|excerpt|"
-    r"(?:gift|card|engraving|greeting)[ \t]+(?:message|text|note)(?:[ \t]+for[ \t]+[^:：\n]{1,30}?)?)"
+    r"(?:gift|card|engraving|greeting)[ \t]+(?:message|text|note)(?:[ \t]+for[ \t]+[^:：\n]{1,30}?)?|engrave|inscription)"
     r"|(?:买家|卖家|客户|用户|订单)备注|贺卡(?:内容|文字)"
     r"|(?i:here(?:'s|\s+is|\s+are)\s+(?:my|our|his|her)\s+(?:[a-z-]+\s+)?(?:homework|assignment|answers?|"
     r"translation|essay|work|draft|letter|cover\s+letter|resume|code|opening|intro|introduction|pitch|speech|toast|script|"
@@ -2673,7 +2703,8 @@ _LABEL_WORDS = ("aragraph", "raft", "mail", "etter", "entence", "段", "记录",
                 "exted", "mailed", "eplied", "sponded", "sked", "sks", "told", "sent", "DM", "运行结果", "微信",
                 "短信", "消息", "留言", "私信", "来信", "回复", "说", "问", "写道", "模板", "文案", "话术", "欢迎语", "公告", "通知",
                 "tudent", "学生", "打印", "显示", "提示", "weet", "tatus", "pener", "emplate", "xcerpt", "备注", "贺卡", "oast",
-                "peech", "nnouncement", "otice", "isting", "escription", "cript", "ersion", "aption", "post", "bio")
+                "peech", "nnouncement", "otice", "isting", "escription", "cript", "ersion", "aption", "post", "bio",
+                "原话", "发来", "回信", "ords", "ngrave", "nscription")
 # a rule line that fences the text a turn hands over ("---", "———", "***", "===")
 _FENCE_RULE = re.compile(r"^[ \t]*(?:-{3,}|—{2,}|_{3,}|\*{3,}|={3,}|<{3,}|>{3,}|\"{3}|'{3})[ \t]*$", re.MULTILINE)
 # a paragraph after the text that says what it was: "——以上是我要发给老师的邮件，请帮我看看语气", "That's the email."
@@ -3168,6 +3199,11 @@ def _action_before(text: str, s: int) -> bool:
     return _ACTION_LINE.search(text, max(before, s - 1500, 0), s) is not None
 
 
+# what printed a printed label's text, named: "Console output: Please enter your password: …" on its own line is what the
+# console printed (a bare "Output: JSON only, please" is what is wanted)
+_NAMED_PRINTER = re.compile(r"(?i:console|stdout|stderr|error[ \t]+message)")
+
+
 def _after_an_action(text: str, s: int, label: int, acted: bool) -> bool:
     """Whether an agent's action step comes before the "Observation:" at ``label`` in the block at ``s``, or ends the
     turn before it (``acted``, see ``_action_before``): the observation is what the action returned."""
@@ -3216,7 +3252,9 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
                 a = _past_own_words(text, m.end(), a, e)
             # (what a program printed, named in Chinese, may stand on the label's line: "程序输出：请输入用户名，谢谢使用")
             printed_zh = m.re is _REPORTED_LABEL and m.group("printed") is not None and not m.group("printed").isascii()
-            if m.re is _REPORTED_LABEL and (m.group("printed") is not None and not printed_zh
+            printed_named_en = m.re is _REPORTED_LABEL and m.group("printed") is not None \
+                and _NAMED_PRINTER.match(m.group("printed")) is not None
+            if m.re is _REPORTED_LABEL and (m.group("printed") is not None and not printed_zh and not printed_named_en
                                             or m.group("message") is not None) \
                     and "\n" not in text[m.end():a]:
                 continue  # "Output: JSON only, please": on its line, what is wanted, not what was printed; "Message: could
@@ -3933,7 +3971,8 @@ def _own_material(text: str, s: int, e: int, role: str, acted: bool = False) -> 
         found.extend(r for r in _letters(text, s, e, role) if not any(a <= r[0] and r[1] <= z for a, z, _, _ in found))
     if role == "user":  # (a transcript pasted in a turn; the words an edit request replaces and puts in)
         seg = text[s:e]
-        extra = _transcript(text, s, e) + _headed_email(text, s, e) if ":" in seg or "：" in seg else []
+        extra = _transcript(text, s, e) + _headed_email(text, s, e) + _sender_line(text, s, e) \
+            if ":" in seg or "：" in seg else []
         extra += [*_compared_items(text, s, e, seg), *_compared_inline(text, s, e), *_candidates_above(text, s, e),
                   *_exercise_lines(text, s, e)]
         # (a system prompt's "Rate it on:"
@@ -3950,6 +3989,21 @@ def _own_material(text: str, s: int, e: int, role: str, acted: bool = False) -> 
     if role in ("system", "developer"):  # (a line under an Initialization heading is found there already)
         out.extend(m for m in _agent_lines(text, s, e) if not any(a <= m.start and m.end <= z for a, z, _, _ in found))
     return out
+
+
+# a turn that opens with whose words follow, on the label's line: "快递员：你好，你的快递放在菜鸟驿站了，…，谢谢！", "老板：
+# 辛苦了，…⏎我该回什么？", "Landlord: Hi, sorry to bother you. …⏎How do I reply in Chinese …?" — that line is their message
+_SENDER_LABEL = re.compile(r"[ \t]*(?:\*\*)?((?i:(?:my[ \t]+|our[ \t]+|the[ \t]+)?(?:" + _SENDERS_EN + r"))|" + _SENDERS_ZH + r")"
+                           r"(?:\*\*)?[ \t]*[:：](?:\*\*)?[ \t]*(?=[^\s*])")
+
+
+def _sender_line(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
+    """The rest of a user turn's first line after a sender's label ("Landlord: …", "老板：…"): their words."""
+    m = _SENDER_LABEL.match(text, s, e)
+    if m is None:
+        return []
+    a, z = _stripped(text, m.end(), _line_end(text, m.end(), e))
+    return [(a, z, "introduced", f"kept: the words of {m.group(1)!r}, quoted after the label that opens the turn")] if z > a else []
 
 
 def _own_material_of(seg: str, role: str, acted: bool) -> tuple[Material, ...]:
