@@ -227,6 +227,13 @@ def find(view: TextView, ctx: RuleContext) -> Hits:
     for s, e, src in sorted(zip(h_starts, h_ends, h_sources)):
         if _not_filler_en(text, s, e) if _LEXICONS[src][3] == "en" else _not_filler_zh(text, s, e):
             continue
+        if _LEXICONS[src][3] == "zh" and text.startswith("的", e) and text[e - 1] in "您你我" and "请" in text[s:e]:
+            continue  # "我想请您的建议：…": 您的建议 is the object, not a frame's end (cut, "的建议：" is left)
+        if _LEXICONS[src][3] == "zh" and text.endswith("我", s, e) and _POSSESSED.match(text, e):
+            # "请帮我导师的博士生改一下摘要": the 我 is whose advisor — the frame's 帮我 is "help my …" and stays
+            e = e - 2 if text.endswith("帮我", s, e) else s
+            if e <= s:
+                continue
         if _LEXICONS[src][3] in practised and not in_standing(s):
             continue  # a language practised in the dialogue: its greetings and thanks are the practice
         named = _mentioned(text, s, e)
@@ -575,6 +582,9 @@ def _not_filler_zh(text: str, s: int, e: int) -> bool:
     return e - s == 1 and text[s] == "嗨" and e < len(text) and (text[e].isalnum() or is_cjk(text[e]))
 
 
+# whom a frame's 我 possesses, right after it: "帮我导师的博士生…", "麻烦你帮我妈妈订票" (it is the beneficiary's possessor)
+_POSSESSED = re.compile(r"们?(?:导师|老师|老板|领导|上司|同事|朋友|妈妈|爸爸|父母|家人|孩子|儿子|女儿|老婆|老公|男朋友|女朋友|室友|同学|学生|"
+                        r"客户|公司|团队|部门|学校|实验室|课题组|组里)")
 _QUESTIONS_COUNTED = re.compile(r"第[一二三四五六七八九十\d]+个问题|[几两三四五六七八九十\d]+个问题")
 # what a correction says after its apology ("不好意思，是1205", "抱歉，说错了，应该是周三")
 _CORRECTION_AFTER = re.compile(r"[了啊呀哈]?[ \t]*[，,][ \t]*(?:是|应该是|应是)(?!说)")  # ("不好意思，我是说…" says it without it)

@@ -885,10 +885,15 @@ def _request_before(view: TextView, block: BlockRef, pos: int, new: bool = False
         if s >= pos:
             continue
         said = text[s:e].strip()
-        if not said or _states_a_constraint(said):
-            continue
+        if not said or _states_a_constraint(said) and not (new and _NEW_WORK.match(said)):
+            continue  # (a new piece of work asked for is a request whatever words it has: "Now write the lay summary.")
         return said if (not new or _NEW_REQUEST.match(said)) and not said.endswith(("?", "？")) else None
     return None
+
+
+# a new piece of work asked for: "Now write the lay summary.", "Now write one to my labmate Jake.", "现在帮我写给王老师的"
+_NEW_WORK = re.compile(r"(?i:(?:ok(?:ay)?,?\s+)?(?:now|then|and\s+now)\b[,\s]*(?:please\s+)?(?:write|draft|compose|create|"
+                       r"make|translate|summari[sz]e|do)\b)|(?:现在|接下来|然后)(?:请|再)?(?:帮我)?(?:写|起草|翻译|做)")
 
 
 # whom a piece of work is for ("再给我婆婆写一张" after "给我妈妈写张生日卡"; "for my aunt Rita")
