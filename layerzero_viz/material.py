@@ -2240,10 +2240,33 @@ def _replacements(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, s
 
 
 # each finder gets the block as (text, s, e) and its text sliced once, ``seg`` (= text[s:e]), for its guards
+# a comment line of code pasted without a fence, known by a code line next to it: "% Please keep the caption above the
+# table, thanks!" between \\begin{table} and \\caption{…}, "# Sorry, this is slow, thanks for waiting" above
+# "m <- lmer(…)" (a "# " line between prose lines is a heading)
+_COMMENT_LINE = re.compile(r"^[ \t]*(?:%|#(?!#)|//)[^\n]*$", re.MULTILINE)
+_CODE_NEIGHBOUR = re.compile(r"[ \t]*(?:\\[A-Za-z]+\*?[\[{]|\\(?:item|hline|maketitle|centering|newpage)\b|[A-Za-z_][\w.$]*\(|"
+                             r"[A-Za-z_][\w.$\[\]]*[ \t]*(?:<-|=|\+=|:=)[ \t]*\S|(?:import|from|library|require|using|#include)\b|[}\])])")
+
+
+def _comment_lines(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
+    if "%" not in seg and "#" not in seg and "//" not in seg:
+        return []
+    out = []
+    for m in _COMMENT_LINE.finditer(text, s, e):
+        a, b = m.span()
+        prev_end = text.rfind("\n", s, a)
+        prev = text[text.rfind("\n", s, prev_end) + 1 if prev_end > s else s:prev_end] if prev_end >= s else ""
+        nxt_end = text.find("\n", b + 1, e)
+        nxt = text[b + 1:nxt_end if nxt_end >= 0 else e] if b < e else ""
+        if any(line.strip() and _CODE_NEIGHBOUR.match(line) and not _COMMENT_LINE.match(line) for line in (prev, nxt)):
+            out.append((*_stripped(text, a, b), "code", "kept: a comment line of code pasted without a fence"))
+    return out
+
+
 _FINDERS = (_code, _quotes, _introduced, _few_shot, _exam_items, _tables, _json, _marked, _example_sections,
             _announced_items, _opening_lines, _inline_examples, _handed_by_question, _front_matter, _templates,
             _completion_slot, _label_pairs, _scripts, _pasted_structures, _pointed_texts, _fixed_texts, _courtesy_items, _named_texts,
-            _log_lines)
+            _log_lines, _comment_lines)
 # every finder but those of _NO_MARK_FINDERS needs one of these marks in the block (a backtick or tilde for a fence, 4
 # spaces or a tab for indented code, ;{} for bare code, a quotation mark, a colon for introduced text and
 # few-shot, | for a table, " or [ for JSON): most chat turns have none, and skip six finders at once
@@ -2251,7 +2274,7 @@ _MARK_CHARS = ":：\"'“「『«‘`~|[;{}\t"
 # (the exam items' options are labelled with letters and periods, found everywhere; marker lines and headings are
 # rows of arrows, dashes or hashes)
 _NO_MARK_FINDERS = (_exam_items, _marked, _example_sections, _announced_items, _opening_lines, _handed_by_question,
-                    _pointed_texts, _fixed_texts, _log_lines)
+                    _pointed_texts, _fixed_texts, _log_lines, _comment_lines)
 # directives instruct the engine, not the model: nothing inside them is material
 _DIRECTIVE = re.compile(r"<(protected_tokens|redundant_phrases)>.*?</\1>|<layer-zero\b[^<>]*>", re.DOTALL)
 
