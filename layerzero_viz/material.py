@@ -1192,7 +1192,13 @@ def _compared_items(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, 
 # in Chinese: 请问 or 麻烦问一下?", "Which sounds more natural? Please could you help me. / Could you please help me.",
 # "哪句更自然？A. … B. …")
 _WHICH_MORE = re.compile(r"(?i:\bwhich\b[^\n?？:：]{0,60}?\b(?:more|most|less|least|better|best|worse)\b[^\n?？:：]{0,40}?[?:])"
-                         r"|哪(?:句|个|一个|种)[^\n？?：:]{0,10}?(?:更|最)[^\n？?：:]{0,10}?[？?：:]")
+                         r"|哪(?:句|个|一个|种)[^\n？?：:]{0,10}?(?:更|最)[^\n？?：:]{0,10}?[？?：:]"
+                         # ("店铺自动回复用哪个好：亲，在的哦 / 您好，请问有什么可以帮您 / 谢谢光临")
+                         r"|哪(?:句|个|一个|种)(?:比较|更|最)?(?:好|合适|得体|自然|礼貌|好听)[^\n？?：:]{0,6}?[：:]")
+# the options inside a which-is-better question, after its comma: "Which is better for the IVR greeting, please hold or
+# thanks for waiting?"
+_WHICH_INLINE = re.compile(r"(?i:\bwhich\b[^\n?,]{0,60}?\b(?:more|most|less|least|better|best|worse)\b[^\n?,]{0,40}?,[ \t]*"
+                           r"([^\n?]{1,80}?[ \t]or[ \t][^\n?]{1,80}?)\?)")
 
 
 # what options after a question mark look like: labelled (A. …), or set against each other (" / ", " or ", 还是)
@@ -1215,6 +1221,8 @@ def _compared_inline(text: str, s: int, e: int) -> Iterable[tuple[int, int, str,
         a, z = _stripped(text, m.end(), le)
         if z > a:
             yield a, z, "exam_item", f"kept: the options a question compares ({_short(m.group(0).strip(), 40)!r})"
+    for m in _WHICH_INLINE.finditer(text, s, e):
+        yield m.start(1), m.end(1), "exam_item", f"kept: the options a question compares ({_short(m.group(0), 40)!r})"
 
 
 def _line_start(text: str, s: int, at: int) -> int:
@@ -2425,7 +2433,11 @@ _TASK_INTRO = re.compile(
     # the text pointed at before the verb: "帮我把下面这份通知改得更正式一点，意思不要变："
     rf"|[^：:\n]{{0,20}}?(?:把|将|对|给)(?:下面|以下|下列|这)[^：:\n]{{0,20}}?(?:改|换|替换|{_TASK_VERB_ZH})[^：:\n]{{0,30}}?"
     # the words to send back, dictated: "帮我回复他：Sure, thanks for asking!", "跟客户说：…", "Reply to him: …", "Tell her:"
-    r"|[^：:\n]{0,10}?(?:回复|回|转告|告诉|跟|对|和)(?:他|她|他们|她们|对方|客户|老板|同事|大家|群里)(?:说)?(?:一句|一下|两句|几句)?"
+    r"|[^：:\n]{0,10}?(?:回复|回|转告|告诉|跟|对|和)(?:他|她|他们|她们|对方|客户|老板|同事|大家|群里|[\u4e00-\u9fff]{0,4}群|老师|领导)(?:说)?"
+    r"(?:一句|一下|两句|几句)?"
+    # the text a question is about, named before it: "Count how many times 'thanks' appears:", "Is please needed in:"
+    r"|(?i:count\b[^:：\n]{0,60}?|[^:：\n]{0,60}?\b(?:needed|necessary|required|correct|ok|okay|rude|polite|natural|"
+    r"grammatical)[ \t]+in)"
     r"|[ \t]*(?:请|麻烦|帮我)*(?:转告|告诉|通知)[^：:\n，,。]{1,8}"  # ("告诉值班同学：麻烦今晚盯一下…": the words to pass on)
     r"|(?i:[^:：\n]{0,20}?\b(?:reply|respond|write\s+back|say|(?:tell|text|message|email|dm|ping)\s+(?:him|her|them)|"
     r"tell\s+(?:the|my|our)\s+[\w-]+(?:\s+[\w-]+)?)"
@@ -2467,7 +2479,8 @@ _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\btidy\b|\bclean\s+up\b|\bmake\b|\
                        r"修改|修正|摘要|tl;?dr|报错|报了错|出错|错误提示|错误信息|\bgot\b|\bsent\b|\bprint|\bshow|\bthr[eo]w|\boutput|\breturn|\bdisplay|\bfail|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
                        r"\breplied\b|\bposted\b|\btexted\b|\bmessaged\b|\b(?:was|is|reads?)\b|\breplying\b|\bresponding\b|"
                        r"\bsaying\b|\bgetting\b|\bseeing\b|\bsending\b|每条|每一条|每封|改了|写了|翻了|拟了|的是|答案|造的|这句|这段|\bstart\b|"
-                       r"\bbegin\b|\bfirst\b|\b(?:spanish|french|german|italian|portuguese|japanese|korean|chinese|english|russian|"
+                       r"\bbegin\b|\bfirst\b|\bcount\b|\bneeded\b|\bnecessary\b|\brequired\b|\bcorrect\b|\bok\b|\bokay\b|"
+                       r"\brude\b|\bpolite\b|\bnatural\b|\bgrammatical\b|\b(?:spanish|french|german|italian|portuguese|japanese|korean|chinese|english|russian|"
                        r"arabic|dutch|vietnamese|thai)\b"
                        r"|\btone\b|\bstyle\b|\bvoice\b|\bformat\b|\bstructure\b|\bspirit\b|\bwording\b|\bmodell?ed\b|"
                        r"\bhere(?:'s|’s| is)\b|语气|风格|口吻|格式|写法|文风|调子|样子|感觉|这是我|\breply\b|\brespond\b|"

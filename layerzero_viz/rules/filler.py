@@ -577,6 +577,8 @@ def _not_filler_zh(text: str, s: int, e: int) -> bool:
     if text.startswith("最后一个问题", s) and _QUESTIONS_COUNTED.search(text, max(0, s - 200, text.rfind("\x00", 0, s)), s):
         return True  # an item of the turn's own list ("第一个问题：…第二个问题：…最后一个问题：…"), or the last of someone's
         # questions ("审计提了几个问题，最后一个问题：为什么…")
+    if _opens_its_turn(text, s) and _ABOUT_THE_WORDS_ZH.match(text, e):
+        return True  # "谢谢，不用了——这句话怎么说…", "麻烦你了，这是…的习惯说法吗？", "别客气，帮我翻译成英文": the words asked about
     if text[s] in "不抱对" and _CORRECTION_AFTER.match(text, e):
         return True  # "我住1502，不好意思，是1205": the mark of a correction, which says what the number replaces
     return e - s == 1 and text[s] == "嗨" and e < len(text) and (text[e].isalnum() or is_cjk(text[e]))
@@ -585,6 +587,20 @@ def _not_filler_zh(text: str, s: int, e: int) -> bool:
 # whom a frame's 我 possesses, right after it: "帮我导师的博士生…", "麻烦你帮我妈妈订票" (it is the beneficiary's possessor)
 _POSSESSED = re.compile(r"们?(?:导师|老师|老板|领导|上司|同事|朋友|妈妈|爸爸|父母|家人|孩子|儿子|女儿|老婆|老公|男朋友|女朋友|室友|同学|学生|"
                         r"客户|公司|团队|部门|学校|实验室|课题组|组里)")
+# what a turn asks about the words that open it (after them, past their punctuation): "这句话怎么说…", "这是…说法吗",
+# "帮我翻译成英文", "用英文怎么说", "是什么意思"
+_ABOUT_THE_WORDS_ZH = re.compile(r"[^。！!？?\n]{0,10}?(?:——|—|–|-|[，,、])[ \t]*(?:这句话?|这是|这个(?:说法|词|表达)|这么说|这样说|"
+                                 r"(?:请|麻烦)?(?:帮我)?(?:翻译|翻成|译成)|用[\u4e00-\u9fff]{1,3}怎么说|怎么(?:说|翻译|回)|是什么意思|什么意思)")
+
+
+def _opens_its_turn(text: str, s: int) -> bool:
+    """Whether only spaces stand between the start of ``s``'s block (the separator's NUL, or the text's start) and it."""
+    k = s - 1
+    while k >= 0 and text[k] in " \t\n":
+        k -= 1
+    return k < 0 or text[k] == "\x00"
+
+
 _QUESTIONS_COUNTED = re.compile(r"第[一二三四五六七八九十\d]+个问题|[几两三四五六七八九十\d]+个问题")
 # what a correction says after its apology ("不好意思，是1205", "抱歉，说错了，应该是周三")
 _CORRECTION_AFTER = re.compile(r"[了啊呀哈]?[ \t]*[，,][ \t]*(?:是|应该是|应是)(?!说)")  # ("不好意思，我是说…" says it without it)
