@@ -2358,7 +2358,7 @@ _TASK_INTRO = re.compile(
     # reply that I agree:"
     r"|(?i:here(?:'s|’s|[ \t]+is)[ \t]+what[ \t]+I(?:'m|’m|[ \t]+am)[ \t]+(?:(?:going[ \t]+to|gonna|about[ \t]+to)[ \t]+"
     r"(?:send|say|post|write|reply)|sending|saying|posting|writing|replying|texting|e-?mailing|messaging|telling)(?:[ \t]+[^:：\n.!?]{1,40}?)?|I(?:'m|’m|[ \t]+am)[ \t]+(?:replying|responding|sending|saying|writing[ \t]+back|going[ \t]+"
-    r"to[ \t]+(?:reply|say|send))(?:[ \t]+with)?|I[ \t]+(?:want|plan|intend)[ \t]+to[ \t]+(?:reply|say|send|post)(?:[ \t]+(?:with|this|the[ \t]+following))?)"
+    r"to[ \t]+(?:reply|say|send))(?:[ \t]+with)?(?:[ \t]+(?:this|it|the[ \t]+following))?(?:[ \t]+to[ \t]+[^:：\n.!?]{1,30}?)?|I[ \t]+(?:want|plan|intend)[ \t]+to[ \t]+(?:reply|say|send|post)(?:[ \t]+(?:with|this|the[ \t]+following))?)"
     # an example of the text wanted, or the words a status or an auto-reply is set to, or a story to go on with:
     # "Something like:", "Set my Slack status to:", "Keep writing:"
     r"|(?i:[^:：\n]{0,60}?\b(?:something|anything)[ \t]+(?:like|along[ \t]+the[ \t]+lines[ \t]+of)(?:[ \t]+this)?)"
@@ -2382,14 +2382,17 @@ _TASK_INTRO = re.compile(
     r"[^:：\n]{0,40}?)"
     # or prescribed in so many words: "开头必须这样写：", "结尾要这么说："
     r"|[^：:\n]{0,40}?(?:(?:这样|这么|如下)(?:写|说|开头|结尾|回复|回答|回)|(?:写|改|换)成(?:这样|这个样子))[^：:\n]{0,10}?"
+    r"|[^：:\n]{0,30}?(?:格式|模板|内容|原文)(?:如下|是这样的?)[^：:\n]{0,12}?"
     # an example of it ("类似这样：", "模板大概是这样："), the words the user means to send ("我准备发这个：", "我朋友圈想发这句："),
     # a story to go on with ("继续写："), a message's words dictated ("帮我给老师写条消息：老师好，…")
     r"|[^：:\n]{0,30}?(?:类似|像|大概是|大致是|差不多是|就像)这样(?:的)?"
     r"|[^：:\n]{0,16}?(?:准备|打算|想|要|正要)(?:发|回|说|贴|发布|发出)(?:这个|这句|这条|这段|这些|这么一句|的是)(?:话)?"
     # ("我要回：好的，周四见。请翻译成英文。")
-    r"|[^：:\n]{0,6}?(?:我|我们)(?:就)?(?:要|想|打算|准备)(?:回复?|说|发)(?:他|她|对方|客户|一句)?"
+    r"|[^：:\n]{0,6}?(?:我|我们)(?:就)?(?:要|想|打算|准备)(?:回复?|说|发)(?:给[\u4e00-\u9fff]{1,4})?(?:他|她|对方|客户|一句)?"
+    r"|[^：:\n]{0,6}?(?:我|我们)(?:要|想|打算|准备|就)?(?:给|跟|向)[\u4e00-\u9fff]{1,6}?(?:发|回|说|写)(?:了)?"
     r"|[ \t]*(?:请|麻烦|帮我)*(?:继续写|接着写|续写|往下写)[^：:\n]{0,10}?"
-    r"|[^：:\n]{0,16}?写(?:一)?(?:条|封|段|句)(?:消息|短信|邮件|微信|留言|通知|公告|祝福|贺卡)"
+    r"|[^：:\n]{0,16}?写(?:一)?(?:条|封|段|句|个|张)(?:消息|短信|邮件|微信|留言|通知|公告|祝福|贺卡|纸条|小纸条|便条|条子|卡片)"
+    r"[^：:\n]{0,8}?"
     # the text named by what is to be done with it: "Reply to grade:", "Text to translate (keep the tone):"
     # (not the speaker's own recap: "So to summarise: no refund, …", "Just to check:")
     rf"|(?i:(?!(?:so|now|well|and|ok|okay|just|briefly|quickly|then)[ \t]+to\b)"
@@ -2472,7 +2475,7 @@ _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\btidy\b|\bclean\s+up\b|\bmake\b|\
                        r"\bannounce\b|\bverbatim\b|\bword for word\b|\bas is\b|\bexactly as\b|\bexactly this\b|\bexactly like\b|"
                        r"\bthis exact\b|\binto\b|\bto [a-z]{2}-[a-z]{2,4}\b|\blike\b|\balong the lines\b|\bset\b|\bkeep\b|"
                        r"\bcontinue\b|\bcarry on\b|\bemailed\b|\be-mailed\b|\bforwarded\b|继续写|接着写|往下写|"
-                       r"准备|打算|想发|要发|要回|想回|要说|想说|设置成|设成|设为|写条|写封|写段|写句|写一|通知|替换|"
+                       r"准备|打算|想发|要发|要回|想回|要说|想说|设置成|设成|设为|发给|给[\u4e00-\u9fff]{1,6}?(?:发|回)|写个|写张|写条|写封|写段|写句|写一|通知|替换|"
                        r"这样|这么|如下|原样|原封不动|一字不改|一字不差|一个字都不|照发|照着发|逐字|照读|照念|"
                        r"按这个发|直接发|翻成|译成|回复我|回复了我|回我|收到的|收到了|收到一|发来|发过来|回过来|传来|发了|回了|写了|写着|"
                        r"上写|写道|贴了|发的是|回的是|提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|"
@@ -2668,7 +2671,7 @@ _REPORTED = (
     r"|(?P<subject>邮件(?:标题|主题))|群公告|朋友圈|(?i:student(?:'s)?(?:[ \t]+answer)?|my[ \t]+answer)|学生(?:的)?(?:回答|答案)"
     r"|(?i:(?:my|our)[ \t]+(?:e-?mail[ \t]+)?signature|"
     r"(?:auto-?reply|out-of-office|away|sms|text|push|notification)[ \t]+message)|(?P<message>Message)"
-    r"|我的[\u4e00-\u9fff]{0,4}?(?:签名|草稿|回复|开场白|自我介绍|简介)"
+    r"|我的[\u4e00-\u9fff]{0,4}?(?:签名|草稿|回复|开场白|自我介绍|简介)|[\u4e00-\u9fff]{1,8}?(?:草稿|初稿)"
     # a message received, named by whose it is or who said it: "Recruiter message:", "Her message:", "My landlord's
     # email:", "My doctor's message in the app:", "Message from Sarah:", "She wrote:", "The nurse told me:", "My manager
     # wrote in Slack:", "Review 2:", 老板的微信：, 客户发的消息：, 客户说：, 评论2：
@@ -2683,7 +2686,7 @@ _REPORTED = (
     r"|(?:review|comment|message|e-?mail|text|post|tweet|reply|answer|response)[ \t]*#?\d{1,3})"
     r"(?i:[ \t]+(?:in|on|via|over|through|by)[ \t]+(?:the[ \t]+|a[ \t]+)?[a-z]+(?:[ \t]+(?:app|portal|chat))?)?"
     r"|(?:(?![你您])[\u4e00-\u9fff]{1,6}?的|[A-Za-z]{2,12}的|" + _SENDERS_ZH + r")(?:发来的|发的|回的)?(?:微信|短信|消息|邮件|留言|私信|来信|回复|评论)"
-    r"|(?:" + _SENDERS_ZH + r")(?:刚|刚刚|刚才|又|今天|昨天)?(?:说|问|写道|回复说|回我说|发来|给我留言|留言|"
+    r"|(?:" + _SENDERS_ZH + r")(?:刚|刚刚|刚才|又|今天|昨天)?(?:批注|评语|批语|评论)?(?:说|问|写道|回复说|回我说|发来|给我留言|留言|"
     r"回信(?:就|只有)?(?:一句|一段)?(?:话)?)|(?:评论|留言)\d{1,3})"
     # the original words of a message or alert, whatever it is called: "PagerDuty 原文：", "告警原文："
     r"|[\u4e00-\u9fffA-Za-z\d#_-]{1,16}[ \t]?(?:原文|原话)"
@@ -2750,7 +2753,10 @@ _TRAILING_REFERENCE = re.compile(
     r"(?:draft|email|e-mail|letter|message|text|post|reply|note|announcement|push|notification|toast|copy|string|banner|"
     r"popup|pop-up|tweet|caption)\b)"
     # "——以上翻成英文", "上面这段润色一下"
-    r"|(?:以上|上面)(?:的|这段|这些|这几句)?(?:内容|文字)?[^。！？\n]{0,6}?(?:翻成|翻译成|译成|翻译为|翻译|改成|润色|校对))", re.MULTILINE)
+    r"|(?:以上|上面)(?:的|这段|这些|这几句)?(?:内容|文字)?[^。！？\n]{0,6}?(?:翻成|翻译成|译成|翻译为|翻译|改成|润色|校对)"
+    # a paragraph that asks about the text above it, alone after a blank line: "这样写可以吗？", "审稿人这样说，我们该怎么办？"
+    r"|(?<=\n\n)(?:(?:这样|这么)(?:写|说|回|改)(?:可以|行|合适|好|得体|妥当|对)(?:吗|不|么|嘛)|[\u4e00-\u9fff]{1,6}?(?:这样|这么)说[，,。？?]))",
+    re.MULTILINE)
 
 
 _LABEL_STRIP = " \t\n*#->"
@@ -3959,7 +3965,7 @@ _SIGN_OFF = re.compile(
     r"(?:the[ \t]+)?[A-Z][\w.'’-]*(?:[ \t]+[A-Z][\w.'’-]*){0,3}[ \t]*[.!]?[ \t]*$", re.MULTILINE)
 # the signature line of a Chinese letter: a short line without sentence punctuation after a blank line ("张敏", "小吴",
 # "宜居家具客服部")
-_SIGNATURE_ZH = re.compile(r"\n[ \t]*\n(?:[ \t]*(?:祝好|此致|敬礼|顺祝[^\n]{0,8}|祝[^\n]{1,10})[！!。]?[ \t]*\n)?"
+_SIGNATURE_ZH = re.compile(r"(?:\n[ \t]*\n|(?<=[。！!])[ \t]*\n)(?:[ \t]*(?:祝好|此致|敬礼|顺祝[^\n]{0,8}|祝[^\n]{1,10})[！!。]?[ \t]*\n)?"
                            r"[ \t]*[^\n。！？!?，,：:；;“”\"]{1,16}?[ \t]*(?=\n|\Z)")
 _LETTER_WITHIN = 400  # characters: a letter's salutation opens the block or follows a short request before it
 _SALUTATION_WITHIN = 80  # characters: a handed-over letter's salutation opens it
