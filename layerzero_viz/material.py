@@ -936,13 +936,15 @@ def _asks_about_it(text: str, p: int, pe: int) -> bool:
     """Whether [p, pe), a short last paragraph after a handed-over text, asks the model about that text ("Is it too
     short? Could you please suggest a longer version? Thanks!", "OK?", "那第3点还要回复吗？", "这样写可以吗？")."""
     a, b = _stripped(text, p, pe)
-    return 0 < b - a <= 120 and ("?" in text[a:b] or "？" in text[a:b]) and _ABOUT_IT.match(text, a, b) is not None
+    return 0 < b - a <= 120 and ("?" in text[a:b] or "？" in text[a:b]) and "您" not in text[a:b] \
+        and _ABOUT_IT.match(text, a, b) is not None
 
 
-_ABOUT_IT = re.compile(r"(?i:(?:is|does|was|would|should|are|do)\s+(?:it|this|that|these|those|my\s+[a-z]+|the\s+[a-z]+)\b"
-                       r"|(?:ok|okay|right|good|better|thoughts|too\s+[a-z]+)\s*\?|what\s+does\s+(?:he|she|they|it|this|that)\s+mean)"
-                       r"|[^。！？!?\n]{0,12}?(?:这样|这么)?(?:写|说|回|发)?(?:可以|行|合适|得体|妥当|对|好)(?:吗|不|么|嘛)"
-                       r"|[^。！？!?\n]{0,12}?(?:行不行|可不可以|怎么样|什么意思|是不是|要不要|还要[^。！？!?\n]{0,10}?吗)")
+_ABOUT_IT = re.compile(r"(?i:(?:is|does|was)\s+(?:it|this|that|these|those|my\s+[a-z]+|the\s+[a-z]+)\s+(?:[a-z]+\s+)?(?:too|ok|"
+                       r"okay|fine|good|right|correct|clear|polite|rude|formal|casual|professional|appropriate|better|enough|"
+                       r"natural|sound|read|look)\b|(?:ok|okay|thoughts|better)\s*\?|what\s+does\s+(?:he|she|they|it|this|that)\s+mean)"
+                       r"|(?:这样|这么)(?:写|说|回|发|改)?(?:可以|行|合适|得体|妥当|对|好)(?:吗|不|么|嘛)"
+                       r"|[^。！？!?\n您]{0,12}?(?:行不行|可不可以|怎么样|什么意思|是不是|要不要|还要[^。！？!?\n您]{0,10}?吗)")
 
 
 # a bare "Please reply" a message asks its reader ("Please reply ASAP, thank you!"), not the user the model
@@ -2689,7 +2691,7 @@ _REPORTED = (
     r"|(?:" + _SENDERS_ZH + r")(?:刚|刚刚|刚才|又|今天|昨天)?(?:批注|评语|批语|评论)?(?:说|问|写道|回复说|回我说|发来|给我留言|留言|"
     r"回信(?:就|只有)?(?:一句|一段)?(?:话)?)|(?:评论|留言)\d{1,3})"
     # the original words of a message or alert, whatever it is called: "PagerDuty 原文：", "告警原文："
-    r"|[\u4e00-\u9fffA-Za-z\d#_-]{1,16}[ \t]?(?:原文|原话)"
+    r"|[\u4e00-\u9fffA-Za-z\d#_-]{0,16}[ \t]?(?:原文|原话)"
     r"|(?:这是|以下是|下面是)(?:我|我们|我儿子|我女儿|孩子|学生)的[\u4e00-\u9fff]{0,6}?(?:作业|作文|翻译|答案|文章|简历|模板|文案|通知|"
     r"公告|话术|欢迎语|"
     r"代码|稿子|论文|草稿|邮件|回答|作品|日记|周记)"
@@ -4040,12 +4042,26 @@ _SENDER_LABEL = re.compile(r"[ \t]*(?:\*\*)?((?i:(?:my[ \t]+|our[ \t]+|the[ \t]+
 
 
 def _sender_line(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
-    """The rest of a user turn's first line after a sender's label ("Landlord: …", "老板：…"): their words."""
+    """The message after a sender's label that opens a user turn ("Landlord: …", "老板：…"): their words, from the label's
+    line to a blank line, or to the turn's last line when that is the user's own question or request ("How should I
+    reply?", "我该怎么回？", "帮我写个回复。")."""
     m = _SENDER_LABEL.match(text, s, e)
     if m is None:
         return []
-    a, z = _stripped(text, m.end(), _line_end(text, m.end(), e))
+    brk = _PARA_BREAK.search(text, m.end(), e)
+    z = brk.start() if brk is not None else e
+    last = text.rfind("\n", m.end(), z)
+    if brk is None and last > 0 and _users_own_line(text, last + 1, z):
+        z = last
+    a, z = _stripped(text, m.end(), z)
     return [(a, z, "introduced", f"kept: the words of {m.group(1)!r}, quoted after the label that opens the turn")] if z > a else []
+
+
+def _users_own_line(text: str, a: int, b: int) -> bool:
+    """Whether the line [a, b), after a message the turn quotes, is the user's question or request about it."""
+    line = text[a:b].strip()
+    return bool(line) and (line.endswith(("?", "？")) or _asks_for_the_reply(text, a, b) or _TASK_VERB.match(line) is not None
+                           or _REQUEST_FORM.match(line) is not None)
 
 
 def _own_material_of(seg: str, role: str, acted: bool) -> tuple[Material, ...]:

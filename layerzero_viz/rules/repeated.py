@@ -866,7 +866,7 @@ def _only_instruction(text: str, bs: int, be: int, s: int, e: int, material: "_L
         return False
     k = bs
     for a, z in sorted(handed + [(s, e)]) + [(be, be)]:
-        gap = text[k:a].strip(" \t\n\"'“”‘’「」")
+        gap = text[k:a].strip(" \t\n\"'“”‘’「」.。,，;；")
         if gap and not gap.endswith((":", "：")) or len(gap) > 40 or _SENTENCE_INSIDE.search(gap[:-1]):
             return False
         k = max(k, z)
@@ -1326,7 +1326,8 @@ _COMPLAINT = re.compile(r"(?i:\b(?:you(?:'ve|’ve|\s+have)?\s+(?:just\s+|still\
                         r"(?:[a-z]+ed|gave|wrote|forgot|broke|made|went|kept|didn'?t|didn’t|did\s+not|used|put|said)|"
                         r"(?:that|it|this)(?:'s|’s|\s+is|\s+was)\s+(?:still\s+|way\s+|well\s+)?(?:over|more\s+than|too|not|"
                         r"longer|wrong)|still\s+too)\b)"
-                        r"|你(?:又|还是|直接|怎么又|还|刚才|已经)[^。！？!?\n]{1,12}?了|超(?:过|出)了|太(?:长|短|多|啰嗦)了|又错了|不对[。！!，,]")
+                        r"|你(?:又|还是|直接|怎么又|还|刚才|已经)[^。！？!?\n]{1,12}?了|超(?:过|出)了|太(?:长|短|多|啰嗦)了|又错了|不对[。！!，,]"
+                        r"|有\d+多?个?字了|超(?:过)?字数了?|字数超了|超字了")
 _REPLY_LANGUAGE = re.compile(r"(?:用|使用)(中文|汉语|英文|英语)(?:回答|回复|作答)|(?i:\b(?:respond|reply|answer|write)\s+in\s+(English|Chinese)\b)")
 _FORBIDDEN_WORDS = re.compile(r"(?i:\b(?:not|never|don'?t|no)\s+(?:mention|use|include|say|write|add|put|discuss|reference|suggest|"
                               r"recommend|propose|advise|"
