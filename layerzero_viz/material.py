@@ -2446,8 +2446,12 @@ _TASK_INTRO = re.compile(
     r"|[ \t]*(?:请|麻烦|帮我)*(?:转告|告诉|通知)[^：:\n，,。]{1,8}"  # ("告诉值班同学：麻烦今晚盯一下…": the words to pass on)
     r"|(?i:[^:：\n]{0,20}?\b(?:reply|respond|write\s+back|say|(?:tell|text|message|email|dm|ping)\s+(?:him|her|them)|"
     r"tell\s+(?:the|my|our)\s+[\w-]+(?:\s+[\w-]+)?)"
-    r"(?:\s+to\s+(?:him|her|them|the\s+\w+))?"
+    r"(?:\s+to\s+(?:him|her|them|the\s+\w+|(?-i:[A-Z][a-z]+)))?"
     r"(?:\s+with)?)"
+    # a template to fill in: "Fill in this template for Jun (start date May 6):"
+    r"|(?i:fill\s+(?:in|out)\s+(?:this|the|my|our)\s+(?:template|form|placeholders?)\b[^:：\n]{0,80}?)"
+    # words to say in a group chat: "在群里说一声：", "往家长群里发："
+    r"|[^：:\n]{0,6}?(?:在|到|往)[^：:\n]{0,6}?群里?(?:说|发|讲|通知)(?:一声|一下|一句)?"
     # a text given as the model of a new one, its tone and wording the point: "Here's our newsletter from January, write
     # February's in the same tone:", "Here's the email I sent last week, write a new one asking about …:",
     # "这是我去年写给房东的续租邮件，帮我照这个语气写一个今年的："
@@ -2477,7 +2481,7 @@ _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\btidy\b|\bclean\s+up\b|\bmake\b|\
                        r"\bannounce\b|\bverbatim\b|\bword for word\b|\bas is\b|\bexactly as\b|\bexactly this\b|\bexactly like\b|"
                        r"\bthis exact\b|\binto\b|\bto [a-z]{2}-[a-z]{2,4}\b|\blike\b|\balong the lines\b|\bset\b|\bkeep\b|"
                        r"\bcontinue\b|\bcarry on\b|\bemailed\b|\be-mailed\b|\bforwarded\b|继续写|接着写|往下写|"
-                       r"准备|打算|想发|要发|要回|想回|要说|想说|设置成|设成|设为|发给|给[\u4e00-\u9fff]{1,6}?(?:发|回)|写个|写张|写条|写封|写段|写句|写一|通知|替换|"
+                       r"准备|打算|想发|要发|要回|想回|要说|想说|回|群里|说一声|\bfill\b|设置成|设成|设为|发给|给[\u4e00-\u9fff]{1,6}?(?:发|回)|写个|写张|写条|写封|写段|写句|写一|通知|替换|"
                        r"这样|这么|如下|原样|原封不动|一字不改|一字不差|一个字都不|照发|照着发|逐字|照读|照念|"
                        r"按这个发|直接发|翻成|译成|回复我|回复了我|回我|收到的|收到了|收到一|发来|发过来|回过来|传来|发了|回了|写了|写着|"
                        r"上写|写道|贴了|发的是|回的是|提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|"
@@ -2674,6 +2678,7 @@ _REPORTED = (
     r"|(?i:(?:my|our)[ \t]+(?:e-?mail[ \t]+)?signature|"
     r"(?:auto-?reply|out-of-office|away|sms|text|push|notification)[ \t]+message)|(?P<message>Message)"
     r"|我的[\u4e00-\u9fff]{0,4}?(?:签名|草稿|回复|开场白|自我介绍|简介)|[\u4e00-\u9fff]{1,8}?(?:草稿|初稿)"
+    r"|[\u4e00-\u9fff]{0,8}?(?:话术|标准回复|统一回复|开场白)(?:是|为)"
     # a message received, named by whose it is or who said it: "Recruiter message:", "Her message:", "My landlord's
     # email:", "My doctor's message in the app:", "Message from Sarah:", "She wrote:", "The nurse told me:", "My manager
     # wrote in Slack:", "Review 2:", 老板的微信：, 客户发的消息：, 客户说：, 评论2：
@@ -2745,7 +2750,7 @@ _LABEL_WORDS = ("aragraph", "raft", "mail", "etter", "entence", "段", "记录",
                 "短信", "消息", "留言", "私信", "来信", "回复", "说", "问", "写道", "模板", "文案", "话术", "欢迎语", "公告", "通知",
                 "tudent", "学生", "打印", "显示", "提示", "weet", "tatus", "pener", "emplate", "xcerpt", "备注", "贺卡", "oast",
                 "peech", "nnouncement", "otice", "isting", "escription", "cript", "ersion", "aption", "post", "bio",
-                "原话", "发来", "回信", "ords", "ngrave", "nscription")
+                "原话", "发来", "回信", "ords", "ngrave", "nscription", "话术", "标准回复", "统一回复")
 # a rule line that fences the text a turn hands over ("---", "———", "***", "===")
 _FENCE_RULE = re.compile(r"^[ \t]*(?:-{3,}|—{2,}|_{3,}|\*{3,}|={3,}|<{3,}|>{3,}|\"{3}|'{3})[ \t]*$", re.MULTILINE)
 # a paragraph after the text that says what it was: "——以上是我要发给老师的邮件，请帮我看看语气", "That's the email."
@@ -3574,7 +3579,9 @@ _WRITE_A_TEXT = re.compile(
     r"seller|tenant|landlord|boss|manager|colleague|co-?worker|recruiter|candidate|student|parent|teacher|reviewer|vendor|"
     r"supplier|neighbou?r|(?-i:[A-Z][a-z]+)(?!\s+(?:said|says|wrote|writes)))s?\b|"
     r"\b(?:text|message|e-?mail|dm|ping|write\s+to)\s+(?:(?:my|our|the|his|her|their)\s+[a-z]+(?:\s+[a-z]+)?|(?-i:[A-Z][a-z]+))"
-    r"\s+(?:that|about|saying|to\s+(?:say|tell|let|ask|remind|confirm))\b)"
+    r"\s+(?:that|about|saying|to\s+(?:say|tell|let|ask|remind|confirm))\b|"
+    r"\b(?:slack|teams|e-?mail|sms|whatsapp|wechat|linkedin)\s+(?:message|note|post|dm)?\s*to\s+(?:the\s+|my\s+|our\s+|#)?[\w-]+|"
+    r"\b(?:make|write|do|give\s+me)\s+(?:a|another|one)\s+(?:version|one|variant)\s+for\b|\bone\s+more\s+for\b)"
     r"|(?:写|寫|起草|拟|擬|撰写|撰寫|编|編)[^。！？\n]{0,14}?(?:邮件|郵件|信|通知|短信|簡訊|訊息|文案|发言|發言|致辞|致詞|祝福|问候|"
     r"問候|贺词|賀詞|公告|邀请函|消息|回复|回覆|开场|開場|结尾|結尾|主持詞|故事|第[一二三四五六七八九十\d]+[页頁章段]|"
     r"演讲稿|朋友圈|贺卡|感谢|道歉|欢迎词|介绍|简介|说明|帖子|留言|话术|主持词|祝酒词|请假条|假条|便条|申请|请示|报告|"
@@ -3585,7 +3592,8 @@ _WRITE_A_TEXT = re.compile(
     r"|(?:给|跟|向)[^。！？\n，,]{1,10}?(?:发|回|写)(?:一)?(?:条|封|个|段|句)?[^。！？\n，,：:]{0,6}?(?:微信|消息|短信|邮件|信息|"
     r"通知|留言|私信|祝福|问候)"
     r"|帮我回复(?:一下)?[^。！？\n，,：:]{0,4}?(?:客户|顾客|买家|卖家|房东|房客|租客|老板|领导|同事|朋友|对方|他|她|老师|家长|"
-    r"[\u4e00-\u9fff]总)|帮我催(?:一下|下)?(?:款|账|帐|付款|回款|房租|租金)")
+    r"[\u4e00-\u9fff]总)|帮我催(?:一下|下)?(?:款|账|帐|付款|回款|房租|租金)|帮我回(?:复|一下)?[，,：:]"
+    r"|通知(?:大家|各位|全员|全体|同事们?|家长们?)[：:]")
 # words to send back to a message the turn reports ("My boss wrote: … What should I reply?", "闺蜜发来感谢，帮我想句回复"):
 # asked only where the turn reports a message ("How should I respond to criticism in general?" asks for advice)
 _SEND_BACK = re.compile(

@@ -887,13 +887,18 @@ def _request_before(view: TextView, block: BlockRef, pos: int, new: bool = False
         said = text[s:e].strip()
         if not said or _states_a_constraint(said) and not (new and _NEW_WORK.match(said)):
             continue  # (a new piece of work asked for is a request whatever words it has: "Now write the lay summary.")
-        return said if (not new or _NEW_REQUEST.match(said)) and not said.endswith(("?", "？")) else None
+        return said if (not new or _NEW_REQUEST.match(said) or _NEW_WORK.match(said)) and not said.endswith(("?", "？")) \
+            else None
     return None
 
 
 # a new piece of work asked for: "Now write the lay summary.", "Now write one to my labmate Jake.", "现在帮我写给王老师的"
 _NEW_WORK = re.compile(r"(?i:(?:ok(?:ay)?,?\s+)?(?:now|then|and\s+now)\b[,\s]*(?:please\s+)?(?:write|draft|compose|create|"
-                       r"make|translate|summari[sz]e|do)\b)|(?:现在|接下来|然后)(?:请|再)?(?:帮我)?(?:写|起草|翻译|做)")
+                       r"make|translate|summari[sz]e|do)\b|(?:ok(?:ay)?,?\s+)?(?:now|next|then)\b[,\s]*(?:a|an|one|another)\s+"
+                       r"(?:[a-z-]+\s+){0,2}?(?:follow-?up|reply|message|e-?mail|note|version|post|text|one|announcement)\b)"
+                       r"|(?:现在|接下来|然后)(?:请|再)?(?:帮我)?(?:写|起草|翻译|做)|再(?:帮我)?(?:写|回|起草|发)(?:一)?(?:条|封|个|段|句)?")
+# a piece of work for someone else than the first ("a reply to a second recruiter", "给另一个供应商", "另一个客户")
+_ANOTHER = re.compile(r"(?i:\b(?:another|a\s+second|a\s+different|the\s+other)\s+(?!one\b|time\b)[a-z]+)|另(?:一|外)(?:个|位|家|名)?[\u4e00-\u9fff]{1,4}")
 
 
 # whom a piece of work is for ("再给我婆婆写一张" after "给我妈妈写张生日卡"; "for my aunt Rita")
@@ -1150,6 +1155,8 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                     if mine is not None and (theirs is None or fold(mine) != fold(theirs)) \
                             and not _GOES_ON.search(mine):
                         why = f"a rule said again with a new request ({mine[:40]!r}): it may hold for that one only"
+                    elif mine is not None and _ANOTHER.search(mine):
+                        why = f"a rule said again for another recipient ({mine[:40]!r}): it may hold for that one only"
                     elif (asked := mine or _request_before(view, blocks[bi], s)) is not None \
                             and (whom := _RECIPIENT.search(asked)) is not None:
                         before = _RECIPIENT.search(text, blocks[first_block].start, first.start)
@@ -1327,7 +1334,9 @@ _COMPLAINT = re.compile(r"(?i:\b(?:you(?:'ve|’ve|\s+have)?\s+(?:just\s+|still\
                         r"(?:that|it|this)(?:'s|’s|\s+is|\s+was)\s+(?:still\s+|way\s+|well\s+)?(?:over|more\s+than|too|not|"
                         r"longer|wrong)|still\s+too)\b)"
                         r"|你(?:又|还是|直接|怎么又|还|刚才|已经)[^。！？!?\n]{1,12}?了|超(?:过|出)了|太(?:长|短|多|啰嗦)了|又错了|不对[。！!，,]"
-                        r"|有\d+多?个?字了|超(?:过)?字数了?|字数超了|超字了")
+                        r"|有\d+多?个?字了|超(?:过)?字数了?|字数超了|超字了"
+                        # a bare no that opens the turn: "No. Don't mention the discount.", "不行。不超过40字。"
+                        r"|^\s*(?:(?i:no|nope|wrong)|不行|不对|不是这样)[.。!！]", re.MULTILINE)
 _REPLY_LANGUAGE = re.compile(r"(?:用|使用)(中文|汉语|英文|英语)(?:回答|回复|作答)|(?i:\b(?:respond|reply|answer|write)\s+in\s+(English|Chinese)\b)")
 _FORBIDDEN_WORDS = re.compile(r"(?i:\b(?:not|never|don'?t|no)\s+(?:mention|use|include|say|write|add|put|discuss|reference|suggest|"
                               r"recommend|propose|advise|"
