@@ -360,6 +360,7 @@ _STRAIGHT_MARK = re.compile(r'"[^"\n]+"|"')
 # never closes), so there is nothing to give back — and no closing mark to try after every character
 _SINGLE = re.compile(r"'(?=[^\s'])((?:[^'\n]|(?<=\w)'(?=\w)){1,300}+)(?<=\S)'(?![\w'])")
 _OPENER_BEFORE = " \t\n(（[【:：,，;；—-"
+_HAN = re.compile(r"[\u3400-\u9fff]")
 
 
 def _quotes(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, int, str, str]]:
@@ -374,7 +375,8 @@ def _quotes(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, int, str
             before = text[m.start() - 1] if m.start() > s else " "
             if before.isalnum() or before in "_'":
                 continue  # an apostrophe (don't, users'), not an opening mark
-            if " " in m.group(1) or "\t" in m.group(1):
+            if " " in m.group(1) or "\t" in m.group(1) or len(m.group(1)) >= 2 and _HAN.search(m.group(1)):
+                # (two words or more, or Chinese: "should I write '收到，谢谢王总'?", "print('任务已成功地完成')")
                 yield m.start(), m.end(), "quote", f"kept: quoted text {_short(m.group(0))}"
 
 
@@ -2450,6 +2452,8 @@ _TASK_INTRO = re.compile(
     r"(?:\s+with)?)"
     # a template to fill in: "Fill in this template for Jun (start date May 6):"
     r"|(?i:fill\s+(?:in|out)\s+(?:this|the|my|our)\s+(?:template|form|placeholders?)\b[^:：\n]{0,80}?)"
+    # a log or an error to look at: "帮我看下日志：", "分析一下这个报错："
+    r"|[ \t]*(?:请|麻烦|帮我|帮忙)*(?:看|查|分析|排查|解释)(?:一下|下)?(?:这个|这段|这些|这条)?(?:日志|报错|错误信息|输出|堆栈|错误)"
     # words to say in a group chat: "在群里说一声：", "往家长群里发："
     r"|[^：:\n]{0,6}?(?:在|到|往)[^：:\n]{0,6}?群里?(?:说|发|讲|通知)(?:一声|一下|一句)?"
     # a text given as the model of a new one, its tone and wording the point: "Here's our newsletter from January, write

@@ -493,6 +493,8 @@ def _not_filler_en(text: str, s: int, e: int) -> bool:
     title case inside a title ("Subject: Thank You Note", "PROMPT NAME: I Think I Need a Lawyer")."""
     if text[s] in "aA" and text[s:s + 3].lower() == "as " and _ROLE_VERB.search(text, max(0, s - 12), s):
         return True
+    if text[s - 1:s] in ("-", "_", "/", ".", "$", "@") and s > 0 or text[e:e + 1] in ("_", "/", "="):
+        return True  # part of a flag, an identifier or a path: "--please", "thanks_page", "/thanks", "$please"
     phrase = text[s:e]
     if len(phrase) == 2 and phrase.lower() == "hi":
         # "Hi-Fi", "hi-res", "Honolulu, HI 96815": a word or a state, not a greeting

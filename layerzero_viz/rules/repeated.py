@@ -271,6 +271,14 @@ _CONSTRAINT_EN_LOWER = re.compile(_CONSTRAINT_PARTS[2])  # its words are written
 _LATIN = re.compile(r"[a-z]", re.IGNORECASE)
 # a line that opens a section: a markdown heading, a bold line, or a line ending with a colon
 _SECTION_HEADING = re.compile(r"\n[ \t]*(?:#|\*\*[^\n]*\*\*[ \t]*\n|【[^\n】]*】[ \t]*\n|[^\n]*[:：][ \t]*\n)")
+_OPERATORS = re.compile(r"[-+*/%=<>&|^−×÷≤≥≠]|!=")
+_ITEM_MARK = re.compile(r"\s*(?:[-*•+]|\d{1,3}[.)、])\s+")
+
+
+def _operators(said: str) -> list[str]:
+    """The operators and signs of a statement, without the mark of the list item it may be."""
+    m = _ITEM_MARK.match(said)
+    return _OPERATORS.findall(fold(said[m.end():] if m else said))
 _SIGNED_NUMBER = re.compile(r"[-−]?\d+(?:[.,]\d+)*")
 _CORRECTION = re.compile(
     r"更正|改为|改成|改用|换成|换为|而是|不再|纠正|修正|订正|说错|\binstead\b|\bcorrection\b|\bcorrect(?:ed)? that\b"
@@ -1196,6 +1204,8 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                 if not why and sorted(_SIGNED_NUMBER.findall(fold(text[s:e]))) != sorted(
                         _SIGNED_NUMBER.findall(fold(text[first.start:first.end]))):
                     why = "carrying other numbers (a sign or a decimal)"
+                if not why and _operators(text[s:e]) != _operators(text[first.start:first.end]):
+                    why = "carrying other operators or signs ('return a + b' is no copy of 'return a - b')"
                 if not why:
                     # the judgment compared numbers, identifiers, negations and connectives unit by unit; what
                     # it set aside is restatement ("Also, please …") or a list marker: those may go with it
