@@ -1425,12 +1425,14 @@ _POINT_OF_VIEW = re.compile(r"(?i:\bin\s+(?:the\s+)?(first|second|third)[\s-]+pe
 _FIRST_PERSON_WORDS = re.compile(r"\b(?:I|me|my|mine|we|us|our)\b")
 _THIRD_PERSON_WORDS = re.compile(r"(?i:\b(?:he|she|they|him|her|them|his|hers|their)\b)")
 _SPELLING = re.compile(r"(?i:\b(British|UK|American|US)\s+(?:English\s+)?spellings?\b)|(英式|美式)(?:英语)?拼写")
-_AMERICAN_SPELLING = re.compile(r"(?i:\b(?:color|flavor|favor|honor|behavior|neighbor|labor|humor|harbor|rumor|odor|endeavor)"
-                                r"(?:s|ed|ing|ful|ite|ites|able)?\b|\b[a-z]{3,}iz(?:e|es|ed|ing|ation|ations)\b|"
-                                r"\b(?:center|theater|meter|liter|fiber)s?\b|\bgray\b|\bcatalog\b|\btraveled\b|\bcanceled\b)")
-_BRITISH_SPELLING = re.compile(r"(?i:\b(?:colour|flavour|favour|honour|behaviour|neighbour|labour|humour|harbour|rumour|odour)"
-                               r"(?:s|ed|ing|ful|ite|ites|able)?\b|\b(?:centre|theatre|metre|litre|fibre)s?\b|\bgrey\b|"
-                               r"\bcatalogue\b|\btravelled\b|\bcancelled\b)")
+# the words British and American spelling write apart (colour/color, centre/center, grey/gray, travelled/traveled)
+_OUR_STEMS = r"colo|flavo|favo|hono|behavio|neighbo|labo|humo|harbo|rumo|odo|endeavo"
+_RE_STEMS = r"cent|theat|met|lit|fib"
+_FORMS = r"(?:s|ed|ing|ful|ite|ites|able)?"
+_AMERICAN_SPELLING = re.compile(rf"(?i:\b(?:{_OUR_STEMS})r{_FORMS}\b|\b[a-z]{{3,}}iz(?:e|es|ed|ing|ation|ations)\b|"
+                                rf"\b(?:{_RE_STEMS})ers?\b|\bgray\b|\bcatalog\b|\btraveled\b|\bcanceled\b)")
+_BRITISH_SPELLING = re.compile(rf"(?i:\b(?:{_OUR_STEMS})ur{_FORMS}\b|\b(?:{_RE_STEMS})res?\b|\bgrey\b|\bcatalogue\b|"
+                               rf"\btravelled\b|\bcancelled\b)")
 
 
 def _broke_language_pov_or_spelling(text: str, s: int, e: int, reply: str) -> bool:
