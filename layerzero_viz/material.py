@@ -639,6 +639,15 @@ _THANKS_TO_HELPER = re.compile(r"\s*(?:(?i:(?:thank\s+you|thanks)\b[^\n]{0,30}?\
                                r"真的非常感激))[^\n]{0,60}\s*\Z")
 
 
+def _letters_closing(text: str, a: int, p: int, pe: int) -> bool:
+    """Whether the last paragraph [p, pe), a thanks in advance or again, closes a letter that opens at ``a`` with a
+    salutation on its own line ("Hi Tom,⏎⏎…⏎⏎Thanks in advance!"): the letter's own closing, not the user's thanks
+    (one that thanks for help is the user's: "Thanks in advance for your help!")."""
+    m = _SALUTATION.match(text, a, min(pe, a + _SALUTATION_WITHIN))
+    return m is not None and m.group("zh") is None and text[m.end():m.end() + 1] in ("\n", "") \
+        and text[p:pe].isascii() and "help" not in text[p:pe].lower()
+
+
 def _handed_text_end(text: str, a: int, e: int, nxt: int | None) -> int:
     """Where the text handed over from ``a`` (after an introducer) ends: its paragraphs up to the next introducer
     (at ``nxt``) or a task instruction, without a trailing instruction paragraph or task sentences."""
@@ -659,6 +668,7 @@ def _handed_text_end(text: str, a: int, e: int, nxt: int | None) -> int:
     # is the user's ("Thank you so much for your help, I really appreciate it!", "麻烦您了，非常感谢！")
     while len(ends) > 1 and (_trailing_instruction(text, ends[-1][0], ends[-1][1])
                              or _THANKS_TO_HELPER.match(text, ends[-1][0], ends[-1][1])
+                             and not _letters_closing(text, a, *ends[-1])
                              or _thanks_by_the_title_greeted(text, a, *ends[-1])
                              or _thanks_in_another_script(text, ends[-2][0], *ends[-1])
                              or (_CLOSING_THANKS.fullmatch(text, *_stripped(text, *ends[-1]))
@@ -2093,17 +2103,24 @@ def _scripts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, s
         say = _SAY_BEFORE.search(text, max(ls, c - 48), c)
         if say is not None:
             # the rest of its line, or the lines under it ("结尾统一加：⏎谢谢！⏎Acme客服团队")
-            a, b = _stripped(text, c + 1, le) if text[c + 1:le].strip() or not _PRESCRIBED_PART.search(say.group(0)) \
+            a, b = _stripped(text, c + 1, le) if text[c + 1:le].strip() or not (
+                _PRESCRIBED_PART.search(say.group(0)) or _passes_on_what_follows(text, ls, c)) \
                 else _paragraph_after(text, le, e)
             if b > a and text[a] not in "\"“「『'‘":  # (a quotation is the quote finder's: "用户说：“…”，请问…")
                 out.append((a, b, "introduced", f"kept: the words given after {_short(text[say.start():c + 1], 30)!r}"))
-        elif not text[c + 1:le].strip() and _VERBATIM_LINE.search(text, ls, c) and _SCRIPT_POINTER.search(text, ls, c) \
-                and not _NOT_A_SCRIPT.search(text, ls, c):
+        elif not text[c + 1:le].strip() and _passes_on_what_follows(text, ls, c):
             a, b = _paragraph_after(text, le, e)
             if b > a:
                 out.append((a, b, "introduced",
                             f"kept: the text to pass on as written after {_short(text[ls:c + 1].strip(), 50)!r}"))
     return out
+
+
+def _passes_on_what_follows(text: str, ls: int, c: int) -> bool:
+    """Whether the line [ls, c) before a colon says to pass what follows on as written ("Use this reply template
+    exactly:", "下面这段原样发给客户：")."""
+    return _VERBATIM_LINE.search(text, ls, c) is not None and _SCRIPT_POINTER.search(text, ls, c) is not None \
+        and _NOT_A_SCRIPT.search(text, ls, c) is None
 
 
 # the text after a colon whose line points at it as the object of the question ("How many times does the word please
@@ -2170,6 +2187,9 @@ _PRINTED_LINE = re.compile(r"^[ \t]*(?:(?P<sure>\[?\d{4}[-/]\d\d[-/]\d\d[T ]\d\d
                            # glog's "E1102 10:15:32.123456  1234 server.cc:42] …", Python logging's "WARNING:root:…",
                            # a level in Chinese: "[错误] …"
                            r"[IWEF]\d{4}[ \t]+\d\d:\d\d:\d\d|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:|"
+                           # a linter's or compiler's line: eslint's "14:7  error  'x' is assigned a value but never used",
+                           # its "✖ 1 problem (1 error, 0 warnings)", tsc's "src/a.ts(3,5): error TS2322: …"
+                           r"\d+:\d+[ \t]+(?:error|warning)[ \t]|✖[ \t]+\d+[ \t]+problems?\b|[\w./-]+\(\d+,\d+\):[ \t]+(?:error|warning)[ \t]|"
                            r"\[?\d{4}[-/]\d\d[-/]\d\d\]?[ \t]+\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b|"
                            r"\[(?:错误|警告|信息|调试|严重|致命)\]|"
                            r"(?:npm|yarn|pnpm)[ \t]+(?:ERR!|WARN|notice)|\[(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|"
@@ -2229,8 +2249,9 @@ def _fixed_texts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, st
 
 
 # the words an edit request replaces and the words it puts instead, unquoted ("Change Enjoy the croissant! to Have a
-# bite of heaven! and keep the rest.", "把祝大家假期愉快改成好好休息，其他不变")
-_CHANGE_TO = re.compile(r"(?i:\b(?:change|replace|swap)\s+(?!it\b|that\b|this\b)(?P<old>[^\n\"“”]{2,80}?)\s+(?:to|with|into)\s+"
+# bite of heaven! and keep the rest.", "把祝大家假期愉快改成好好休息，其他不变"; not the noun: "This change adds caching to
+# the search API.")
+_CHANGE_TO = re.compile(r"(?i:(?<!this )(?<!the )(?<!that )(?<! a )(?<!my )(?<!our )(?<!one )\b(?:change|replace|swap)\s+(?!it\b|that\b|this\b)(?P<old>[^\n\"“”]{2,80}?)\s+(?:to|with|into)\s+"
                         r"(?P<new>[^\n\"“”?]{2,80}?)(?=\s+and\s+(?:keep|leave|don't|do\s+not)\b|[.;!?]?\s*$|\s*\n|[.;!?]\s))"
                         r"|把(?P<old_zh>[^\n“”「」，,。]{2,40}?)(?:改成|换成|改为|替换成|替换为)(?P<new_zh>[^\n“”「」，,。；;]{1,40}?)"
                         r"(?=[，,。；;]|$)")
@@ -2254,14 +2275,15 @@ def _replacements(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, s
 # each finder gets the block as (text, s, e) and its text sliced once, ``seg`` (= text[s:e]), for its guards
 # a comment line of code pasted without a fence, known by a code line next to it: "% Please keep the caption above the
 # table, thanks!" between \\begin{table} and \\caption{…}, "# Sorry, this is slow, thanks for waiting" above
-# "m <- lmer(…)" (a "# " line between prose lines is a heading)
-_COMMENT_LINE = re.compile(r"^[ \t]*(?:%|#(?!#)|//)[^\n]*$", re.MULTILINE)
+# "m <- lmer(…)", "-- 麻烦不要在白天执行，谢谢" above "DELETE FROM logs …" (a "# " line between prose lines is a heading)
+_COMMENT_LINE = re.compile(r"^[ \t]*(?:%|#(?!#)|//|--(?=[ \t]))[^\n]*$", re.MULTILINE)
 _CODE_NEIGHBOUR = re.compile(r"[ \t]*(?:\\[A-Za-z]+\*?[\[{]|\\(?:item|hline|maketitle|centering|newpage)\b|[A-Za-z_][\w.$]*\(|"
-                             r"[A-Za-z_][\w.$\[\]]*[ \t]*(?:<-|=|\+=|:=)[ \t]*\S|(?:import|from|library|require|using|#include)\b|[}\])])")
+                             r"[A-Za-z_][\w.$\[\]]*[ \t]*(?:<-|=|\+=|:=)[ \t]*\S|(?:import|from|library|require|using|#include)\b|[}\])]"
+                             r"|(?:SELECT|INSERT|UPDATE|DELETE|CREATE|ALTER|DROP|TRUNCATE|WITH|BEGIN|COMMIT)[ \t])")
 
 
 def _comment_lines(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
-    if "%" not in seg and "#" not in seg and "//" not in seg:
+    if "%" not in seg and "#" not in seg and "//" not in seg and "--" not in seg:
         return []
     out = []
     for m in _COMMENT_LINE.finditer(text, s, e):
@@ -2275,10 +2297,31 @@ def _comment_lines(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, 
     return out
 
 
+# a setting's value written inline, unquoted: "Our .env has GREETING=Hello, thanks for visiting! and dotenv cuts it …" —
+# to the end of its sentence or line (a name in capitals, as environment variables and .env keys are written)
+_ENV_ASSIGNMENT = re.compile(r"(?<![\w$.-])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*=(?=[^\s=])")
+_VALUE_END = re.compile(r"[.!?。！？](?=[ \t]|$)|[ \t]*$", re.MULTILINE)
+
+
+def _env_values(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
+    if "=" not in seg:
+        return []
+    out = []
+    found = [m for m in _ENV_ASSIGNMENT.finditer(text, s, e) if len(m.group(0)) >= 4]  # ("X=1": a formula)
+    for k, m in enumerate(found):
+        end = _VALUE_END.search(text, m.end(), e)
+        b = e if end is None else end.end()
+        if k + 1 < len(found) and found[k + 1].start() < b:  # ("API_KEY=abc123 and GREETING=…": up to the next name)
+            b = m.end() + len(text[m.end():found[k + 1].start()].split(None, 1)[0].rstrip(",;，；"))
+        if b > m.end():
+            out.append((m.end(), b, "code", f"kept: the value of {m.group(0)[:-1]}, as written"))
+    return out
+
+
 _FINDERS = (_code, _quotes, _introduced, _few_shot, _exam_items, _tables, _json, _marked, _example_sections,
             _announced_items, _opening_lines, _inline_examples, _handed_by_question, _front_matter, _templates,
             _completion_slot, _label_pairs, _scripts, _pasted_structures, _pointed_texts, _fixed_texts, _courtesy_items, _named_texts,
-            _log_lines, _comment_lines)
+            _log_lines, _comment_lines, _env_values)
 # every finder but those of _NO_MARK_FINDERS needs one of these marks in the block (a backtick or tilde for a fence, 4
 # spaces or a tab for indented code, ;{} for bare code, a quotation mark, a colon for introduced text and
 # few-shot, | for a table, " or [ for JSON): most chat turns have none, and skip six finders at once
@@ -2286,7 +2329,7 @@ _MARK_CHARS = ":：\"'“「『«‘`~|[;{}\t"
 # (the exam items' options are labelled with letters and periods, found everywhere; marker lines and headings are
 # rows of arrows, dashes or hashes)
 _NO_MARK_FINDERS = (_exam_items, _marked, _example_sections, _announced_items, _opening_lines, _handed_by_question,
-                    _pointed_texts, _fixed_texts, _log_lines, _comment_lines)
+                    _pointed_texts, _fixed_texts, _log_lines, _comment_lines, _env_values)
 # directives instruct the engine, not the model: nothing inside them is material
 _DIRECTIVE = re.compile(r"<(protected_tokens|redundant_phrases)>.*?</\1>|<layer-zero\b[^<>]*>", re.DOTALL)
 
@@ -2645,6 +2688,8 @@ _TRANSLATES = re.compile(r"(?i:\btranslat|\blocali[sz]|\binto\s+(?-i:[A-Z])[a-z]
 _TASK_NOT_TEXT = re.compile(r"(?i:as[ \t]+follows|following[ \t]+(?:steps|rules|guidelines|format|instructions|"
                             r"criteria|requirements)|(?:steps|rules|guidelines|format|instructions|criteria|"
                             r"requirements)[ \t]*(?:\*\*)?[ \t]*$)|(?:如下要求|以下要求|要求|步骤|规则|格式)[ \t]*$")
+# … but not how a text is to be sent: "Send this to the team in a nicer format: hi all, …"
+_IN_A_FORMAT = re.compile(r"(?i:\bin[ \t]+(?:a|an|the)[ \t]+(?:[a-z-]+[ \t]+){0,2}format[ \t]*$)")
 # who sends a user the words they paste (for the labels below)
 # labels that report whose words or what record follows (material with no verb in the turn): "Ticket #4411 from
 # customer:", "Invoice:", "Standup notes:", "输入：", "会议记录：", "这是我的翻译作业："
@@ -2667,9 +2712,17 @@ _REPORTED = (
     r"|(?P<printed>(?i:expected|got|actual|error[ \t]+message|console(?:[ \t]+output)?|stdout|stderr)|输出结果|错误信息"
     r"|(?:程序|控制台|终端|命令行|脚本)的?输出|运行结果|打印结果"
     # (what a program or a bot printed or replied, named: "控制台打印：", "发布机器人回复：", "页面提示：")
-    r"|(?P<printed_named>[\u4e00-\u9fffA-Za-z]{0,6}?(?:程序|控制台|终端|命令行|脚本|页面|屏幕|系统|界面|机器人|软件|网页|网站|"
+    r"|(?P<printed_named>[\u4e00-\u9fffA-Za-z]{0,6}?[ \t]?(?:程序|控制台|终端|命令行|脚本|页面|屏幕|系统|界面|机器人|软件|网页|网站|"
     r"小程序|客户端|(?i:bot|app))的?"
-    r"(?:打印|显示|提示|返回|回复|报错)(?:了)?))"
+    r"(?:打印|显示|提示|返回|回复|报错)(?:了)?(?:的是|的内容是)?)"
+    # the words a piece of UI shows, named: "Toast copy:", "Error shown to users:", "toast 文案：", "按钮上的字是："
+    r"|(?P<ui>(?i:(?:(?:the|our|my)[ \t]+)?(?:error|toast|banner|button|tooltip|placeholder|popup|pop-up|modal|snackbar|"
+    r"empty[- ]state|ui|onboarding|404|confirmation)(?:[ \t]+(?:message|text|copy|string|label|page))?"
+    r"(?:[ \t]+(?:shown|displayed)(?:[ \t]+to[ \t]+(?:users|customers|people|visitors))?|[ \t]+(?:that[ \t]+)?users[ \t]+see)"
+    r"|(?:toast|banner|button|tooltip|placeholder|popup|pop-up|modal|snackbar|empty[- ]state|ui|onboarding)[ \t]+"
+    r"(?:copy|text|string|label))"
+    r"|(?i:toast|banner|button|tooltip|popup)?[ \t]?(?:按钮|弹窗|提示框|页面|界面|空状态|占位符|输入框)?[ \t]?(?:上的|里的|的)?"
+    r"(?<=[A-Za-z \t钮窗框面态符上里的])(?:文案|文字|字|提示语|文本)(?:是)?))"
     r"|(?P<agent>(?i:observation|(?:tool|command|function|api|query|search|expected|actual|linter|lint|compiler|build|test|"
     r"program|script|server|terminal|shell|cli|eslint|pylint|mypy|tsc|gcc|npm|pip|docker|kubectl|git)[ \t]+"
     r"(?:output|result|results|response|says)|"
@@ -2737,13 +2790,16 @@ _REQUEST_POINTER = re.compile(r"(?i:\b(?:this|these|it|the\s+following|below|abo
                               r"clause|message|text|review|log|letter|passage|paragraph|article|story|poem|code|error|"
                               r"document|draft|transcript|chat|thread|contract|notes?)s?)\b)"
                               r"|下面|以下|如下|上面|以上|这段|这篇|这封|这首|这则|这句|这几句|这条|这份|这几条|这些|这个|这批|它|原文|内容"
+                              # the text named as what "this" is: "这是发到群里的通知，帮我检查下错别字"
+                              r"|(?:这是|这就是)[^，,。\n]{0,16}?(?:通知|公告|邮件|文案|消息|草稿|回复|稿子|文章|简历|说明|描述|"
+                              r"评论|留言|段落|声明|信)(?=[，,。：:])"
                               # the text named as the verb's object: "把会议纪要整理成待办"
                               r"|(?:把|将)[\u4e00-\u9fff]{0,4}?(?:纪要|记录|笔记|邮件|文章|评论|日志|报告|合同|通知|对话|稿子|文案|诗)")
 _REQUEST_FORM = re.compile(rf"[ \t]*(?:(?i:(?:hi|hello|hey|ok|okay)\b[^.!?\n]{{0,30}}?[,.!]\s*)?(?i:(?:please|pls|can|could|"
                            rf"would|will)\s+(?:you\s+)?(?:please\s+)?)?(?i:{_TASK_VERB_EN})\b"
                            rf"|(?:请|请你|请您|麻烦|帮我|帮忙|麻烦你|麻烦您)?(?:帮我|帮忙)?(?:把|将)?(?:{_TASK_VERB_ZH}))")
 _FENCE_MARKS = ("---", "——", "___", "***", "===", "<<<", ">>>", '"""', "'''")
-_LABEL_WORDS = ("aragraph", "raft", "mail", "etter", "entence", "段", "记录", "邮件", "草稿", "内容", "原文", "正文", "评论", "作文",
+_LABEL_WORDS = ("字", "文本", "hown", "isplayed", " see", "opy", "tring", "abel", "aragraph", "raft", "mail", "etter", "entence", "段", "记录", "邮件", "草稿", "内容", "原文", "正文", "评论", "作文",
                 "文章", "文本", "评价", "留言", "反馈", "ext", "ustomer", "lient", "riginal", "omplaint", "icket",
                 "nvoice", "eceipt", "esume", "inutes", "ote", "eport", "eedback", "nput", "ranscript", "og", "race", "输入", "发票", "收据",
                 "简历", "日志", "报错", "纪要", "我的", "ere", "bservation", "utput", "esult", "esponse", "hits", "age t",
@@ -2887,7 +2943,7 @@ def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str
                                                              and _TEXT_POINTER.search(text, a, b) is not None)
         tone = a != s and _TONE_QUESTION.match(text, a, b) is not None  # "Draft v2: …⏎⏎Is this too informal for a VP?"
         # (or it is a bare request line that opens the turn: "Extract the dates⏎⏎…", "请翻译成英文⏎⏎…", "摘要：⏎⏎…")
-        bare = a == s and _bare_work_line(text, a, b, period=True)
+        bare = a == s and (_bare_work_line(text, a, b, period=True) or _bare_work_then_rules(text, a, b))
         pointed = pointed or bare
         if not (_TASK_VERB.search(text, a, b) or pointed and a == s and (asks or bare) or tone):
             continue
@@ -2955,6 +3011,19 @@ def _bare_work_line(text: str, a: int, b: int, period: bool = False) -> bool:
     if period and b > a and text[b - 1] in ".。":
         b -= 1
     return _BARE_WORK_LINE.fullmatch(text, a, b) is not None and _TASK_NOT_TEXT.search(text, a, b) is None
+
+
+def _bare_work_then_rules(text: str, a: int, b: int) -> bool:
+    """Whether the paragraph [a, b) is a bare request sentence and a few short rules for it ("Translate to German.
+    Please keep the emoji.", "润色一下。保留原意。"), asking nothing."""
+    stop = _SENTENCE_STOP.search(text, a, b)
+    if stop is None or stop.end() >= b or text[stop.start()] not in ".。" or b - stop.end() > _RULES_AFTER_MAX:
+        return False
+    return "?" not in text[stop.end():b] and "？" not in text[stop.end():b] and "\n" not in text[a:b] \
+        and _bare_work_line(text, a, stop.start() + 1, period=True)
+
+
+_RULES_AFTER_MAX = 120  # characters of rules after a bare request sentence, in its paragraph
 
 
 def _past_greeting(text: str, s: int, e: int) -> int:
@@ -3116,7 +3185,8 @@ _NAMED_TEXT_SENTENCE = re.compile(
     r"(?=[^ \t\n])")
 # (only opening the turn: "1. 请总结。2. 请翻译。" lists tasks)
 _BARE_WORK_SENTENCE = re.compile(rf"(?:(?:请|麻烦)?(?:帮我)?{_TASK_VERB_ZH}(?:一下)?[。！][ \t]*"
-                                 r"|(?i:tl;?dr|proofread|polish|fix\s+the\s+(?:grammar|typos|spelling)|translate\s+(?:in)?to\s+"
+                                 r"|(?i:tl;?dr|proofread|polish|(?P<edit>simplify|shorten|condense|rewrite|rephrase|paraphrase|reword|"
+                                 r"summari[sz]e|soften|formali[sz]e)|fix\s+the\s+(?:grammar|typos|spelling)|translate\s+(?:in)?to\s+"
                                  r"[a-z]+)[.!][ \t]+)(?=[^ \t\n])")
 
 
@@ -3161,6 +3231,16 @@ _ABOUT_THE_ANSWER = re.compile(r"(?<=[.!?。！？])[ \t]*(?=(?i:how\s+(?:was|is
 
 
 _OPENING_REACH = 160  # characters: the greeting and small talk before reported words
+# what says more of the task after a bare request sentence ("Rewrite. Make it shorter.", "润色。控制在100字以内。")
+_MORE_OF_THE_TASK = re.compile(r"[ \t]*(?i:make|keep|add|remove|cut|change|use|don't|do\s+not|no\s+more|less|more|shorter|"
+                               r"longer|in\s+\d+|under\s+\d+|max(?:imum)?|at\s+most)\b|[ \t]*(?:改|保留|不要|别|控制在|字数|限)")
+# an opening sentence that says the user is about to send what follows and asks about it: "我准备这么回客户，你看行不行。…",
+# "I'm going to post this in #general, any tweaks? Hi all! …"
+_PREVIEW_SENTENCE = re.compile(
+    r"[^。！？\n]{0,12}?(?:准备|打算|想|要|就)(?:这么|这样)(?:回|回复|写|说|发|回答|答复)[^。！？\n]{0,16}?[，,][^。！？\n]{0,10}?"
+    r"(?:行不行|可不可以|可以吗|行吗|好吗|怎么样|合适吗|妥吗|看看|如何)[。？?！!][ \t]*"
+    r"|(?i:[^.!?\n]{0,30}?\b(?:going\s+to|about\s+to|planning\s+to|plan\s+to|want\s+to|gonna)\s+(?:post|send|reply\s+with|"
+    r"text|e-?mail|share|publish|put\s+up)\s+this\b[^.!?\n]{0,50}?\?[ \t]+)(?=[^ \t\n])")
 
 
 def _opening_sentence_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
@@ -3172,7 +3252,7 @@ def _opening_sentence_payload(text: str, s: int, e: int) -> list[tuple[int, int,
         a += 1
     m = _VERBATIM_SENTENCE.match(text, a, e) or _TONE_QUESTION.match(text, a, e) or _REPORTED_SENTENCE.match(text, a, e) \
         or _TRANSLATE_SENTENCE.match(text, a, e) or _NAMED_TEXT_SENTENCE.match(text, a, e) \
-        or _BARE_WORK_SENTENCE.match(text, a, e)
+        or _BARE_WORK_SENTENCE.match(text, a, e) or _PREVIEW_SENTENCE.match(text, a, e)
     if m is None:  # (reported words may follow a greeting: "Hi there! Hope you're well. Got this text from a customer. …")
         for stop in _SENTENCE_STOP.finditer(text, a, min(e, a + _OPENING_REACH)):
             # (or a question about it: "您好！这个弹窗文案怎么样？⏎…")
@@ -3194,6 +3274,10 @@ def _opening_sentence_payload(text: str, s: int, e: int) -> list[tuple[int, int,
     # (what a colon opens is the text asked about: "Is this too blunt: please reply by Friday, thanks."; a translation
     # request that names what it hands over hands over instructions too: "客服机器人提示词，翻译成英文。回答不要超过三句话。")
     named = m.re is _TRANSLATE_SENTENCE and ("，" in m.group(0) or "," in m.group(0))
+    if m.re is _BARE_WORK_SENTENCE and m.group("edit") and (_CLOSING_THANKS.fullmatch(text, pa, pb)
+                                                            or _INSTRUCTION_PARA.match(text, pa, pb)
+                                                            or _MORE_OF_THE_TASK.match(text, pa, pb)):
+        return []  # after "Rewrite.", "Make it shorter, thanks!" says more of the task and "Thanks!" is the user's own
     if pb <= pa or _is_task_instruction(text, pa, pb) and not (m.group(0).rstrip().endswith((":", "：")) or named):
         return []
     return [(pa, pb, "introduced", f"kept: the text handed over by {_short(m.group(0).strip(), 50)!r}")]
@@ -3211,8 +3295,9 @@ _WORKS_ON_WORDS = re.compile(rf"(?i:\b{_en_stems(_EDIT, _CONDENSE, _LABEL, _CRIT
                              rf"|{_zh_words(_EDIT, _CONDENSE, _LABEL, _CRITIQUE, _REVIEW, extra=('修改',))}")
 
 
-_TEXT_POINTER = re.compile(r"(?i:\b(?:this|these|the\s+following)\s+(?:e-?mail|letter|message|text|paragraph|passage|poem|"
-                           r"line|sentence|phrase|wording|quote|"
+_TEXT_POINTER = re.compile(r"(?i:\b(?:this|these|the\s+following|(?:my|our)(?:\s+[a-z][\w-]*)?)\s+(?:e-?mail|letter|message|text|"
+                           r"paragraph|passage|poem|line|sentence|phrase|wording|quote|description|announcement|notice|draft|entry|entries|"
+                           r"changelog|summary|bio|caption|readme|notes|"
                            r"review|comment|article|note|post|reply|contract|clause|document|chat|thread|transcript)s?\b)"
                            r"|这段|这篇|这封|这首|这份")
 # a line of a chat log with its time: "[10:02] Alice: hey, …", "10:02 Bob: sure"
@@ -3277,7 +3362,8 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
         seg = text[s:e]
         if payload and ("?" in seg or "？" in seg or "—" in seg or _VERBATIM_HINT.search(seg)
                         or any(w in seg for w in ("ranslate", "翻译", "翻成", "译成", "译中", "译英", "译汉", "elow"))
-                        or _NAMED_TEXT_SENTENCE.match(seg.lstrip()) or _BARE_WORK_SENTENCE.match(seg.lstrip())):
+                        or _NAMED_TEXT_SENTENCE.match(seg.lstrip()) or _BARE_WORK_SENTENCE.match(seg.lstrip())
+                        or _PREVIEW_SENTENCE.match(seg.lstrip())):
             return _opening_sentence_payload(text, s, e)
         return out
     if colon:
@@ -3285,7 +3371,8 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
         # source)
         intros = [m for m in _task_intros(text, s, e)
                   if not (m.group("bare") and not _may_open_bare(text[s:m.start()]))
-                  and not _TASK_NOT_TEXT.search(text, m.start(), m.end() - 1)
+                  and not (_TASK_NOT_TEXT.search(text, m.start(), m.end() - 1)
+                           and not _IN_A_FORMAT.search(text, m.start(), m.end() - 1))
                   and (m.group("source") or not _LIST_NEXT.match(text, m.end())
                        or _ITEM_NOUNS.search(text, m.start(), m.end()) or _TRANSLATES.search(text, m.start(), m.end())
                        or _VERBATIM_LINE.search(text, m.start(), m.end()))]  # ("开场白（请逐字使用）：" over its lines)
@@ -3306,7 +3393,7 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
             # (what a program printed, named in Chinese, may stand on the label's line: "程序输出：请输入用户名，谢谢使用")
             printed_zh = m.re is _REPORTED_LABEL and m.group("printed") is not None and not m.group("printed").isascii()
             printed_named_en = m.re is _REPORTED_LABEL and m.group("printed") is not None \
-                and _NAMED_PRINTER.match(m.group("printed")) is not None
+                and (_NAMED_PRINTER.match(m.group("printed")) is not None or m.group("ui") is not None)
             if m.re is _REPORTED_LABEL and (m.group("printed") is not None and not printed_zh and not printed_named_en
                                             or m.group("message") is not None) \
                     and "\n" not in text[m.end():a]:
@@ -3338,8 +3425,11 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
                     b = max(b, _stripped(text, a, _line_end(text, a, e))[1])
                 br = _PARA_BREAK.search(text, a, b)
                 b = b if br is None else _stripped(text, a, br.start())[1]
-            if m.re is _REPORTED_LABEL and (m.group("subject") is not None or printed_zh) and "\n" not in text[m.end():a]:
-                b = min(b, _line_end(text, a, e))  # (a subject is its line: "邮件主题：…⏎请帮我写邮件正文。"; so is what a
+            if m.re is _REPORTED_LABEL and (m.group("subject") is not None or printed_zh or m.group("ui") is not None) \
+                    and "\n" not in text[m.end():a]:
+                b = min(b, _line_end(text, a, e))
+                if m.group("ui") is not None and (about := _ABOUT_THE_ANSWER.search(text, a, b)) is not None:
+                    b = _stripped(text, a, about.start())[1]  # ("Button label: Please click here. Can you make …?")  # (a subject is its line: "邮件主题：…⏎请帮我写邮件正文。"; so is what a
                 # program printed on its label's line: "控制台打印：Please wait…⏎然后就不动了。")
             elif received and "\n" not in text[m.end():a] and b > (le := _line_end(text, a, e)) \
                     and _OWN_REQUEST_LINE.match(text, le + 1, e):
@@ -3613,6 +3703,11 @@ _REPORTS_A_MESSAGE = re.compile(
     r"|[\"“”「:：]|说|发来|发了|问我|留言|私信|来信|邀请|回复我|找我|客户|顾客|买家|房东|老板|领导|同事|朋友|对方")
 # advice on replying in general asks for no words to send ("一般客户投诉该如何回复？有什么原则？")
 _IN_GENERAL = re.compile(r"(?i:\b(?:in\s+general|generally|tips|principles?|best\s+practices?)\b)|一般|通常|原则|技巧|方法论")
+# a turn that reports what a customer asks (the reply to send them is then what the model writes) …
+_CUSTOMER_ASKED = re.compile(r"(?:客户|顾客|买家|客人|用户|家长|租客)(?:又|还)?(?:问|说|想知道|咨询|留言问)|(?i:\b(?:customer|client|guest|buyer|"
+                             r"tenant)s?\s+(?:asks?|asked|wants\s+to\s+know|is\s+asking|wrote|writes|says)\b)")
+# … and a reply that addresses them: "您好，…", "亲，…", "Hi there, …", "Dear Ms Li, …"
+_TO_THE_CUSTOMER = re.compile(r"\s*(?:您好|你好|亲[，,！!]|尊敬的|亲爱的|(?i:hi|hello|dear)\b)")
 # an intro line that opens a reply before the text it delivers ("Sure! Here's a draft:", "好的，以下是修改后的版本：")
 _REPLY_INTRO = re.compile(r"[^\n]{0,80}?[:：][ \t]*\n")
 
@@ -3646,6 +3741,9 @@ def _deliverables(view: TextView, reuse: bool = False) -> dict[int, str]:
             out[nxt.msg_pos] = standing  # (each reply after a text handed over for it is one)
         elif asked is not None:
             out[nxt.msg_pos] = f"kept: the text the turn before asked for ({_short(asked, 40)!r})"
+        elif _CUSTOMER_ASKED.search(text, b.start, b.end) and _TO_THE_CUSTOMER.match(text, nxt.start, nxt.end):
+            # "客户问能不能货到付款，我们不支持。" answered with "您好，非常抱歉，我们目前暂不支持…": the reply to send
+            out[nxt.msg_pos] = f"kept: the reply to the question the turn before reports ({_short(text[b.start:b.end].strip(), 40)!r})"
         elif k > 0 and blocks[k - 1].role == "assistant" and (_works_on_the_last_reply(text, b.start, b.end, reuse) or (
                 blocks[k - 1].msg_pos in out and (_asks_for_a_revision(text, b.start, b.end)
                                                   or b.end - b.start <= _ADDS_MAX and _ADDS_TO_IT.match(text, b.start, b.end)))):
@@ -4029,6 +4127,8 @@ def _own_material(text: str, s: int, e: int, role: str, acted: bool = False) -> 
         seg = text[s:e]
         extra = _transcript(text, s, e) + _headed_email(text, s, e) + _sender_line(text, s, e) \
             if ":" in seg or "：" in seg else []
+        if "说" in seg or "问" in seg or "ed " in seg or "'d " in seg or "wrote" in seg:
+            extra += _reported_inline(text, s, e)
         extra += [*_compared_items(text, s, e, seg), *_compared_inline(text, s, e), *_candidates_above(text, s, e),
                   *_exercise_lines(text, s, e)]
         # (a system prompt's "Rate it on:"
@@ -4067,6 +4167,41 @@ def _sender_line(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
         z = last
     a, z = _stripped(text, m.end(), z)
     return [(a, z, "introduced", f"kept: the words of {m.group(1)!r}, quoted after the label that opens the turn")] if z > a else []
+
+
+# a message reported without a colon, in the turn's sentence, before the user asks how to answer it: "客户说你好，麻烦问一下发票
+# 什么时候能开出来，谢谢。帮我回复说周三开好。", "My boss just slacked me hey can you please jump on a call at 3, thanks so much! —
+# how do I say I'm busy until 3:30?"
+_REPORTED_INLINE = re.compile(
+    r"(?:(?<=[。！？!?\n])|^)[ \t]*(?:我的?)?(?:" + _SENDERS_ZH + r")(?:刚|刚刚|刚才|又|今天|昨天|突然)?(?:跟我|给我|对我)?"
+    r"(?:说|问|发(?:消息|微信|短信)?(?:来)?说|回复说|留言说)(?![：:明白话了过])"
+    r"|(?i:(?:(?<=[.!?\n])|^)[ \t]*(?:(?:my|our|the)[ \t]+)(?:" + _SENDERS_EN + r")[ \t]+(?:just[ \t]+|also[ \t]+)?"
+    r"(?:slacked|texted|messaged|e-?mailed|dm'?d|pinged|wrote)(?:[ \t]+(?:me|us))?[ \t]+"
+    r"(?!this\b|these\b|that\b|the[ \t]+following\b|back\b|me\b|us\b))(?![:\"“'‘])", re.MULTILINE)
+# where such a message ends: its first sentence's end, or a dash before the user's question
+_REPORTED_INLINE_END = re.compile(r"[。！？]|[.!?](?=[ \t]|$)|[ \t]+[—–][ \t]*|[ \t]+--?[ \t]+", re.MULTILINE)
+# … and what the user asks after it: the reply ("帮我回复", "怎么回", "how do I say", "what should I reply")
+_HOW_TO_ANSWER = re.compile(r"(?i:\bhow\s+(?:do|should|can|could)\s+I\s+(?:say|reply|respond|answer|tell|decline|word)|"
+                            r"\bwhat\s+(?:do|should|can)\s+I\s+(?:say|reply|answer|tell)|\b(?:help\s+me\s+)?(?:reply|respond)\b)"
+                            r"|回复|回覆|怎么回|如何回|回他|回她|回一下|怎么说|怎么答")
+
+
+def _reported_inline(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
+    out: list[tuple[int, int, str, str]] = []
+    for m in _REPORTED_INLINE.finditer(text, s, e):
+        if m.start() < s:
+            continue
+        end = _REPORTED_INLINE_END.search(text, m.end(), e)
+        if end is None:
+            continue
+        b = end.end() if end.group(0).strip() in ("。", "！", "？", ".", "!", "?") else end.start()
+        if _HOW_TO_ANSWER.search(text, b, min(e, b + 120)) is None:
+            continue  # (only when the turn then asks how to answer it: "老板说明天开会" is the user's account)
+        a, b = _stripped(text, m.end(), b)
+        if b > a:
+            out.append((a, b, "introduced", f"kept: the words of a message the turn reports "
+                                            f"({_short(m.group(0).strip(), 30)!r}), before asking how to answer it"))
+    return out
 
 
 def _users_own_line(text: str, a: int, b: int) -> bool:

@@ -94,6 +94,10 @@ _EN_COMPLEMENT_START = frozenset("""for with again in so very a all everyone eve
 _EN_COMPLEMENT_STOP = frozenset("""that which who whom whose where when while because if unless although though but
     so or not no never without nor cannot can't won't don't doesn't didn't isn't aren't shouldn't must should
     please""".split())
+# what "and" may add to a thanks or a greeting and still only be polite: a wish or a regard
+_EN_WELL_WISH = frozenset("""have a an great nice good lovely wonderful fantastic day days weekend week evening night morning
+    afternoon holiday holidays happy merry christmas new year regards best kind warm wishes take care enjoy cheers all the
+    your rest of god bless see you soon talk later safe travels stay well""".split())
 # (and acknowledgements: a turn that is only "Ok, thanks." is all filler, which the engine keeps whole)
 _EN_CONNECTOR_RESIDUE = frozenset({"and", "but", "so", "also", "oh", "ok", "okay", "well", "again", "once", "really", "very",
                                    "much", "so much", "all", "everyone", "great", "perfect", "alright", "cool", "awesome",
@@ -1112,6 +1116,8 @@ def _is_complement(piece: str) -> bool:
         prep = next((w for w in low if w in ("for", "with")), None)
         if prep is not None and not all(w in _EN_GENERIC_FOR for w in low[low.index(prep) + 1:]):
             return False  # thanked or sorry for something the conversation may need ("Hope all's good with the deploy?")
+        if low[0] == "and" and not all(w in _EN_WELL_WISH for w in low[1:]):
+            return False  # "thanks and have a great weekend" wishes; "thanks and now the readiness probe fails" reports
         if low[0] in _EN_COMPLEMENT_START:
             return True
         return len(words) <= 2 and all(w[0].isupper() for w in words)  # a name: "Hi Jordan,"

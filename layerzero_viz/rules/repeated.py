@@ -909,6 +909,11 @@ _NEW_WORK = re.compile(r"(?i:(?:ok(?:ay)?,?\s+)?(?:now|then|and\s+now)\b[,\s]*(?
 _ANOTHER = re.compile(r"(?i:\b(?:another|a\s+second|a\s+different|the\s+other)\s+(?!one\b|time\b)[a-z]+)|另(?:一|外)(?:个|位|家|名)?[\u4e00-\u9fff]{1,4}")
 
 
+# … named anywhere before the rule in its turn ("再帮我回另一个客户，…", "Reply to another customer: …"; not 另外, "besides")
+_ANOTHER_ONE = re.compile(r"(?i:\b(?:another|a\s+second|a\s+different)\s+(?!one\b|time\b|thing\b|question\b)[a-z]+)"
+                          r"|另一(?:个|位|家|名|封|条)")
+
+
 # whom a piece of work is for ("再给我婆婆写一张" after "给我妈妈写张生日卡"; "for my aunt Rita")
 _RECIPIENT = re.compile(r"给(?:我的?)?[\u4e00-\u9fff]{1,3}?(?=写|发|做|画|起|回|买|准备)|(?i:\bfor\s+(?:my|our|the)\s+[a-z]+(?:\s+[a-z]+)?)")
 
@@ -1163,8 +1168,15 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                     if mine is not None and (theirs is None or fold(mine) != fold(theirs)) \
                             and not _GOES_ON.search(mine):
                         why = f"a rule said again with a new request ({mine[:40]!r}): it may hold for that one only"
+                    elif mine is not None and _NEW_WORK.match(mine) and (":" in mine or "：" in mine):
+                        # ("再写一条给5号楼的：5号楼电梯6月12日维修停用。请业主走楼梯。": what the new notice says)
+                        why = f"said again in what a new piece of work is to say ({mine[:40]!r})"
                     elif mine is not None and _ANOTHER.search(mine):
                         why = f"a rule said again for another recipient ({mine[:40]!r}): it may hold for that one only"
+                    elif (other := _ANOTHER_ONE.search(text, blocks[bi].start, s)) is not None \
+                            and _ANOTHER_ONE.search(text, blocks[first_block].start, first.start) is None:
+                        # ("再帮我回另一个客户，他说：“…”先道歉。不要承诺额外赔偿。": the request is sentences before it)
+                        why = f"a rule said again for another one ({other.group(0)!r}): it may hold for that one only"
                     elif (asked := mine or _request_before(view, blocks[bi], s)) is not None \
                             and (whom := _RECIPIENT.search(asked)) is not None:
                         before = _RECIPIENT.search(text, blocks[first_block].start, first.start)
@@ -1354,6 +1366,16 @@ _FORBIDDEN_WORDS = re.compile(r"(?i:\b(?:not|never|don'?t|no)\s+(?:mention|use|i
                               r"|(?:不要|不得|别|禁止|不能)(?:再)?(?:提到|提及|提|使用|用|写|说|加|出现)([^。；，！？\n]{1,20})")
 
 
+# a rule that asks for the output alone ("Only output the diff.", "Output only JSON.", "No explanation.", "只输出代码。")
+_OUTPUT_ONLY = re.compile(r"(?i:\b(?:only|just)\s+(?:output|return|print|give\s+(?:me\s+)?|show\s+(?:me\s+)?|reply\s+with|"
+                          r"respond\s+with)\b|\boutput\s+only\b|\bno\s+(?:explanations?|commentary|prose|chatter)\b)"
+                          r"|只(?:输出|返回|给出?|要|写)|不要(?:解释|说明|废话)|不用解释|无需解释")
+# … and a reply that talks before (or instead of) giving it: "Sure! Here's the diff along with an explanation", "好的，先解释一下思路"
+_CHATTER = re.compile(r"\s*(?:(?i:sure|of\s+course|okay|ok|certainly|absolutely|great\s+question|let\s+me|i'll|i\s+will|first,)\b"
+                      r"|(?i:here(?:'s|\s+is)\b[^\n]{0,40}?\b(?:along\s+with|with\s+an?|and\s+an?)\s+(?:explanation|"
+                      r"walkthrough|summary|breakdown))|好的|当然|首先|先(?:解释|说明|介绍|讲)|我来|下面我|让我)")
+
+
 def reply_broke_it(text: str, s: int, e: int, reply: BlockRef) -> bool:
     """Whether the rule at [s, e) forbids a layout that the reply before it used ("不要使用列表或编号。" after a numbered
     list), names a choice the reply made otherwise ("Use metric units." after "I'll use imperial: 5 miles."), or answers
@@ -1377,6 +1399,8 @@ def reply_broke_it(text: str, s: int, e: int, reply: BlockRef) -> bool:
         return cjk < 0.2 if (lang.group(1) or lang.group(2) or "").lower() in ("中文", "汉语", "chinese") else cjk > 0.1
     if reply.end - reply.start >= 12 and _broke_language_pov_or_spelling(text, s, e, text[reply.start:reply.end]):
         return True
+    if _OUTPUT_ONLY.search(text, s, e) and _CHATTER.match(text, reply.start, reply.end):
+        return True  # "Only output the diff." after "Sure! Here's the diff along with an explanation: …"
     limit = _WORD_LIMIT.search(text, s, e)
     if limit is not None:  # "Reply in under 30 words." after a reply of 34; "100字以内" after 150 characters
         chars = limit.group(2) or limit.group(3)  # (a limit in Chinese characters)
