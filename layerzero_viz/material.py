@@ -2643,6 +2643,24 @@ _OWN_REQUEST_LINE = re.compile(r"[ \t]*(?:(?:请|麻烦)?(?:你)?(?:帮我|帮�
                                r"what\s+should\s+I\b|draft\s+a\b|write\s+a\b))")
 
 
+# a line in the user's own voice that asks the model something: "I cloned the repo and ran npm start. Could you please help
+# me fix this? Thanks!", "我现在很焦虑，该怎么安排这一周？谢谢！"
+_OWN_VOICE = re.compile(r"[ \t]*(?:我|(?i:I\b|I'm\b|I've\b|my\b|we\b))")
+_ASKS_THE_MODEL = re.compile(r"(?i:\b(?:can|could|would)\s+you\b|\bhelp\s+me\b|\bhow\s+(?:do|should|can)\s+I\b|"
+                             r"\bwhat\s+should\s+I\b|\bany\s+(?:idea|ideas|tips|advice)\b)|帮我|怎么办|该怎么|如何|能不能帮")
+
+
+# a question about the message above: "这是录用了吗？谢谢！", "这算拒绝吗？"
+_ABOUT_THE_MESSAGE_ZH = re.compile(r"[ \t]*(?:这|那)(?:是|算|样|个|句|条|话)[^。！？\n]{0,12}?(?:吗|么|吧|呢)[？?]")
+
+
+def _own_asking_line(text: str, a: int, e: int) -> bool:
+    """Whether the line at ``a`` is the user's own, asking the model (after a message or an output on a label's line)."""
+    le = _line_end(text, a, e)
+    return _OWN_VOICE.match(text, a, le) is not None and _ASKS_THE_MODEL.search(text, a, le) is not None \
+        or _asks_about_it(text, a, le) or _ABOUT_THE_MESSAGE_ZH.match(text, a, le) is not None
+
+
 def _past_own_words(text: str, c: int, a: int, e: int) -> int:
     """Where the text handed over after an introducer's colon (at ``c``; ``a``: the first character after it) starts:
     past the rest of the colon's line when that says how to do the work or asks about it and a blank line and the text
@@ -3431,9 +3449,10 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
                 if m.group("ui") is not None and (about := _ABOUT_THE_ANSWER.search(text, a, b)) is not None:
                     b = _stripped(text, a, about.start())[1]  # ("Button label: Please click here. Can you make …?")  # (a subject is its line: "邮件主题：…⏎请帮我写邮件正文。"; so is what a
                 # program printed on its label's line: "控制台打印：Please wait…⏎然后就不动了。")
-            elif received and "\n" not in text[m.end():a] and b > (le := _line_end(text, a, e)) \
-                    and _OWN_REQUEST_LINE.match(text, le + 1, e):
-                b = le  # (the user's request on the next line is theirs: "客户说：请尽快报价，谢谢！⏎帮我写个回复…")
+            elif "\n" not in text[m.end():a] and b > (le := _line_end(text, a, e)) \
+                    and (received and _OWN_REQUEST_LINE.match(text, le + 1, e) or _own_asking_line(text, le + 1, e)):
+                b = le  # (the user's request on the next line is theirs: "客户说：请尽快报价，谢谢！⏎帮我写个回复…", "Console
+                # output: Error: ENOENT …⏎I cloned the repo and ran npm start. Could you please help me fix this?")
             if a < b and "\n" not in text[m.end():a] and text[a].isascii() and text[a].isalpha():
                 # an English text on a Chinese request's line ends where Chinese starts after a sentence: "帮我改这句：I has
                 # been to Beijing twice. 每次最多指出3处错误。" (the rest is the user's)
@@ -3707,7 +3726,7 @@ _IN_GENERAL = re.compile(r"(?i:\b(?:in\s+general|generally|tips|principles?|best
 _CUSTOMER_ASKED = re.compile(r"(?:客户|顾客|买家|客人|用户|家长|租客)(?:又|还)?(?:问|说|想知道|咨询|留言问)|(?i:\b(?:customer|client|guest|buyer|"
                              r"tenant)s?\s+(?:asks?|asked|wants\s+to\s+know|is\s+asking|wrote|writes|says)\b)")
 # … and a reply that addresses them: "您好，…", "亲，…", "Hi there, …", "Dear Ms Li, …"
-_TO_THE_CUSTOMER = re.compile(r"\s*(?:您好|你好|亲[，,！!]|尊敬的|亲爱的|(?i:hi|hello|dear)\b)")
+_TO_THE_CUSTOMER = re.compile(r"\s*(?:您好|你好|亲[，,！!]|尊敬的|亲爱的|(?i:hi|hello|hey|dear)\b)")
 # an intro line that opens a reply before the text it delivers ("Sure! Here's a draft:", "好的，以下是修改后的版本：")
 _REPLY_INTRO = re.compile(r"[^\n]{0,80}?[:：][ \t]*\n")
 
@@ -3739,7 +3758,7 @@ def _deliverables(view: TextView, reuse: bool = False) -> dict[int, str]:
         asked = _reused(_asks_for_a_text, text[b.start:b.end]) if reuse else _asks_for_a_text(text[b.start:b.end])
         if standing is not None and asked is None:
             out[nxt.msg_pos] = standing  # (each reply after a text handed over for it is one)
-        elif asked is not None:
+        elif asked is not None and not _no_text_in(text, nxt.start, nxt.end):
             out[nxt.msg_pos] = f"kept: the text the turn before asked for ({_short(asked, 40)!r})"
         elif _CUSTOMER_ASKED.search(text, b.start, b.end) and _TO_THE_CUSTOMER.match(text, nxt.start, nxt.end):
             # "客户问能不能货到付款，我们不支持。" answered with "您好，非常抱歉，我们目前暂不支持…": the reply to send
@@ -3802,10 +3821,36 @@ def _asks_for_a_text(turn: str) -> str | None:
     letter:"), or None."""
     if len(turn) > 2 * _ASK_WITHIN:  # (not in the middle of a pasted document)
         return _asks_for_a_text(turn[:_ASK_WITHIN]) or _asks_for_a_text(turn[-_ASK_WITHIN:])
+    if _HOW_OR_WHETHER.search(turn):
+        return None  # "How do I reply to a comment on a GitHub PR?", "我该不该回复客户这封邮件？": no text to write
     m = _WRITE_A_TEXT.search(turn) or _EDIT_REQUEST.search(turn, 0, 200) or _REVISE_REQUEST.search(turn, 0, 200) \
         or _EDIT_WHAT_CAME.match(turn, turn.rstrip().rfind("\n") + 1) or (
         _SEND_BACK.search(turn) if _REPORTS_A_MESSAGE.search(turn) and not _IN_GENERAL.search(turn) else None)
     return None if m is None else m.group(0)
+
+
+# a turn that asks how one replies to a kind of message, or whether to reply at all: no text is asked for
+_HOW_OR_WHETHER = re.compile(r"(?i:\bhow\s+(?:do|can|should)\s+(?:I|you|we|one)\s+(?:reply|respond)\s+to\s+(?:a|an|any)\b|"
+                             r"\bshould\s+I\s+(?:even\s+)?(?:reply|respond|answer|write\s+back)\b|\bwhether\s+to\s+(?:reply|respond)\b)"
+                             r"|该不该回|要不要回|是否(?:需要|要|该|应该)?回")
+# a reply that gives no text: a short question back ("您跟张总平时说话比较正式吗？") or advice about the reply ("我建议您先确认
+# …，再让客户拍照。"), not addressed to the one it is for
+_ADVICE = re.compile(r"我建议|建议您|建议你|建议先|(?i:\bI\s+(?:would\s+|'d\s+)?(?:suggest|recommend)\b|\byou\s+(?:could|can|might|should)"
+                     r"\s+(?:first|try|start)\b)")
+
+
+_TO_YOU = re.compile(r"(?i:\byou(?:r|'d|'re)?\b)|您|你")
+
+
+def _no_text_in(text: str, s: int, e: int) -> bool:
+    """Whether the reply [s, e) after a request for a text holds none (a question back, or advice)."""
+    a = _after_reply_intro(text, s, e)
+    body = text[a:e].strip()
+    if _TO_THE_CUSTOMER.match(body) or a > s:
+        return False  # ("Here's a draft:⏎…", "您好，…": a text)
+    if len(body) <= 120 and body.endswith(("?", "？")) and _TO_YOU.search(body):
+        return True  # (a question to the user: "您跟张总平时说话比较正式吗？"; "… any chance someone can look this week?" is a text)
+    return _ADVICE.search(body) is not None and ("\n\n" not in body)
 
 
 # a change asked of the text the last reply wrote, which the next reply writes anew ("Start with "Dear colleagues"
@@ -3828,6 +3873,23 @@ _EDIT_REQUEST = re.compile(rf"(?i:\b{_en_words(_EDIT)}\b|\bmake\s+(?:this|it|the
 # Rewrite them to sound friendlier.")
 _EDIT_WHAT_CAME = re.compile(rf"[ \t]*(?i:(?:please\s+)?\b{_en_words(_EDIT)}\b\s+(?:them|these|those|it|this|the\s+[a-z-]+))\b"
                              rf"|[ \t]*(?:请|帮我|麻烦)?(?:把|将)?(?:它们|这些|它|这几[条句个段])?{_zh_words(_EDIT)}")
+
+
+# the reply's own closing paragraph after the text it delivers: "Hope this helps! Let me know if you'd like any changes.",
+# "希望对您有帮助，如需修改请告诉我。"
+_REPLY_OUTRO = re.compile(r"[ \t]*(?:(?i:hope\s+(?:this|that|it)\s+helps|let\s+me\s+know|feel\s+free|happy\s+to\s+(?:adjust|tweak|"
+                          r"change|help)|if\s+you(?:'d)?\s+(?:like|want|need)|want\s+me\s+to)|希望(?:对您|对你|能)|如需|如果需要|需要的话|"
+                          r"有需要|要不要我)")
+
+
+def _before_reply_outro(text: str, a: int, e: int) -> int:
+    """Where the text a reply delivers after its intro line ends: before a last paragraph that is the reply's own outro."""
+    last = None
+    for last in _PARA_BREAK.finditer(text, a, e):
+        pass
+    if last is None or not _REPLY_OUTRO.match(text, last.end(), e) or e - last.end() > 200:
+        return e
+    return _stripped(text, a, last.start())[1]
 
 
 def _after_reply_intro(text: str, s: int, e: int) -> int:
@@ -4034,8 +4096,9 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
             continue
         if b.msg_pos in delivered and b.msg_pos != prefill_msg:
             a = _after_reply_intro(text, b.start, b.end)
-            if a < b.end:
-                out.append(Material(a, b.end, "introduced", delivered[b.msg_pos]))
+            z = _before_reply_outro(text, a, b.end) if a > b.start else b.end
+            if a < z:
+                out.append(Material(a, z, "introduced", delivered[b.msg_pos]))
             if a > b.start:
                 out.extend(map(_as_material, block_material(text, b.start, a)))
             continue

@@ -1352,10 +1352,15 @@ _REDO = re.compile(r"(?i:\b(?:rewrite|redo|fix|revise|correct|try)\b[^.?!\n]{0,3
 # what says the reply before got something wrong, before a rule said again in the same turn ("That's over 50 words.",
 # "You translated Google.", "你直接给答案了。", "太长了。"): the rule is the correction
 _COMPLAINT = re.compile(r"(?i:\b(?:you(?:'ve|’ve|\s+have)?\s+(?:just\s+|still\s+|again\s+|already\s+|actually\s+)?"
+                        # (not praise: "You helped a lot.", "You nailed it.")
+                        r"(?!(?:helped|saved|nailed|rocked|impressed|amazed|exceeded|outdid|delighted|blessed|explained|"
+                        r"answered|solved|fixed|covered|clarified)\b)"
                         r"(?:[a-z]+ed|gave|wrote|forgot|broke|made|went|kept|didn'?t|didn’t|did\s+not|used|put|said)|"
-                        r"(?:that|it|this)(?:'s|’s|\s+is|\s+was)\s+(?:still\s+|way\s+|well\s+)?(?:over|more\s+than|too|not|"
+                        r"(?:that|it|this)(?:'s|’s|\s+is|\s+was)\s+(?:still\s+|way\s+|well\s+)?(?:over|more\s+than|too|"
+                        r"not(?!\s+(?:urgent|a\s+(?:big\s+)?(?:problem|deal|rush)|necessary|needed|required|important|"
+                        r"a\s+priority)\b)|"
                         r"longer|wrong)|still\s+too)\b)"
-                        r"|你(?:又|还是|直接|怎么又|还|刚才|已经)[^。！？!?\n]{1,12}?了|超(?:过|出)了|太(?:长|短|多|啰嗦)了|又错了|不对[。！!，,]"
+                        r"|你(?:又|还是|直接|怎么又|还|刚才|已经)(?!帮|救|做得很|做得真|太棒)[^。！？!?\n]{1,12}?了|超(?:过|出)了|太(?:长|短|多|啰嗦)了|又错了|不对[。！!，,]"
                         r"|有\d+多?个?字了|超(?:过)?字数了?|字数超了|超字了"
                         # a bare no that opens the turn: "No. Don't mention the discount.", "不行。不超过40字。"
                         r"|^\s*(?:(?i:no|nope|wrong)|不行|不对|不是这样)[.。!！]", re.MULTILINE)
