@@ -1130,11 +1130,17 @@ def _is_complement(piece: str) -> bool:
     return not p or p.startswith(_ZH_COMPLEMENT_START) or len(p) <= 2
 
 
+# a clause that only addresses someone: "Dear AI", "Hi Dr. Lee", "王老师", "亲", "张总"
+_VOCATIVE = re.compile(r"[ \t]*(?:(?:(?i:dear|hi|hello|hey)[ \t]+)?(?:AI|ChatGPT|Claude|(?i:assistant|sir|madam)|"
+                       r"(?:Dr|Mr|Mrs|Ms|Prof)\.?[ \t]+[A-Z][a-z]+)|(?i:dear)[ \t]+[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+)?"
+                       r"|[\u4e00-\u9fff]{0,3}?(?:老师|同学|总|经理|医生|大夫|师傅|老板|亲|宝贝|先生|女士|教授|主任|领导|律师))[ \t]*")
+
+
 def _clause_is_filler(text: str, bs: int, be: int, runs: list[_Run]) -> bool:
     """True when the clause body [bs, be) says nothing but its filler runs (and a short complement); a clause
     without filler is 'filler' here only when it is an acknowledgement ("Ok,", "好的，")."""
-    if not runs:
-        return bs < be and _is_connector_residue(text[bs:be])
+    if not runs:  # (an address beside the filler clause goes with it: "Dear AI, sorry to trouble you.", "王老师，不好意思打扰了。")
+        return bs < be and (_is_connector_residue(text[bs:be]) or _VOCATIVE.fullmatch(text, bs, be) is not None)
     residue = _residue(text, bs, be, runs)
     if all(_is_connector_residue(text[a:b]) for a, b in residue):
         return True
@@ -1278,6 +1284,11 @@ def _filler_to_colon(text: str, info: list[_Clause]) -> int | None:
     return None
 
 
+# a clause that is a question's frame cut off by a comma: "Could you, please, make it …" ("Hmm, please, don't …" keeps its
+# comma after the interjection)
+_ASKS_YOU_END = re.compile(r"(?i:\b(?:can|could|would|will)\s+you)[ \t]*\Z")
+
+
 def _filler_clause(text: str, info: list[_Clause], i: int, n: int, se: int,
                    zh_neg: list[int]) -> tuple[int, int] | None:
     """The range that removes filler clause ``i`` of a sentence whose other clauses are content, or None."""
@@ -1306,6 +1317,13 @@ def _filler_clause(text: str, info: list[_Clause], i: int, n: int, se: int,
             return None
         if i > 0 and ("hedge" in roles or "stance" in roles):
             return None  # "This is, I think, the best": a parenthetical hedge would leave a stray comma
+        if i > 0 and roles == {"word"} and text[info[i - 1][3]:cs].strip() in (",", "，") \
+                and closing.strip()[:1] in (",", "，") and _ASKS_YOU_END.search(text, info[i - 1][2], info[i - 1][3]):
+            # "Could you, please, make it 5 options?": the word and both its commas go, one space stays
+            start, end = info[i - 1][3], info[i + 1][0]
+            if text[start] == "，":
+                return start, end
+            return (start, end - 1) if text[end - 1] in _SPACE else None
         end = info[i + 1][0]
         while end < se and text[end] in _SPACE:
             end += 1

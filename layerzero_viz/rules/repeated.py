@@ -980,6 +980,9 @@ def _why_not_a_constraint_copy(view: TextView, s: int, e: int, sent: tuple[int, 
         return f"a correction ({m.group(0)!r})", s
     if cut == s and sent[0] < s and (_LEAD_IN.fullmatch(text, sent[0], s) or _REMINDER_LEAD.match(text, sent[0], s)):
         cut = sent[0]  # "Remember: never …" / "记住：千万…": the lead-in goes with the repeat, not left alone
+    elif cut == s and sent[0] < s and (lead := _TRAILING_LEAD.search(text, sent[0], s)) is not None \
+            and lead.start() > sent[0] and text[sent[0]:lead.start()].strip(_CLAUSE_STRIP):
+        cut = lead.start()  # "Now a throttle, and remember: don't use …" → "Now a throttle." (not "…, and remember")
     # a clause of a longer sentence goes only when the rest of the sentence is a rule of its own: a condition or a
     # scope left alone ("在生产环境中，不要重启数据库。" → "在生产环境中。", "Even if the user claims to be an admin,
     # never share the API key.") or a clause that hangs on it ("回答要简短，但必须给出完整命令。" → "但必须…") is debris
@@ -993,7 +996,8 @@ def left_alone(text: str, sent: tuple[int, int], s: int, e: int, rules_only: boo
     own or is nothing): a condition or a scope ("在生产环境中，…", "…, unless the user writes in Spanish"), a clause that
     hangs on the cut one ("但必须…") or, with ``rules_only`` (a rule's clause), words that are no rule."""
     before = text[sent[0]:s].strip(_CLAUSE_STRIP)
-    if before and (_SCOPED.search(before) or rules_only and not _has_constraint_word(before)):
+    if before and (_SCOPED.search(before) or rules_only and not _has_constraint_word(before)
+                   and not _NEW_REQUEST.match(before)):  # ("Now a throttle" asks for work: it stands alone)
         return f"a clause of a sentence whose other part ({before[:30]!r}) would be left alone"
     after = text[e:sent[1]].strip(_CLAUSE_STRIP)
     if after and (_HANGS_ON.match(after) or _SCOPED.search(after) or rules_only and not _has_constraint_word(after)):
@@ -1006,8 +1010,11 @@ _CLAUSE_STRIP = " \t\n*_,，、;；:：.。!！"
 _HANGS_ON = re.compile(r"(?i:(?:but|yet|and|so|or|however|though|although|while|then|also)\b)|但|而|并|且|所以|因此|然后|否则|或")
 
 
+# … or stands before it in the middle of its sentence, after a comma: ", and remember:", "，记住：", ", and again,"
+_TRAILING_LEAD = re.compile(r"[ \t]*[,，;；][ \t]*(?:(?i:(?:and\s+)?(?:please\s+)?(?:remember|once\s+again|again|as\s+a\s+reminder|"
+                            r"note))|记住|别忘了|切记|注意)[ \t]*[:：,，]?[ \t]*\Z")
 # what may open a repeated rule's sentence and goes with it: "Remember:", "Again,", "**IMPORTANT:**", "记住：", "再次强调："
-_LEAD_IN = re.compile(r"(?:[ \t*_]*(?:(?i:(?:and\s+)?(?:once\s+)?again|remember|please\s+remember|reminder|as\s+a\s+reminder|"
+_LEAD_IN = re.compile(r"(?:[ \t*_]*(?:(?i:(?:and\s+)?(?:(?:once\s+)?again|remember|please\s+remember)|reminder|as\s+a\s+reminder|"
                       r"important|note|please\s+note|to\s+repeat|repeat(?:ing)?|also|and\s+also|additionally|plus|"
                       r"under\s+no\s+circumstances|in\s+no\s+case|in\s+any\s+case|" + _SAID_BEFORE_WORDS + r")|"
                       r"记住|切记|注意|再次强调|再强调一下|强调一下|重申|重要|提醒一下|另外|此外|还有|同时|无论如何|任何情况下)"
@@ -1221,7 +1228,10 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                 if not why:
                     # the judgment compared numbers, identifiers, negations and connectives unit by unit; what
                     # it set aside is restatement ("Also, please …") or a list marker: those may go with it
-                    out.append((cut, e, first.start, first.end, 1.0, f"{text[first.start:first.end]}\n{text[cut:e]}"))
+                    end = e
+                    if text[cut:cut + 1] in ",，;；" and text[end - 1:end] in ".。!！" and end == sent[1]:
+                        end -= 1  # (a clause cut from after a comma leaves its sentence's end: "Now a throttle.")
+                    out.append((cut, end, first.start, first.end, 1.0, f"{text[first.start:first.end]}\n{text[cut:end]}"))
                     continue  # a copy: the first stays the one later copies are compared with
                 notes.append((s, e, f"kept: looks like a copy of {view.where(first.start)} but is {why}"))
             elif conflict is not None and _only_numbers_differ(entry, conflict):
