@@ -1995,7 +1995,9 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:(?:say|reply|respond|answer)(?:\s+(?:exac
                          r"|(?:开场白|结束语|结尾语?|开头语?|问候语|签名|落款|第一句话?|最后一句话?|首句|末句|第一段|最后一段|"
                          r"开头一句话?|结尾一句话?)(?:请|固定|统一|一律|必须|一定要|要|应该|应当|应|都|需要|总是|永远){0,3}"
                          r"(?:为|是|用|说|写|加上|加|附上)"
-                         r"|(?:加上|附上|带上|写上|说)(?:这句话|这句|下面这句话?|以下这句话?))"
+                         r"|(?:加上|附上|带上|写上|说)(?:这句话|这句|下面这句话?|以下这句话?)"
+                         # "每条回复都用这句开头：", "以下面这句结尾："
+                         r"|(?:用|以)(?:这句|下面这句|以下这句|这段|这一句)(?:话)?(?:开头|结尾|结束|开场|收尾))"
                          r"[ \t]*(?:\*\*)?[ \t]*\Z")
 # a line that points at what follows it to be passed on as written ("Send this SMS exactly, filling in {time}:",
 # "请原样发送下面这条短信，只替换{时间}：") — not the rules or the format to follow exactly, nor "Offer exactly 7 categories:"
@@ -2014,7 +2016,7 @@ _PRESCRIBED_PART = re.compile(r"(?i:\bwith\s*$)|(?:加上|加|附上|写上)\s*$
 # where _scripts looks: a colon after the last letter of a say-verb or a field (say, reply, respond, answer, with,
 # body, be, sign-off, greeting, 说, 回复, 回答, 开头用, 开场白, 内容是 …: a character class before a colon is one fast search; "The content is:"
 # is not looked for, only "内容是：")
-_SCRIPT_COLON = re.compile(r"[yYdDrRhHmM)说复答用白语是为下话上句写加][ \t*]{0,4}[:：]")
+_SCRIPT_COLON = re.compile(r"[yYdDrRhHmM)说复答用白语是为下话上句写加头尾束场][ \t*]{0,4}[:：]")
 # and the longer fields, looked for only in a block that holds one ("the message should be:", "this sign-off:")
 _SCRIPT_FIELD_COLON = re.compile(r"(?i:\bbe|(?:line|sentence|message)\s+(?:for|of|in|to)\s+(?:every|each|all|the|a|any|new)\s+"
                                  r"[a-z-]+|sign-?off|greeting|opening(?:\s+line)?|closing(?:\s+line)?|tagline|signature|"
@@ -2459,11 +2461,11 @@ _TASK_INTRO = re.compile(
     # reported words: "房东刚给我发微信：", "客户回了一封邮件："
     r"|[^：:\n]{0,12}?(?:" + _SENDERS_ZH + r")(?:刚|刚刚|刚才|又|今天|昨天)?"
     r"(?:(?:给我|跟我|给我们)?(?:发|回|留|写)(?:了)?(?:一条|一封|一段)?(?:微信|短信|消息|邮件|信息|留言|私信)(?:说|如下)?"
-    r"|(?:给我|给我们)?(?:发来|发过来|回过来|传来)(?:了)?(?:一条|一封|一段)?(?:的)?(?:微信|短信|消息|邮件|信息|留言|私信)?(?:说|如下)?)"
+    r"|(?:给我|给我们)?(?:发来|发过来|回过来|传来)(?:了)?(?:一条|一封|一段)?(?:的)?(?:英文|中文|英语|日文)?(?:微信|短信|消息|邮件|信息|留言|私信)?(?:说|如下)?)"
     # (what someone posted or wrote, whoever: "客户最后回了：", "说明书上写：", "老师在家长群里发了：", "群公告写着：")
     r"|[^：:\n]{0,16}?(?:发了|回了|写了|写着|上写|写道|回复了|贴了|发的是|回的是)(?:一句|一条|一段|这个|这些|句|条)?"
     # a student's answer to check: "我写的是：谢谢、对不起。对吗？", "孩子的答案是：…"; a role-play's first line: "I'll start: …"
-    r"|[^：:\n]{0,8}?(?:写|填|答|选|说|造)的(?:句子?|答案)?(?:是)?|[^：:\n]{0,8}?的答案(?:是)?"
+    r"|[^：:\n]{0,16}?(?:写|填|答|选|说|造)的(?:句子?|答案)?(?:是)?|[^：:\n]{0,8}?的答案(?:是)?"
     # the sentence pointed at: "帮我改这句：…", "看看这段："
     r"|[^：:\n]{0,10}?(?:改|看|查|检查|批改|润|翻)(?:一下|下)?(?:这句|这段|这篇|这封|这条)(?:话)?"
     r"|(?i:[^:：\n]{0,80}?\bI(?:'ll|’ll|[ \t]+will)[ \t]+(?:start|begin|go[ \t]+first))"
@@ -2490,8 +2492,8 @@ _TASK_INTRO = re.compile(
     r"grammatical)[ \t]+in)"
     r"|[ \t]*(?:请|麻烦|帮我)*(?:转告|告诉|通知)[^：:\n，,。]{1,8}"  # ("告诉值班同学：麻烦今晚盯一下…": the words to pass on)
     r"|(?i:[^:：\n]{0,20}?\b(?:reply|respond|write\s+back|say|(?:tell|text|message|email|dm|ping)\s+(?:him|her|them)|"
-    r"tell\s+(?:the|my|our)\s+[\w-]+(?:\s+[\w-]+)?)"
-    r"(?:\s+to\s+(?:him|her|them|the\s+\w+|(?-i:[A-Z][a-z]+)))?"
+    r"tell\s+(?:the|my|our)\s+[\w-]+(?:\s+[\w-]+)?|write\s+(?=to\s))"
+    r"(?:\s*to\s+(?:him|her|them|the\s+\w+|my\s+\w+|(?-i:[A-Z][a-z]+)))?"
     r"(?:\s+with)?)"
     # a template to fill in: "Fill in this template for Jun (start date May 6):"
     r"|(?i:fill\s+(?:in|out)\s+(?:this|the|my|our)\s+(?:template|form|placeholders?)\b[^:：\n]{0,80}?)"
@@ -2728,7 +2730,7 @@ _REPORTED = (
     # "Output: JSON only" on one line is an instruction as often
     # (not a bare "Output:" or 输出：, which head the format wanted as often: "Rules:⏎Answer briefly.⏎Output:⏎One line.")
     r"|(?P<printed>(?i:expected|got|actual|error[ \t]+message|console(?:[ \t]+output)?|stdout|stderr)|输出结果|错误信息"
-    r"|(?:程序|控制台|终端|命令行|脚本)的?输出|运行结果|打印结果"
+    r"|(?:程序|控制台|终端|命令行|脚本)的?输出|运行结果|打印结果|(?:监控)?(?:告警|报警|警报)(?:内容|信息|原文|详情)?"
     # (what a program or a bot printed or replied, named: "控制台打印：", "发布机器人回复：", "页面提示：")
     r"|(?P<printed_named>[\u4e00-\u9fffA-Za-z]{0,6}?[ \t]?(?:程序|控制台|终端|命令行|脚本|页面|屏幕|系统|界面|机器人|软件|网页|网站|"
     r"小程序|客户端|(?i:bot|app))的?"
@@ -2763,8 +2765,11 @@ _REPORTED = (
     # ("The reviewer's exact words:")
     r"|(?:(?:(?:my|our|the|a|an)[ \t]+)?[a-z][\w-]*(?:'s|’s|s')|his|her|their)[ \t]+(?:exact[ \t]+|own[ \t]+)?(?:words|wording)"
     r"|(?:(?:(?:my|our|the|a|an)[ \t]+)?(?:" + _SENDERS_EN + r")|he|she|they)[ \t]+(?:(?:just|also|then)[ \t]+)?"
-    r"(?:says|said|wrote(?:[ \t]+back)?|writes|texted|emailed|messaged|replied|responded|asked|asks|told|sent)"
+    r"(?:says|said|wrote(?:[ \t]+back)?|writes|texted|emailed|messaged|replied|responded|asked|asks|told|sent|posted|"
+    r"commented|shared|tweeted)"
     r"(?:[ \t]+(?:me|us|him|her|them))?"
+    # "From the customer:", "From my landlord:"
+    r"|from[ \t]+(?:the|a|my|our)[ \t]+(?:" + _SENDERS_EN + r")"
     r"|(?:review|comment|message|e-?mail|text|post|tweet|reply|answer|response)[ \t]*#?\d{1,3})"
     r"(?i:[ \t]+(?:in|on|via|over|through|by)[ \t]+(?:the[ \t]+|a[ \t]+)?[a-z]+(?:[ \t]+(?:app|portal|chat))?)?"
     r"|(?:(?![你您])[\u4e00-\u9fff]{1,6}?的|[A-Za-z]{2,12}的|" + _SENDERS_ZH + r")(?:发来的|发的|回的)?(?:微信|短信|消息|邮件|留言|私信|来信|回复|评论)"
@@ -2783,7 +2788,8 @@ _REPORTED = (
     r"(?:policy|contract|article|handbook|terms)[ \t]+excerpt|excerpt|"
     r"(?:gift|card|engraving|greeting)[ \t]+(?:message|text|note)(?:[ \t]+for[ \t]+[^:：\n]{1,30}?)?|engrave|inscription)"
     r"|(?:买家|卖家|客户|用户|订单)备注|贺卡(?:内容|文字)"
-    r"|(?i:here(?:'s|\s+is|\s+are)\s+(?:my|our|his|her)\s+(?:[a-z-]+\s+)?(?:homework|assignment|answers?|"
+    r"|(?i:here(?:'s|\s+is|\s+are)\s+(?:my|our|his|her|the)\s+(?:[a-z-]+\s+)?(?:sql|query|script|config|stack\s+trace|traceback|"
+    r"output|logs?|homework|assignment|answers?|"
     r"translation|essay|work|draft|letter|cover\s+letter|resume|code|opening|intro|introduction|pitch|speech|toast|script|"
     r"greeting|reply|response|message|e-?mail|bio|post|paragraph|sentence|answer))"
 )
@@ -2817,7 +2823,7 @@ _REQUEST_FORM = re.compile(rf"[ \t]*(?:(?i:(?:hi|hello|hey|ok|okay)\b[^.!?\n]{{0
                            rf"would|will)\s+(?:you\s+)?(?:please\s+)?)?(?i:{_TASK_VERB_EN})\b"
                            rf"|(?:请|请你|请您|麻烦|帮我|帮忙|麻烦你|麻烦您)?(?:帮我|帮忙)?(?:把|将)?(?:{_TASK_VERB_ZH}))")
 _FENCE_MARKS = ("---", "——", "___", "***", "===", "<<<", ">>>", '"""', "'''")
-_LABEL_WORDS = ("字", "文本", "hown", "isplayed", " see", "opy", "tring", "abel", "aragraph", "raft", "mail", "etter", "entence", "段", "记录", "邮件", "草稿", "内容", "原文", "正文", "评论", "作文",
+_LABEL_WORDS = ("告警", "报警", "警报", "字", "文本", "hown", "isplayed", " see", "opy", "tring", "abel", "aragraph", "raft", "mail", "etter", "entence", "段", "记录", "邮件", "草稿", "内容", "原文", "正文", "评论", "作文",
                 "文章", "文本", "评价", "留言", "反馈", "ext", "ustomer", "lient", "riginal", "omplaint", "icket",
                 "nvoice", "eceipt", "esume", "inutes", "ote", "eport", "eedback", "nput", "ranscript", "og", "race", "输入", "发票", "收据",
                 "简历", "日志", "报错", "纪要", "我的", "ere", "bservation", "utput", "esult", "esponse", "hits", "age t",
@@ -2844,6 +2850,12 @@ _TRAILING_REFERENCE = re.compile(
     re.MULTILINE)
 
 
+# … or on the text's own line, after it: "您好，…请查收。——这是我准备发给客户的，帮我看看。", "Hi Sam, … <- that's what I'm about
+# to send. Too stiff?"
+_INLINE_REFERENCE = re.compile(
+    r"(?:——|—|<-|<--|←)[ \t]*(?:这是|这就是|以上是|上面是)[^，,。！？\n]{0,4}?我?(?:准备|打算|要|想)?(?:发|回|回复)给[^，,。！？\n]{1,8}?的"
+    r"|(?:(?:<-|<--|←|—|–)[ \t]*|(?<=[.!?])[ \t]+)(?i:that'?s|this\s+is)\s+what\s+I(?:'m|\s+am)\s+(?:about|going|planning)\s+to\s+"
+    r"(?:send|post|say|reply|text|e-?mail)\b")
 _LABEL_STRIP = " \t\n*#->"
 _LABEL_REACH = 24  # characters from a label's start to its word ("My landlord's email:", "The clinic emailed:")
 
@@ -3199,6 +3211,9 @@ _NAMED_TEXT_SENTENCE = re.compile(
     r"response|review|comment|note|post|tweet|caption|draft|alert|notification|announcement|opener|greeting|sentence|"
     r"paragraph|copy|customer|client)\b[^.!?\n]{0,60}?\?[ \t]+)"
     rf"|(?i:(?:please\s+)?(?:{_TASK_VERB_EN}|shorten)\s+(?:this|the\s+following)\b[^.!?:\n]{{0,60}}?\.[ \t]+)"
+    # "Can you check the grammar? I am writing to kindly remind you …"
+    r"|(?i:(?:can|could|would)\s+you\s+(?:please\s+)?(?:check|fix|correct|proofread|improve)\s+(?:the\s+|my\s+)?"
+    r"(?:grammar|spelling|punctuation|wording|english)\b[^.!?\n]{0,30}?\?[ \t]+)"
     r"|(?:这条|这段|这封|这句|这个|这则)(?:回复|评价|评论|消息|短信|邮件|留言|文案|通知|公告|话术|开场白)[^。！？\n]{0,20}?[？?][ \t]*"
     r"(?=[^ \t\n])")
 # (only opening the turn: "1. 请总结。2. 请翻译。" lists tasks)
@@ -3255,8 +3270,14 @@ _MORE_OF_THE_TASK = re.compile(r"[ \t]*(?i:make|keep|add|remove|cut|change|use|d
 # an opening sentence that says the user is about to send what follows and asks about it: "我准备这么回客户，你看行不行。…",
 # "I'm going to post this in #general, any tweaks? Hi all! …"
 _PREVIEW_SENTENCE = re.compile(
-    r"[^。！？\n]{0,12}?(?:准备|打算|想|要|就)(?:这么|这样)(?:回|回复|写|说|发|回答|答复)[^。！？\n]{0,16}?[，,][^。！？\n]{0,10}?"
+    r"[^。！？\n]{0,12}?(?:我|准备|打算|想|要|就)(?:这么|这样)(?:回|回复|写|说|发|回答|答复)[^。！？\n]{0,16}?[，,]?[^。！？\n]{0,10}?"
     r"(?:行不行|可不可以|可以吗|行吗|好吗|怎么样|合适吗|妥吗|看看|如何)[。？?！!][ \t]*"
+    # (the text after the frame's comma or colon: "我想这样回客户，感谢您的耐心等待，…。可以吗", "我准备给客户发这个：您好，…")
+    r"|[^。！？\n]{0,6}?(?:准备|打算|想|要|就)(?:这么|这样)(?:回|回复|写|说|发)[^，,。！？：:\n]{0,8}?[，,：:][ \t]*"
+    r"|[^。！？\n]{0,6}?(?:准备|打算|想|要)(?:给[^，,。！？：:\n]{1,8})?(?:发|回|回复)(?:这个|这段|这条|这句|如下)[ \t]*[：:][ \t]*"
+    # "I'm planning to reply with Hi there, thank you for waiting, …"
+    r"|(?i:[^.!?\n]{0,30}?\b(?:going\s+to|about\s+to|planning\s+to|plan\s+to|want\s+to|gonna)\s+(?:reply|respond|answer|"
+    r"write\s+back)\s+with[ \t]+)"
     r"|(?i:[^.!?\n]{0,30}?\b(?:going\s+to|about\s+to|planning\s+to|plan\s+to|want\s+to|gonna)\s+(?:post|send|reply\s+with|"
     r"text|e-?mail|share|publish|put\s+up)\s+this\b[^.!?\n]{0,50}?\?[ \t]+)(?=[^ \t\n])")
 
@@ -3275,7 +3296,7 @@ def _opening_sentence_payload(text: str, s: int, e: int) -> list[tuple[int, int,
         for stop in _SENTENCE_STOP.finditer(text, a, min(e, a + _OPENING_REACH)):
             # (or a question about it: "您好！这个弹窗文案怎么样？⏎…")
             m = _REPORTED_SENTENCE.match(text, stop.end(), e) or _TONE_QUESTION.match(text, stop.end(), e) \
-                or _NAMED_TEXT_SENTENCE.match(text, stop.end(), e)
+                or _NAMED_TEXT_SENTENCE.match(text, stop.end(), e) or _PREVIEW_SENTENCE.match(text, stop.end(), e)
             if m is not None:
                 break
     if m is None:
@@ -3378,6 +3399,10 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
         # one line without a colon (most chat turns): no intro, label, rule line, paragraph or reference; an opening
         # sentence may still hand the rest over ("…, exactly as it is. Hi! Thanks so much for your email. …")
         seg = text[s:e]
+        if payload and ("—" in seg or "<-" in seg or "←" in seg or "what I" in seg) \
+                and (ref := _INLINE_REFERENCE.search(text, s, e)) is not None and ref.start() > s:
+            a, b = _stripped(text, s, ref.start())
+            return [(a, b, "introduced", f"kept: the text that {_short(ref.group(0).strip(' -—<←'), 40)!r} says it hands over")]
         if payload and ("?" in seg or "？" in seg or "—" in seg or _VERBATIM_HINT.search(seg)
                         or any(w in seg for w in ("ranslate", "翻译", "翻成", "译成", "译中", "译英", "译汉", "elow"))
                         or _NAMED_TEXT_SENTENCE.match(seg.lstrip()) or _BARE_WORK_SENTENCE.match(seg.lstrip())
@@ -3497,7 +3522,7 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
     # (the paragraph that says what the text was ends the turn: looked for in its last characters)
     tail = max(s, e - _REFERENCE_TAIL)
     tail = text.rfind("\n", s, tail) + 1 or s
-    ref = _TRAILING_REFERENCE.search(text, tail, e)
+    ref = _TRAILING_REFERENCE.search(text, tail, e) or _INLINE_REFERENCE.search(text, s, e)
     if ref is not None and ref.start() > s:
         a, b = _stripped(text, s, ref.start())
         if b > a:
@@ -3723,10 +3748,11 @@ _REPORTS_A_MESSAGE = re.compile(
 # advice on replying in general asks for no words to send ("一般客户投诉该如何回复？有什么原则？")
 _IN_GENERAL = re.compile(r"(?i:\b(?:in\s+general|generally|tips|principles?|best\s+practices?)\b)|一般|通常|原则|技巧|方法论")
 # a turn that reports what a customer asks (the reply to send them is then what the model writes) …
-_CUSTOMER_ASKED = re.compile(r"(?:客户|顾客|买家|客人|用户|家长|租客)(?:又|还)?(?:问|说|想知道|咨询|留言问)|(?i:\b(?:customer|client|guest|buyer|"
+_CUSTOMER_ASKED = re.compile(r"(?:客户|顾客|买家|客人|用户|家长|租客)[A-Za-z\d]{0,2}(?:又|还)?(?:问|说|想知道|咨询|留言问)|(?i:\b(?:customer|client|guest|buyer|"
                              r"tenant)s?\s+(?:asks?|asked|wants\s+to\s+know|is\s+asking|wrote|writes|says)\b)")
 # … and a reply that addresses them: "您好，…", "亲，…", "Hi there, …", "Dear Ms Li, …"
-_TO_THE_CUSTOMER = re.compile(r"\s*(?:您好|你好|亲[，,！!]|尊敬的|亲爱的|(?i:hi|hello|hey|dear)\b)")
+_TO_THE_CUSTOMER = re.compile(r"\s*(?:您好|你好|亲[，,！!]|尊敬的|亲爱的|感谢您|非常抱歉|(?i:hi|hello|hey|dear)\b|"
+                              r"(?i:thank\s+you\s+(?:so\s+much\s+)?for|thanks\s+(?:so\s+much\s+)?for|we(?:'re|\s+are)\s+(?:so\s+)?sorry)\b)")
 # an intro line that opens a reply before the text it delivers ("Sure! Here's a draft:", "好的，以下是修改后的版本：")
 _REPLY_INTRO = re.compile(r"[^\n]{0,80}?[:：][ \t]*\n")
 
@@ -4190,7 +4216,7 @@ def _own_material(text: str, s: int, e: int, role: str, acted: bool = False) -> 
         seg = text[s:e]
         extra = _transcript(text, s, e) + _headed_email(text, s, e) + _sender_line(text, s, e) \
             if ":" in seg or "：" in seg else []
-        if "说" in seg or "问" in seg or "ed " in seg or "'d " in seg or "wrote" in seg:
+        if "说" in seg or "问" in seg or "ed " in seg or "'d " in seg or "wrote" in seg or "s " in seg:
             extra += _reported_inline(text, s, e)
         extra += [*_compared_items(text, s, e, seg), *_compared_inline(text, s, e), *_candidates_above(text, s, e),
                   *_exercise_lines(text, s, e)]
@@ -4240,9 +4266,17 @@ _REPORTED_INLINE = re.compile(
     r"(?:说|问|发(?:消息|微信|短信)?(?:来)?说|回复说|留言说)(?![：:明白话了过])"
     r"|(?i:(?:(?<=[.!?\n])|^)[ \t]*(?:(?:my|our|the)[ \t]+)(?:" + _SENDERS_EN + r")[ \t]+(?:just[ \t]+|also[ \t]+)?"
     r"(?:slacked|texted|messaged|e-?mailed|dm'?d|pinged|wrote)(?:[ \t]+(?:me|us))?[ \t]+"
-    r"(?!this\b|these\b|that\b|the[ \t]+following\b|back\b|me\b|us\b))(?![:\"“'‘])", re.MULTILINE)
+    r"(?!this\b|these\b|that\b|the[ \t]+following\b|back\b|me\b|us\b))(?![:\"“'‘])"
+    # what a program printed, named: "the CLI printed Error: please log in first, thanks — what do I run next?"
+    r"|(?P<printed>(?i:\b(?:the|my|our)[ \t]+(?:cli|console|terminal|server|program|script|build|compiler|command|installer)[ \t]+"
+    r"(?:printed|says|said|showed|returned|spat[ \t]+out|threw|displayed)[ \t]+)(?=[A-Z\"'“‘\[]))",
+    re.MULTILINE)
 # where such a message ends: its first sentence's end, or a dash before the user's question
-_REPORTED_INLINE_END = re.compile(r"[。！？]|[.!?](?=[ \t]|$)|[ \t]+[—–][ \t]*|[ \t]+--?[ \t]+", re.MULTILINE)
+_REPORTED_INLINE_END = re.compile(r"[。！？]|[.!?](?=[ \t]|$)|[ \t]+[—–][ \t]*|[ \t]+--?[ \t]+|(?i:,[ \t]+(?:and|but|so)[ \t]+(?:I|we)\b)",
+                                  re.MULTILINE)
+_REPORTED_INLINE_MAX = 300  # characters
+# … or, English, a message that opens like one ("hey, thanks for today, please take Friday off."): no question needed
+_OPENS_A_MESSAGE = re.compile(r"[ \t]*(?i:hey|hi|hello|dear|yo|please|pls|thanks|thank\s+you|can\s+you|could\s+you|sorry)\b")
 # … and what the user asks after it: the reply ("帮我回复", "怎么回", "how do I say", "what should I reply")
 _HOW_TO_ANSWER = re.compile(r"(?i:\bhow\s+(?:do|should|can|could)\s+I\s+(?:say|reply|respond|answer|tell|decline|word)|"
                             r"\bwhat\s+(?:do|should|can)\s+I\s+(?:say|reply|answer|tell)|\b(?:help\s+me\s+)?(?:reply|respond)\b)"
@@ -4258,7 +4292,10 @@ def _reported_inline(text: str, s: int, e: int) -> list[tuple[int, int, str, str
         if end is None:
             continue
         b = end.end() if end.group(0).strip() in ("。", "！", "？", ".", "!", "?") else end.start()
-        if _HOW_TO_ANSWER.search(text, b, min(e, b + 120)) is None:
+        if b - m.end() > _REPORTED_INLINE_MAX:
+            continue  # (a message said in passing is a sentence or two)
+        if m.group("printed") is None and _HOW_TO_ANSWER.search(text, b, min(e, b + 120)) is None \
+                and not (m.group(0).isascii() and _OPENS_A_MESSAGE.match(text, m.end(), e)):
             continue  # (only when the turn then asks how to answer it: "老板说明天开会" is the user's account)
         a, b = _stripped(text, m.end(), b)
         if b > a:

@@ -564,6 +564,10 @@ _STOCK_CONDITION = re.compile(r"(?:如果|如有|若有|若|要是|倘若|假如
                               r"(?:问题|疑问|疑惑|需要|需求|不清楚的地方|不明白的地方)")
 
 
+# what 不好意思 is too embarrassed to do, right after it: "不好意思拒绝", "不好意思开口", "不好意思直接说"
+_EMBARRASSED_TO = re.compile(r"(?:再|直接|当面|跟他|跟她|跟你|跟领导|跟老板)?(?:拒绝|开口|说出口|提|催|推辞|回绝|张口|收下)")
+
+
 def _not_filler_zh(text: str, s: int, e: int) -> bool:
     """Whether a Chinese lexicon hit is part of a word: 嗨 before a letter or a CJK character (嗨皮, 嗨翻天) — or a
     sarcastic thanks before what went wrong ("谢谢你啊，把我整个下载文件夹都删了"), or the thanks of a polite decline
@@ -585,6 +589,8 @@ def _not_filler_zh(text: str, s: int, e: int) -> bool:
         # questions ("审计提了几个问题，最后一个问题：为什么…")
     if _opens_its_turn(text, s) and _ABOUT_THE_WORDS_ZH.match(text, e):
         return True  # "谢谢，不用了——这句话怎么说…", "麻烦你了，这是…的习惯说法吗？", "别客气，帮我翻译成英文": the words asked about
+    if text.startswith("不好意思", s) and _EMBARRASSED_TO.match(text, e):
+        return True  # "但是不好意思拒绝": too embarrassed to refuse — why the user asks, not an apology
     if text[s] in "不抱对" and _CORRECTION_AFTER.match(text, e):
         return True  # "我住1502，不好意思，是1205": the mark of a correction, which says what the number replaces
     return e - s == 1 and text[s] == "嗨" and e < len(text) and (text[e].isalnum() or is_cjk(text[e]))

@@ -367,8 +367,8 @@ def _zh_yixia(text: str, s: int, e: int, word: str) -> Span:
     after = text[e] if e < len(text) else ""
     if not after or after in _CLAUSE_BOUNDARY or after in " \t～~…”\"」』）)" or after in "吧吗呢啊呀哦嘛啦":
         return None
-    if not _flags_around(text, s, e)[0].startswith("v") or (is_cjk(after) and after in "子午"):
-        return None
+    if not _flags_around(text, s, e)[0].startswith("v") or (is_cjk(after) and after in "子午就"):
+        return None  # (一下就…: "at once" — "这个报错一下就出来了")
     if after in _NUMERALS:
         return None  # 算一下一次应该喂多少毫升: without 一下, 算一次 reads "calculate once"
     if text[max(0, s - 2):s] in _ZH_TELL and after not in "我你您他她":
