@@ -3865,7 +3865,13 @@ _ADVICE = re.compile(r"我建议|建议您|建议你|建议先|(?i:\bI\s+(?:woul
                      r"\s+(?:first|try|start)\b)")
 
 
-_TO_YOU = re.compile(r"(?i:\byou(?:r|'d|'re)?\b)|您|你")
+# a question back about how to write the text asked for: "您跟张总平时说话比较正式吗？", "Would you like it formal or casual?"
+_HOW_TO_WRITE_IT = re.compile(r"(?i:\b(?:would\s+you\s+like|do\s+you\s+want|should\s+I|what\s+tone|which\s+(?:tone|version|one)|"
+                              r"how\s+(?:formal|long|casual)|formal\s+or\s+casual)\b)|您希望|你希望|您想|你想|您跟|你跟|要不要我|"
+                              r"需要我|是否需要|语气|正式")
+# … and advice that speaks of the one the text is for in the third person: "…再让客户拍照", "ask the customer for a photo"
+_THIRD_PERSON = re.compile(r"(?i:\bthe\s+(?:customer|client|recipient|landlord|tenant|manager|boss|guest|buyer)\b|\b(?:him|them)\b)"
+                           r"|客户|对方|顾客|买家|他|她")
 
 
 def _no_text_in(text: str, s: int, e: int) -> bool:
@@ -3874,9 +3880,10 @@ def _no_text_in(text: str, s: int, e: int) -> bool:
     body = text[a:e].strip()
     if _TO_THE_CUSTOMER.match(body) or a > s:
         return False  # ("Here's a draft:⏎…", "您好，…": a text)
-    if len(body) <= 120 and body.endswith(("?", "？")) and _TO_YOU.search(body):
-        return True  # (a question to the user: "您跟张总平时说话比较正式吗？"; "… any chance someone can look this week?" is a text)
-    return _ADVICE.search(body) is not None and ("\n\n" not in body)
+    if len(body) <= 120 and body.endswith(("?", "？")) and _HOW_TO_WRITE_IT.search(body):
+        return True  # (a question to the user about the text: "您跟张总平时说话比较正式吗？"; "… any chance someone can look at it
+        # this week?" is a text)
+    return _ADVICE.search(body) is not None and _THIRD_PERSON.search(body) is not None and "\n\n" not in body
 
 
 # a change asked of the text the last reply wrote, which the next reply writes anew ("Start with "Dear colleagues"
