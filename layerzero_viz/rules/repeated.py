@@ -1180,10 +1180,10 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                         why = f"said again in what a new piece of work is to say ({mine[:40]!r})"
                     elif mine is not None and _ANOTHER.search(mine):
                         why = f"a rule said again for another recipient ({mine[:40]!r}): it may hold for that one only"
-                    elif (other := _ANOTHER_ONE.search(text, blocks[bi].start, s)) is not None \
+                    elif (another := _ANOTHER_ONE.search(text, blocks[bi].start, s)) is not None \
                             and _ANOTHER_ONE.search(text, blocks[first_block].start, first.start) is None:
                         # ("再帮我回另一个客户，他说：“…”先道歉。不要承诺额外赔偿。": the request is sentences before it)
-                        why = f"a rule said again for another one ({other.group(0)!r}): it may hold for that one only"
+                        why = f"a rule said again for another one ({another.group(0)!r}): it may hold for that one only"
                     elif (asked := mine or _request_before(view, blocks[bi], s)) is not None \
                             and (whom := _RECIPIENT.search(asked)) is not None:
                         before = _RECIPIENT.search(text, blocks[first_block].start, first.start)
