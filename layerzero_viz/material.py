@@ -2714,7 +2714,9 @@ _IN_A_FORMAT = re.compile(r"(?i:\bin[ \t]+(?:a|an|the)[ \t]+(?:[a-z-]+[ \t]+){0,
 # labels that report whose words or what record follows (material with no verb in the turn): "Ticket #4411 from
 # customer:", "Invoice:", "Standup notes:", "输入：", "会议记录：", "这是我的翻译作业："
 _REPORTED = (
-    r"(?i:(?:ticket|e-?mail|message|review|complaint|feedback|comment|note)\b[^:：\n]{0,30}?\bfrom\s+"
+    r"(?i:(?:new\s+)?(?:ticket|e-?mail|message|review|complaint)\b[^:：\n]{0,20}?\bfrom\s+[\w.+-]+@[\w-]+(?:\.[\w-]+)+)"
+    r"|[^：:\n]{0,8}?有(?:一)?条(?:新的?)?(?:评论|评价|留言|差评|好评|投诉)"
+    r"|(?i:(?:ticket|e-?mail|message|review|complaint|feedback|comment|note)\b[^:：\n]{0,30}?\bfrom\s+"
     r"(?:a\s+|the\s+|our\s+|my\s+)?(?:customer|client|user|guest|patient|buyer|tenant|landlord|boss|"
     r"manager|colleague|hr|school|teacher|bank|recruiter|support|team|company|university|professor|neighbou?r)s?)"
     # a document or record the label names, or the user's own piece of work
@@ -2823,7 +2825,7 @@ _REQUEST_FORM = re.compile(rf"[ \t]*(?:(?i:(?:hi|hello|hey|ok|okay)\b[^.!?\n]{{0
                            rf"would|will)\s+(?:you\s+)?(?:please\s+)?)?(?i:{_TASK_VERB_EN})\b"
                            rf"|(?:请|请你|请您|麻烦|帮我|帮忙|麻烦你|麻烦您)?(?:帮我|帮忙)?(?:把|将)?(?:{_TASK_VERB_ZH}))")
 _FENCE_MARKS = ("---", "——", "___", "***", "===", "<<<", ">>>", '"""', "'''")
-_LABEL_WORDS = ("告警", "报警", "警报", "字", "文本", "hown", "isplayed", " see", "opy", "tring", "abel", "aragraph", "raft", "mail", "etter", "entence", "段", "记录", "邮件", "草稿", "内容", "原文", "正文", "评论", "作文",
+_LABEL_WORDS = ("差评", "好评", "投诉", "告警", "报警", "警报", "字", "文本", "hown", "isplayed", " see", "opy", "tring", "abel", "aragraph", "raft", "mail", "etter", "entence", "段", "记录", "邮件", "草稿", "内容", "原文", "正文", "评论", "作文",
                 "文章", "文本", "评价", "留言", "反馈", "ext", "ustomer", "lient", "riginal", "omplaint", "icket",
                 "nvoice", "eceipt", "esume", "inutes", "ote", "eport", "eedback", "nput", "ranscript", "og", "race", "输入", "发票", "收据",
                 "简历", "日志", "报错", "纪要", "我的", "ere", "bservation", "utput", "esult", "esponse", "hits", "age t",
@@ -3211,6 +3213,9 @@ _NAMED_TEXT_SENTENCE = re.compile(
     r"response|review|comment|note|post|tweet|caption|draft|alert|notification|announcement|opener|greeting|sentence|"
     r"paragraph|copy|customer|client)\b[^.!?\n]{0,60}?\?[ \t]+)"
     rf"|(?i:(?:please\s+)?(?:{_TASK_VERB_EN}|shorten)\s+(?:this|the\s+following)\b[^.!?:\n]{{0,60}}?\.[ \t]+)"
+    # "How do you say this in Spanish? Thank you so much for everything!", "这句用英语怎么说？谢谢您的耐心等待。"
+    r"|(?i:how\s+(?:do\s+(?:you|I)|would\s+you|to)\s+say\s+this\s+in\s+[a-z]+\s*\?[ \t]+)"
+    r"|(?:这句|这个|这段)(?:话)?用(?:英语|英文|中文|日语|日文|韩语|法语|德语|西班牙语)(?:该)?怎么(?:说|讲|写)[？?][ \t]*"
     # "Can you check the grammar? I am writing to kindly remind you …"
     r"|(?i:(?:can|could|would)\s+you\s+(?:please\s+)?(?:check|fix|correct|proofread|improve)\s+(?:the\s+|my\s+)?"
     r"(?:grammar|spelling|punctuation|wording|english)\b[^.!?\n]{0,30}?\?[ \t]+)"
@@ -3274,12 +3279,17 @@ _PREVIEW_SENTENCE = re.compile(
     r"(?:行不行|可不可以|可以吗|行吗|好吗|怎么样|合适吗|妥吗|看看|如何)[。？?！!][ \t]*"
     # (the text after the frame's comma or colon: "我想这样回客户，感谢您的耐心等待，…。可以吗", "我准备给客户发这个：您好，…")
     r"|[^。！？\n]{0,6}?(?:准备|打算|想|要|就)(?:这么|这样)(?:回|回复|写|说|发)[^，,。！？：:\n]{0,8}?[，,：:][ \t]*"
-    r"|[^。！？\n]{0,6}?(?:准备|打算|想|要)(?:给[^，,。！？：:\n]{1,8})?(?:发|回|回复)(?:这个|这段|这条|这句|如下)[ \t]*[：:][ \t]*"
+    r"|[^。！？\n]{0,6}?(?:准备|打算|想|要)[^，,。！？：:\n]{0,8}?(?:发|回|回复)(?:这个|这段|这条|这句|如下)"
+    r"(?:[，,][^，,。！？：:\n]{0,8}?)?[ \t]*[：:][ \t]*"
+    # "这个开头怎么样：尊敬的王总，…"
+    r"|[ \t]*(?:这个|这段|这句|这条|这版)(?:开头|结尾|开场白|文案|标题|回复|草稿|通知|消息)?(?:怎么样|如何|行吗|可以吗|好吗)[：:？?][ \t]*"
+    # "Feedback on this? Hi Tom, …", "Quick check before I hit send — Hi Sam, …"
+    r"|(?i:[ \t]*(?:any\s+)?(?:feedback|thoughts)\s+on\s+this\s*[?:]|[ \t]*quick\s+check\s+before\s+I\s+(?:hit\s+)?send\s*[—–:-])[ \t]+"
     # "I'm planning to reply with Hi there, thank you for waiting, …"
     r"|(?i:[^.!?\n]{0,30}?\b(?:going\s+to|about\s+to|planning\s+to|plan\s+to|want\s+to|gonna)\s+(?:reply|respond|answer|"
-    r"write\s+back)\s+with[ \t]+)"
+    r"write\s+back)\s+with[ \t]+(?!(?:a|an|the|something|some|my|our|this|that)\b))"
     r"|(?i:[^.!?\n]{0,30}?\b(?:going\s+to|about\s+to|planning\s+to|plan\s+to|want\s+to|gonna)\s+(?:post|send|reply\s+with|"
-    r"text|e-?mail|share|publish|put\s+up)\s+this\b[^.!?\n]{0,50}?\?[ \t]+)(?=[^ \t\n])")
+    r"text|e-?mail|share|publish|put\s+up)\s+this\b[^.!?:\n]{0,50}?[?:][ \t]+)(?=[^ \t\n])")
 
 
 def _opening_sentence_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
@@ -3313,6 +3323,9 @@ def _opening_sentence_payload(text: str, s: int, e: int) -> list[tuple[int, int,
     # (what a colon opens is the text asked about: "Is this too blunt: please reply by Friday, thanks."; a translation
     # request that names what it hands over hands over instructions too: "客服机器人提示词，翻译成英文。回答不要超过三句话。")
     named = m.re is _TRANSLATE_SENTENCE and ("，" in m.group(0) or "," in m.group(0))
+    if m.group(0).rstrip().endswith(("?", "？")) and m.re is not _TRANSLATE_SENTENCE and _CLOSING_THANKS.fullmatch(text, pa, pb):
+        return []  # ("这个顺序对吗？谢谢！": the thanks after the question is the user's; "Translate to English. 谢谢！" hands
+        # the thanks over)
     if m.re is _BARE_WORK_SENTENCE and m.group("edit") and (_CLOSING_THANKS.fullmatch(text, pa, pb)
                                                             or _INSTRUCTION_PARA.match(text, pa, pb)
                                                             or _MORE_OF_THE_TASK.match(text, pa, pb)):
@@ -3786,7 +3799,8 @@ def _deliverables(view: TextView, reuse: bool = False) -> dict[int, str]:
             out[nxt.msg_pos] = standing  # (each reply after a text handed over for it is one)
         elif asked is not None and not _no_text_in(text, nxt.start, nxt.end):
             out[nxt.msg_pos] = f"kept: the text the turn before asked for ({_short(asked, 40)!r})"
-        elif _CUSTOMER_ASKED.search(text, b.start, b.end) and _TO_THE_CUSTOMER.match(text, nxt.start, nxt.end):
+        elif _CUSTOMER_ASKED.search(text, b.start, b.end) and _TO_THE_CUSTOMER.match(text, nxt.start, nxt.end) \
+                and not _ADVICE.search(text, nxt.start, nxt.end):
             # "客户问能不能货到付款，我们不支持。" answered with "您好，非常抱歉，我们目前暂不支持…": the reply to send
             out[nxt.msg_pos] = f"kept: the reply to the question the turn before reports ({_short(text[b.start:b.end].strip(), 40)!r})"
         elif k > 0 and blocks[k - 1].role == "assistant" and (_works_on_the_last_reply(text, b.start, b.end, reuse) or (
@@ -4223,7 +4237,7 @@ def _own_material(text: str, s: int, e: int, role: str, acted: bool = False) -> 
         seg = text[s:e]
         extra = _transcript(text, s, e) + _headed_email(text, s, e) + _sender_line(text, s, e) \
             if ":" in seg or "：" in seg else []
-        if "说" in seg or "问" in seg or "ed " in seg or "'d " in seg or "wrote" in seg or "s " in seg:
+        if "说" in seg or "问" in seg or "回复" in seg or "ed " in seg or "'d " in seg or "wrote" in seg or "s " in seg:
             extra += _reported_inline(text, s, e)
         extra += [*_compared_items(text, s, e, seg), *_compared_inline(text, s, e), *_candidates_above(text, s, e),
                   *_exercise_lines(text, s, e)]
@@ -4270,9 +4284,9 @@ def _sender_line(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
 # how do I say I'm busy until 3:30?"
 _REPORTED_INLINE = re.compile(
     r"(?:(?<=[。！？!?\n])|^)[ \t]*(?:我的?)?(?:" + _SENDERS_ZH + r")(?:刚|刚刚|刚才|又|今天|昨天|突然)?(?:跟我|给我|对我)?"
-    r"(?:说|问|发(?:消息|微信|短信)?(?:来)?说|回复说|留言说)(?![：:明白话了过])"
+    r"(?:在?(?:微信|群|电话|邮件)(?:上|里))?(?:说|问|发(?:消息|微信|短信)?(?:来)?说|回复说|留言说|回复(?=[，,]))(?![：:明白话了过])[，,]?"
     r"|(?i:(?:(?<=[.!?\n])|^)[ \t]*(?:(?:my|our|the)[ \t]+)(?:" + _SENDERS_EN + r")[ \t]+(?:just[ \t]+|also[ \t]+)?"
-    r"(?:slacked|texted|messaged|e-?mailed|dm'?d|pinged|wrote)(?:[ \t]+(?:me|us))?[ \t]+"
+    r"(?:slacked|texted|messaged|e-?mailed|dm'?d|pinged|wrote)(?:[ \t]+(?:me|us))?,?[ \t]+"
     r"(?!this\b|these\b|that\b|the[ \t]+following\b|back\b|me\b|us\b))(?![:\"“'‘])"
     # what a program printed, named: "the CLI printed Error: please log in first, thanks — what do I run next?"
     r"|(?P<printed>(?i:\b(?:the|my|our)[ \t]+(?:cli|console|terminal|server|program|script|build|compiler|command|installer)[ \t]+"
@@ -4287,7 +4301,7 @@ _OPENS_A_MESSAGE = re.compile(r"[ \t]*(?i:hey|hi|hello|dear|yo|please|pls|thanks
 # … and what the user asks after it: the reply ("帮我回复", "怎么回", "how do I say", "what should I reply")
 _HOW_TO_ANSWER = re.compile(r"(?i:\bhow\s+(?:do|should|can|could)\s+I\s+(?:say|reply|respond|answer|tell|decline|word)|"
                             r"\bwhat\s+(?:do|should|can)\s+I\s+(?:say|reply|answer|tell)|\b(?:help\s+me\s+)?(?:reply|respond)\b)"
-                            r"|回复|回覆|怎么回|如何回|回他|回她|回一下|怎么说|怎么答")
+                            r"|回复|回覆|怎么回|如何回|回他|回她|回一下|怎么说|怎么答|要回吗|要不要回|这是[^。！？\n]{0,8}?吗|这算|什么意思|啥意思")
 
 
 def _reported_inline(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
