@@ -3330,7 +3330,10 @@ def _opening_sentence_payload(text: str, s: int, e: int) -> list[tuple[int, int,
                                                             or _INSTRUCTION_PARA.match(text, pa, pb)
                                                             or _MORE_OF_THE_TASK.match(text, pa, pb)):
         return []  # after "Rewrite.", "Make it shorter, thanks!" says more of the task and "Thanks!" is the user's own
-    if pb <= pa or _is_task_instruction(text, pa, pb) and not (m.group(0).rstrip().endswith((":", "：")) or named):
+    if pb <= pa or _is_task_instruction(text, pa, pb) and not (m.group(0).rstrip().endswith((":", "：")) or named
+                                                                or m.re is _TONE_QUESTION or m.re is _PREVIEW_SENTENCE):
+        # (after a question about a text's tone, or a frame that says it is about to be sent, what follows is that text
+        # however it opens: "Can you make this sound less desperate? Please, please reply, thanks.")
         return []
     return [(pa, pb, "introduced", f"kept: the text handed over by {_short(m.group(0).strip(), 50)!r}")]
 
@@ -3760,9 +3763,22 @@ _REPORTS_A_MESSAGE = re.compile(
     r"|[\"“”「:：]|说|发来|发了|问我|留言|私信|来信|邀请|回复我|找我|客户|顾客|买家|房东|老板|领导|同事|朋友|对方")
 # advice on replying in general asks for no words to send ("一般客户投诉该如何回复？有什么原则？")
 _IN_GENERAL = re.compile(r"(?i:\b(?:in\s+general|generally|tips|principles?|best\s+practices?)\b)|一般|通常|原则|技巧|方法论")
+def _reports_a_customer(text: str, blocks: Sequence[BlockRef], k: int) -> bool:
+    """Whether user turn ``k`` reports what a customer asked or said — or answers the assistant's question about such a
+    turn just before ("The customer wrote in about a broken mug." / "What's the order number?" / "4471.")."""
+    b = blocks[k]
+    if _CUSTOMER_ASKED.search(text, b.start, b.end):
+        return True
+    return k >= 2 and b.end - b.start <= _SHORT_ANSWER and blocks[k - 1].role == "assistant" \
+        and text[blocks[k - 1].start:blocks[k - 1].end].rstrip().endswith(("?", "？")) and blocks[k - 2].role == "user" \
+        and _CUSTOMER_ASKED.search(text, blocks[k - 2].start, blocks[k - 2].end) is not None
+
+
+_SHORT_ANSWER = 40  # characters: an answer to the assistant's question ("4471.", "订单号是 8812。")
 # a turn that reports what a customer asks (the reply to send them is then what the model writes) …
-_CUSTOMER_ASKED = re.compile(r"(?:客户|顾客|买家|客人|用户|家长|租客)[A-Za-z\d]{0,2}(?:又|还)?(?:问|说|想知道|咨询|留言问)|(?i:\b(?:customer|client|guest|buyer|"
-                             r"tenant)s?\s+(?:asks?|asked|wants\s+to\s+know|is\s+asking|wrote|writes|says)\b)")
+_CUSTOMER_ASKED = re.compile(r"(?:客户|顾客|买家|客人|用户|家长|租客)[A-Za-z\d]{0,2}(?:又|还|上周|昨天|今天|刚才|刚)?(?:问|说|想知道|咨询|留言问|反馈|投诉)"
+                             r"|客户问题[：:]|(?i:\b(?:customer|client|guest|buyer|tenant)s?\s+(?:asks?|asked|wants\s+to\s+know|is\s+asking|"
+                             r"wrote|writes|says|complained|complains)\b|\bcustomer\s+(?:question|message|email|complaint)\s*:)")
 # … and a reply that addresses them: "您好，…", "亲，…", "Hi there, …", "Dear Ms Li, …"
 _TO_THE_CUSTOMER = re.compile(r"\s*(?:您好|你好|亲[，,！!]|尊敬的|亲爱的|感谢您|非常抱歉|(?i:hi|hello|hey|dear)\b|"
                               r"(?i:thank\s+you\s+(?:so\s+much\s+)?for|thanks\s+(?:so\s+much\s+)?for|we(?:'re|\s+are)\s+(?:so\s+)?sorry)\b)")
@@ -3799,7 +3815,7 @@ def _deliverables(view: TextView, reuse: bool = False) -> dict[int, str]:
             out[nxt.msg_pos] = standing  # (each reply after a text handed over for it is one)
         elif asked is not None and not _no_text_in(text, nxt.start, nxt.end):
             out[nxt.msg_pos] = f"kept: the text the turn before asked for ({_short(asked, 40)!r})"
-        elif _CUSTOMER_ASKED.search(text, b.start, b.end) and _TO_THE_CUSTOMER.match(text, nxt.start, nxt.end) \
+        elif _reports_a_customer(text, blocks, k) and _TO_THE_CUSTOMER.match(text, nxt.start, nxt.end) \
                 and not _ADVICE.search(text, nxt.start, nxt.end):
             # "客户问能不能货到付款，我们不支持。" answered with "您好，非常抱歉，我们目前暂不支持…": the reply to send
             out[nxt.msg_pos] = f"kept: the reply to the question the turn before reports ({_short(text[b.start:b.end].strip(), 40)!r})"
