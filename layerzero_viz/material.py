@@ -4004,6 +4004,13 @@ def _announced_turns(view: TextView, reuse: bool = False) -> dict[int, str]:
             requested = (b.msg_pos, f"kept: the text asked for by {_short(text[b.start:b.end].strip(), 40)!r} and "
                                     "the reply that asked for it")
             names_a_text = _TEXT_NAMED.search(text, b.start, b.end) is not None
+        if pending is None and requested is None and b.end - b.start <= _ANNOUNCE_MAX \
+                and (lab := _REPORTED_LABEL.match(text, b.start, b.end)) is not None and not text[lab.end():b.end].strip():
+            # a turn that is only the label of a message it has not pasted yet ("The customer wrote:", "客户说："): after
+            # a reply that asks for it, the next turn is that message
+            requested = (b.msg_pos, f"kept: the message {_short(text[b.start:b.end].strip(), 40)!r} announced, pasted "
+                                    "after the reply asked for it")
+            names_a_text = True
     return out
 
 
@@ -4071,7 +4078,7 @@ _ASKS_TO_PASTE = re.compile(
     r"|\bdo\s+you\s+have\s+(?:a|the|it|one|your)?\s*(?:draft|text|copy|version|message|e-?mail|letter|it)\b"
     r"|\b(?:let\s+me\s+(?:see|have\s+a\s+look\s+at|take\s+a\s+look\s+at)\s+(?:it|them|the\s+\w+)|go\s+ahead\s+and\s+"
     r"(?:send|paste|share|post|drop)|I(?:'m|\s+am)\s+ready\s+when\s+you\s+are)\b)"
-    r"|(?:发给我|发过来|发来|发我|贴出来|贴给我|贴上来|贴上|粘贴|发一下|你要改什么|要改的(?:内容|是什么)|原文是什么|"
+    r"|(?:发给我|发过来|发来|发我|贴过来|贴进来|贴出来|贴给我|贴上来|贴上|粘贴|发一下|你要改什么|要改的(?:内容|是什么)|原文是什么|"
     # (请发原文, 内容是什么？, 邮件内容是？, 客户说了什么？, 发嚟睇睇)
     r"(?:发|贴|给我)(?:一下)?(?:原文|全文|正文|内容)|(?:原文|全文|正文|内容)(?:是什么|是啥|是[？?]|呢[？?])|"
     r"(?:说|写|讲|发)了(?:些)?(?:什么|啥)|写的(?:是)?什么|(?:是)?怎么(?:说|写|讲)的|发嚟|贴嚟|睇睇|(?:给|让)我看看|(?:请|麻烦)?提供(?:一下)?(?:内容|原文|全文)|"
