@@ -4260,7 +4260,7 @@ def _own_material(text: str, s: int, e: int, role: str, acted: bool = False) -> 
         seg = text[s:e]
         extra = _transcript(text, s, e) + _headed_email(text, s, e) + _sender_line(text, s, e) \
             if ":" in seg or "：" in seg else []
-        if "说" in seg or "问" in seg or "回复" in seg or "ed " in seg or "'d " in seg or "wrote" in seg or "s " in seg:
+        if any(h in seg for h in _REPORTED_INLINE_ZH) or any(h in seg.lower() for h in _REPORTED_INLINE_EN):
             extra += _reported_inline(text, s, e)
         extra += [*_compared_items(text, s, e, seg), *_compared_inline(text, s, e), *_candidates_above(text, s, e),
                   *_exercise_lines(text, s, e)]
@@ -4325,6 +4325,11 @@ _OPENS_A_MESSAGE = re.compile(r"[ \t]*(?i:hey|hi|hello|dear|yo|please|pls|thanks
 _HOW_TO_ANSWER = re.compile(r"(?i:\bhow\s+(?:do|should|can|could)\s+I\s+(?:say|reply|respond|answer|tell|decline|word)|"
                             r"\bwhat\s+(?:do|should|can)\s+I\s+(?:say|reply|answer|tell)|\b(?:help\s+me\s+)?(?:reply|respond)\b)"
                             r"|回复|回覆|怎么回|如何回|回他|回她|回一下|怎么说|怎么答|要回吗|要不要回|这是[^。！？\n]{0,8}?吗|这算|什么意思|啥意思")
+
+
+# what every _REPORTED_INLINE match holds (the English ones in lower case): a cheap test before it
+_REPORTED_INLINE_ZH = ("说", "问", "回复")
+_REPORTED_INLINE_EN = ("ed", "'d", "dmd", "wrote", "says", "said", "spat", "threw")
 
 
 def _reported_inline(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
