@@ -363,7 +363,7 @@ def _annotate(source: Any, config: Config) -> Annotated:
 
     t0 = time.perf_counter()
     ctx = RuleContext(settings=settings, protection=protection, scans=scans, low_information=config.low_information,
-                      directive_ranges=directive_ranges)
+                      directive_ranges=directive_ranges, reuse=config.block_cache)
     # each rule's hits: resolved as columns, or one candidate at a time when its hits differ in what they may
     # override or lack an anchor or lock some have (derivable context's kinds)
     candidates: list[Candidate] = []

@@ -65,16 +65,16 @@ from __future__ import annotations
 
 import json
 import re
-from functools import lru_cache, partial
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, NamedTuple, Sequence, TypeVar, cast
+from functools import partial
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, NamedTuple, Sequence
+
+from .reuse import found_in, reused
 
 if TYPE_CHECKING:
     from .model import MessageKey
     from .view import BlockRef, TextView
 
 __all__ = ["Material", "KINDS", "find_material", "block_material"]
-
-_T = TypeVar("_T")
 
 KINDS = ("prefill", "processed_turn", "tool_result", "code", "quote", "introduced", "few_shot", "exam_item", "table", "json")
 
@@ -3129,7 +3129,7 @@ def _works_on_the_last_reply(text: str, s: int, e: int, reuse: bool = False) -> 
     a, b = _stripped(text, s, e)
     if not 0 < b - a <= _BACK_MAX:
         return False
-    return _reused(_works_on_a_reply, text[a:b]) if reuse else _works_on_a_reply(text[a:b])
+    return reused(_works_on_a_reply, text[a:b]) if reuse else _works_on_a_reply(text[a:b])
 
 
 def _works_on_a_reply(turn: str) -> bool:
@@ -3763,15 +3763,15 @@ _REPORTS_A_MESSAGE = re.compile(
     r"|[\"“”「:：]|说|发来|发了|问我|留言|私信|来信|邀请|回复我|找我|客户|顾客|买家|房东|老板|领导|同事|朋友|对方")
 # advice on replying in general asks for no words to send ("一般客户投诉该如何回复？有什么原则？")
 _IN_GENERAL = re.compile(r"(?i:\b(?:in\s+general|generally|tips|principles?|best\s+practices?)\b)|一般|通常|原则|技巧|方法论")
-def _reports_a_customer(text: str, blocks: Sequence[BlockRef], k: int) -> bool:
+def _reports_a_customer(text: str, blocks: Sequence[BlockRef], k: int, reuse: bool = False) -> bool:
     """Whether user turn ``k`` reports what a customer asked or said — or answers the assistant's question about such a
     turn just before ("The customer wrote in about a broken mug." / "What's the order number?" / "4471.")."""
     b = blocks[k]
-    if _CUSTOMER_ASKED.search(text, b.start, b.end):
+    if found_in(_CUSTOMER_ASKED, text, b.start, b.end, reuse):
         return True
     return k >= 2 and b.end - b.start <= _SHORT_ANSWER and blocks[k - 1].role == "assistant" \
         and text[blocks[k - 1].start:blocks[k - 1].end].rstrip().endswith(("?", "？")) and blocks[k - 2].role == "user" \
-        and _CUSTOMER_ASKED.search(text, blocks[k - 2].start, blocks[k - 2].end) is not None
+        and found_in(_CUSTOMER_ASKED, text, blocks[k - 2].start, blocks[k - 2].end, reuse)
 
 
 _SHORT_ANSWER = 40  # characters: an answer to the assistant's question ("4471.", "订单号是 8812。")
@@ -3797,11 +3797,11 @@ def _deliverables(view: TextView, reuse: bool = False) -> dict[int, str]:
     for k, b in enumerate(blocks):
         if b.msg_pos in out:
             last = b
-        if b.role == "user" and standing is None and _FOR_EACH_TEXT.search(text, b.start, b.end) is not None:
+        if b.role == "user" and standing is None and found_in(_FOR_EACH_TEXT, text, b.start, b.end, reuse):
             standing = f"kept: a reply to the task set for each text ({_short(text[b.start:b.end].strip(), 40)!r})"
             continue
         if b.role == "user" and k > 0 and blocks[k - 1].role == "assistant" and blocks[k - 1].msg_pos not in out \
-                and _KEEPS_A_PART.match(text, b.start, b.end):
+                and found_in(_KEEPS_A_PART, text, b.start, b.end, reuse, at_start=True):
             # "Keep the opening.", "保留第一句。": the reply before is a text in the works, its parts named
             out[blocks[k - 1].msg_pos] = f"kept: the text the turn after keeps part of ({_short(text[b.start:b.end].strip(), 40)!r})"
             last = blocks[k - 1]
@@ -3810,12 +3810,12 @@ def _deliverables(view: TextView, reuse: bool = False) -> dict[int, str]:
         nxt = blocks[k + 1]
         if nxt.role != "assistant" or nxt.msg_pos == b.msg_pos:
             continue
-        asked = _reused(_asks_for_a_text, text[b.start:b.end]) if reuse else _asks_for_a_text(text[b.start:b.end])
+        asked = reused(_asks_for_a_text, text[b.start:b.end]) if reuse else _asks_for_a_text(text[b.start:b.end])
         if standing is not None and asked is None:
             out[nxt.msg_pos] = standing  # (each reply after a text handed over for it is one)
         elif asked is not None and not _no_text_in(text, nxt.start, nxt.end):
             out[nxt.msg_pos] = f"kept: the text the turn before asked for ({_short(asked, 40)!r})"
-        elif _reports_a_customer(text, blocks, k) and _TO_THE_CUSTOMER.match(text, nxt.start, nxt.end) \
+        elif _reports_a_customer(text, blocks, k, reuse) and _TO_THE_CUSTOMER.match(text, nxt.start, nxt.end) \
                 and not _ADVICE.search(text, nxt.start, nxt.end):
             # "客户问能不能货到付款，我们不支持。" answered with "您好，非常抱歉，我们目前暂不支持…": the reply to send
             out[nxt.msg_pos] = f"kept: the reply to the question the turn before reports ({_short(text[b.start:b.end].strip(), 40)!r})"
@@ -3860,7 +3860,7 @@ def _is_a_version(text: str, earlier: BlockRef, reply: BlockRef, reuse: bool = F
     if len(r) < _VERSION_MIN or not 0.5 <= len(r) / max(1, len(a)) <= 2.0:
         return False
     a, r = a[:_VERSION_READ], r[:_VERSION_READ]  # (two versions of a long text differ as much in their openings)
-    ga, gr = (_reused(_grams, a), _reused(_grams, r)) if reuse else (_grams(a), _grams(r))
+    ga, gr = (reused(_grams, a), reused(_grams, r)) if reuse else (_grams(a), _grams(r))
     return 2 * len(ga & gr) >= _VERSION_SIMILAR * (len(ga) + len(gr))
 
 
@@ -3978,7 +3978,7 @@ def _announced_turns(view: TextView, reuse: bool = False) -> dict[int, str]:
             # the reply asks for the text ("Of course — please paste the email.", "好的，请把信的内容发给我。"): the next
             # user turn is that text
             if requested is not None and b.msg_pos > requested[0] and (
-                    _reused(_asks_to_paste, text[b.start:b.end], names_a_text) if reuse
+                    reused(_asks_to_paste, text[b.start:b.end], names_a_text) if reuse
                     else _asks_to_paste(text[b.start:b.end], names_a_text)):
                 pending, requested = requested, None
             continue
@@ -4000,18 +4000,24 @@ def _announced_turns(view: TextView, reuse: bool = False) -> dict[int, str]:
             if m is not None and _TASK_VERB.search(text, b.start, b.end):
                 pending = (b.msg_pos, f"kept: the text the turn before announced ({_short(m.group(0), 40)!r})")
         if pending is None and b.end - b.start <= _ANNOUNCE_MAX and (
-                _reused(_requests_work, text[b.start:b.end]) if reuse else _requests_work(text[b.start:b.end])):
+                reused(_requests_work, text[b.start:b.end]) if reuse else _requests_work(text[b.start:b.end])):
             requested = (b.msg_pos, f"kept: the text asked for by {_short(text[b.start:b.end].strip(), 40)!r} and "
                                     "the reply that asked for it")
-            names_a_text = _TEXT_NAMED.search(text, b.start, b.end) is not None
+            names_a_text = found_in(_TEXT_NAMED, text, b.start, b.end, reuse)
         if pending is None and requested is None and b.end - b.start <= _ANNOUNCE_MAX \
-                and (lab := _REPORTED_LABEL.match(text, b.start, b.end)) is not None and not text[lab.end():b.end].strip():
+                and (reused(_only_a_label, text[b.start:b.end]) if reuse else _only_a_label(text[b.start:b.end])):
             # a turn that is only the label of a message it has not pasted yet ("The customer wrote:", "客户说："): after
             # a reply that asks for it, the next turn is that message
             requested = (b.msg_pos, f"kept: the message {_short(text[b.start:b.end].strip(), 40)!r} announced, pasted "
                                     "after the reply asked for it")
             names_a_text = True
     return out
+
+
+def _only_a_label(turn: str) -> bool:
+    """Whether a turn is only the label of a message it does not hold ("The customer wrote:", "客户说：")."""
+    lab = _REPORTED_LABEL.match(turn)
+    return lab is not None and not turn[lab.end():].strip()
 
 
 # a text a request names ("Can you check a message?", "帮我看看这条消息", "幫我睇下呢段嘢"), not a task ("443 端口可不可以访问")
@@ -4176,15 +4182,15 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
             out.append(Material(b.start, b.end, "introduced", f"kept: the text handed over with the request "
                                 f"{_short(text[handing[b.msg_pos]:], 50)!r} of the block before"))
             continue
-        acted = b.role == "user" and _OBSERVED.search(text, b.start, b.end) is not None and _action_before(text, b.start)
+        acted = b.role == "user" and found_in(_OBSERVED, text, b.start, b.end, reuse) and _action_before(text, b.start)
         if reuse:
             out.extend(Material(a + b.start, z + b.start, kind, detail)
-                       for a, z, kind, detail in _reused(_own_material_of, text[b.start:b.end], b.role, acted))
+                       for a, z, kind, detail in reused(_own_material_of, text[b.start:b.end], b.role, acted))
         else:
             out.extend(_own_material(text, b.start, b.end, b.role, acted))
     # (a user turn that quotes words to say verbatim requires them too: "Here's our required greeting, which staff
     # must say verbatim: "Good morning, …"" — a later draft says them)
-    requiring = system + [b for b in blocks if b.role == "user" and _VERBATIM_LINE.search(text, b.start, b.end)]
+    requiring = system + [b for b in blocks if b.role == "user" and found_in(_VERBATIM_LINE, text, b.start, b.end, reuse)]
     if requiring:
         out.extend(_echoed_quotes(text, requiring, blocks))
     if system:
@@ -4364,25 +4370,6 @@ def _own_material_of(seg: str, role: str, acted: bool) -> tuple[Material, ...]:
     return tuple(_own_material(seg, 0, len(seg), role, acted))
 
 
-# ``find_material(reuse=True)`` (the client's ``Config(block_cache=True)``): what a block's own text gave is looked
-# up when that text was seen before — a chat resends every turn of its history with each new one, and these finders
-# are about half of annotating a 2k-token chat (bench/client.py).  Bounded in entries and in the size of a block kept
-# (at most some 50 MB of keys in all).
-_REUSE_MAX_CHARS = 8_192
-_REUSE_ENTRIES = 512
-_REUSE_CACHES: dict[Callable[..., Any], Callable[..., Any]] = {}
-
-
-def _reused(finder: Callable[..., _T], seg: str, *args: Any) -> _T:
-    """``finder(seg, *args)``, from a bounded cache of earlier calls (``finder`` depends on its arguments only)."""
-    if len(seg) > _REUSE_MAX_CHARS:
-        return finder(seg, *args)
-    cached = _REUSE_CACHES.get(finder)
-    if cached is None:
-        cached = _REUSE_CACHES.setdefault(finder, lru_cache(maxsize=_REUSE_ENTRIES)(finder))
-    return cast(_T, cached(seg, *args))
-
-
 # a field the system prompt says to copy as written ("Copy `notes` verbatim from the invoice notes section", "`comment`
 # must be copied exactly", "备注字段原样保留")
 _VERBATIM_FIELD = re.compile(r"(?i:\bcopy\s+(?:the\s+)?[`\"']?([a-z][\w -]{0,20}?)[`\"']?\s+(?:field\s+|section\s+)?(?:verbatim|"
@@ -4538,3 +4525,9 @@ def _echoed_quotes(text: str, system: Sequence[BlockRef], blocks: Sequence[Block
                                     f"kept: the words the system prompt quotes ({_short(q, 30)!r})"))
                 k = text.find(q, k + len(q), b.end)
     return out
+
+
+# what the cross-turn finders ask of one whole block (``found_in``): each pattern gives the same answer on the block's
+# text alone as on the view at its offsets (none looks before its start — there a view has the "\n" that ends the
+# separator — nor anchors at a string's start; tests/engine/test_material.py holds them to it)
+_BLOCK_PATTERNS = (_CUSTOMER_ASKED, _FOR_EACH_TEXT, _KEEPS_A_PART, _TEXT_NAMED, _REPORTED_LABEL, _OBSERVED, _VERBATIM_LINE)

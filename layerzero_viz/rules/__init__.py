@@ -24,6 +24,7 @@ class RuleContext:
     scans: Scans  # what the scanners found (raw repeat pairs, <context> restatements …)
     low_information: bool = True
     directive_ranges: tuple[tuple[int, int], ...] = ()  # global ranges of engine directives: not content
+    reuse: bool = False  # look up what a block's own text gives when that text was seen before (``reuse``)
 
 
 RULES = (

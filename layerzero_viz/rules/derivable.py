@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ..reuse import reused
 from ..view import BlockRef, Candidate, Hits, TextView, clauses, sentences, units
 from .repeated import (HANGS_ON_IT, INSTRUCTION_ROLES, NEXT_STEP, Lifts, heading_over, languages_named, left_alone,
                        reply_broke_it)
@@ -87,7 +88,7 @@ def _found(view: TextView, ctx: RuleContext) -> list[Candidate]:
                     langs.setdefault(_lang(m.group(1)), (m.start(), m.end()))
 
     if roles:
-        out.extend(_role_restatements(view, roles))
+        out.extend(_role_restatements(view, roles, ctx.reuse))
 
     lifts = Lifts(view)
     latest: frozenset[str] | None = None  # the languages the latest requirement named (a user's, or a standing one)
@@ -258,31 +259,61 @@ def _same_role(later: list[str], first: list[str]) -> bool:
     return all(t in it for t in later)
 
 
-def _role_restatements(view: TextView, roles: list[tuple[str, int, int]]) -> list[Candidate]:
+_FRAMES = (_FRAME_ZH, _FRAME_EN)
+
+
+def _frames(text: str, s: int, e: int) -> list[tuple[int, int, int, str]]:
+    """The role frames in [s, e) of one block: (pattern index in ``_FRAMES``, start, end, role phrase)."""
+    out = []
+    for k, rx in enumerate(_FRAMES):
+        for m in rx.finditer(text, s, e):
+            # (a match always has its role group: with none, lastindex is None and group 1 is None too)
+            phrase = m.group(1) if m.group(1) is not None else m.group(m.lastindex or 1)
+            if phrase is not None:
+                out.append((k, m.start(), m.end(), phrase))
+    return out
+
+
+def _block_frames(seg: str) -> tuple[tuple[int, int, int, str], ...]:
+    return tuple(_frames(seg, 0, len(seg)))
+
+
+def _frames_after(view: TextView, first_end: int, reuse: bool) -> list[tuple[int, int, int, str, BlockRef]]:
+    """The role frames of the text from ``first_end`` on, Chinese then English, with their block: found block by block
+    (no frame crosses the separator between two blocks, none looks before its block), whole blocks looked up by their
+    text with ``reuse``."""
+    text = view.text
+    found: list[tuple[int, int, int, str, BlockRef]] = []
+    for b in view.blocks:
+        if b.end <= first_end:
+            continue
+        if reuse and b.start >= first_end:
+            found.extend((k, b.start + s, b.start + e, phrase, b) for k, s, e, phrase in reused(_block_frames, text[b.start:b.end]))
+        else:
+            found.extend((k, s, e, phrase, b) for k, s, e, phrase in _frames(text, max(b.start, first_end), b.end))
+    found.sort(key=lambda f: f[0])  # (stable: in text order within each pattern)
+    return found
+
+
+def _role_restatements(view: TextView, roles: list[tuple[str, int, int]], reuse: bool = False) -> list[Candidate]:
     text = view.text
     wanted = [(_role_tokens(role), rs, re_) for role, rs, re_ in roles]
     first_end = min(re_ for _, _, re_ in roles)
     out: list[Candidate] = []
-    for rx in (_FRAME_ZH, _FRAME_EN):
-        for m in rx.finditer(text, first_end):
-            # (a match always has its role group: with none, lastindex is None and group 1 is None too)
-            phrase = m.group(1) if m.group(1) is not None else m.group(m.lastindex or 1)
-            if phrase is None:
+    for _, m_start, m_end, phrase, block in _frames_after(view, first_end, reuse):
+        k = m_start - 1
+        while k >= block.start and text[k] in " \t*_":
+            k -= 1
+        if k >= block.start and text[k] not in _CLAUSE_START:
+            continue  # a frame opens its sentence or clause ("Treat me as a teacher," is not one)
+        if block.role not in ("assistant", "model") and _FIRST_PERSON.match(text, m_end):
+            continue  # "作为一名老师，我…": the user says who they are
+        tokens = _role_tokens(phrase)
+        for role_tokens, rs, re_ in wanted:
+            if m_start < re_ or not _same_role(tokens, role_tokens):
                 continue
-            block = view.block_at(m.start())
-            k = m.start() - 1
-            while k >= block.start and text[k] in " \t*_":
-                k -= 1
-            if k >= block.start and text[k] not in _CLAUSE_START:
-                continue  # a frame opens its sentence or clause ("Treat me as a teacher," is not one)
-            if block.role not in ("assistant", "model") and _FIRST_PERSON.match(text, m.end()):
-                continue  # "作为一名老师，我…": the user says who they are
-            tokens = _role_tokens(phrase)
-            for role_tokens, rs, re_ in wanted:
-                if m.start() < re_ or not _same_role(tokens, role_tokens):
-                    continue
-                out.append(Candidate(m.start(), m.end(), "derivable_context", 0.9,
-                                     f"restates the role set at {view.where(rs)}: {text[rs:re_]!r}", 0.05,
-                                     _FRAME_OVERRIDE, lock=(rs, re_)))
-                break
+            out.append(Candidate(m_start, m_end, "derivable_context", 0.9,
+                                 f"restates the role set at {view.where(rs)}: {text[rs:re_]!r}", 0.05,
+                                 _FRAME_OVERRIDE, lock=(rs, re_)))
+            break
     return out

@@ -985,3 +985,52 @@ def test_an_answer_that_echoes_a_one_line_question_is_no_version_of_a_text():
                         {"role": "user", "content": "好的。"}]}
     r = annotate(load_conversation(json.dumps(doc, ensure_ascii=False)), env={}).at_ratio(0.95)
     assert r.messages[1].pruned == letter.replace("10天", "10天才")
+
+
+def _block_texts() -> list[str]:
+    """Every message text of the bundled corpus sample and the labeled set (zh and en)."""
+    root = Path(__file__).resolve().parents[2] / "fixtures"
+    texts = [m["content"] for line in (root / "corpus" / "sample.jsonl").read_text(encoding="utf-8").splitlines()
+             for m in json.loads(line)["messages"] if isinstance(m.get("content"), str)]
+    for path in sorted((root / "labeled").glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            case = json.loads(line)
+            texts += [case.get("system") or ""] + [m["content"] for m in case["messages"]]
+    return [t for t in texts if t.strip()]
+
+
+def test_block_patterns_read_a_block_alone_as_in_the_view():
+    # the cross-turn finders look these up by a block's text alone (find_material(reuse=True), the client): each must
+    # find in the block at its offsets in a view — after the separator's "\n" — what it finds in the block's text
+    from layerzero_viz import material
+    texts = _block_texts() + ["客户说：", "The customer wrote:", "  keep the opening", "observation: ok", "逐字照读"]
+    assert len(texts) > 500
+    for pattern in material._BLOCK_PATTERNS:
+        for seg in texts:
+            view = "前文\n\x00\n" + seg + "\n\x00\nnext"
+            s, e = 5, 5 + len(seg)
+            assert (pattern.search(view, s, e) is None) == (pattern.search(seg) is None), (pattern.pattern[:40], seg)
+            assert (pattern.match(view, s, e) is None) == (pattern.match(seg) is None), (pattern.pattern[:40], seg)
+
+
+def test_cross_turn_finds_are_the_same_looked_up():
+    # find_material(reuse=True) gives what it gives without the lookups, on chats whose cross-turn finds fire
+    chats = [
+        [("user", "客户问能不能货到付款，我们不支持。"), ("assistant", "您好，非常抱歉，我们目前暂不支持货到付款。")],
+        [("user", "I'll paste reviews; for each, write a short reply."), ("assistant", "Sure."),
+         ("user", "Great product, fast shipping."), ("assistant", "Thank you so much for your kind words!")],
+        [("user", "It's my sister's wedding on Friday."), ("assistant", "To Anna and Ben: may your days be long."),
+         ("user", "Keep the opening."), ("assistant", "To Anna and Ben: may your days be long and bright.")],
+        [("user", "Can you check a message?"), ("assistant", "Sure, paste it."), ("user", "The customer wrote:"),
+         ("assistant", "Go ahead."), ("user", "please hurry up, thanks")],
+        [("user", "请原样保留这句：“欢迎光临”。"), ("assistant", "好的：欢迎光临")],
+    ]
+    details = set()
+    for turns in chats:
+        doc = json.dumps({"messages": [{"role": r, "content": c} for r, c in [*turns, ("user", "Thanks!")]]})
+        view = TextView.of(load_conversation(doc))
+        cold = find_material(view)
+        assert find_material(view, reuse=True) == cold and find_material(view, reuse=True) == cold
+        details |= {m.detail.split(" (")[0] for m in cold}
+    assert {"kept: the reply to the question the turn before reports", "kept: a reply to the task set for each text",
+            "kept: the text the turn after keeps part of"} <= details

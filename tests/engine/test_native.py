@@ -200,7 +200,7 @@ def _plain_dict(result):
 
 
 def test_block_cache_reuses_a_blocks_own_material_never_what_its_neighbours_made_of_it():
-    from layerzero_viz import engine, material
+    from layerzero_viz import engine, material, reuse
     reply = "Thanks so much for your patience. I'm sorry for the delay. The contract is attached."
     asked = {"messages": [{"role": "user", "content": "Draft a short email to Sam: the contract is attached."},
                           {"role": "assistant", "content": reply},
@@ -208,13 +208,13 @@ def test_block_cache_reuses_a_blocks_own_material_never_what_its_neighbours_made
     # the same reply after a turn that asks for no text: it is no draft here, its politeness may go
     unasked = {"messages": [{"role": "user", "content": "Thanks! What's the weather like in Oslo?"},
                             {"role": "assistant", "content": reply}, asked["messages"][2]]}
-    material._REUSE_CACHES.clear()
+    reuse.CACHES.clear()
     for doc in (asked, unasked, asked, unasked):
         source = json.dumps(doc, ensure_ascii=False)
         cached = annotate(source, engine.Config(env={}, block_cache=True)).at_ratio(0.95)
         plain = annotate(source, env={}).at_ratio(0.95)
         assert _plain_dict(cached) == _plain_dict(plain)
-    own = material._REUSE_CACHES[material._own_material_of].cache_info()
+    own = reuse.CACHES[material._own_material_of].cache_info()
     assert own.currsize == 4 and own.hits == 6  # (four block texts: a reply asked for is read as a whole)
     assert annotate(json.dumps(asked), env={}).at_ratio(0.95).messages[1].pruned == reply
     assert "Thanks so much for your patience" not in annotate(json.dumps(unasked), env={}).at_ratio(0.95).messages[1].pruned
@@ -224,8 +224,8 @@ def test_block_cache_prunes_every_labeled_case_as_the_debugger_does():
     # the client (block_cache=True) must send what the app and the CLI show: a block's cached material may depend on
     # nothing outside its own text but what the cache keys on (an "Observation:" after the turn before ends with an
     # agent's "Action:" line is what the tool returned — material-en-83 — wherever that block's text was seen first)
-    from layerzero_viz import engine, labeled, material
-    material._REUSE_CACHES.clear()
+    from layerzero_viz import engine, labeled, reuse
+    reuse.CACHES.clear()
     cases = labeled.load_cases(labeled.default_paths())
     assert len(cases) > 400
     cached_fn = lambda conv: annotate(conv, engine.Config(env={}, block_cache=True))  # noqa: E731
@@ -242,13 +242,13 @@ def test_block_cache_prunes_every_labeled_case_as_the_debugger_does():
 
 
 def test_block_cache_keeps_no_block_above_its_size_bound(monkeypatch):
-    from layerzero_viz import engine, material
-    monkeypatch.setattr(material, "_REUSE_MAX_CHARS", 40)
-    material._REUSE_CACHES.clear()
+    from layerzero_viz import engine, material, reuse
+    monkeypatch.setattr(reuse, "MAX_CHARS", 40)
+    reuse.CACHES.clear()
     doc = {"messages": [{"role": "user", "content": "Short turn."},
                         {"role": "assistant", "content": "A reply far longer than forty characters, not kept."}]}
     annotate(json.dumps(doc), engine.Config(env={}, block_cache=True))
-    assert material._REUSE_CACHES[material._own_material_of].cache_info().currsize == 1
+    assert reuse.CACHES[material._own_material_of].cache_info().currsize == 1
 
 
 def test_token_cache_gives_the_same_annotation_and_is_bounded():

@@ -203,3 +203,35 @@ def test_a_scoped_language_rule_keeps_its_words():
     # the same languages said again as a clause of their own still go
     r = prune(conv("Respond in English and Chinese.", "Please respond in English and Chinese. What's a haiku?"))
     assert r.messages[1].pruned == "What's a haiku?"
+
+
+def test_role_frames_found_block_by_block_are_those_of_the_whole_text():
+    # derivable looks for role frames block by block (whole blocks looked up by their text in the client): the same
+    # frames, in the same order, as one pass over the view's text from where the role was set
+    import json as _json
+    from pathlib import Path as _Path
+
+    from layerzero_viz import load_conversation
+    from layerzero_viz.rules import derivable
+    from layerzero_viz.view import TextView
+
+    root = _Path(__file__).resolve().parents[2] / "fixtures"
+    docs = [p.read_text(encoding="utf-8") for p in sorted(root.glob("*.json"))]
+    docs += [_json.dumps({"system": "你是一名物理老师。", "messages": [
+        {"role": "user", "content": "作为一名物理老师，请解释。你是物理老师，对吧？As a physics teacher, explain."},
+        {"role": "assistant", "content": "You are a physics teacher, right. 好。"},
+        {"role": "user", "content": "You're a teacher, so be clear. 身为老师，"}]})]
+    docs += [_json.dumps({k: v for k, v in _json.loads(line).items() if k in ("system", "messages") and v})
+             for line in (root / "corpus" / "sample.jsonl").read_text(encoding="utf-8").splitlines()]
+    found_any = 0
+    for doc in docs:
+        view = TextView.of(load_conversation(doc))
+        for first_end in (0, len(view.text) // 3):
+            whole = [(k, m.start(), m.end()) for k, rx in enumerate(derivable._FRAMES)
+                     for m in rx.finditer(view.text, first_end)
+                     if (m.group(1) if m.group(1) is not None else m.group(m.lastindex or 1)) is not None]
+            for reuse in (False, True, True):
+                got = [(k, s, e) for k, s, e, _, b in derivable._frames_after(view, first_end, reuse)]
+                assert got == whole, doc[:80]
+            found_any += len(whole)
+    assert found_any >= 6
