@@ -4215,8 +4215,9 @@ _SIGN_OFF = re.compile(
     r"All[ \t]+the[ \t]+best|Talk[ \t]+soon|Take[ \t]+care|Hugs)[ \t]*[,!.]?[ \t]*\n?[ \t]*(?:[-—–][ \t]*)?"
     r"(?:the[ \t]+)?[A-Z][\w.'’-]*(?:[ \t]+[A-Z][\w.'’-]*){0,3}[ \t]*[.!]?[ \t]*$", re.MULTILINE)
 # the signature line of a Chinese letter: a short line without sentence punctuation after a blank line ("张敏", "小吴",
-# "宜居家具客服部")
-_SIGNATURE_ZH = re.compile(r"(?:\n[ \t]*\n|(?<=[。！!])[ \t]*\n)(?:[ \t]*(?:祝好|此致|敬礼|顺祝[^\n]{0,8}|祝[^\n]{1,10})[！!。]?[ \t]*\n)?"
+# "宜居家具客服部"), after a closing line or not ("此致", "谢谢！")
+_SIGNATURE_ZH = re.compile(r"(?:\n[ \t]*\n|(?<=[。！!])[ \t]*\n)(?P<closing>[ \t]*(?:祝好|此致|敬礼|顺祝[^\n]{0,8}|祝[^\n]{1,10}|"
+                           r"(?:谢谢|多谢|感谢|非常感谢)(?:您|你|了)?)[！!。]?[ \t]*\n)?"
                            r"[ \t]*[^\n。！？!?，,：:；;“”\"]{1,16}?[ \t]*(?=\n|\Z)")
 _LETTER_WITHIN = 400  # characters: a letter's salutation opens the block or follows a short request before it
 _SALUTATION_WITHIN = 80  # characters: a handed-over letter's salutation opens it
@@ -4239,11 +4240,14 @@ def _letters(text: str, s: int, e: int, role: str) -> list[tuple[int, int, str, 
     if sal is None or role == "user" and not text[s:sal.start()].strip():
         return []
     if sal.group("zh"):
-        if not text[sal.end():sal.end() + 2].strip(" \t").startswith("\n"):
-            return []  # (a Chinese salutation has a line of its own: "李老师您好：⏎")
+        # (a Chinese salutation has a line of its own: "李老师您好：⏎"; one that opens a line of the letter — "李经理您好，对账单
+        # 请查收。" — needs a closing line above the name: "谢谢！⏎小王")
+        inline = not text[sal.end():sal.end() + 2].strip(" \t").startswith("\n")
         end = None
         for end in _SIGNATURE_ZH.finditer(text, sal.end(), e):
             pass
+        if inline and (end is None or end.group("closing") is None):
+            return []
     else:
         end = None
         for end in _SIGN_OFF.finditer(text, sal.end(), e):

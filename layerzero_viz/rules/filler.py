@@ -300,7 +300,8 @@ def find(view: TextView, ctx: RuleContext) -> Hits:
             while before > 0 and text[before - 1] in " \t":
                 before -= 1
             if text[colon - 1] in ":：" and text[colon:len(text) if line_end < 0 else line_end].strip() \
-                    and before > 0 and text[before - 1] in ",，":
+                    and before > 0 and text[before - 1] in ",，" \
+                    and not _QUESTION_LEAD.fullmatch(text, start, colon - 1):
                 # the colon introduces what follows ("Translate this, thanks: Please wait."): it stays, and the comma
                 # before the clause goes in its place (a clause opening the sentence keeps its colon with it: "Quick
                 # question:" goes whole, or not at all)
@@ -313,6 +314,13 @@ def find(view: TextView, ctx: RuleContext) -> Hits:
     # the detail function is a partial, not a closure: a kept annotation holds it, and a closure's cells are
     # objects the cyclic garbage collector visits
     return Hits("filler", starts, ends, scores, 0.05, _OVERRIDE, partial(_detail, text, starts, ends, kinds, phrases))
+
+
+# a lead-in that announces the question after its colon: the colon is its own, and goes with it ("Sorry, one more question:
+# is it rude …" → "Sorry, is it rude …", "你已经帮了我很多了，最后一个问题：Docker…" → "你已经帮了我很多了，Docker…"; after a thanks the
+# colon is the clause's before: "Translate this, thanks: Please wait.")
+_QUESTION_LEAD = re.compile(r"(?i:(?:one|a|just\s+one)\s+(?:more|last|quick|small|final)\s+question|(?:quick|last|final|another)\s+"
+                            r"question)|(?:最后|还有|再|另外)(?:一个|个)?(?:小)?问题|再问(?:一下|一个|个)(?:问题)?|顺便问一下")
 
 
 # a system prompt that says what to do when the user greets ("当我向你打招呼时，…", "When the user says hello, …"):

@@ -429,3 +429,16 @@ def test_more_courtesy_phrases_of_review_24():
                          "fact about octopuses?"), 0.95)
     assert r.messages[0].pruned == "Could you tell me a fun fact about octopuses?"
     assert prune(conv(None, "早上好呀！推荐三本小说？"), 0.95).messages[0].pruned == "推荐三本小说？"
+
+
+@pytest.mark.parametrize("text,expected", [
+    # a question's lead-in goes with its own colon; the comma before it stays with what the turn keeps (review 90 R15,
+    # review 96 R10: "Sorry: is it rude …", "你已经帮了我很多了：Docker…" were left)
+    ("Sorry, one more question: is it rude to send a 红包 of 200 to my boss's kid?",
+     "Sorry, is it rude to send a 红包 of 200 to my boss's kid?"),
+    ("你已经帮了我很多了，最后一个问题：Docker容器怎么查看日志？", "你已经帮了我很多了，Docker容器怎么查看日志？"),
+    # a thanks before a colon: the colon is the request's, it stays and the comma goes
+    ("Translate this, thanks: Please wait.", "Translate this: Please wait."),
+])
+def test_a_question_lead_in_goes_with_its_colon(text, expected):
+    assert prune(conv(None, text), 0.3).messages[0].pruned == expected
