@@ -1342,7 +1342,9 @@ def _filler_clause(text: str, info: list[_Clause], i: int, n: int, se: int,
         while end < se and text[end] in _SPACE:
             end += 1
         m = _TAKE_ALONG.match(text, end)
-        if m and i == 0:
+        if m and all(info[j][5] for j in range(i)):
+            # (after an address or a greeting too: "Dear AI, thanks for the suggestion, but I'd rather …" → "Dear AI, I'd
+            # rather …", "Hey, sorry to bother you, but can you …" → "Hey, can you …")
             end = m.end()
             while end < se and text[end] in _SPACE:
                 end += 1
