@@ -1338,6 +1338,11 @@ def _filler_clause(text: str, info: list[_Clause], i: int, n: int, se: int,
             if text[start] == "，":
                 return start, end
             return (start, end - 1) if text[end - 1] in _SPACE else None
+        if i > 0 and not info[i - 1][5] and all(info[j][5] for j in range(i + 1, n)) \
+                and text[info[i - 1][3]:cs].strip()[:1] in ("，", ",", "、"):
+            # a middle clause the sentence's closing filler follows goes with the comma before it, as the closing one does:
+            # "太好了，谢谢谢谢，辛苦啦～" → "太好了～" when both go (not "太好了，～"), "太好了，辛苦啦～" when it goes alone
+            return info[i - 1][3], be
         end = info[i + 1][0]
         while end < se and text[end] in _SPACE:
             end += 1

@@ -442,3 +442,16 @@ def test_more_courtesy_phrases_of_review_24():
 ])
 def test_a_question_lead_in_goes_with_its_colon(text, expected):
     assert prune(conv(None, text), 0.3).messages[0].pruned == expected
+
+
+@pytest.mark.parametrize("text,ratio,expected", [
+    # two filler clauses closing a sentence go with the commas before them (review 90 R20: "太好了，～" was left)
+    ("太好了，谢谢谢谢，辛苦啦～", 0.95, "太好了～"),
+    # after an address or a greeting the 'but' that turns from a cut thanks or apology goes too (reviews 88 R07, 96 R09)
+    ("Hey, sorry to bother you, but can you explain what a mutex is?", 0.95, "Hey, can you explain what a mutex is?"),
+    ("Dear AI, thanks for the suggestion, but I'd rather stick with Postgres.", 0.95, "Dear AI, I'd rather stick with Postgres."),
+    # a 'but' after content stays
+    ("I tried it, thanks, but it failed.", 0.95, "I tried it, but it failed."),
+])
+def test_cut_filler_leaves_no_stray_comma_or_but(text, ratio, expected):
+    assert prune(conv(None, text), ratio).messages[0].pruned == expected
