@@ -495,6 +495,16 @@ _AS_YOU_PLEASE = re.compile(r"(?i:\b(?:as|if|whatever|whenever|wherever|what|how
                             r"any(?:\s+[a-z]+){1,2})\s+(?:you|they|we|he|she|I|one)\s+)$")  # ("any color they please")
 
 
+# a line that opens with a word or two and "please" before a colon asks for what the words name ("Spanish please:", "In
+# French please:", "Summary please:"): without "please" the line only labels the text after it (not a verb's request:
+# "Fix the typo please:" → "Fix the typo:" still asks)
+_ASKED_LABEL = re.compile(r"(?:^|\n)[ \t]*(?!(?i:fix|translate|summari[sz]e|rewrite|check|make|write|explain|help|show|give|list|"
+                          r"tell|find|add|remove|convert|correct|proofread|edit|review|reply|answer|send|draft|polish|shorten|"
+                          r"improve|format|sort|compare|describe|create|generate|clean|update|change|turn)\b)"
+                          r"(?:[A-Za-z][\w'’-]*[ \t]+){1,2}$")
+_LABEL_COLON = re.compile(r"[ \t]*[:：]")
+
+
 def _not_filler_en(text: str, s: int, e: int) -> bool:
     """Whether an English lexicon hit is the words of something else: "as …" after a role verb ("act as an AI
     model": a role), "hi" beside a hyphen or in capitals ("Hi-Fi", "Honolulu, HI"), "thanks … for nothing"
@@ -529,6 +539,8 @@ def _not_filler_en(text: str, s: int, e: int) -> bool:
             return True
         if _RELAYED.search(text, max(0, s - 30), s):
             return True  # "Tell him please fix the heater": the words of the message to pass on
+        if _ASKED_LABEL.search(text, max(0, s - 30), s) and _LABEL_COLON.match(text, e):
+            return True  # "Spanish please: The meeting …": the request itself ("Spanish:" would only label the text)
         before = text[max(0, s - 40):s].rstrip(" \t")
         if phrase[0] == "P" and before and before[-1] not in ".!?:;,\n。！？：；，、":
             return True  # "… {supplements_preference} Please design …": its capital is the only sentence break
