@@ -2153,8 +2153,25 @@ def _pointed_texts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, 
         if b > a and a < le and _past_own_words(text, m.end(), a, e) > le:
             a, b = _paragraph_after(text, le, e)  # ("Rewrite this email: could you make it friendlier?⏎⏎John, …")
         if b > a:
+            b = _quotation_end(text, a, b)
             out.append((a, b, "introduced", f"kept: the text pointed at by {_short(text[m.start():m.end()], 40)!r}"))
     return out
+
+
+_QUOTE_CLOSE = {'"': '"', "“": "”", "「": "」", "『": "』"}
+
+
+def _quotation_end(text: str, a: int, b: int) -> int:
+    """``b``, or the end of the quotation the text [a, b) opens with when all after it is a closing thanks — the user's
+    ('"We thank the reviewers." 谢谢！', '"Bonjour." Thanks!')."""
+    close = _QUOTE_CLOSE.get(text[a])
+    q = text.find(close, a + 1, b) if close else -1
+    if q < 0:
+        return b
+    rs, re_ = _stripped(text, q + 1, b)
+    if re_ > rs and (_CLOSING_THANKS.fullmatch(text, rs, re_) or _HELPER_THANKS_LINE.fullmatch(text, rs, re_)):
+        return q + 1
+    return b
 
 
 # a prompt's fixed texts: sections headed as macros, templates or scripts ("=== MACRO A: Password reset ===", "=== 话术B：配送超时
