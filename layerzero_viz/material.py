@@ -2409,6 +2409,10 @@ _TASK_INTRO = re.compile(
     r"|(?i:(?:this|that|another|the[ \t]+next)[ \t]+one)"
     # where to post it: "Announce in #general:", "Post to #random:"
     r"|(?i:(?:announce|post|send|share)[ \t]+(?:(?:it|this)[ \t]+)?(?:in|to|on)[ \t]+(?:the[ \t]+)?#?[\w-]+)"
+    # words to pass on: "Reply to Tom saying:", "Text my landlord this:"
+    r"|(?i:(?:reply|respond|write[ \t]+back|text|message|e-?mail|tell|dm|ping|answer)\b[^:：\n.!?]{0,40}?\b(?:saying|that[ \t]+says|this))"
+    # a text to write in another language: "用英文写：你好，…"
+    r"|[ \t]*(?:请|麻烦|帮我)*用(?:英文|英语|中文|日语|日文|法语|德语|西班牙语|韩语|粤语)(?:写|说|回复?|表达)"
     # the language wanted, with a please: "Spanish please:"
     r"|(?i:(?:in(?:to)?[ \t]+)?(?:spanish|french|german|italian|portuguese|japanese|korean|chinese|english|russian|arabic|dutch|"
     r"vietnamese|thai)[ \t]*,?[ \t]*please)"
@@ -2457,7 +2461,7 @@ _TASK_INTRO = re.compile(
     r"|[^：:\n]{0,6}?(?:我|我们)(?:就)?(?:要|想|打算|准备)(?:回复?|说|发)(?:给[\u4e00-\u9fff]{1,4})?(?:他|她|对方|客户|一句)?"
     r"|[^：:\n]{0,6}?(?:我|我们)(?:要|想|打算|准备|就)?(?:给|跟|向)[\u4e00-\u9fff]{1,6}?(?:发|回|说|写)(?:了)?"
     r"|[ \t]*(?:请|麻烦|帮我)*(?:继续写|接着写|续写|往下写)[^：:\n]{0,10}?"
-    r"|[^：:\n]{0,16}?写(?:一)?(?:条|封|段|句|个|张)(?:消息|短信|邮件|微信|留言|通知|公告|祝福|贺卡|纸条|小纸条|便条|条子|卡片)"
+    r"|[^：:\n]{0,16}?写(?:一)?(?:条|封|段|句|个|张)(?:给[^：:\n]{1,8}?的)?(?:消息|短信|邮件|微信|留言|通知|公告|祝福|贺卡|纸条|小纸条|便条|条子|卡片)"
     r"[^：:\n]{0,8}?"
     # the text named by what is to be done with it: "Reply to grade:", "Text to translate (keep the tone):"
     # (not the speaker's own recap: "So to summarise: no refund, …", "Just to check:")
@@ -2502,8 +2506,12 @@ _TASK_INTRO = re.compile(
     # the text pointed at before the verb: "帮我把下面这份通知改得更正式一点，意思不要变："
     rf"|[^：:\n]{{0,20}}?(?:把|将|对|给)(?:下面|以下|下列|这)[^：:\n]{{0,20}}?(?:改|换|替换|{_TASK_VERB_ZH})[^：:\n]{{0,30}}?"
     # the words to send back, dictated: "帮我回复他：Sure, thanks for asking!", "跟客户说：…", "Reply to him: …", "Tell her:"
-    r"|[^：:\n]{0,10}?(?:回复|回|转告|告诉|跟|对|和)(?:他|她|他们|她们|对方|客户|老板|同事|大家|群里|[\u4e00-\u9fff]{0,4}群|老师|领导)(?:说)?"
-    r"(?:一句|一下|两句|几句)?"
+    r"|[^：:\n]{0,10}?(?:回复|回|转告|告诉|跟|对|和)(?:他|她|他们|她们|对方|客户|老板|同事|大家|群里|[\u4e00-\u9fff]{0,4}群|老师|领导|"
+    r"患者|病人|家长|顾客|学生|用户|买家|房东)(?:说)?(?:一句|一下|两句|几句)?"
+    # ("帮我给前台回个消息：麻烦您转告…")
+    r"|[^：:\n]{0,6}?给[\u4e00-\u9fff]{1,8}?(?:回|发|写)(?:个|一个|一条|条|一封|封)(?:消息|短信|微信|邮件|信息|回复|通知)"
+    # what someone wrote or sent, pasted on the next line: "老师发的：⏎请家长签字…", "医生写的医嘱：⏎1. …"
+    r"|[^：:\n]{0,12}?(?:" + _SENDERS_ZH + r"|诊所|医院|学校|物业)(?:写|发|开|回|留)的[\u4e00-\u9fff]{0,4}"
     # the text a question is about, named before it: "Count how many times 'thanks' appears:", "Is please needed in:"
     r"|(?i:count\b[^:：\n]{0,60}?|[^:：\n]{0,60}?\b(?:needed|necessary|required|correct|ok|okay|rude|polite|natural|"
     r"grammatical)[ \t]+in)"
@@ -2511,7 +2519,10 @@ _TASK_INTRO = re.compile(
     r"|(?i:[^:：\n]{0,20}?\b(?:reply|respond|write\s+back|say|(?:tell|text|message|email|dm|ping)\s+(?:him|her|them)|"
     r"tell\s+(?:the|my|our)\s+[\w-]+(?:\s+[\w-]+)?|write\s+(?=to\s))"
     r"(?:\s*to\s+(?:him|her|them|the\s+\w+|my\s+\w+|(?-i:[A-Z][a-z]+)))?"
-    r"(?:\s+with)?)"
+    r"(?:\s+for\s+me)?(?:\s+with)?)"
+    # a note or a message dictated: "Write a note to the nurse: Please don't …", "Write this as a text to Dr. Patel's office: …"
+    r"|(?i:[^:：\n]{0,20}?\bwrite\s+(?:a|an|this\s+as\s+an?)\s+(?:quick\s+|short\s+)?(?:note|text|message|e-?mail|reply|letter|"
+    r"card)\s+(?:to|for)\b[^:：\n]{1,40}?)"
     # a template to fill in: "Fill in this template for Jun (start date May 6):"
     r"|(?i:fill\s+(?:in|out)\s+(?:this|the|my|our)\s+(?:template|form|placeholders?)\b[^:：\n]{0,80}?)"
     # a log or an error to look at: "帮我看下日志：", "分析一下这个报错："
@@ -2554,6 +2565,7 @@ _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\btidy\b|\bclean\s+up\b|\bmake\b|\
                        r"修改|修正|摘要|tl;?dr|报错|报了错|出错|错误提示|错误信息|\bgot\b|\bsent\b|\bprint|\bshow|\bthr[eo]w|\boutput|\breturn|\bdisplay|\bfail|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
                        r"\breplied\b|\bposted\b|\btexted\b|\bmessaged\b|\b(?:was|is|reads?)\b|\breplying\b|\bresponding\b|"
                        r"\bsaying\b|\bgetting\b|\bseeing\b|\bsending\b|每条|每一条|每封|改了|写了|翻了|拟了|的是|答案|造的|这句|这段|\bstart\b|"
+                       r"写的|发的|开的|留的|用(?:英|中|日|法|德|西班牙|韩|粤)[文语]|"
                        r"\bbegin\b|\bfirst\b|\bcount\b|\bneeded\b|\bnecessary\b|\brequired\b|\bcorrect\b|\bok\b|\bokay\b|"
                        r"\brude\b|\bpolite\b|\bnatural\b|\bgrammatical\b|\b(?:spanish|french|german|italian|portuguese|japanese|korean|chinese|english|russian|"
                        r"arabic|dutch|vietnamese|thai)\b"
@@ -4236,6 +4248,12 @@ _SIGN_OFF = re.compile(
 _SIGNATURE_ZH = re.compile(r"(?:\n[ \t]*\n|(?<=[。！!])[ \t]*\n)(?P<closing>[ \t]*(?:祝好|此致|敬礼|顺祝[^\n]{0,8}|祝[^\n]{1,10}|"
                            r"(?:谢谢|多谢|感谢|非常感谢)(?:您|你|了)?)[！!。]?[ \t]*\n)?"
                            r"[ \t]*[^\n。！？!?，,：:；;“”\"]{1,16}?[ \t]*(?=\n|\Z)")
+# a salutation that names someone other than the assistant ("Hi Tom,", "Dear Hiring Manager,", "李经理您好，", "刘老师您好，"): a
+# turn that opens with it and is signed is a letter to them, whatever the turn asks (not "Hi Claude,", "AI你好", "老师您好"
+# without a name — a tutor is called 老师 —, "Hi there,")
+_GREETS_SOMEONE = re.compile(r"(?i:(?:hi|hello|hey|dear)[ \t]+(?!(?:claude|chatgpt|gpt|ai|assistant|bot|there|everyone|all|team|"
+                             r"folks|guys)\b)[A-Z][\w.'’-]*)|^[ \t]*(?!(?:AI|ai|助手|小助手|机器人|老师|同学)(?:您好|你好))"
+                             r"[^\n，,：:！!。\s]{2,8}(?:您好|你好)")
 _LETTER_WITHIN = 400  # characters: a letter's salutation opens the block or follows a short request before it
 _SALUTATION_WITHIN = 80  # characters: a handed-over letter's salutation opens it
 # what a request calls a text that is no letter (whose closing thanks is then the user's), in the characters before it
@@ -4254,8 +4272,8 @@ def _letters(text: str, s: int, e: int, role: str) -> list[tuple[int, int, str, 
     sign-off and name that end it — in a user's turn, after something else (a turn that opens "Hi Claude, …" and is
     signed is the user's own message to the assistant)."""
     sal = _SALUTATION.search(text, s, min(e, s + _LETTER_WITHIN))
-    if sal is None or role == "user" and not text[s:sal.start()].strip():
-        return []
+    if sal is None or role == "user" and not text[s:sal.start()].strip() and not _GREETS_SOMEONE.search(sal.group(0)):
+        return []  # (a turn that opens greeting the assistant — "Hi Claude,", "你好，", "老师您好，" — is the user's own)
     if sal.group("zh"):
         # (a Chinese salutation has a line of its own: "李老师您好：⏎"; one that opens a line of the letter — "李经理您好，对账单
         # 请查收。" — needs a closing line above the name: "谢谢！⏎小王")

@@ -319,8 +319,8 @@ def find(view: TextView, ctx: RuleContext) -> Hits:
 # a lead-in that announces the question after its colon: the colon is its own, and goes with it ("Sorry, one more question:
 # is it rude …" → "Sorry, is it rude …", "你已经帮了我很多了，最后一个问题：Docker…" → "你已经帮了我很多了，Docker…"; after a thanks the
 # colon is the clause's before: "Translate this, thanks: Please wait.")
-_QUESTION_LEAD = re.compile(r"(?i:(?:one|a|just\s+one)\s+(?:more|last|quick|small|final)\s+question|(?:quick|last|final|another)\s+"
-                            r"question)|(?:最后|还有|再|另外)(?:一个|个)?(?:小)?问题|再问(?:一下|一个|个)(?:问题)?|顺便问一下")
+_QUESTION_LEAD = re.compile(r"(?:(?i:but|and)\s+|但是?|不过|可是)?(?:(?i:(?:one|a|just\s+one)\s+(?:more|last|quick|small|final)\s+question|(?:quick|last|final|another)\s+"
+                            r"question)|(?:最后|还有|再|另外)(?:一个|个)?(?:小)?问题|再问(?:一下|一个|个)(?:问题)?|顺便问一下)")
 
 
 # a system prompt that says what to do when the user greets ("当我向你打招呼时，…", "When the user says hello, …"):
@@ -501,7 +501,7 @@ _AS_YOU_PLEASE = re.compile(r"(?i:\b(?:as|if|whatever|whenever|wherever|what|how
 _ASKED_LABEL = re.compile(r"(?:^|\n)[ \t]*(?!(?i:fix|translate|summari[sz]e|rewrite|check|make|write|explain|help|show|give|list|"
                           r"tell|find|add|remove|convert|correct|proofread|edit|review|reply|answer|send|draft|polish|shorten|"
                           r"improve|format|sort|compare|describe|create|generate|clean|update|change|turn)\b)"
-                          r"(?:[A-Za-z][\w'’-]*[ \t]+){1,2}$")
+                          r"(?:[A-Za-z][\w'’-]*,?[ \t]+){1,2}$")
 _LABEL_COLON = re.compile(r"[ \t]*[:：]")
 
 

@@ -437,6 +437,7 @@ def test_more_courtesy_phrases_of_review_24():
     ("Sorry, one more question: is it rude to send a 红包 of 200 to my boss's kid?",
      "Sorry, is it rude to send a 红包 of 200 to my boss's kid?"),
     ("你已经帮了我很多了，最后一个问题：Docker容器怎么查看日志？", "你已经帮了我很多了，Docker容器怎么查看日志？"),
+    ("你已经帮了我很多了，但最后一个问题：x=2时成立吗？", "你已经帮了我很多了，x=2时成立吗？"),  # (review 97 R20)
     # a thanks before a colon: the colon is the request's, it stays and the comma goes
     ("Translate this, thanks: Please wait.", "Translate this: Please wait."),
 ])
