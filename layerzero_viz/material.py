@@ -4237,7 +4237,8 @@ _SALUTATION = re.compile(
     # (an English one names whom it greets, or stands alone on its line: "Hey, could you …" greets the assistant)
     r"^[ \t]*(?:(?:Hi|Hello|Hey|Dear|Good\s+(?:morning|afternoon|evening))(?:(?:[ \t]+(?:[A-Z][\w.'’-]*|everyone|all|team|"
     r"there|folks|guys))+[ \t]*[,!:—-]|[ \t]*[,!:—-]?[ \t]*(?=\n))"
-    r"|(?P<zh>(?:尊敬的|亲爱的)[^\n，,：:！!。]{1,12}|[^\n，,：:！!。\s]{1,8}(?:您好|你好)|大家好)[ \t]*[，,：:！!])", re.MULTILINE)
+    r"|(?P<zh>(?:尊敬的|亲爱的)[^\n，,：:！!。]{1,12}|[^\n，,：:！!。\s]{1,8}(?:您好|你好)|大家好|各位[^\n，,：:！!。\s]{1,6}好|"
+    r"[^\n，,：:！!。\s]{1,6}们好)[ \t]*[，,：:！!])", re.MULTILINE)
 _SIGN_OFF = re.compile(
     r"(?:^|(?<=[.!?])[ \t]+)[ \t]*(?:Best(?:[ \t]+(?:regards|wishes))?|Kind[ \t]+regards|Warm(?:est)?[ \t]+regards|Regards|Cheers|"
     r"Thanks(?:[ \t]+again|[ \t]+so[ \t]+much)?|Thank[ \t]+you|Many[ \t]+thanks|Love|Sincerely|Yours(?:[ \t]+(?:truly|sincerely))?|"
@@ -4246,14 +4247,15 @@ _SIGN_OFF = re.compile(
 # the signature line of a Chinese letter: a short line without sentence punctuation after a blank line ("张敏", "小吴",
 # "宜居家具客服部"), after a closing line or not ("此致", "谢谢！")
 _SIGNATURE_ZH = re.compile(r"(?:\n[ \t]*\n|(?<=[。！!])[ \t]*\n)(?P<closing>[ \t]*(?:祝好|此致|敬礼|顺祝[^\n]{0,8}|祝[^\n]{1,10}|"
-                           r"(?:谢谢|多谢|感谢|非常感谢)(?:您|你|了)?)[！!。]?[ \t]*\n)?"
+                           r"(?:谢谢|多谢|感谢|非常感谢)(?:您|你|大家|各位|了)?)[！!。]?[ \t]*\n)?"
                            r"[ \t]*[^\n。！？!?，,：:；;“”\"]{1,16}?[ \t]*(?=\n|\Z)")
 # a salutation that names someone other than the assistant ("Hi Tom,", "Dear Hiring Manager,", "李经理您好，", "刘老师您好，"): a
 # turn that opens with it and is signed is a letter to them, whatever the turn asks (not "Hi Claude,", "AI你好", "老师您好"
 # without a name — a tutor is called 老师 —, "Hi there,")
 _GREETS_SOMEONE = re.compile(r"(?i:(?:hi|hello|hey|dear)[ \t]+(?!(?:claude|chatgpt|gpt|ai|assistant|bot|there|everyone|all|team|"
                              r"folks|guys)\b)[A-Z][\w.'’-]*)|^[ \t]*(?!(?:AI|ai|助手|小助手|机器人|老师|同学)(?:您好|你好))"
-                             r"[^\n，,：:！!。\s]{2,8}(?:您好|你好)")
+                             r"[^\n，,：:！!。\s]{2,8}(?:您好|你好)|^[ \t]*(?:尊敬的|亲爱的)(?!(?:AI|ai|助手|小助手|机器人|ChatGPT|Claude))|"
+                             r"^[ \t]*各位[^\n，,：:！!。\s]{1,6}好|^[ \t]*[^\n，,：:！!。\s]{1,6}们好")
 _LETTER_WITHIN = 400  # characters: a letter's salutation opens the block or follows a short request before it
 _SALUTATION_WITHIN = 80  # characters: a handed-over letter's salutation opens it
 # what a request calls a text that is no letter (whose closing thanks is then the user's), in the characters before it

@@ -676,7 +676,7 @@ _SAY_HINT = re.compile(r"say|said|us[ei]|writ|wrot|typ|add|includ|with|trim|remo
 # a verb whose object is a whole script, to the end of its sentence ("开头统一用 您好，很高兴为您服务。", "Always start with:
 # Hi, thanks for reaching out to Acme."): each politeness phrase in it is the script's
 _SCRIPT_CUE = re.compile(r"(?:开头|结尾|开场|结束|开场白|结束语)(?:时|的时候)?(?:统一|一律|都|请|要|必须)?(?:用|说|使用|是|为)|(?:统一|一律)(?:用|使用|说)"
-                         r"|以[^。！？\n]{0,12}?(?:开头|结尾)|(?i:\b(?:start|begin|end|open|close|finish|sign\s+off)s?\b[^.!?\n]{0,30}?"
+                         r"|以[^。！？\n]{0,12}?(?:开头|结尾)|(?i:\b(?:start|begin|end|open|close|finish|sign(?:\s+off)?)s?\b[^.!?\n]{0,30}?"
                          r"\bwith\b)")
 _SAID_NOW = re.compile(r"(?i:\b(?:I|we)\s+(?:just\s+|really\s+|also\s+)?(?:want(?:ed)?|would\s+like|'d\s+like|have)\s+to\s+"
                        # (not a question about the words: "Should I say please in emails?")
