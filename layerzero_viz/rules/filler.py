@@ -1162,6 +1162,11 @@ _VOCATIVE = re.compile(r"[ \t]*(?:(?:(?i:dear|hi|hello|hey)[ \t]+)?(?:AI|ChatGPT
                        r"|[\u4e00-\u9fff]{0,3}?(?:老师|同学|总|经理|医生|大夫|师傅|老板|亲|宝贝|先生|女士|教授|主任|领导|律师))[ \t]*")
 
 
+# a bare apology, beside filler in a sentence that says nothing else: "Sorry, one more question!" goes whole (not "Sorry!");
+# it is no filler clause of its own ("Sorry, I meant Tuesday.")
+_BARE_SORRY = re.compile(r"[ \t]*(?:(?i:(?:so\s+|very\s+)?sorry|oops)|抱歉|不好意思|对不起)[ \t]*")
+
+
 def _clause_is_filler(text: str, bs: int, be: int, runs: list[_Run]) -> bool:
     """True when the clause body [bs, be) says nothing but its filler runs (and a short complement); a clause
     without filler is 'filler' here only when it is an acknowledgement ("Ok,", "好的，")."""
@@ -1213,7 +1218,8 @@ def _sentence_candidates(view: TextView, text: str, ss: int, se: int, block_end:
     src0 = runs[0][2][0][2]
     roles_here = {_role(text, *h) for r in runs for h in r[2]}
     sentence_only = "only" in roles_here
-    if all(f for *_, f in info) and not numbered and not _negated(text, ss, se, zh_neg) \
+    if all(f or not inside and _BARE_SORRY.fullmatch(text, bs, be) for _, _, bs, be, inside, f in info) and not numbered \
+            and not _negated(text, ss, se, zh_neg) \
             and not _answers_a_question(view, text, ss, se, info):
         if "stance" in roles_here or roles_here == {"hedge"}:
             # "I guess." / "我觉得吧。": the speaker's answer, however unsure; "说实话嘛" alone: a hedge that frames
