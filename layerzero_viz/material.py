@@ -2730,7 +2730,7 @@ _LIST_NEXT = re.compile(r"[ \t]*\n\s*(?:[-*•+]|\d{1,2}[.)、])[ \t]")
 _ITEM_NOUNS = re.compile(r"(?i:\b(?:reviews?|comments?|messages?|sentences?|headlines?|tweets?|posts?|e-?mails?|tickets?|"
                          r"titles?|phrases?|questions?|utterances?|texts?|quotes?|replies|responses?|answers?|"
                          r"paragraphs?|openers?|lines?|strings?|translations?|notes?)\b)|评论|评价|留言|消息|句子|标题|问题|文本|回复|回答|段落"
-                         r"|译文|机翻|文案|推送|字符串|词条")
+                         r"|译文|机翻|文案|推送|字符串|词条|医嘱|处方|通知|短信|邮件")
 # a request to translate: the list under it is what to translate ("Release notes, translate to Chinese:⏎- Fixed login …")
 _TRANSLATES = re.compile(r"(?i:\btranslat|\blocali[sz]|\binto\s+(?-i:[A-Z])[a-z]+)|翻译|翻成|译成|本地化")
 # what the colon of such a line may not head: a list of the steps or rules of the task itself
