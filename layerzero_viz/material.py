@@ -671,8 +671,7 @@ def _handed_text_end(text: str, a: int, e: int, nxt: int | None) -> int:
                              and not _letters_closing(text, a, *ends[-1])
                              or _thanks_by_the_title_greeted(text, a, *ends[-1])
                              or _thanks_in_another_script(text, ends[-2][0], *ends[-1])
-                             or (_CLOSING_THANKS.fullmatch(text, *_stripped(text, *ends[-1]))
-                                 or _HELPER_THANKS_LINE.fullmatch(text, *_stripped(text, *ends[-1])))
+                             or _thanks_only(text, *_stripped(text, *ends[-1]))
                              and (_stripped(text, *ends[-2])[1] > 0 and text[_stripped(text, *ends[-2])[1] - 1] in _CLOSING_QUOTES
                                   or text.startswith("```", _stripped(text, *ends[-2])[1] - 3)
                                   or (_NOT_A_LETTER.search(text, max(0, a - _NAMED_WITHIN), a) is not None
@@ -690,10 +689,10 @@ def _handed_text_end(text: str, a: int, e: int, nxt: int | None) -> int:
         b -= 1
     if "\n" not in text[a:b] and _PRINTED_INTRO.search(text, max(text.rfind("\n", 0, a) + 1, a - _NAMED_WITHIN), a):
         k = _SENTENCE_BEFORE.search(text, a, b)  # ("I ran it and got: You have an error in …. Thanks!": the user's thanks)
-        if k is not None and (_CLOSING_THANKS.fullmatch(text, k.end(), b) or _HELPER_THANKS_LINE.fullmatch(text, k.end(), b)):
+        if k is not None and _thanks_only(text, k.end(), b):
             b = _stripped(text, a, k.end())[1]
     last = text.rfind("\n", a, b) + 1
-    if last > a and (_CLOSING_THANKS.fullmatch(text, last, b) or _HELPER_THANKS_LINE.fullmatch(text, last, b)) \
+    if last > a and _thanks_only(text, last, b) \
             and _NOT_A_LETTER.search(text, max(0, a - _NAMED_WITHIN), a):
         b = _stripped(text, a, last)[1]  # ("…⏎[警告] 磁盘空间不足⏎麻烦你了。" after "看一下这个日志": the user's thanks)
     return _before_thanks_after_quote(text, a, _without_trailing_task_sentences(text, a, b))
@@ -724,7 +723,7 @@ def _thanks_in_another_script(text: str, a: int, p: int, pe: int) -> bool:
     """Whether the paragraph [p, pe) only thanks, in another script than the paragraph [a, p) before it (the user's
     "谢谢！" under an English text to translate, "Thanks!" under a Chinese one)."""
     pa, pb = _stripped(text, p, pe)
-    if not (_CLOSING_THANKS.fullmatch(text, pa, pb) or _HELPER_THANKS_LINE.fullmatch(text, pa, pb)):
+    if not _thanks_only(text, pa, pb):
         return False
     before = text[a:p]
     cjk = sum("\u4e00" <= ch <= "\u9fff" for ch in before)
@@ -796,6 +795,11 @@ _CLOSING_QUOTES = "\"”’」』"
 # a closing thanks (a sentence of its own): "Thanks in advance!", "谢谢！"
 _CLOSING_THANKS = re.compile(r"[ \t]*(?:(?i:thanks?(?:\s+you)?(?:\s+(?:so|very)\s+much|\s+a\s+lot)?(?:\s+in\s+advance)?|thx|cheers|ty)"
                              r"|(?:提前)?谢谢(?:你|您)?(?:啦|了)?|多谢|(?:提前)?感谢)[ \t]*[.!！。~～]*[ \t]*")
+
+
+def _thanks_only(text: str, a: int, b: int) -> bool:
+    """Whether [a, b) is only a thanks, a closing one or one to the helper ("Thanks in advance!", "谢谢！", "麻烦你了")."""
+    return (_CLOSING_THANKS.fullmatch(text, a, b) or _HELPER_THANKS_LINE.fullmatch(text, a, b)) is not None
 
 
 def _introducers(text: str, s: int, e: int) -> list[re.Match[str]]:
@@ -2169,7 +2173,7 @@ def _quotation_end(text: str, a: int, b: int) -> int:
     if q < 0:
         return b
     rs, re_ = _stripped(text, q + 1, b)
-    if re_ > rs and (_CLOSING_THANKS.fullmatch(text, rs, re_) or _HELPER_THANKS_LINE.fullmatch(text, rs, re_)):
+    if re_ > rs and _thanks_only(text, rs, re_):
         return q + 1
     return b
 
@@ -3158,7 +3162,7 @@ def _works_on_the_last_reply(text: str, s: int, e: int, reuse: bool = False) -> 
     a, b = _stripped(text, s, e)
     if not 0 < b - a <= _BACK_MAX:
         return False
-    return reused(_works_on_a_reply, text[a:b]) if reuse else _works_on_a_reply(text[a:b])
+    return reused(_works_on_a_reply, text[a:b], reuse=reuse)
 
 
 def _works_on_a_reply(turn: str) -> bool:
@@ -3839,7 +3843,7 @@ def _deliverables(view: TextView, reuse: bool = False) -> dict[int, str]:
         nxt = blocks[k + 1]
         if nxt.role != "assistant" or nxt.msg_pos == b.msg_pos:
             continue
-        asked = reused(_asks_for_a_text, text[b.start:b.end]) if reuse else _asks_for_a_text(text[b.start:b.end])
+        asked = reused(_asks_for_a_text, text[b.start:b.end], reuse=reuse)
         if standing is not None and asked is None:
             out[nxt.msg_pos] = standing  # (each reply after a text handed over for it is one)
         elif asked is not None and not _no_text_in(text, nxt.start, nxt.end):
@@ -3889,7 +3893,7 @@ def _is_a_version(text: str, earlier: BlockRef, reply: BlockRef, reuse: bool = F
     if len(r) < _VERSION_MIN or not 0.5 <= len(r) / max(1, len(a)) <= 2.0:
         return False
     a, r = a[:_VERSION_READ], r[:_VERSION_READ]  # (two versions of a long text differ as much in their openings)
-    ga, gr = (reused(_grams, a), reused(_grams, r)) if reuse else (_grams(a), _grams(r))
+    ga, gr = reused(_grams, a, reuse=reuse), reused(_grams, r, reuse=reuse)
     return 2 * len(ga & gr) >= _VERSION_SIMILAR * (len(ga) + len(gr))
 
 
@@ -4007,8 +4011,7 @@ def _announced_turns(view: TextView, reuse: bool = False) -> dict[int, str]:
             # the reply asks for the text ("Of course — please paste the email.", "好的，请把信的内容发给我。"): the next
             # user turn is that text
             if requested is not None and b.msg_pos > requested[0] and (
-                    reused(_asks_to_paste, text[b.start:b.end], names_a_text) if reuse
-                    else _asks_to_paste(text[b.start:b.end], names_a_text)):
+                    reused(_asks_to_paste, text[b.start:b.end], names_a_text, reuse=reuse)):
                 pending, requested = requested, None
             continue
         if b.role != "user":
@@ -4029,12 +4032,12 @@ def _announced_turns(view: TextView, reuse: bool = False) -> dict[int, str]:
             if m is not None and _TASK_VERB.search(text, b.start, b.end):
                 pending = (b.msg_pos, f"kept: the text the turn before announced ({_short(m.group(0), 40)!r})")
         if pending is None and b.end - b.start <= _ANNOUNCE_MAX and (
-                reused(_requests_work, text[b.start:b.end]) if reuse else _requests_work(text[b.start:b.end])):
+                reused(_requests_work, text[b.start:b.end], reuse=reuse)):
             requested = (b.msg_pos, f"kept: the text asked for by {_short(text[b.start:b.end].strip(), 40)!r} and "
                                     "the reply that asked for it")
             names_a_text = found_in(_TEXT_NAMED, text, b.start, b.end, reuse)
         if pending is None and requested is None and b.end - b.start <= _ANNOUNCE_MAX \
-                and (reused(_only_a_label, text[b.start:b.end]) if reuse else _only_a_label(text[b.start:b.end])):
+                and reused(_only_a_label, text[b.start:b.end], reuse=reuse):
             # a turn that is only the label of a message it has not pasted yet ("The customer wrote:", "客户说："): after
             # a reply that asks for it, the next turn is that message
             requested = (b.msg_pos, f"kept: the message {_short(text[b.start:b.end].strip(), 40)!r} announced, pasted "

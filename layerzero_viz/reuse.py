@@ -20,9 +20,10 @@ ENTRIES = 512
 CACHES: dict[Callable[..., Any], Callable[..., Any]] = {}
 
 
-def reused(finder: Callable[..., _T], seg: str, *args: Any) -> _T:
-    """``finder(seg, *args)``, from a bounded cache of earlier calls (``finder`` depends on its arguments only)."""
-    if len(seg) > MAX_CHARS:
+def reused(finder: Callable[..., _T], seg: str, *args: Any, reuse: bool = True) -> _T:
+    """``finder(seg, *args)``, from a bounded cache of earlier calls (``finder`` depends on its arguments only); with
+    ``reuse`` false, found again (the app and the CLI)."""
+    if not reuse or len(seg) > MAX_CHARS:
         return finder(seg, *args)
     cached = CACHES.get(finder)
     if cached is None:
