@@ -958,7 +958,12 @@ def _asks_about_it(text: str, p: int, pe: int) -> bool:
 
 _ABOUT_IT = re.compile(r"(?i:(?:is|does|was)\s+(?:it|this|that|these|those|my\s+[a-z]+|the\s+[a-z]+)\s+(?:[a-z]+\s+)?(?:too|ok|"
                        r"okay|fine|good|right|correct|clear|polite|rude|formal|casual|professional|appropriate|better|enough|"
-                       r"natural|sound|read|look)\b|(?:ok|okay|thoughts|better)\s*\?|what\s+does\s+(?:he|she|they|it|this|that)\s+mean)"
+                       r"natural|sound|read|look|legal|enforceable|valid|allowed|lawful|fair|binding|reasonable)\b|"
+                       r"(?:ok|okay|thoughts|better)\s*\?|what\s+does\s+(?:he|she|they|it|this|that)\s+mean|"
+                       # whether what a notice or a clause says may stand: "Can they do that without 48 hours' notice?"
+                       r"can\s+(?:they|he|she|my\s+[a-z]+|the\s+[a-z]+)\s+(?:really\s+|legally\s+|actually\s+)?(?:do|ask|require|make|"
+                       r"charge|deduct|fire|withhold)\b)"
+                       r"|[^。！？!?\n您]{0,20}?(?:合法|合理|合规|有效|违法|违规|公平|靠谱)(?:吗|么|不)"
                        r"|(?:这样|这么)(?:写|说|回|发|改)?(?:可以|行|合适|得体|妥当|对|好)(?:吗|不|么|嘛)"
                        r"|[^。！？!?\n您]{0,12}?(?:行不行|可不可以|怎么样|什么意思|是不是|要不要|还要[^。！？!?\n您]{0,10}?吗)")
 
@@ -1970,7 +1975,8 @@ def _transcript(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
 # the words to say, after a say-verb and a colon, to the end of the line ("1. Say: Hello, thank you for calling Orbit
 # Telecom. My name is {agent}.", "如果客户情绪激动，说：非常抱歉给您带来困扰，感谢您的耐心。", "End with: Have a great day!"),
 # and a text's field ("内容是：明天9点开会，谢谢配合。", "… - Body: Hi Dana, thanks for the draft! …")
-_SAY_BEFORE = re.compile(r"(?:(?i:\b(?:(?:say|reply|respond|answer)(?:\s+(?:exactly|verbatim|only|just))?(?:\s+with)?"
+_SAY_BEFORE = re.compile(r"(?:(?i:\b(?:(?:say|reply|respond|answer)(?:\s+(?:exactly|verbatim|only|just|first|always|"
+                         r"instead|immediately|once))?(?:\s+with)?"
                          r"(?:\s+(?:exactly|verbatim|only|just))?|"
                          r"(?:start|begin|open|end|close|finish|sign\s+off)\s+with|(?:message\s+|e-?mail\s+)?body|"
                          # "Greet every user with:", "Always end every reply with this exact line:"
@@ -2452,7 +2458,8 @@ _TASK_INTRO = re.compile(
     r"(?:[ \t]*[,;—–-][^:：\n]{0,80}?)?)"
     # said to pass on as written: "Send this to #eng-all, word for word:", "Post it verbatim:"
     r"|(?i:[^:：\n]{0,80}?\b(?:verbatim|word[ \t]+for[ \t]+word|as[ \t]+is|exactly[ \t]+(?:as[ \t]+(?:written|it[ \t]+is)|this|"
-    r"like[ \t]+(?:this|so))|this[ \t]+exact[ \t]+(?:opening|wording|text|greeting|line|sentence|phrase|sign-?off|closing))\b"
+    r"like[ \t]+(?:this|so))|this[ \t]+exact[ \t]+(?:[a-z-]+[ \t]+)?(?:opening|wording|text|greeting|line|sentence|phrase|"
+    r"sign-?off|closing|footer|signature|disclaimer|header|tagline|slogan|caption|notice|message|copy|paragraph|template|bio))\b"
     r"[^:：\n]{0,40}?)"
     # or prescribed in so many words: "开头必须这样写：", "结尾要这么说："
     r"|[^：:\n]{0,40}?(?:(?:这样|这么|如下)(?:写|说|开头|结尾|回复|回答|回)|(?:写|改|换)成(?:这样|这个样子))[^：:\n]{0,10}?"
@@ -2516,6 +2523,21 @@ _TASK_INTRO = re.compile(
     r"|[^：:\n]{0,6}?给[\u4e00-\u9fff]{1,8}?(?:回|发|写)(?:个|一个|一条|条|一封|封)(?:消息|短信|微信|邮件|信息|回复|通知)"
     # what someone wrote or sent, pasted on the next line: "老师发的：⏎请家长签字…", "医生写的医嘱：⏎1. …"
     r"|[^：:\n]{0,12}?(?:" + _SENDERS_ZH + r"|诊所|医院|学校|物业)(?:写|发|开|回|留)的[\u4e00-\u9fff]{0,4}"
+    # the words to print or use, dictated: "小票底部印这句，就用：谢谢惠顾，欢迎再来！", "海报上就一句话：…", "弹窗文案就写：…",
+    # "牌子上面写：谢谢光临，…"
+    r"|[^：:\n]{0,20}?(?:就|只|上面|上边|底部|顶部|背面|正面)(?:写|印|用|放|贴|打)(?:上|着)?(?:这句|这一句|一句|这几个字)?(?:话)?"
+    r"|[^：:\n]{0,20}?(?:就|只有|只)(?:一句话|这一句|这句话?)"
+    # … and in English: "Start the email with:", "Sign off with:", "Add a CTA at the end:"
+    r"|(?i:[^:：\n]{0,40}?\b(?:start|begin|open|end|close|finish|sign[ \t]+off|wrap[ \t]+up)\b[^:：\n.?!]{0,30}?\bwith)"
+    r"|(?i:[^:：\n]{0,40}?\b(?:add|put|include|insert|append)\b[^:：\n.?!]{0,40}?\b(?:at|to)[ \t]+the[ \t]+(?:very[ \t]+)?"
+    r"(?:end|bottom|top|start|beginning)\b(?:[ \t]+of[ \t]+[^:：\n]{1,30}?)?)"
+    # the new wording, dictated: "The banner should read:", "Change the alert annotation to:", "状态页要写成：", "summary改成："
+    r"|(?i:[^:：\n]{0,60}?\b(?:should|must|will|shall|to|would|needs?[ \t]+to)[ \t]+(?:read|say)\b)"
+    r"|(?i:[^:：\n]{0,20}?\b(?:change|update|set|rename|reword|edit)\b[^:：\n.?!]{1,60}?\bto)"
+    r"|[^：:\n]{0,30}?(?:写成|改成|换成|改为|写为|更新成|更新为|替换成|替换为|设成|设为)"
+    # a message someone sent, named, then what to do with it: "这是诊所发来的短信，帮我看看是什么意思：⏎…"
+    r"|[^：:\n]{0,16}?(?:发来|寄来|发过来|传来|转来|回过来)的[\u4e00-\u9fff]{0,4}?(?:短信|邮件|消息|微信|通知|信息|留言|私信|信|"
+    r"公告|回复)(?:[，,][^：:\n]{0,30}?)?"
     # the text a question is about, named before it: "Count how many times 'thanks' appears:", "Is please needed in:"
     r"|(?i:count\b[^:：\n]{0,60}?|[^:：\n]{0,60}?\b(?:needed|necessary|required|correct|ok|okay|rude|polite|natural|"
     r"grammatical)[ \t]+in)"
@@ -2541,7 +2563,8 @@ _TASK_INTRO = re.compile(
     r"|(?i:here(?:'s|’s|[ \t]+is)[ \t]+(?:the|my|our|an?)[ \t]+(?:[a-z-]+[ \t]+){0,2}?(?:e-?mail|letter|message|note|newsletter|"
     r"post|announcement|memo|speech|toast|bio|reply|invitation|notice|text|out-of-office|note|invite|paragraph|essay|"
     r"conclusion|introduction|intro|answer|sentence|draft|story|poem|summary|abstract|statement|response|paper|report|"
-    r"lyrics|script|dm|sms|voicemail|comment|review)\b[^:：\n]{0,120}?)"
+    r"lyrics|script|dm|sms|voicemail|comment|review|issue|ticket|bug[ \t]+report|pull[ \t]+request|pr|commit[ \t]+message|"
+    r"changelog|release[ \t]+notes|tweet|caption)\b[^:：\n]{0,120}?)"
     r"|[^：:\n]{0,40}?(?:照|按|按照|仿照|模仿|参照|参考|学)着?(?:这个|这封|这篇|这段|这种|这条|上面的?|下面的?|它的?|原来的?)(?:语气|"
     r"风格|口吻|格式|写法|文风|调子|样子|感觉)[^：:\n]{0,60}?"
     r"|[^：:\n]{0,6}?这是我[^：:\n]{0,30}?(?:写|发)给[^：:\n]{0,80}?"
@@ -2560,7 +2583,7 @@ _TASK_INTRO = re.compile(
 # (searched in the lower-cased words before the colon: a case-insensitive search costs twice as much)
 _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\btidy\b|\bclean\s+up\b|\bmake\b|\bturn\b|\bsend\b|\bpost\b|\bpublish\b|\bforward\b|\bshare\b|"
                        r"\bannounce\b|\bverbatim\b|\bword for word\b|\bas is\b|\bexactly as\b|\bexactly this\b|\bexactly like\b|"
-                       r"\bthis exact\b|\binto\b|\bto [a-z]{2}-[a-z]{2,4}\b|\blike\b|\balong the lines\b|\bset\b|\bkeep\b|"
+                       r"\bthis exact\b|\binto\b|\bwith\b|\bread\b|\bchange\b|\bupdate\b|\brename\b|\breword\b|\bedit\b|写成|改成|换成|改为|写为|更新|替换|设成|设为|\badd\b|\bput\b|\binclude\b|\binsert\b|\bappend\b|就|只|上面|上边|底部|顶部|背面|正面|\bto [a-z]{2}-[a-z]{2,4}\b|\blike\b|\balong the lines\b|\bset\b|\bkeep\b|"
                        r"\bcontinue\b|\bcarry on\b|\bemailed\b|\be-mailed\b|\bforwarded\b|继续写|接着写|往下写|"
                        r"准备|打算|想发|要发|要回|想回|要说|想说|回|群里|说一声|\bfill\b|设置成|设成|设为|发给|给[\u4e00-\u9fff]{1,6}?(?:发|回)|写个|写张|写条|写封|写段|写句|写一|通知|替换|"
                        r"这样|这么|如下|原样|原封不动|一字不改|一字不差|一个字都不|照发|照着发|逐字|照读|照念|"
@@ -2823,6 +2846,12 @@ _REPORTED = (
     r"(?:policy|contract|article|handbook|terms)[ \t]+excerpt|excerpt|"
     r"(?:gift|card|engraving|greeting)[ \t]+(?:message|text|note)(?:[ \t]+for[ \t]+[^:：\n]{1,30}?)?|engrave|inscription)"
     r"|(?:买家|卖家|客户|用户|订单)备注|贺卡(?:内容|文字)"
+    # a notice or a rule someone issued, named: "公司通知：", "物业的通知如下：", "以下是我们公司考勤制度的一段：", "The notice
+    # reads as follows:"
+    r"|[\u4e00-\u9fff]{0,8}?(?:通知|公告|告示|公示|规定|制度|条款|守则|须知)"
+    r"|(?:以下是|下面是|这是)[^：:\n]{0,20}?的(?:一段|一部分|节选|原文|摘录|一条|其中一条)"
+    r"|(?i:(?:the|my|our|their|this|his|her)[ \t]+(?:[a-z-]+[ \t]+){0,3}?(?:notice|letter|e-?mail|policy|clause|contract|"
+    r"lease|message|memo|announcement|sign|section|paragraph|rule)[ \t]+(?:reads|says|states)(?:[ \t]+as[ \t]+follows)?)"
     r"|(?i:here(?:'s|\s+is|\s+are)\s+(?:my|our|his|her|the)\s+(?:[a-z-]+\s+)?(?:sql|query|script|config|stack\s+trace|traceback|"
     r"output|logs?|homework|assignment|answers?|"
     r"translation|essay|work|draft|letter|cover\s+letter|resume|code|opening|intro|introduction|pitch|speech|toast|script|"
@@ -2874,14 +2903,21 @@ _LABEL_WORDS = ("差评", "好评", "投诉", "告警", "报警", "警报", "字
 _FENCE_RULE = re.compile(r"^[ \t]*(?:-{3,}|—{2,}|_{3,}|\*{3,}|={3,}|<{3,}|>{3,}|\"{3}|'{3})[ \t]*$", re.MULTILINE)
 # a paragraph after the text that says what it was: "——以上是我要发给老师的邮件，请帮我看看语气", "That's the email."
 _TRAILING_REFERENCE = re.compile(
-    r"^[ \t]*(?:[-—_*=]+[ \t]*)?(?:(?:以上|上面)(?:是|为|就是|这)[^。！？\n]{0,20}?(?:邮件|信|文章|内容|文字|段落|稿|简历|作文|文案|回复|"
+    r"^[ \t]*(?:[-—_*=^]+[ \t]*)?(?:(?:以上|上面)(?:是|为|就是|这)[^。！？\n]{0,20}?(?:邮件|信|文章|内容|文字|段落|稿|简历|作文|文案|回复|"
     r"消息|通知|发言|材料)|(?i:(?:that's|that\s+is|this\s+is|the\s+above\s+is|above\s+is)\s+(?:my|the|our)\s+"
     r"(?:draft|email|e-mail|letter|message|text|post|reply|note|announcement|push|notification|toast|copy|string|banner|"
     r"popup|pop-up|tweet|caption)\b)"
     # "——以上翻成英文", "上面这段润色一下"
     r"|(?:以上|上面)(?:的|这段|这些|这几句)?(?:内容|文字)?[^。！？\n]{0,6}?(?:翻成|翻译成|译成|翻译为|翻译|改成|润色|校对)"
     # a paragraph that asks about the text above it, alone after a blank line: "这样写可以吗？", "审稿人这样说，我们该怎么办？"
-    r"|(?<=\n\n)(?:(?:这样|这么)(?:写|说|回|改)(?:可以|行|合适|好|得体|妥当|对)(?:吗|不|么|嘛)|[\u4e00-\u9fff]{1,6}?(?:这样|这么)说[，,。？?]))",
+    r"|(?<=\n\n)(?:(?:这样|这么)(?:写|说|回|改)(?:可以|行|合适|好|得体|妥当|对)(?:吗|不|么|嘛)|[\u4e00-\u9fff]{1,6}?(?:这样|这么)说[，,。？?])"
+    # … and the turn's last, in English: "Too blunt?", "Is this status page text OK to publish?", "Can you make this Slack
+    # message shorter?", "Should the status page end with that line or is it too cliché?"
+    r"|(?<=\n\n)(?i:too[ \t]+[a-z-]+(?:[ \t]+or[ \t]+[a-z-]+)?[ \t]*\?"
+    r"|(?:is|does|would|will|should)[ \t]+(?:this|that|the[ \t]+above)\b[^\n]{0,60}?\?"
+    r"|(?:can|could|would|will)[ \t]+you[ \t]+(?:please[ \t]+)?[a-z]+[ \t]+(?:this|that|the[ \t]+above)\b[^\n]{0,60}?\?"
+    r"|[^\n]{0,60}?\b(?:this|that|the[ \t]+above)[ \t]+(?:line|sentence|phrase|wording|paragraph|message|draft|text|reply|copy|"
+    r"post|note|update|announcement|e-?mail)\b[^\n]{0,60}?\?)(?=\s*\Z))",
     re.MULTILINE)
 
 
@@ -2891,6 +2927,15 @@ _INLINE_REFERENCE = re.compile(
     r"(?:——|—|<-|<--|←)[ \t]*(?:这是|这就是|以上是|上面是)[^，,。！？\n]{0,4}?我?(?:准备|打算|要|想)?(?:发|回|回复)给[^，,。！？\n]{1,8}?的"
     r"|(?:(?:<-|<--|←|—|–)[ \t]*|(?<=[.!?])[ \t]+)(?i:that'?s|this\s+is)\s+what\s+I(?:'m|\s+am)\s+(?:about|going|planning)\s+to\s+"
     r"(?:send|post|say|reply|text|e-?mail)\b")
+# … or, in a one-line turn, a question about it: "谢谢谢谢，辛苦啦 这样回复领导合适吗？"
+_ASKED_AFTER = re.compile(r"(?<=[^\s])[ \t]*(?:这样|这么)(?:回复|回|说|写|发)[^。！？\n]{0,8}?(?:可以|行|合适|好|得体|妥当|对|礼貌|"
+                          r"自然)(?:吗|不|么|嘛)?[？?]")
+
+
+def _asked_after(text: str, s: int, e: int) -> re.Match[str] | None:
+    """``_ASKED_AFTER`` ending the turn [s, e) (before it, the text it asks about)."""
+    m = _ASKED_AFTER.search(text, s, e)
+    return m if m is not None and not text[m.end():e].strip() else None
 _LABEL_STRIP = " \t\n*#->"
 _LABEL_REACH = 24  # characters from a label's start to its word ("My landlord's email:", "The clinic emailed:")
 
@@ -3448,8 +3493,9 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
         # one line without a colon (most chat turns): no intro, label, rule line, paragraph or reference; an opening
         # sentence may still hand the rest over ("…, exactly as it is. Hi! Thanks so much for your email. …")
         seg = text[s:e]
-        if payload and ("—" in seg or "<-" in seg or "←" in seg or "what I" in seg) \
-                and (ref := _INLINE_REFERENCE.search(text, s, e)) is not None and ref.start() > s:
+        if payload and ("—" in seg or "<-" in seg or "←" in seg or "what I" in seg or "这样" in seg or "这么" in seg) \
+                and (ref := _INLINE_REFERENCE.search(text, s, e) or _asked_after(text, s, e)) is not None \
+                and ref.start() > s:
             a, b = _stripped(text, s, ref.start())
             return [(a, b, "introduced", f"kept: the text that {_short(ref.group(0).strip(' -—<←'), 40)!r} says it hands over")]
         if payload and ("?" in seg or "？" in seg or "—" in seg or _VERBATIM_HINT.search(seg)

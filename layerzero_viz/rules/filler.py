@@ -505,6 +505,11 @@ _ASKED_LABEL = re.compile(r"(?:^|\n)[ \t]*(?!(?i:fix|translate|summari[sz]e|rewr
 _LABEL_COLON = re.compile(r"[ \t]*[:：]")
 
 
+# the name a sign-off signs, ending its line: "Thanks, Daniel", "Thanks, Mei Lin." (not an assistant's: "Thanks, Claude!")
+_SIGNED_NAME = re.compile(r"(?: so much| a lot| again)?,[ \t]*(?!(?:Claude|ChatGPT|GPT|Gemini|Copilot|Assistant|AI|Bot)\b)"
+                          r"[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]*\.?)?[ \t]*\.?[ \t]*(?=\n|\Z)")
+
+
 def _not_filler_en(text: str, s: int, e: int) -> bool:
     """Whether an English lexicon hit is the words of something else: "as …" after a role verb ("act as an AI
     model": a role), "hi" beside a hyphen or in capitals ("Hi-Fi", "Honolulu, HI"), "thanks … for nothing"
@@ -529,6 +534,8 @@ def _not_filler_en(text: str, s: int, e: int) -> bool:
         return bool(before) and before[-1] not in ".!?\n。！？"
     if low.startswith(("thank", "thx")) and _FOR_NOTHING.match(text, e):
         return True  # "Thanks a lot for nothing.": sarcasm, the complaint itself
+    if low.startswith(("thank", "thx", "cheers")) and _SIGNED_NAME.match(text, e):
+        return True  # "… in Nevada? Thanks, Daniel": a sign-off and the name it signs (cut, "…? Daniel" addresses Daniel)
     if low.startswith(("thank", "thx")) and _DECLINE_BEFORE.search(text, max(0, s - 8), s):
         return True  # "No, thanks! Just run the tests.": a polite decline ("No!" would refuse rudely)
     if low == "kindly" and _KINDLY_MANNER.search(text, max(0, s - 40), s):
@@ -588,6 +595,11 @@ _STOCK_CONDITION = re.compile(r"(?:如果|如有|若有|若|要是|倘若|假如
 _EMBARRASSED_TO = re.compile(r"(?:再|直接|当面|跟他|跟她|跟你|跟领导|跟老板)?(?:拒绝|开口|说出口|提|催|推辞|回绝|张口|收下)")
 
 
+# a clause that only greets, thanks or apologises ("你好", "老师您好", "不好意思")
+_ZH_GREETING_ONLY = re.compile(r"(?:(?i:hi|hello|hey)|你好|您好|嗨|哈喽|亲|老师|在吗|不好意思|打扰了|打扰一下|抱歉|麻烦了|谢谢|"
+                               r"[\u4e00-\u9fff]{1,3}(?:老师|医生|经理|总)(?:您好|你好|好)?)+[啊呀！!，,～~ \t]*")
+
+
 def _not_filler_zh(text: str, s: int, e: int) -> bool:
     """Whether a Chinese lexicon hit is part of a word: 嗨 before a letter or a CJK character (嗨皮, 嗨翻天) — or a
     sarcastic thanks before what went wrong ("谢谢你啊，把我整个下载文件夹都删了"), or the thanks of a polite decline
@@ -598,6 +610,13 @@ def _not_filler_zh(text: str, s: int, e: int) -> bool:
         return True  # "帮我写一条短信，感谢张师傅…，顺便问一下维修费怎么付": what the message is to ask or say too
     if (text.startswith("如果可以", s) or text.startswith("可以的话", s)) and _ASKED_IF_POSSIBLE.search(text, max(0, s - 80, text.rfind("\x00", 0, s)), s):
         return True  # "…可不可以从公网访问。如果可以的话，顺便看下 8443": the condition is the answer to that question
+    if s > 0 and text[s - 1] in "，,、" and text.startswith(("如果可以", "可以的话", "如果方便", "方便的话"), s):
+        # "写一条朋友圈文案，如果可以的话，带上门店地址": after a clause of the request, the condition of what follows (an
+        # optional item made required without it); opening the request, or after a greeting, it only softens it
+        ls = max(text.rfind(c, 0, s - 1) for c in "。！？!?\n\x00") + 1
+        before = text[ls:s - 1].strip()
+        if len(before) >= 3 and not _ZH_GREETING_ONLY.fullmatch(before):
+            return True
     if s > 0 and text[s - 1] in "，," and text.startswith(("请随时", "随时", "欢迎随时"), s):
         # "如有任何需要补充的材料，请随时告诉我。": a condition of its own needs its main clause (a stock one — "如有任何问题，
         # 请随时告诉我" — goes whole)
@@ -618,7 +637,9 @@ def _not_filler_zh(text: str, s: int, e: int) -> bool:
 
 # whom a frame's 我 possesses, right after it: "帮我导师的博士生…", "麻烦你帮我妈妈订票" (it is the beneficiary's possessor)
 _POSSESSED = re.compile(r"们?(?:导师|老师|老板|领导|上司|同事|朋友|妈妈|爸爸|父母|家人|孩子|儿子|女儿|老婆|老公|男朋友|女朋友|室友|同学|学生|"
-                        r"客户|公司|团队|部门|学校|实验室|课题组|组里)")
+                        r"客户|公司|团队|部门|学校|实验室|课题组|组里"
+                        # one character: "帮我妈写…", "帮我爸…", "帮我姐翻译…", "帮我司起草…" (我司, our company)
+                        r"|[妈爸姐哥弟妹爷奶姥舅叔姨婶嫂司厂校院]|方(?![便法案面式向]))")
 # what a turn asks about the words that open it (after them, past their punctuation): "这句话怎么说…", "这是…说法吗",
 # "帮我翻译成英文", "用英文怎么说", "是什么意思"
 _ABOUT_THE_WORDS_ZH = re.compile(r"[^。！!？?\n]{0,10}?(?:——|—|–|-|[，,、])[ \t]*(?:这句话?|这是|这个(?:说法|词|表达)|这么说|这样说|"

@@ -1209,7 +1209,8 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                 if not why and blocks[bi].role == "user" and bi > 0 and blocks[bi - 1].role == "assistant" and (
                         _REDO.search(text, blocks[bi].start, s) or _REDO.search(text, e, blocks[bi].end)):
                     why = "said again with a request to redo the reply before: the reason for the redo"
-                if not why and blocks[bi].role == "user" and lifts.between(first.end, blocks[bi].start):
+                if not why and blocks[bi].role == "user" and (lifts.between(first.end, blocks[bi].start)
+                                                              or _RESET.search(text, blocks[bi].start, s)):
                     why = "said again after a later turn lifted or changed the rules: it puts them back"
                 if not why and blocks[bi].role == "user":
                     other = said_otherwise.find(entry, first)
@@ -1229,7 +1230,8 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                     # the judgment compared numbers, identifiers, negations and connectives unit by unit; what
                     # it set aside is restatement ("Also, please …") or a list marker: those may go with it
                     end = e
-                    if text[cut:cut + 1] in ",，;；" and text[end - 1:end] in ".。!！" and end == sent[1]:
+                    if (text[cut:cut + 1] in ",，;；" or cut > 0 and text[cut - 1:cut] in ",，;；") \
+                            and text[end - 1:end] in ".。!！" and end == sent[1]:
                         end -= 1  # (a clause cut from after a comma leaves its sentence's end: "Now a throttle.")
                     out.append((cut, end, first.start, first.end, 1.0, f"{text[first.start:first.end]}\n{text[cut:end]}"))
                     continue  # a copy: the first stays the one later copies are compared with
@@ -1267,8 +1269,11 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
 # a turn that lifts or changes the standing rules ("From now on you can go long and use bullet points.", "从现在开始可以超过
 # 100 字，也可以用表格了"): a rule said after it again is put back, not repeated
 _LIFT = re.compile(r"(?i:\b(?:from\s+now\s+on|you\s+can\s+now|now\s+you\s+can|you\s+may\s+now|no\s+longer\s+need|"
-                   r"feel\s+free\s+to|(?:ignore|disregard|forget(?:\s+about)?)\s+(?:the|my|that|those|previous|earlier|above|"
-                   r"what)|it'?s\s+(?:fine|ok|okay)\s+to|you\s+are\s+(?:now\s+)?allowed\s+to|"
+                   r"feel\s+free\s+to|(?:ignore|disregard|forget(?:\s+about)?)\s+(?:all\s+(?:of\s+)?)?(?:the|my|that|those|previous|"
+                   r"earlier|above|what)|(?:ignore|disregard|forget)\s+(?:all|everything)\b|"
+                   # a permission given ("PVC cleanup was approved by the IC, go ahead.")
+                   r"go\s+ahead\b|(?:was|is|were|are|has\s+been|have\s+been|got)\s+approved\b|"
+                   r"it'?s\s+(?:fine|ok|okay)\s+to|you\s+are\s+(?:now\s+)?allowed\s+to|"
                    # a rule changed for one question ("For this question, give a long, detailed answer.")
                    r"for\s+this\s+(?:question|answer|reply|response|task|prompt|menu|list|batch|item|page|document|"
                    r"text|e-?mail|post|article|file)(?=\s*,)|"
@@ -1502,8 +1507,25 @@ def _broke_language_pov_or_spelling(text: str, s: int, e: int, reply: str) -> bo
     return False
 
 
+# a turn that sets every earlier rule aside before it says its own ("Forget all my earlier rules. New brief: … Don't use
+# 'best'."): a rule it says again is its own, not a repeat
+_RESET = re.compile(r"(?i:\b(?:forget|ignore|disregard|drop|scrap)\s+(?:all\s+(?:of\s+)?|everything\s+)?(?:my|the|your|our|those|"
+                    r"previous|earlier|above|prior)\s+(?:[a-z]+\s+)?(?:rules|instructions|constraints|requirements|guidelines|"
+                    r"briefs?)\b|\bstart\s+(?:over|fresh|from\s+scratch)\b|\bnew\s+brief\b)"
+                    r"|(?:忘掉|忘记|忽略|不管|清空)(?:之前|前面|上面|刚才|以前)?(?:所有|全部)?的?(?:要求|规则|限制|设定|指令)|重新开始|从头开始")
+
+
+# a reply that says a rule no longer holds ("PVC deletion is technically allowed again.", "按流程现在删表是允许的。"): the user
+# saying the rule again after it puts it back
+_LIFT_SAID = re.compile(r"(?i:\b(?:is|are)\s+(?:now\s+|technically\s+|actually\s+)?(?:allowed|permitted|fine|ok|okay)\s+"
+                        r"(?:again|now)\b|\bno\s+longer\s+(?:applies|apply|holds?|needed|required|in\s+(?:effect|force))\b|"
+                        r"\b(?:has|have)\s+been\s+lifted\b|\b(?:freeze|restriction|ban)\s+(?:has\s+)?(?:ended|is\s+over|expired)\b)"
+                        r"|(?:现在|已经|目前)[^。！？\n]{0,12}?(?:允许了|可以了|是可以的)|是允许的|已(?:经)?解除|不再(?:限制|禁止)")
+
+
 class Lifts:
-    """Where the user turns lift or change the standing rules (looked for once, on the first repeat in a user turn)."""
+    """Where the turns lift or change the standing rules (looked for once, on the first repeat in a user turn): a user
+    turn that lifts them, or a reply that says one no longer holds."""
 
     def __init__(self, view: TextView) -> None:
         self._view = view
@@ -1514,8 +1536,8 @@ class Lifts:
         that, I don't care about length." withdraws it in its own turn)."""
         if self._starts is None:
             text = self._view.text
-            self._starts = [m.start() for blk in self._view.blocks if blk.role == "user"
-                            for m in _LIFT.finditer(text, blk.start, blk.end)]
+            self._starts = sorted(m.start() for blk in self._view.blocks if blk.role in ("user", "assistant")
+                                  for m in (_LIFT if blk.role == "user" else _LIFT_SAID).finditer(text, blk.start, blk.end))
         k = bisect.bisect_left(self._starts, a)
         return k < len(self._starts) and self._starts[k] < b
 
