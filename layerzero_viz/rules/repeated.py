@@ -1312,6 +1312,11 @@ _WORK_REQUEST = re.compile(r"[ \t*_]*(?:(?i:(?:(?:please|now|ok(?:ay)?|again|so|
                            r"(?:write|draft|compose|create|generate|give\s+me|make|produce|suggest|propose|list|translate|"
                            r"summari[sz]e|rewrite|redo|"
                            r"come\s+up\s+with)[ \t]+(?:me[ \t]+)?(?:a|an|another|some|one|two|three|four|five|\d+)\b)"
+                           # a reply asked for again, to a new message the turn hands over ("She replied:⏎⏎Customer: …⏎⏎
+                           # Reply to the customer.")
+                           r"|(?i:(?:(?:please|now|ok(?:ay)?|again|so|(?:could|can|would|will)[ \t]+you)[ \t,]+)*(?:reply|respond|"
+                           r"answer|write[ \t]+back)[ \t]+(?:to[ \t]+)?(?:the|this|that|her|him|them|it|my|our)\b)"
+                           r"|(?:请|麻烦|再|帮我)*(?:回复|回)(?:一下)?(?:客户|顾客|他|她|他们|对方|患者|家长|买家)"
                            r"|(?:请|麻烦|再|帮我|给我)*(?:写|起草|生成|列出|列|翻译|总结|改写|设计|想|出|来|做)(?:一|两|三|四|五|六|七|八|九|十|几|\d))")
 
 
