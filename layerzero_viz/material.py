@@ -963,7 +963,7 @@ _ABOUT_IT = re.compile(r"(?i:(?:is|does|was)\s+(?:it|this|that|these|those|my\s+
                        # whether what a notice or a clause says may stand: "Can they do that without 48 hours' notice?"
                        r"can\s+(?:they|he|she|my\s+[a-z]+|the\s+[a-z]+)\s+(?:really\s+|legally\s+|actually\s+)?(?:do|ask|require|make|"
                        r"charge|deduct|fire|withhold)\b)"
-                       r"|[^。！？!?\n您]{0,20}?(?:合法|合理|合规|有效|违法|违规|公平|靠谱)(?:吗|么|不)"
+                       r"|[^。！？!?\n您]{0,20}?(?:合法|合理|合规|有效|违法|违规|公平|靠谱|合适|妥当|得体)(?:吗|么|不)"
                        r"|(?:这样|这么)(?:写|说|回|发|改)?(?:可以|行|合适|得体|妥当|对|好)(?:吗|不|么|嘛)"
                        r"|[^。！？!?\n您]{0,12}?(?:行不行|可不可以|怎么样|什么意思|是不是|要不要|还要[^。！？!?\n您]{0,10}?吗)")
 
@@ -1999,7 +1999,9 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:(?:say|reply|respond|answer)(?:\s+(?:exac
                          r"(?:sentence|line|words?|reply|response|answer|greeting)(?:\s+of\s+(?:the|my|your|our|this|every|each)"
                          r"\s+[a-z-]+)?\s+(?:(?:must|should|has\s+to|needs\s+to)\s+"
                          r"(?:always\s+)?(?:be|say|read|(?:start|begin|open|end|close)\s+with)|is\s+always|will\s+always\s+be)))"
-                         r"|说|回复|回答|答复|开头用|结尾用|开场白|结束语|"
+                         r"|(?i:\b(?:lines?|catchphrases?|phrases?|sayings?)\s+(?:often\s+|usually\s+|always\s+|might\s+|may\s+)?"
+                         r"include|\bcatchphrases?)"
+                         r"|说|回复|回答|答复|开头用|结尾用|开场白|结束语|口头禅|口头语|常说|"
                          # the words of a sign or a card dictated ("提示牌，主句是：请自己洗杯子，谢谢。")
                          r"(?:主句|原句|标语|口号|提示语|台词|祝福语|广告语)(?:要|就|必须|应该)?(?:是|为|写)|内容(?:大意|大概|大致|主要)?(?:是|为|如下)|(?:大概|大致|主要)?意思(?:是|为)|大意(?:是|为)|正文(?:是|为)|原话(?:是)?|写上"
                          r"|(?:开场白|结束语|结尾语?|开头语?|问候语|签名|落款|第一句话?|最后一句话?|首句|末句|第一段|最后一段|"
@@ -2026,7 +2028,7 @@ _PRESCRIBED_PART = re.compile(r"(?i:\bwith\s*$)|(?:加上|加|附上|写上)\s*$
 # where _scripts looks: a colon after the last letter of a say-verb or a field (say, reply, respond, answer, with,
 # body, be, sign-off, greeting, 说, 回复, 回答, 开头用, 开场白, 内容是 …: a character class before a colon is one fast search; "The content is:"
 # is not looked for, only "内容是：")
-_SCRIPT_COLON = re.compile(r"[yYdDrRhHmM)说复答用白语是为下话上句写加头尾束场][ \t*]{0,4}[:：]")
+_SCRIPT_COLON = re.compile(r"[yYdDrRhHmMeEsS)说复答用白语是为下话上句写加头尾束场禅][ \t*]{0,4}[:：]")
 # and the longer fields, looked for only in a block that holds one ("the message should be:", "this sign-off:")
 _SCRIPT_FIELD_COLON = re.compile(r"(?i:\bbe|(?:line|sentence|message)\s+(?:for|of|in|to)\s+(?:every|each|all|the|a|any|new)\s+"
                                  r"[a-z-]+|sign-?off|greeting|opening(?:\s+line)?|closing(?:\s+line)?|tagline|signature|"
@@ -2407,6 +2409,31 @@ _SENDERS_ZH = (r"老板|领导|上司|客户|同事|朋友|老师|家长|房东|
 # letter:")
 _TASK_VERB_EN = _en_words(*_ANY_WORK)
 _TASK_VERB_ZH = _zh_words(*_ANY_WORK)
+# the words to print, use or say, dictated (on the intro's line they end with it, or at a request after them):
+# "小票底部印这句，就用：谢谢惠顾，欢迎再来！", "海报上就一句话：…", "弹窗文案就写：…", "牌子上面写：谢谢光临，…", "Start the email
+# with:", "Sign off with:", "Add a CTA at the end:", "The banner should read:", "Change the alert annotation to:", "状态页要写成：",
+# "summary改成："
+_DICTATED = (
+    r"(?:[^：:\n]{0,20}?(?:就|只|上面|上边|底部|顶部|背面|正面)(?:写|印|用|放|贴|打)(?:上|着)?(?:这句|这一句|一句|这几个字)?"
+    r"(?:话)?"
+    r"|[^：:\n]{0,20}?(?:就|只有|只)(?:一句话|这一句|这句话?)"
+    r"|(?i:[^:：\n]{0,40}?\b(?:start|begin|open|end|close|finish|sign[ \t]+off|wrap[ \t]+up)\b[^:：\n.?!]{0,30}?\bwith)"
+    r"|(?i:[^:：\n]{0,40}?\b(?:add|put|include|insert|append)\b[^:：\n.?!]{0,40}?\b(?:at|to)[ \t]+the[ \t]+(?:very[ \t]+)?"
+    r"(?:end|bottom|top|start|beginning)\b(?:[ \t]+of[ \t]+[^:：\n]{1,30}?)?)"
+    r"|(?i:[^:：\n]{0,60}?\b(?:should|must|will|shall|to|would|needs?[ \t]+to)[ \t]+(?:read|say)\b)"
+    r"|(?i:[^:：\n]{0,20}?\b(?:change|update|set|rename|reword|edit)\b[^:：\n.?!]{1,60}?\bto)"
+    r"|[^：:\n]{0,30}?(?:写成|改成|换成|改为|写为|更新成|更新为|替换成|替换为|设成|设为)"
+    # lines given as examples or as the one there is: "Example lines:", "Current tip:", "first line:", "greeting lines …,
+    # like:", "She's apologizing:", "示例台词：", "他说话是这样的：", "副歌是这样的："
+    r"|(?i:[^:：\n]{0,60}?\b(?:example|sample)[ \t]+(?:lines?|dialogues?|quotes?|phrases?|greetings?|tips?|replies|responses)\b)"
+    r"|(?i:[^:：\n]{0,60}?\b(?:current|old|existing|first|last|opening|closing)[ \t]+(?:line|tip|lyric|verse|chorus|hook|slogan|"
+    r"tagline|sentence)s?\b)"
+    r"|(?i:[^:：\n]{0,60}?\b(?:lines?|greetings?|phrases?|examples?)\b[^:：\n.?!]{0,30}?\b(?:like|such[ \t]+as))"
+    r"|(?i:[^:：\n]{0,60}?\b(?:she|he|they|my[ \t]+character|the[ \t]+(?:npc|character|villain|hero|narrator|innkeeper|king|queen))"
+    r"(?:'s|’s|[ \t]+is|[ \t]+are)[ \t]+[a-z]+ing)"
+    r"|[^：:\n]{0,20}?(?:示例台词|台词|口头禅|例句|副歌|主歌|歌词|第一句|开头一句|最后一句|提示语)(?:是)?"
+    r"|[^：:\n]{0,20}?(?:是|就是|大概是)这样的?)"
+)
 _TASK_INTRO = re.compile(
     r"[ \t]*(?:[-*>]+[ \t]*)?(?:\*\*)?"
     r"(?:"
@@ -2522,22 +2549,16 @@ _TASK_INTRO = re.compile(
     # ("帮我给前台回个消息：麻烦您转告…")
     r"|[^：:\n]{0,6}?给[\u4e00-\u9fff]{1,8}?(?:回|发|写)(?:个|一个|一条|条|一封|封)(?:消息|短信|微信|邮件|信息|回复|通知)"
     # what someone wrote or sent, pasted on the next line: "老师发的：⏎请家长签字…", "医生写的医嘱：⏎1. …"
-    r"|[^：:\n]{0,12}?(?:" + _SENDERS_ZH + r"|诊所|医院|学校|物业)(?:写|发|开|回|留)的[\u4e00-\u9fff]{0,4}"
-    # the words to print or use, dictated: "小票底部印这句，就用：谢谢惠顾，欢迎再来！", "海报上就一句话：…", "弹窗文案就写：…",
-    # "牌子上面写：谢谢光临，…"
-    r"|[^：:\n]{0,20}?(?:就|只|上面|上边|底部|顶部|背面|正面)(?:写|印|用|放|贴|打)(?:上|着)?(?:这句|这一句|一句|这几个字)?(?:话)?"
-    r"|[^：:\n]{0,20}?(?:就|只有|只)(?:一句话|这一句|这句话?)"
-    # … and in English: "Start the email with:", "Sign off with:", "Add a CTA at the end:"
-    r"|(?i:[^:：\n]{0,40}?\b(?:start|begin|open|end|close|finish|sign[ \t]+off|wrap[ \t]+up)\b[^:：\n.?!]{0,30}?\bwith)"
-    r"|(?i:[^:：\n]{0,40}?\b(?:add|put|include|insert|append)\b[^:：\n.?!]{0,40}?\b(?:at|to)[ \t]+the[ \t]+(?:very[ \t]+)?"
-    r"(?:end|bottom|top|start|beginning)\b(?:[ \t]+of[ \t]+[^:：\n]{1,30}?)?)"
-    # the new wording, dictated: "The banner should read:", "Change the alert annotation to:", "状态页要写成：", "summary改成："
-    r"|(?i:[^:：\n]{0,60}?\b(?:should|must|will|shall|to|would|needs?[ \t]+to)[ \t]+(?:read|say)\b)"
-    r"|(?i:[^:：\n]{0,20}?\b(?:change|update|set|rename|reword|edit)\b[^:：\n.?!]{1,60}?\bto)"
-    r"|[^：:\n]{0,30}?(?:写成|改成|换成|改为|写为|更新成|更新为|替换成|替换为|设成|设为)"
-    # a message someone sent, named, then what to do with it: "这是诊所发来的短信，帮我看看是什么意思：⏎…"
-    r"|[^：:\n]{0,16}?(?:发来|寄来|发过来|传来|转来|回过来)的[\u4e00-\u9fff]{0,4}?(?:短信|邮件|消息|微信|通知|信息|留言|私信|信|"
-    r"公告|回复)(?:[，,][^：:\n]{0,30}?)?"
+    r"|[^：:\n]{0,12}?(?:" + _SENDERS_ZH + r"|诊所|医院|学校|物业|公司|班级|幼儿园)(?:群里|群|里|在群里)?(?:写|发|开|回|留)的"
+    r"[\u4e00-\u9fff]{0,4}(?:[，,][^：:\n]{0,20}?)?"  # ("学校群里发的：", "这是物业发的，什么意思：")
+    # the words to print, use or say, dictated
+    r"|(?:" + _DICTATED + r")"
+    # a message someone sent, named, then what to do with it: "这是诊所发来的短信，帮我看看是什么意思：⏎…", "房东发来这条，帮我看看
+    # 啥意思：", "This is the message from the clinic, what does it mean:"
+    r"|[^：:\n]{0,16}?(?:发来|寄来|发过来|传来|转来|回过来)(?:的[\u4e00-\u9fff]{0,4}?(?:短信|邮件|消息|微信|通知|信息|留言|私信|信|"
+    r"公告|回复)|这(?:条|段|封|个|些|几句)(?:话|消息|短信|微信|邮件)?)(?:[，,][^：:\n]{0,30}?)?"
+    r"|(?i:[^:：\n]{0,20}?\b(?:this|here)[ \t]+is[ \t]+(?:the|a|an)[ \t]+(?:[a-z-]+[ \t]+)?(?:message|text|sms|e-?mail|letter|notice|"
+    r"note|reply|voicemail)[ \t]+(?:from|i[ \t]+got|they[ \t]+sent)\b[^:：\n]{0,80}?)"
     # the text a question is about, named before it: "Count how many times 'thanks' appears:", "Is please needed in:"
     r"|(?i:count\b[^:：\n]{0,60}?|[^:：\n]{0,60}?\b(?:needed|necessary|required|correct|ok|okay|rude|polite|natural|"
     r"grammatical)[ \t]+in)"
@@ -2563,8 +2584,9 @@ _TASK_INTRO = re.compile(
     r"|(?i:here(?:'s|’s|[ \t]+is)[ \t]+(?:the|my|our|an?)[ \t]+(?:[a-z-]+[ \t]+){0,2}?(?:e-?mail|letter|message|note|newsletter|"
     r"post|announcement|memo|speech|toast|bio|reply|invitation|notice|text|out-of-office|note|invite|paragraph|essay|"
     r"conclusion|introduction|intro|answer|sentence|draft|story|poem|summary|abstract|statement|response|paper|report|"
-    r"lyrics|script|dm|sms|voicemail|comment|review|issue|ticket|bug[ \t]+report|pull[ \t]+request|pr|commit[ \t]+message|"
+    r"lyrics|lyric|chorus|verse|hook|bridge|song|rap|script|dm|sms|voicemail|comment|review|issue|ticket|bug[ \t]+report|pull[ \t]+request|pr|commit[ \t]+message|"
     r"changelog|release[ \t]+notes|tweet|caption)\b[^:：\n]{0,120}?)"
+    r"|(?i:here(?:'s|’s|[ \t]+is)[ \t]+(?:v|version[ \t]*|draft[ \t]*)\d+\b[^:：\n]{0,60}?)"
     r"|[^：:\n]{0,40}?(?:照|按|按照|仿照|模仿|参照|参考|学)着?(?:这个|这封|这篇|这段|这种|这条|上面的?|下面的?|它的?|原来的?)(?:语气|"
     r"风格|口吻|格式|写法|文风|调子|样子|感觉)[^：:\n]{0,60}?"
     r"|[^：:\n]{0,6}?这是我[^：:\n]{0,30}?(?:写|发)给[^：:\n]{0,80}?"
@@ -2583,7 +2605,7 @@ _TASK_INTRO = re.compile(
 # (searched in the lower-cased words before the colon: a case-insensitive search costs twice as much)
 _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\btidy\b|\bclean\s+up\b|\bmake\b|\bturn\b|\bsend\b|\bpost\b|\bpublish\b|\bforward\b|\bshare\b|"
                        r"\bannounce\b|\bverbatim\b|\bword for word\b|\bas is\b|\bexactly as\b|\bexactly this\b|\bexactly like\b|"
-                       r"\bthis exact\b|\binto\b|\bwith\b|\bread\b|\bchange\b|\bupdate\b|\brename\b|\breword\b|\bedit\b|写成|改成|换成|改为|写为|更新|替换|设成|设为|\badd\b|\bput\b|\binclude\b|\binsert\b|\bappend\b|就|只|上面|上边|底部|顶部|背面|正面|\bto [a-z]{2}-[a-z]{2,4}\b|\blike\b|\balong the lines\b|\bset\b|\bkeep\b|"
+                       r"\bthis exact\b|\binto\b|\bwith\b|\bexamples?\b|\bsample\b|\bcurrent\b|\blast\b|\bopening\b|\bclosing\b|\bsuch as\b|\bshe\b|\bhe\b|\bthey\b|\bcharacter\b|\bnpc\b|台词|口头禅|例句|副歌|主歌|歌词|第一句|开头一句|最后一句|提示语|\bread\b|\bchange\b|\bupdate\b|\brename\b|\breword\b|\bedit\b|写成|改成|换成|改为|写为|更新|替换|设成|设为|\badd\b|\bput\b|\binclude\b|\binsert\b|\bappend\b|就|只|上面|上边|底部|顶部|背面|正面|\bto [a-z]{2}-[a-z]{2,4}\b|\blike\b|\balong the lines\b|\bset\b|\bkeep\b|"
                        r"\bcontinue\b|\bcarry on\b|\bemailed\b|\be-mailed\b|\bforwarded\b|继续写|接着写|往下写|"
                        r"准备|打算|想发|要发|要回|想回|要说|想说|回|群里|说一声|\bfill\b|设置成|设成|设为|发给|给[\u4e00-\u9fff]{1,6}?(?:发|回)|写个|写张|写条|写封|写段|写句|写一|通知|替换|"
                        r"这样|这么|如下|原样|原封不动|一字不改|一字不差|一个字都不|照发|照着发|逐字|照读|照念|"
@@ -2913,11 +2935,15 @@ _TRAILING_REFERENCE = re.compile(
     r"|(?<=\n\n)(?:(?:这样|这么)(?:写|说|回|改)(?:可以|行|合适|好|得体|妥当|对)(?:吗|不|么|嘛)|[\u4e00-\u9fff]{1,6}?(?:这样|这么)说[，,。？?])"
     # … and the turn's last, in English: "Too blunt?", "Is this status page text OK to publish?", "Can you make this Slack
     # message shorter?", "Should the status page end with that line or is it too cliché?"
-    r"|(?<=\n\n)(?i:too[ \t]+[a-z-]+(?:[ \t]+or[ \t]+[a-z-]+)?[ \t]*\?"
+    r"|(?<=\n\n)(?:(?:这样|这么)(?:写|说|回|改|开头|结尾|发|回复|措辞)?[^。！？\n]{0,10}?(?:可以|行|合适|好|得体|妥当|对|生硬|正式|"
+    r"礼貌|客气|自然|通顺|奇怪|太[\u4e00-\u9fff]{1,3})[^。！？\n]{0,6}?[吗么嘛？?]"
+    r"|(?i:(?:is|are|does|do)[ \t]+['\"“‘][^\n]{1,60}?['\"”’][^\n]{0,60}?\?)"
+    r"|(?i:too[ \t]+[a-z-]+(?:[ \t]+or[ \t]+[a-z-]+)?[ \t]*\?"
     r"|(?:is|does|would|will|should)[ \t]+(?:this|that|the[ \t]+above)\b[^\n]{0,60}?\?"
     r"|(?:can|could|would|will)[ \t]+you[ \t]+(?:please[ \t]+)?[a-z]+[ \t]+(?:this|that|the[ \t]+above)\b[^\n]{0,60}?\?"
     r"|[^\n]{0,60}?\b(?:this|that|the[ \t]+above)[ \t]+(?:line|sentence|phrase|wording|paragraph|message|draft|text|reply|copy|"
-    r"post|note|update|announcement|e-?mail)\b[^\n]{0,60}?\?)(?=\s*\Z))",
+    r"post|note|update|announcement|e-?mail)\b[^\n]{0,60}?\?))"
+    r"(?=[ \t]*(?:(?i:thanks|thank[ \t]+you|thx|ty|cheers)\b[^\n?]{0,30}|(?:谢谢|多谢|感谢|谢啦|谢了)[^\n？?]{0,8})?\s*\Z))",
     re.MULTILINE)
 
 
@@ -2930,6 +2956,23 @@ _INLINE_REFERENCE = re.compile(
 # … or, in a one-line turn, a question about it: "谢谢谢谢，辛苦啦 这样回复领导合适吗？"
 _ASKED_AFTER = re.compile(r"(?<=[^\s])[ \t]*(?:这样|这么)(?:回复|回|说|写|发)[^。！？\n]{0,8}?(?:可以|行|合适|好|得体|妥当|对|礼貌|"
                           r"自然)(?:吗|不|么|嘛)?[？?]")
+
+
+# a request after the words a line dictates, on that line: "… Then write the body.", "…！麻烦帮我写个年会致辞"
+_REQUEST_AFTER = re.compile(r"(?<=[.!?。！？])[ \t]*(?=(?i:then|now|next|also|and\s+then|after\s+that|could\s+you|can\s+you|"
+                            r"would\s+you|write|draft|translate)\b|帮我|麻烦(?:你|您)?帮|请你|请帮|然后|接着|另外|再帮|再写|写个|写一|"
+                            r"用[\u4e00-\u9fff]{1,4}(?:语|文)写)")
+
+
+_DICTATED_INTRO = re.compile(r"(?:" + _DICTATED + r"|(?i:\bthis[ \t]+exact[ \t]+[^:：\n]{1,40}?))(?:\*\*)?[ \t]*[:：]")
+
+
+def _dictated(text: str, a: int, b: int) -> bool:
+    """Whether the intro [a, b) ends by dictating words (``_DICTATED``, "this exact footer:")."""
+    m = _DICTATED_INTRO.search(text, a, b)
+    while m is not None and m.end() != b:
+        m = _DICTATED_INTRO.search(text, m.start() + 1, b)
+    return m is not None
 
 
 def _asked_after(text: str, s: int, e: int) -> re.Match[str] | None:
@@ -3573,6 +3616,13 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
                     and (received and _OWN_REQUEST_LINE.match(text, le + 1, e) or _own_asking_line(text, le + 1, e)):
                 b = le  # (the user's request on the next line is theirs: "客户说：请尽快报价，谢谢！⏎帮我写个回复…", "Console
                 # output: Error: ENOENT …⏎I cloned the repo and ran npm start. Could you please help me fix this?")
+            if m.re is _TASK_INTRO and "\n" not in text[m.end():a] and _dictated(text, m.start(), m.end()):
+                # words dictated on the intro's line are that line, up to a request after them ("Set the subject to:
+                # Thanks for your order! Then write the body, please.", "结尾就写：谢谢大家，辛苦了！麻烦帮我写个年会致辞")
+                b = min(b, _line_end(text, a, e))
+                after = _REQUEST_AFTER.search(text, a, b)
+                if after is not None:
+                    b = _stripped(text, a, after.start())[1]
             if a < b and "\n" not in text[m.end():a] and text[a].isascii() and text[a].isalpha():
                 # an English text on a Chinese request's line ends where Chinese starts after a sentence: "帮我改这句：I has
                 # been to Beijing twice. 每次最多指出3处错误。" (the rest is the user's)
@@ -3623,6 +3673,31 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
         if b > a:
             out.append((a, b, "introduced", f"kept: the text that {_short(ref.group(0).strip(' -—_*='), 40)!r} "
                                             "says it hands over"))
+    return out
+
+
+# a turn the user says in character ("(in character as the bard) Thank you, thank you!", "（以吟游诗人的身份）谢谢大家！"), and
+# words reported as said to someone ("我跟守卫说，劳驾让一让，谢谢了，我赶时间。"): their politeness is what is said
+_IN_CHARACTER = re.compile(r"[ \t]*(?:\((?i:in[ \t]+character|IC)\b[^)\n]{0,40}\)|（(?:以|作为)[^）\n]{1,16}?(?:的身份|身份)?）|"
+                           r"\[(?i:in[ \t]+character|IC)\b[^\]\n]{0,40}\])[ \t]*")
+_SAID_TO_ZH = re.compile(r"(?:我|他|她|我们)(?:跟|对|和|向)(?![你您])[\u4e00-\u9fff]{1,6}?(?:说|讲|喊|道)[，,：:][ \t]*")
+_SAID_END = re.compile(r"[。！？!?\n]")
+
+
+def _in_character(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
+    """What a user turn [s, e) says in character, or reports said to someone (see ``_IN_CHARACTER``, ``_SAID_TO_ZH``)."""
+    out = []
+    m = _IN_CHARACTER.match(text, s, e) if seg.lstrip()[:1] in "(（[" else None
+    if m is not None:
+        a, b = _stripped(text, m.end(), e)
+        if b > a:
+            out.append((a, b, "introduced", f"kept: said in character ({_short(m.group(0).strip(), 40)!r})"))
+    if "说" in seg or "讲" in seg or "喊" in seg or "道" in seg:
+        for m in _SAID_TO_ZH.finditer(text, s, e):
+            end = _SAID_END.search(text, m.end(), e)
+            a, b = _stripped(text, m.end(), e if end is None else end.end())
+            if b > a:
+                out.append((a, b, "introduced", f"kept: the words said to someone ({_short(m.group(0).strip(), 40)!r})"))
     return out
 
 
@@ -3751,7 +3826,11 @@ def _declares_processing(text: str, s: int, e: int, system: bool = True) -> re.M
 # trainee waiter practicing my service lines.", "我是服务员学员，正在练习服务用语。", "我来练习怎么聊天")
 _PRACTICE_LINES = re.compile(r"(?i:\btrainees?\b|\bpractic(?:e|ing)\s+(?:my\s+|our\s+)?(?:service\s+|sales\s+)?"
                              r"(?:lines|script|dialogue|conversation|small\s+talk|speaking)\b)"
-                             r"|(?i:\blet'?s\s+practi[cs]e\b)|学员|模拟面试|练习(?:怎么|如何)?(?:聊天|对话|口语|服务用语|用语|话术|台词|接待|相亲|应对)")
+                             r"|(?i:\blet'?s\s+practi[cs]e\b)|学员|模拟面试|练习(?:怎么|如何)?(?:聊天|对话|口语|服务用语|用语|话术|台词|接待|相亲|应对)"
+                             # a role-play the user sets up: their turns are their character's lines ("Let's RP. You're
+                             # the tavern keeper." → "*sits down* An ale, please.")
+                             r"|(?i:\blet'?s\s+(?:do\s+(?:a|an|some)\s+)?(?:rp|role-?play)\b|\b(?:we(?:'re|\s+are)|i(?:'m|\s+am))\s+"
+                             r"role-?playing\b)|(?:我们)?来(?:玩)?(?:角色扮演|跑团)")
 _SENTENCE_OR_LINE_END = re.compile(r"[.!?。！？](?=\s|$)|[。！？]|\n")
 
 
@@ -3802,7 +3881,10 @@ _WRITE_A_TEXT = re.compile(
     r"introduction|newsletter|apology|blurb|paragraph|statement|reminder|request|complaint|proposal|thank-you|"
     r"condolence|resignation|recommendation|reference|update|description|summary|report|invite|flyer|poem|slogan|tagline|"
     r"headline|pitch|out-of-office|toast|dm|direct\s+message|wechat|whatsapp|slack|goodbye|farewell|eulogy|obituary|"
-    r"testimonial|shout-?out|cover\s+letter)s?\b|"
+    r"testimonial|shout-?out|cover\s+letter|verse|chorus|song|lyrics?|rap|haiku|limerick|sonnet|jingle|dialogue)s?\b|"
+    # a piece asked for by its name alone: "Rap verse, no swearing.", "Another verse, same flow."
+    r"^\s*(?:(?:a|an|another|one\s+more|new|next)\s+)?(?:[a-z-]+\s+)?(?:verse|chorus|poem|haiku|limerick|sonnet|song|rap|"
+    r"lyrics|story)\b(?!\s+(?:is|was|are|has)\b)|"
     r"\b(?:write|draft)\b[^.!?\n]{0,60}?\b(?:in\s+the\s+same\s+(?:tone|style|voice)|a\s+new\s+one|another\s+one)\b|"
     r"\bwrite\s+(?:one|another)\b|"
     r"\b(?:reply|respond|answer)\s+to\s+(?:this|the|her|his|their|my|an?)\s+(?:e-?mail|message|letter|note|text|review|comment)s?\b|"
@@ -3818,7 +3900,7 @@ _WRITE_A_TEXT = re.compile(
     r"|(?:写|寫|起草|拟|擬|撰写|撰寫|编|編)[^。！？\n]{0,14}?(?:邮件|郵件|信|通知|短信|簡訊|訊息|文案|发言|發言|致辞|致詞|祝福|问候|"
     r"問候|贺词|賀詞|公告|邀请函|消息|回复|回覆|开场|開場|结尾|結尾|主持詞|故事|第[一二三四五六七八九十\d]+[页頁章段]|"
     r"演讲稿|朋友圈|贺卡|感谢|道歉|欢迎词|介绍|简介|说明|帖子|留言|话术|主持词|祝酒词|请假条|假条|便条|申请|请示|报告|"
-    r"总结|检讨|启事|声明|简历|评语|回帖)"
+    r"总结|检讨|启事|声明|简历|评语|回帖|歌词|副歌|主歌|诗|歌|台词|对白|剧本)"
     r"|(?:照|按|按照|仿照|模仿|参照)着?(?:这个|这封|这篇|这种|上面的?)(?:语气|风格|口吻|格式|写法|文风)[^。！？\n]{0,6}?写"
     r"|(?:写|起草|拟)(?:一|个|一个|两|几)?(?:段|封|篇|条|份|则|句)"
     # a message to someone ("帮我给张总发条微信，说…", "给老师发一条教师节祝福", "帮我回复闲鱼买家：…", "帮我催一下款")
@@ -4359,7 +4441,7 @@ def _own_material(text: str, s: int, e: int, role: str, acted: bool = False) -> 
         if any(h in seg for h in _REPORTED_INLINE_ZH) or any(h in seg.lower() for h in _REPORTED_INLINE_EN):
             extra += _reported_inline(text, s, e)
         extra += [*_compared_items(text, s, e, seg), *_compared_inline(text, s, e), *_candidates_above(text, s, e),
-                  *_exercise_lines(text, s, e)]
+                  *_exercise_lines(text, s, e), *_in_character(text, s, e, seg)]
         # (a system prompt's "Rate it on:"
         # heads criteria, not texts)
         extra += _replacements(text, s, e, seg)

@@ -56,7 +56,7 @@ _LEXICON_NAMES = tuple(f"{kind}.{lang}" for kind, _, _, lang in _LEXICONS)
 _EN_WORD_FRAMES = frozenset({"please", "pls", "plz", "kindly", "pretty please", "please kindly"})
 _EN_OPENERS = re.compile(r"(?:could|would|can) you (?:please|kindly)|would you be so kind as to|"
                          r"i(?: was|'m)? wonder(?:ing)? if you (?:could|would)|"
-                         r"(?:i would|i'd|it would be) (?:appreciate it|be grateful|great|wonderful) if you could")
+                         r"(?:i would|i'd|it would be)(?: really)? (?:appreciate it|be grateful|great|wonderful) if you could")
 _EN_SENTENCE_ONLY = re.compile(r"if (?:you have|you need|there)\b|(?:i )?hope you can help\b")
 # a request frame that asks ("could you …"), its politeness words, and a softener after a frame
 _EN_ASKS = re.compile(r"(?i:could|would|can)\s+you\b")
@@ -505,9 +505,10 @@ _ASKED_LABEL = re.compile(r"(?:^|\n)[ \t]*(?!(?i:fix|translate|summari[sz]e|rewr
 _LABEL_COLON = re.compile(r"[ \t]*[:：]")
 
 
-# the name a sign-off signs, ending its line: "Thanks, Daniel", "Thanks, Mei Lin." (not an assistant's: "Thanks, Claude!")
+# the name a sign-off signs, ending its line, or the person thanked: "Thanks, Daniel", "Thanks, Mei Lin.", "Thanks, Daniel —
+# much appreciated!", "Thanks, Daniel, for the notes." (not an assistant's: "Thanks, Claude!")
 _SIGNED_NAME = re.compile(r"(?: so much| a lot| again)?,[ \t]*(?!(?:Claude|ChatGPT|GPT|Gemini|Copilot|Assistant|AI|Bot)\b)"
-                          r"[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]*\.?)?[ \t]*\.?[ \t]*(?=\n|\Z)")
+                          r"[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]*\.?)?(?:[ \t]*\.?[ \t]*(?=\n|\Z)|(?=[ \t]*[—–]|,))")
 
 
 def _not_filler_en(text: str, s: int, e: int) -> bool:

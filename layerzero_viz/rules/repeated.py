@@ -1272,7 +1272,7 @@ _LIFT = re.compile(r"(?i:\b(?:from\s+now\s+on|you\s+can\s+now|now\s+you\s+can|yo
                    r"feel\s+free\s+to|(?:ignore|disregard|forget(?:\s+about)?)\s+(?:all\s+(?:of\s+)?)?(?:the|my|that|those|previous|"
                    r"earlier|above|what)|(?:ignore|disregard|forget)\s+(?:all|everything)\b|"
                    # a permission given ("PVC cleanup was approved by the IC, go ahead.")
-                   r"go\s+ahead\b|(?:was|is|were|are|has\s+been|have\s+been|got)\s+approved\b|"
+                   r"go\s+ahead(?=\s*(?:[.!,;]|$))|(?:was|is|were|are|has\s+been|have\s+been|got)\s+approved\b|"
                    r"it'?s\s+(?:fine|ok|okay)\s+to|you\s+are\s+(?:now\s+)?allowed\s+to|"
                    # a rule changed for one question ("For this question, give a long, detailed answer.")
                    r"for\s+this\s+(?:question|answer|reply|response|task|prompt|menu|list|batch|item|page|document|"
@@ -1385,6 +1385,8 @@ _COMPLAINT = re.compile(r"(?i:\b(?:you(?:'ve|’ve|\s+have)?\s+(?:just\s+|still\
                         # a bare no that opens the turn: "No. Don't mention the discount.", "不行。不超过40字。"
                         r"|^\s*(?:(?i:no|nope|wrong)|不行|不对|不是这样)[.。!！]", re.MULTILINE)
 _REPLY_LANGUAGE = re.compile(r"(?:用|使用)(中文|汉语|英文|英语)(?:回答|回复|作答)|(?i:\b(?:respond|reply|answer|write)\s+in\s+(English|Chinese)\b)")
+_LEFT_OUT = re.compile(r"\b(?:without|no|excluding|free\s+of|minus)(?:\s+(?:any|the|a))?(?:\s+[a-z'-]+){1,2}"
+                       r"|(?:不含|不带|不包含|不包括|没有|不出现|去掉了?|去除了?)[\u4e00-\u9fff]{1,6}")
 _FORBIDDEN_WORDS = re.compile(r"(?i:\b(?:not|never|don'?t|no)\s+(?:mention|use|include|say|write|add|put|discuss|reference|suggest|"
                               r"recommend|propose|advise|"
                               r"bring\s+up|talk\s+about)\s+(?:any\s+|the\s+)?([^.;,!?\n]{2,40}))"
@@ -1450,7 +1452,8 @@ def reply_broke_it(text: str, s: int, e: int, reply: BlockRef) -> bool:
     if m is None:
         return False
     words = (m.group(1) or m.group(2) or "").strip(" \t\"'“”")
-    said = text[reply.start:reply.end].lower()
+    # (what the reply says it left out does not break the rule: "here are the bullets without numbers", 以下是不含价格的介绍)
+    said = _LEFT_OUT.sub(" ", text[reply.start:reply.end].lower())
     if m.group(1):  # (each word of four letters or more, by its first five: "restarting" is said as "restart")
         stems = [w[:5] for w in re.findall(r"[a-z]{4,}", words.lower())]
         return bool(stems) and all(w in said for w in stems)
