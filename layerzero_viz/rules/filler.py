@@ -460,7 +460,10 @@ _SELF_INTRO = re.compile(r"[，,!！ \t]*(?:我是|我叫|这里是|(?i:my\s+nam
                          r"(?:[Tt]his\s+is|I\s+am|I['’]m)\s+(?:[A-Z]|your\b|an?\s+AI\b))")
 # the name a thanks is said to, ending its sentence ("Thank you, Priya.", "谢谢，小王！"): not another thanks ("Thanks,
 # 谢谢！"), nor the next sentence ("Thanks! Now Carol.")
-_THANKED_NAME = re.compile(r"[,，]?[ \t]*(?:[A-Z][A-Za-z-]*(?:[ \t][A-Z][A-Za-z-]*)?[.!](?:[ \t\n]|\Z)|"
+# (a name: ending its sentence, its line, or before a dash or a comma — "Thanks, Daniel", "Thanks, Daniel — much
+# appreciated!", "Thanks, Daniel, for the notes." —, not the assistant's: "Thanks, Claude!" thanks the one asked)
+_THANKED_NAME = re.compile(r"[,，]?[ \t]*(?:(?!(?:Claude|ChatGPT|GPT|Gemini|Copilot|Assistant|AI|Bot)\b)[A-Z][A-Za-z-]*"
+                           r"(?:[ \t][A-Z][A-Za-z-]*)?(?:[.!](?:[ \t\n]|\Z)|[ \t]*(?=\n|\Z)|(?=[ \t]*[—–]|,))|"
                            r"(?!" + "|".join((*_ZH_COMPLEMENT_START, *sorted(_ZH_GENERIC_FOR))) + r")"
                            # (谢谢大家！ 谢谢老师！ 谢谢你啊！ 谢谢指点！: its complement)
                            r"[^\W\d_a-zA-Z我你您他她它们请想要是有在吗呢吧了的去找帮谢感多辛麻啊呀啦哦喔噢嘛哈咯]{1,4}[。！])")
@@ -505,12 +508,6 @@ _ASKED_LABEL = re.compile(r"(?:^|\n)[ \t]*(?!(?i:fix|translate|summari[sz]e|rewr
 _LABEL_COLON = re.compile(r"[ \t]*[:：]")
 
 
-# the name a sign-off signs, ending its line, or the person thanked: "Thanks, Daniel", "Thanks, Mei Lin.", "Thanks, Daniel —
-# much appreciated!", "Thanks, Daniel, for the notes." (not an assistant's: "Thanks, Claude!")
-_SIGNED_NAME = re.compile(r"(?: so much| a lot| again)?,[ \t]*(?!(?:Claude|ChatGPT|GPT|Gemini|Copilot|Assistant|AI|Bot)\b)"
-                          r"[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]*\.?)?(?:[ \t]*\.?[ \t]*(?=\n|\Z)|(?=[ \t]*[—–]|,))")
-
-
 def _not_filler_en(text: str, s: int, e: int) -> bool:
     """Whether an English lexicon hit is the words of something else: "as …" after a role verb ("act as an AI
     model": a role), "hi" beside a hyphen or in capitals ("Hi-Fi", "Honolulu, HI"), "thanks … for nothing"
@@ -535,8 +532,6 @@ def _not_filler_en(text: str, s: int, e: int) -> bool:
         return bool(before) and before[-1] not in ".!?\n。！？"
     if low.startswith(("thank", "thx")) and _FOR_NOTHING.match(text, e):
         return True  # "Thanks a lot for nothing.": sarcasm, the complaint itself
-    if low.startswith(("thank", "thx", "cheers")) and _SIGNED_NAME.match(text, e):
-        return True  # "… in Nevada? Thanks, Daniel": a sign-off and the name it signs (cut, "…? Daniel" addresses Daniel)
     if low.startswith(("thank", "thx")) and _DECLINE_BEFORE.search(text, max(0, s - 8), s):
         return True  # "No, thanks! Just run the tests.": a polite decline ("No!" would refuse rudely)
     if low == "kindly" and _KINDLY_MANNER.search(text, max(0, s - 40), s):
