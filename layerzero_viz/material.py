@@ -2432,7 +2432,16 @@ _DICTATED = (
     r"|(?i:[^:：\n]{0,60}?\b(?:she|he|they|my[ \t]+character|the[ \t]+(?:npc|character|villain|hero|narrator|innkeeper|king|queen))"
     r"(?:'s|’s|[ \t]+is|[ \t]+are)[ \t]+[a-z]+ing)"
     r"|[^：:\n]{0,20}?(?:示例台词|台词|口头禅|例句|副歌|主歌|歌词|第一句|开头一句|最后一句|提示语)(?:是)?"
-    r"|[^：:\n]{0,20}?(?:是|就是|大概是)这样的?)"
+    r"|[^：:\n]{0,20}?(?:是|就是|大概是)这样的?"
+    # words to send or to put somewhere: "Put this in the special requests box:", "Email the hotel the following:",
+    # "Message the host on Airbnb:", "帮我给司机留言：", "帮我发给导游：", "在备注栏填上："
+    r"|(?i:[^:：\n]{0,30}?\b(?:put|paste|enter|type|write|add|fill[ \t]+in)[ \t]+(?:this|the[ \t]+following|these[ \t]+words)[ \t]+"
+    r"(?:in|into|on)\b[^:：\n]{0,40}?)"
+    r"|(?i:[^:：\n]{0,30}?\b(?:text|message|e-?mail|dm|ping|send)[ \t]+(?:the|my|our)[ \t]+[\w-]+(?:[ \t]+[\w-]+)?"
+    r"(?:[ \t]+(?:on|via|in|through)[ \t]+[\w-]+)?(?:[ \t]+(?:the[ \t]+following|this))?)"
+    r"|[^：:\n]{0,10}?(?:给|跟|向)[\u4e00-\u9fff]{1,6}?(?:留言|留个言|留句话|发消息|发个消息|发条消息)"
+    r"|[^：:\n]{0,10}?(?:发给|转给|转发给|留给|带给)[\u4e00-\u9fff]{1,6}"
+    r"|[^：:\n]{0,20}?(?:备注|栏|框|留言板|输入框)[^：:\n]{0,6}?(?:填上|填写|填|写上|写))"
 )
 _TASK_INTRO = re.compile(
     r"[ \t]*(?:[-*>]+[ \t]*)?(?:\*\*)?"
@@ -2605,7 +2614,7 @@ _TASK_INTRO = re.compile(
 # (searched in the lower-cased words before the colon: a case-insensitive search costs twice as much)
 _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\btidy\b|\bclean\s+up\b|\bmake\b|\bturn\b|\bsend\b|\bpost\b|\bpublish\b|\bforward\b|\bshare\b|"
                        r"\bannounce\b|\bverbatim\b|\bword for word\b|\bas is\b|\bexactly as\b|\bexactly this\b|\bexactly like\b|"
-                       r"\bthis exact\b|\binto\b|\bwith\b|\bexamples?\b|\bsample\b|\bcurrent\b|\blast\b|\bopening\b|\bclosing\b|\bsuch as\b|\bshe\b|\bhe\b|\bthey\b|\bcharacter\b|\bnpc\b|台词|口头禅|例句|副歌|主歌|歌词|第一句|开头一句|最后一句|提示语|\bread\b|\bchange\b|\bupdate\b|\brename\b|\breword\b|\bedit\b|写成|改成|换成|改为|写为|更新|替换|设成|设为|\badd\b|\bput\b|\binclude\b|\binsert\b|\bappend\b|就|只|上面|上边|底部|顶部|背面|正面|\bto [a-z]{2}-[a-z]{2,4}\b|\blike\b|\balong the lines\b|\bset\b|\bkeep\b|"
+                       r"\bthis exact\b|\binto\b|\bwith\b|\bpaste\b|\benter\b|\btype\b|\bfollowing\b|\bping\b|留言|发给|转给|留给|带给|备注|填|\bexamples?\b|\bsample\b|\bcurrent\b|\blast\b|\bopening\b|\bclosing\b|\bsuch as\b|\bshe\b|\bhe\b|\bthey\b|\bcharacter\b|\bnpc\b|台词|口头禅|例句|副歌|主歌|歌词|第一句|开头一句|最后一句|提示语|\bread\b|\bchange\b|\bupdate\b|\brename\b|\breword\b|\bedit\b|写成|改成|换成|改为|写为|更新|替换|设成|设为|\badd\b|\bput\b|\binclude\b|\binsert\b|\bappend\b|就|只|上面|上边|底部|顶部|背面|正面|\bto [a-z]{2}-[a-z]{2,4}\b|\blike\b|\balong the lines\b|\bset\b|\bkeep\b|"
                        r"\bcontinue\b|\bcarry on\b|\bemailed\b|\be-mailed\b|\bforwarded\b|继续写|接着写|往下写|"
                        r"准备|打算|想发|要发|要回|想回|要说|想说|回|群里|说一声|\bfill\b|设置成|设成|设为|发给|给[\u4e00-\u9fff]{1,6}?(?:发|回)|写个|写张|写条|写封|写段|写句|写一|通知|替换|"
                        r"这样|这么|如下|原样|原封不动|一字不改|一字不差|一个字都不|照发|照着发|逐字|照读|照念|"
@@ -2787,6 +2796,9 @@ _TASK_NOT_TEXT = re.compile(r"(?i:as[ \t]+follows|following[ \t]+(?:steps|rules|
                             r"criteria|requirements)|(?:steps|rules|guidelines|format|instructions|criteria|"
                             r"requirements)[ \t]*(?:\*\*)?[ \t]*$)|(?:如下要求|以下要求|要求|步骤|规则|格式)[ \t]*$")
 # … but not how a text is to be sent: "Send this to the team in a nicer format: hi all, …"
+# … but a text named before it is: "Here is the notice from my landlord, reads as follows:"
+_TEXT_AS_FOLLOWS = re.compile(r"(?i:\b(?:notice|letter|e-?mail|message|text|clause|contract|policy|announcement|memo|post|"
+                              r"reply|review|comment|sms)\b[^:：\n]{0,40}?\bas[ \t]+follows)")
 _IN_A_FORMAT = re.compile(r"(?i:\bin[ \t]+(?:a|an|the)[ \t]+(?:[a-z-]+[ \t]+){0,2}format[ \t]*$)")
 # who sends a user the words they paste (for the labels below)
 # labels that report whose words or what record follows (material with no verb in the turn): "Ticket #4411 from
@@ -3553,7 +3565,8 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
         intros = [m for m in _task_intros(text, s, e)
                   if not (m.group("bare") and not _may_open_bare(text[s:m.start()]))
                   and not (_TASK_NOT_TEXT.search(text, m.start(), m.end() - 1)
-                           and not _IN_A_FORMAT.search(text, m.start(), m.end() - 1))
+                           and not _IN_A_FORMAT.search(text, m.start(), m.end() - 1)
+                           and not _TEXT_AS_FOLLOWS.search(text, m.start(), m.end() - 1))
                   and (m.group("source") or not _LIST_NEXT.match(text, m.end())
                        or _ITEM_NOUNS.search(text, m.start(), m.end()) or _TRANSLATES.search(text, m.start(), m.end())
                        or _VERBATIM_LINE.search(text, m.start(), m.end()))]  # ("开场白（请逐字使用）：" over its lines)

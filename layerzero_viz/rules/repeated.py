@@ -1337,12 +1337,15 @@ HANGS_ON_IT = re.compile(
     r"that|this|it|its|those|these|they|them|which|same|the\s+same|likewise|including|especially|even|"
     r"(?:is|was|does|did|would|will|can|could|should|isn'?t|doesn'?t)\s+(?:that|this|it)|"
     r"actually|sorry|i\s+mean[t]?|correction|wait|instead|what\s+about|how\s+about|not\s+even|why|"
+    # a correction of it ("Budget under $300 a night. Make that $350, actually.", "… Euros, not dollars.")
+    r"make\s+(?:that|it)|[^.!?\n,]{1,25},[ \t]*not\b|"
     r"if\s+(?:you|they|we|he|she|it|anyone|someone)\s+(?:do|does|did|don'?t|doesn'?t|can'?t|must|have\s+to)|"
     # a short sentence that answers it ("Remember: never include small talk. You didn't, good.")
     r"you\s+(?:did|didn'?t|do|don'?t|have|haven'?t|were|weren'?t)(?=[ \t,]*(?:[^.!?\n]{0,15}[.!?]|$))|"
     # an exception to it ("Never use exclamation marks. Well, one is OK this time.")
     r"(?:well[ \t,]+)?(?:one|two|a\s+few|the\s+(?:last|first)\s+one|this\s+one)\s+(?:is|are)\s+(?:ok|okay|fine|allowed))\b"
     r"|除非|除了|但是|但|不过|否则|不然|可是|这|那|它|其实|同样|同理|包括|尤其|即使|哪怕|也就是说|更正|不对|为什么|如果|要是|万一"
+    r"|是[^。！？!?\n]{1,10}?[，,]不是|不是[^。！？!?\n]{1,10}?[，,]而?是"  # ("预算每晚500以内。是每人，不是每间。")
     r"|[^。！？!?\n]{0,12}?(?:也一样|也同样|也算|也适用|也不行|也不能|也不可以|也不例外|同理|例外|除外|也是这样|也照此))")
 # a rule on the reply's layout, and what breaking it looks like in a reply: list or numbered lines, a table, headings
 _LAYOUT_RULES = (
