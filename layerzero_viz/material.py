@@ -2596,6 +2596,7 @@ _TASK_INTRO = re.compile(
     r"lyrics|lyric|chorus|verse|hook|bridge|song|rap|script|dm|sms|voicemail|comment|review|issue|ticket|bug[ \t]+report|pull[ \t]+request|pr|commit[ \t]+message|"
     r"changelog|release[ \t]+notes|tweet|caption)\b[^:：\n]{0,120}?)"
     r"|(?i:here(?:'s|’s|[ \t]+is)[ \t]+(?:v|version[ \t]*|draft[ \t]*)\d+\b[^:：\n]{0,60}?)"
+    r"|[^：:\n]{0,6}?(?:这是|以下是|下面是)?(?:我的|我写的)?第[一二三四五\d]+版[^：:\n]{0,10}?"
     r"|[^：:\n]{0,40}?(?:照|按|按照|仿照|模仿|参照|参考|学)着?(?:这个|这封|这篇|这段|这种|这条|上面的?|下面的?|它的?|原来的?)(?:语气|"
     r"风格|口吻|格式|写法|文风|调子|样子|感觉)[^：:\n]{0,60}?"
     r"|[^：:\n]{0,6}?这是我[^：:\n]{0,30}?(?:写|发)给[^：:\n]{0,80}?"
@@ -2614,7 +2615,7 @@ _TASK_INTRO = re.compile(
 # (searched in the lower-cased words before the colon: a case-insensitive search costs twice as much)
 _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\btidy\b|\bclean\s+up\b|\bmake\b|\bturn\b|\bsend\b|\bpost\b|\bpublish\b|\bforward\b|\bshare\b|"
                        r"\bannounce\b|\bverbatim\b|\bword for word\b|\bas is\b|\bexactly as\b|\bexactly this\b|\bexactly like\b|"
-                       r"\bthis exact\b|\binto\b|\bwith\b|\bpaste\b|\benter\b|\btype\b|\bfollowing\b|\bping\b|留言|发给|转给|留给|带给|备注|填|\bexamples?\b|\bsample\b|\bcurrent\b|\blast\b|\bopening\b|\bclosing\b|\bsuch as\b|\bshe\b|\bhe\b|\bthey\b|\bcharacter\b|\bnpc\b|台词|口头禅|例句|副歌|主歌|歌词|第一句|开头一句|最后一句|提示语|\bread\b|\bchange\b|\bupdate\b|\brename\b|\breword\b|\bedit\b|写成|改成|换成|改为|写为|更新|替换|设成|设为|\badd\b|\bput\b|\binclude\b|\binsert\b|\bappend\b|就|只|上面|上边|底部|顶部|背面|正面|\bto [a-z]{2}-[a-z]{2,4}\b|\blike\b|\balong the lines\b|\bset\b|\bkeep\b|"
+                       r"\bthis exact\b|\binto\b|\bwith\b|第[一二三四五\d]+版|\bpaste\b|\benter\b|\btype\b|\bfollowing\b|\bping\b|留言|发给|转给|留给|带给|备注|填|\bexamples?\b|\bsample\b|\bcurrent\b|\blast\b|\bopening\b|\bclosing\b|\bsuch as\b|\bshe\b|\bhe\b|\bthey\b|\bcharacter\b|\bnpc\b|台词|口头禅|例句|副歌|主歌|歌词|第一句|开头一句|最后一句|提示语|\bread\b|\bchange\b|\bupdate\b|\brename\b|\breword\b|\bedit\b|写成|改成|换成|改为|写为|更新|替换|设成|设为|\badd\b|\bput\b|\binclude\b|\binsert\b|\bappend\b|就|只|上面|上边|底部|顶部|背面|正面|\bto [a-z]{2}-[a-z]{2,4}\b|\blike\b|\balong the lines\b|\bset\b|\bkeep\b|"
                        r"\bcontinue\b|\bcarry on\b|\bemailed\b|\be-mailed\b|\bforwarded\b|继续写|接着写|往下写|"
                        r"准备|打算|想发|要发|要回|想回|要说|想说|回|群里|说一声|\bfill\b|设置成|设成|设为|发给|给[\u4e00-\u9fff]{1,6}?(?:发|回)|写个|写张|写条|写封|写段|写句|写一|通知|替换|"
                        r"这样|这么|如下|原样|原封不动|一字不改|一字不差|一个字都不|照发|照着发|逐字|照读|照念|"
@@ -2945,16 +2946,22 @@ _TRAILING_REFERENCE = re.compile(
     r"|(?:以上|上面)(?:的|这段|这些|这几句)?(?:内容|文字)?[^。！？\n]{0,6}?(?:翻成|翻译成|译成|翻译为|翻译|改成|润色|校对)"
     # a paragraph that asks about the text above it, alone after a blank line: "这样写可以吗？", "审稿人这样说，我们该怎么办？"
     r"|(?<=\n\n)(?:(?:这样|这么)(?:写|说|回|改)(?:可以|行|合适|好|得体|妥当|对)(?:吗|不|么|嘛)|[\u4e00-\u9fff]{1,6}?(?:这样|这么)说[，,。？?])"
-    # … and the turn's last, in English: "Too blunt?", "Is this status page text OK to publish?", "Can you make this Slack
-    # message shorter?", "Should the status page end with that line or is it too cliché?"
-    r"|(?<=\n\n)(?:(?:这样|这么)(?:写|说|回|改|开头|结尾|发|回复|措辞)?[^。！？\n]{0,10}?(?:可以|行|合适|好|得体|妥当|对|生硬|正式|"
+    # … and the turn's last line, in Chinese or English: "太客气了吗？", "Too blunt?", "Is this status page text OK to
+    # publish?", "Can you make this Slack message shorter?", "Should the status page end with that line or is it too cliché?"
+    r"|(?:(?<=\n\n)(?:(?:这样|这么)(?:写|说|回|改|开头|结尾|发|回复|措辞)?[^。！？\n]{0,10}?(?:可以|行|合适|好|得体|妥当|对|生硬|正式|"
     r"礼貌|客气|自然|通顺|奇怪|太[\u4e00-\u9fff]{1,3})[^。！？\n]{0,6}?[吗么嘛？?]"
+    r"|太[\u4e00-\u9fff]{1,3}了?(?:吗|么|嘛|不)?[？?]"
     r"|(?i:(?:is|are|does|do)[ \t]+['\"“‘][^\n]{1,60}?['\"”’][^\n]{0,60}?\?)"
     r"|(?i:too[ \t]+[a-z-]+(?:[ \t]+or[ \t]+[a-z-]+)?[ \t]*\?"
     r"|(?:is|does|would|will|should)[ \t]+(?:this|that|the[ \t]+above)\b[^\n]{0,60}?\?"
     r"|(?:can|could|would|will)[ \t]+you[ \t]+(?:please[ \t]+)?[a-z]+[ \t]+(?:this|that|the[ \t]+above)\b[^\n]{0,60}?\?"
     r"|[^\n]{0,60}?\b(?:this|that|the[ \t]+above)[ \t]+(?:line|sentence|phrase|wording|paragraph|message|draft|text|reply|copy|"
     r"post|note|update|announcement|e-?mail)\b[^\n]{0,60}?\?))"
+    # … or a line right after the lines it names: "Thanks for everything⏎Sorry for the mess⏎Do these two lines rhyme?",
+    # "…⏎这两句押韵吗？"
+    r"|(?<=\n)(?:(?i:(?:do|does|is|are|would|will|can)[ \t]+(?:these|those|the[ \t]+above)[ \t]+(?:[\w-]+[ \t]+)?(?:lines|"
+    r"sentences|verses|words|lyrics|phrases)\b[^\n]{0,40}?\?)"
+    r"|(?:这|上面|以上|前面)(?:两|几|三|四)(?:句|行)(?:话|歌词)?[^。！？\n]{0,12}?[吗么嘛？?]))"
     r"(?=[ \t]*(?:(?i:thanks|thank[ \t]+you|thx|ty|cheers)\b[^\n?]{0,30}|(?:谢谢|多谢|感谢|谢啦|谢了)[^\n？?]{0,8})?\s*\Z))",
     re.MULTILINE)
 
@@ -2985,6 +2992,29 @@ def _dictated(text: str, a: int, b: int) -> bool:
     while m is not None and m.end() != b:
         m = _DICTATED_INTRO.search(text, m.start() + 1, b)
     return m is not None
+
+
+# lines listed under a label that starts them on its own line ("示例台词：谢谢老板！⏎不好意思，借过一下。⏎帮我再写五句。"): the
+# lines after it are more of them, up to a request line or a blank one
+_LISTED = re.compile(r"(?i:\b(?:example|sample)s?\b|\blines\b|\blyrics?\b|\bcatchphrases?\b)|示例|台词|口头禅|例句|副歌|主歌|歌词")
+_REQUEST_LINE = re.compile(r"[ \t]*(?:(?i:then|now|next|also|please|could\s+you|can\s+you|would\s+you|write|draft|make|translate|"
+                           r"give|create|add|use)\b|帮我|麻烦(?:你|您)?帮|请(?:你|您)?(?:帮|再|写|用)|再写|再来|写|用这些|用上面|然后|"
+                           r"接着|另外)")
+
+
+def _listed_lines_end(text: str, m: re.Match[str], le: int, e: int) -> int:
+    """Where the dictated words after the intro ``m`` end, their first line ending at ``le``: that line, or for lines
+    listed (``_LISTED``) the lines after it up to a blank line, a request line or a thanks."""
+    if not _LISTED.search(m.group(0)):
+        return le
+    k = le
+    while k < e and text[k] == "\n":
+        nl = k + 1
+        nle = _line_end(text, nl, e)
+        if not text[nl:nle].strip() or _REQUEST_LINE.match(text, nl, nle) or _thanks_only(text, nl, nle):
+            break
+        k = nle
+    return k
 
 
 def _asked_after(text: str, s: int, e: int) -> re.Match[str] | None:
@@ -3632,7 +3662,7 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
             if m.re is _TASK_INTRO and "\n" not in text[m.end():a] and _dictated(text, m.start(), m.end()):
                 # words dictated on the intro's line are that line, up to a request after them ("Set the subject to:
                 # Thanks for your order! Then write the body, please.", "结尾就写：谢谢大家，辛苦了！麻烦帮我写个年会致辞")
-                b = min(b, _line_end(text, a, e))
+                b = min(b, _listed_lines_end(text, m, _line_end(text, a, e), e))
                 after = _REQUEST_AFTER.search(text, a, b)
                 if after is not None:
                     b = _stripped(text, a, after.start())[1]
@@ -3693,6 +3723,11 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
 # words reported as said to someone ("我跟守卫说，劳驾让一让，谢谢了，我赶时间。"): their politeness is what is said
 _IN_CHARACTER = re.compile(r"[ \t]*(?:\((?i:in[ \t]+character|IC)\b[^)\n]{0,40}\)|（(?:以|作为)[^）\n]{1,16}?(?:的身份|身份)?）|"
                            r"\[(?i:in[ \t]+character|IC)\b[^\]\n]{0,40}\])[ \t]*")
+# a turn that steps out of a role-play ("(OOC: …)", "Now out of character: …", "Thanks, that was fun! Now explain …",
+# 不玩了。): the user's own words again
+_OUT_OF_CHARACTER = re.compile(r"(?i:\bOOC\b|\bout[ \t]+of[ \t]+character\b|\bbreak(?:ing)?[ \t]+character\b|"
+                               r"\b(?:stop|end|pause)[ \t]+(?:the[ \t]+)?(?:rp|role-?play)\b|\bthat[ \t]+was[ \t]+fun\b)"
+                               r"|不玩了|出戏|跳出角色|结束角色扮演|角色扮演结束|先暂停")
 _SAID_TO_ZH = re.compile(r"(?:我|他|她|我们)(?:跟|对|和|向)(?![你您])[\u4e00-\u9fff]{1,6}?(?:说|讲|喊|道)[，,：:][ \t]*")
 _SAID_END = re.compile(r"[。！？!?\n]")
 
@@ -3702,7 +3737,13 @@ def _in_character(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, s
     out = []
     m = _IN_CHARACTER.match(text, s, e) if seg.lstrip()[:1] in "(（[" else None
     if m is not None:
-        a, b = _stripped(text, m.end(), e)
+        end = e  # (up to an out-of-character part: "[IC] Sorry! Please don't shoot! [OOC] thanks, can you …")
+        ooc = _OUT_OF_CHARACTER.search(text, m.end(), e)
+        if ooc is not None:
+            end = ooc.start()
+            while end > m.end() and text[end - 1] in " \t[(（":
+                end -= 1
+        a, b = _stripped(text, m.end(), end)
         if b > a:
             out.append((a, b, "introduced", f"kept: said in character ({_short(m.group(0).strip(), 40)!r})"))
     if "说" in seg or "讲" in seg or "喊" in seg or "道" in seg:
@@ -4119,12 +4160,17 @@ _REPLY_OUTRO = re.compile(r"[ \t]*(?:(?i:hope\s+(?:this|that|it)\s+helps|let\s+m
                           r"有需要|要不要我)")
 
 
-def _before_reply_outro(text: str, a: int, e: int) -> int:
-    """Where the text a reply delivers after its intro line ends: before a last paragraph that is the reply's own outro."""
+# a piece's own sign-off, with no intro line before the piece: "Hope you enjoy it! Let me know if you want changes.", 希望你喜欢！
+_PIECE_OUTRO = re.compile(r"[ \t]*(?:(?i:hope\s+you\s+(?:enjoy|like|love)\b)|希望(?:你|您)(?:会)?喜欢)")
+
+
+def _before_reply_outro(text: str, a: int, e: int, outro: re.Pattern[str]) -> int:
+    """Where the text a reply delivers (after its intro line, if any) ends: before a last paragraph that is the reply's
+    own ``outro`` (``_REPLY_OUTRO`` after an intro line; with none, only ``_PIECE_OUTRO``)."""
     last = None
     for last in _PARA_BREAK.finditer(text, a, e):
         pass
-    if last is None or not _REPLY_OUTRO.match(text, last.end(), e) or e - last.end() > 200:
+    if last is None or not outro.match(text, last.end(), e) or e - last.end() > 200:
         return e
     return _stripped(text, a, last.start())[1]
 
@@ -4337,7 +4383,8 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
         if processed_after is not None and b.msg_pos > processed_after and b.role in ("user", "assistant") \
                 and b.msg_pos not in revisions \
                 and not (b.role == "user" and (_own_intro(text, b.start, b.end) or _pasted_in_fences(text, b.start, b.end)
-                                               or _quotes_its_text(text, b.start, b.end))):
+                                               or _quotes_its_text(text, b.start, b.end)
+                                               or _OUT_OF_CHARACTER.search(text, b.start, b.end))):
             # ("谢谢！麻烦再改得正式一点。" in a translator's chat asks, it is no text; a turn that says where its text
             # starts — "你好，谢谢你！麻烦你帮我翻译：明天见。" — hands over what follows its intro)
             out.append(Material(b.start, b.end, "processed_turn",
@@ -4345,7 +4392,7 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
             continue
         if b.msg_pos in delivered and b.msg_pos != prefill_msg:
             a = _after_reply_intro(text, b.start, b.end)
-            z = _before_reply_outro(text, a, b.end) if a > b.start else b.end
+            z = _before_reply_outro(text, a, b.end, _REPLY_OUTRO if a > b.start else _PIECE_OUTRO)
             if a < z:
                 out.append(Material(a, z, "introduced", delivered[b.msg_pos]))
             if a > b.start:
