@@ -440,7 +440,7 @@ _EDIT = _Verbs(
      ("tighten", "tighten"), ("shorten", "shorten"), ("continue", "continu"), ("finish", "finish"),
      ("complete", "complet"), ("localize", "locali[sz]"), ("localise", "locali[sz]")),
     ("翻译", "翻成", "译成", "润色", "校对", "改写", "纠错", "纠正", "修正", "改成", "改为", "改得", "换成", "重写", "改述", "仿写",
-     "扩写", "续写", "缩写", "缩短", "精简", "降重", "重新撰写", "重新创作", "改一下", "改改", "删掉", "删除", "去掉", "删去", "改语病",
+     "扩写", "续写", "缩写", "缩短", "精简", "压缩", "降重", "重新撰写", "重新创作", "改一下", "改改", "删掉", "删除", "去掉", "删去", "改语病",
      "改错", "翻一下", "本地化"))
 # sums it up, tidies it or makes it plainer
 _CONDENSE = _Verbs((("condense", "condens"), ("summari[sz]e", "summari[sz]"), ("simplify", "simplif"), ("cut", "cut"),
@@ -770,6 +770,12 @@ def _before_thanks_after_quote(text: str, a: int, b: int) -> int:
 _SENTENCE_BEFORE = re.compile(r"[.!?。！？\n](?=[\s\"”’」』]*[^\s.!?。！？\"”’」』][^.!?。！？\n]*[.!?。！？]?[\"”’」』]*\s*\Z)")
 
 
+# a sentence that speaks to the text's own readers, about the text itself: the text's, not a task ("Please confirm your
+# attendance by replying to this email no later than Friday.", "请回复本邮件确认。")
+_TO_ITS_READERS = re.compile(r"(?i:\bthis[ \t]+(?:e-?mail|message|letter|notice|memo|invitation)\b|\breplying[ \t]+to\b)|本邮件|此邮件|"
+                             r"本通知|本消息|此消息")
+
+
 def _without_trailing_task_sentences(text: str, a: int, b: int) -> int:
     """``b`` moved back past the sentences that end the handed-over text by instructing about the task ("…来坐坐。
     不要超过100字。", "… this month. Do not exceed 80 words."): they are the author's instruction, not the text."""
@@ -781,7 +787,8 @@ def _without_trailing_task_sentences(text: str, a: int, b: int) -> int:
         k = m.end()
         while k < b and text[k] in " \t\n\"”’」』":
             k += 1
-        if _is_task_instruction(text, k, b) or b == end and text[k - 1:k] == "\n" and _asks_for_the_reply(text, k, b):
+        if (_is_task_instruction(text, k, b) and not _TO_ITS_READERS.search(text, k, b)
+                or b == end and text[k - 1:k] == "\n" and _asks_for_the_reply(text, k, b)):
             b, pending = m.end(), None  # (a last line of its own may ask for the reply: "⏎请帮我写一个回复，谢谢。")
             continue
         if b == end and _CLOSING_THANKS.fullmatch(text, k, b):
@@ -2400,7 +2407,7 @@ _SENDERS_EN = (r"recruiter|customer|client|landlord|tenant|boss|manager|colleagu
                r"clinic|hospital|dentist|vet|school|principal|bank|insurer|lawyer|attorney|agent|agency|court|vendor|"
                r"supplier|contractor|partner|wife|husband|girlfriend|boyfriend|sister|brother|son|daughter|team|"
                r"professor|student|interviewer|company|employer|airline|hotel|host")
-_SENDERS_ZH = (r"老板|领导|上司|客户|同事|朋友|老师|家长|房东|房客|租客|对方|买家|卖家|邻居|妈妈|爸爸|老婆|老公|女朋友|男朋友|HR|人事|"
+_SENDERS_ZH = (r"老板|领导|上司|客户|同事|朋友|老师|家长|房东|房客|租客|对方|买家|卖家|邻居|妈妈|爸爸|老婆|老公|女朋友|男朋友|HR|人事|猎头|中介|面试官|"
                r"导师|班主任|辅导员|快递员|外卖员|物业|客服|师傅|医生|主管|经理|教练|审稿人|编辑|他|她")
 
 # a line of a user's turn that asks for work on the text after its colon: "Translate to Spanish, keep it short for a
@@ -2441,7 +2448,12 @@ _DICTATED = (
     r"(?:[ \t]+(?:on|via|in|through)[ \t]+[\w-]+)?(?:[ \t]+(?:the[ \t]+following|this))?)"
     r"|[^：:\n]{0,10}?(?:给|跟|向)[\u4e00-\u9fff]{1,6}?(?:留言|留个言|留句话|发消息|发个消息|发条消息)"
     r"|[^：:\n]{0,10}?(?:发给|转给|转发给|留给|带给)[\u4e00-\u9fff]{1,6}"
-    r"|[^：:\n]{0,20}?(?:备注|栏|框|留言板|输入框)[^：:\n]{0,6}?(?:填上|填写|填|写上|写))"
+    r"|[^：:\n]{0,20}?(?:备注|栏|框|留言板|输入框)[^：:\n]{0,6}?(?:填上|填写|填|写上|写)"
+    r"|(?i:[^:：\n]{0,20}?\b(?:add|leave|put|write|include)[ \t]+(?:a|an|this|the)?[ \t]*(?:note|comment|message|instructions?|"
+    r"remark)s?[ \t]+(?:to|on|in|for|with)\b[^:：\n]{0,30}?)"
+    r"|(?i:[^:：\n]{0,20}?\bwrite[ \t]+(?:in|into|on)[ \t]+(?:the|my|our)[ \t]+[^:：\n]{1,30}?)"
+    r"|(?i:[^:：\n]{0,40}?\b(?:catchphrases?|(?:signature|stock)[ \t]+lines))"
+    r"|[^：:\n]{0,10}?(?:台词|口头禅|歌词|例句)(?:参考|示例|如下|举例))"
 )
 _TASK_INTRO = re.compile(
     r"[ \t]*(?:[-*>]+[ \t]*)?(?:\*\*)?"
@@ -2562,6 +2574,9 @@ _TASK_INTRO = re.compile(
     r"[\u4e00-\u9fff]{0,4}(?:[，,][^：:\n]{0,20}?)?"  # ("学校群里发的：", "这是物业发的，什么意思：")
     # the words to print, use or say, dictated
     r"|(?:" + _DICTATED + r")"
+    # someone's message named below: "下面是客户的第二封邮件，帮我再回一封，谢谢："
+    r"|[^：:\n]{0,6}?(?:这是|以下是|下面是)[^：:\n，,]{0,16}?的[^：:\n，,]{0,6}?(?:邮件|消息|短信|微信|留言|来信|回复|通知|评论|私信|信)"
+    r"(?:[，,][^：:\n]{0,30}?)?"
     # a message someone sent, named, then what to do with it: "这是诊所发来的短信，帮我看看是什么意思：⏎…", "房东发来这条，帮我看看
     # 啥意思：", "This is the message from the clinic, what does it mean:"
     r"|[^：:\n]{0,16}?(?:发来|寄来|发过来|传来|转来|回过来)(?:的[\u4e00-\u9fff]{0,4}?(?:短信|邮件|消息|微信|通知|信息|留言|私信|信|"
@@ -2596,6 +2611,8 @@ _TASK_INTRO = re.compile(
     r"lyrics|lyric|chorus|verse|hook|bridge|song|rap|script|dm|sms|voicemail|comment|review|issue|ticket|bug[ \t]+report|pull[ \t]+request|pr|commit[ \t]+message|"
     r"changelog|release[ \t]+notes|tweet|caption)\b[^:：\n]{0,120}?)"
     r"|(?i:here(?:'s|’s|[ \t]+is)[ \t]+(?:v|version[ \t]*|draft[ \t]*)\d+\b[^:：\n]{0,60}?)"
+    r"|(?i:(?:here(?:'s|’s|[ \t]+is)|this[ \t]+is)[ \t]+(?:my[ \t]+)?(?:first|second|third|new|latest|current|revised|rough)[ \t]+"
+    r"(?:version|draft|attempt|try|take|cut)\b[^:：\n]{0,60}?)"
     r"|[^：:\n]{0,6}?(?:这是|以下是|下面是)?(?:我的|我写的)?第[一二三四五\d]+版[^：:\n]{0,10}?"
     r"|[^：:\n]{0,40}?(?:照|按|按照|仿照|模仿|参照|参考|学)着?(?:这个|这封|这篇|这段|这种|这条|上面的?|下面的?|它的?|原来的?)(?:语气|"
     r"风格|口吻|格式|写法|文风|调子|样子|感觉)[^：:\n]{0,60}?"
@@ -2609,13 +2626,13 @@ _TASK_INTRO = re.compile(
     r"|[^：:\n]{0,6}?(?:我|我们)(?:刚|刚刚|自己)?(?:起草|草拟|拟|写|准备)(?:好)?的[\u4e00-\u9fff]{1,8}[，,][^：:\n]{0,40}?"
     r"|[^：:\n]{0,10}?(?:仿照|模仿|参照|参考)(?:下面|上面|以下)?(?:这段|这篇|这封|这个|这条|的)[^：:\n]{0,60}?"
     r"|(?i:[^:：\n]{0,80}?\bas\s+(?:a|the|my)\s+(?:template|model|example|sample|reference)\b[^:：\n]{0,80}?)"
-    r")(?:\*\*)?[ \t]*[:：]"
+    r")(?:[ \t]*[,，]?[ \t]*(?:(?i:please|pls|thanks|thank[ \t]+you|thx)|谢谢|麻烦了|多谢|辛苦了))?(?:\*\*)?[ \t]*[:：]"
 )
 # what a line must hold before _TASK_INTRO is tried at its colon (most colons head "Rules:", a time or a key)
 # (searched in the lower-cased words before the colon: a case-insensitive search costs twice as much)
 _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\btidy\b|\bclean\s+up\b|\bmake\b|\bturn\b|\bsend\b|\bpost\b|\bpublish\b|\bforward\b|\bshare\b|"
                        r"\bannounce\b|\bverbatim\b|\bword for word\b|\bas is\b|\bexactly as\b|\bexactly this\b|\bexactly like\b|"
-                       r"\bthis exact\b|\binto\b|\bwith\b|第[一二三四五\d]+版|\bpaste\b|\benter\b|\btype\b|\bfollowing\b|\bping\b|留言|发给|转给|留给|带给|备注|填|\bexamples?\b|\bsample\b|\bcurrent\b|\blast\b|\bopening\b|\bclosing\b|\bsuch as\b|\bshe\b|\bhe\b|\bthey\b|\bcharacter\b|\bnpc\b|台词|口头禅|例句|副歌|主歌|歌词|第一句|开头一句|最后一句|提示语|\bread\b|\bchange\b|\bupdate\b|\brename\b|\breword\b|\bedit\b|写成|改成|换成|改为|写为|更新|替换|设成|设为|\badd\b|\bput\b|\binclude\b|\binsert\b|\bappend\b|就|只|上面|上边|底部|顶部|背面|正面|\bto [a-z]{2}-[a-z]{2,4}\b|\blike\b|\balong the lines\b|\bset\b|\bkeep\b|"
+                       r"\bthis exact\b|\binto\b|\bwith\b|\bnote\b|\bcatchphrase|\bversion\b|\bdraft\b|第[一二三四五\d]+版|\bpaste\b|\benter\b|\btype\b|\bfollowing\b|\bping\b|留言|发给|转给|留给|带给|备注|填|\bexamples?\b|\bsample\b|\bcurrent\b|\blast\b|\bopening\b|\bclosing\b|\bsuch as\b|\bshe\b|\bhe\b|\bthey\b|\bcharacter\b|\bnpc\b|台词|口头禅|例句|副歌|主歌|歌词|第一句|开头一句|最后一句|提示语|\bread\b|\bchange\b|\bupdate\b|\brename\b|\breword\b|\bedit\b|写成|改成|换成|改为|写为|更新|替换|设成|设为|\badd\b|\bput\b|\binclude\b|\binsert\b|\bappend\b|就|只|上面|上边|底部|顶部|背面|正面|\bto [a-z]{2}-[a-z]{2,4}\b|\blike\b|\balong the lines\b|\bset\b|\bkeep\b|"
                        r"\bcontinue\b|\bcarry on\b|\bemailed\b|\be-mailed\b|\bforwarded\b|继续写|接着写|往下写|"
                        r"准备|打算|想发|要发|要回|想回|要说|想说|回|群里|说一声|\bfill\b|设置成|设成|设为|发给|给[\u4e00-\u9fff]{1,6}?(?:发|回)|写个|写张|写条|写封|写段|写句|写一|通知|替换|"
                        r"这样|这么|如下|原样|原封不动|一字不改|一字不差|一个字都不|照发|照着发|逐字|照读|照念|"
@@ -2983,7 +3000,9 @@ _REQUEST_AFTER = re.compile(r"(?<=[.!?。！？])[ \t]*(?=(?i:then|now|next|also
                             r"用[\u4e00-\u9fff]{1,4}(?:语|文)写)")
 
 
-_DICTATED_INTRO = re.compile(r"(?:" + _DICTATED + r"|(?i:\bthis[ \t]+exact[ \t]+[^:：\n]{1,40}?))(?:\*\*)?[ \t]*[:：]")
+_DICTATED_INTRO = re.compile(r"(?:" + _DICTATED + r"|(?i:\bthis[ \t]+exact[ \t]+[^:：\n]{1,40}?))"
+                             r"(?:[ \t]*[,，]?[ \t]*(?:(?i:please|pls|thanks|thank[ \t]+you|thx)|谢谢|麻烦了|多谢|辛苦了))?"
+                             r"(?:\*\*)?[ \t]*[:：]")
 
 
 def _dictated(text: str, a: int, b: int) -> bool:
@@ -3596,7 +3615,8 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
                   if not (m.group("bare") and not _may_open_bare(text[s:m.start()]))
                   and not (_TASK_NOT_TEXT.search(text, m.start(), m.end() - 1)
                            and not _IN_A_FORMAT.search(text, m.start(), m.end() - 1)
-                           and not _TEXT_AS_FOLLOWS.search(text, m.start(), m.end() - 1))
+                           and not _TEXT_AS_FOLLOWS.search(text, m.start(), m.end() - 1)
+                           and not _dictated(text, m.start(), m.end()))
                   and (m.group("source") or not _LIST_NEXT.match(text, m.end())
                        or _ITEM_NOUNS.search(text, m.start(), m.end()) or _TRANSLATES.search(text, m.start(), m.end())
                        or _VERBATIM_LINE.search(text, m.start(), m.end()))]  # ("开场白（请逐字使用）：" over its lines)
@@ -3748,8 +3768,8 @@ def _in_character(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, s
             out.append((a, b, "introduced", f"kept: said in character ({_short(m.group(0).strip(), 40)!r})"))
     if "说" in seg or "讲" in seg or "喊" in seg or "道" in seg:
         for m in _SAID_TO_ZH.finditer(text, s, e):
-            end = _SAID_END.search(text, m.end(), e)
-            a, b = _stripped(text, m.end(), e if end is None else end.end())
+            stop = _SAID_END.search(text, m.end(), e)
+            a, b = _stripped(text, m.end(), e if stop is None else stop.end())
             if b > a:
                 out.append((a, b, "introduced", f"kept: the words said to someone ({_short(m.group(0).strip(), 40)!r})"))
     return out

@@ -1346,6 +1346,7 @@ HANGS_ON_IT = re.compile(
     r"(?:well[ \t,]+)?(?:one|two|a\s+few|the\s+(?:last|first)\s+one|this\s+one)\s+(?:is|are)\s+(?:ok|okay|fine|allowed))\b"
     r"|除非|除了|但是|但|不过|否则|不然|可是|这|那|它|其实|同样|同理|包括|尤其|即使|哪怕|也就是说|更正|不对|为什么|如果|要是|万一"
     r"|是[^。！？!?\n]{1,10}?[，,]不是|不是[^。！？!?\n]{1,10}?[，,]而?是"  # ("预算每晚500以内。是每人，不是每间。")
+    r"|改成|改为|换成|算了|还是"  # ("每天不超过两个景点。改成三个吧。", "…。算了，三个也行。")
     r"|[^。！？!?\n]{0,12}?(?:也一样|也同样|也算|也适用|也不行|也不能|也不可以|也不例外|同理|例外|除外|也是这样|也照此))")
 # a rule on the reply's layout, and what breaking it looks like in a reply: list or numbered lines, a table, headings
 _LAYOUT_RULES = (
