@@ -1943,12 +1943,22 @@ _EMAIL_HEADERS = re.compile(r"^[ \t]*(?:From|发件人)[ \t]*[:：][^\n]*\n(?:[ 
                             r"[ \t]*[:：][^\n]*\n)*[ \t]*(?:Subject|主题)[ \t]*[:：][^\n]*", re.MULTILINE)
 
 
+_FROM_LINE = re.compile(r"^[ \t]*(?:From|发件人)[ \t]*[:：][ \t]*[^\n:：]{1,60}$", re.MULTILINE)
+
+
 def _headed_email(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
     """An email pasted with its From: and Subject: headers: the headers and the paragraphs of its body, to the first
     paragraph that asks the assistant something ("Can you turn this into a checklist?")."""
     m = _EMAIL_HEADERS.search(text, s, e) if text.find("From", s, e) >= 0 or text.find("发件人", s, e) >= 0 else None
     if m is None:
-        return []
+        # (a thread of messages each under a bare "From: Anna" line: from the first to the last one's body)
+        heads = list(_FROM_LINE.finditer(text, s, e)) if text.find("From", s, e) >= 0 or text.find("发件人", s, e) >= 0 else []
+        if len(heads) < 2:
+            return []
+        m = heads[-1]
+        first = heads[0].start()
+    else:
+        first = m.start()
     b = m.end()
     body = False  # (its first paragraph is the email's, whatever it says)
     while b < e:
@@ -1957,7 +1967,7 @@ def _headed_email(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
             break  # (the user's own question under it)
         body = True
         b = pb
-    a = _stripped(text, m.start(), b)[0]
+    a = _stripped(text, first, b)[0]
     return [(a, b, "introduced", "kept: an email pasted with its headers (From:, Subject:)")]
 
 
