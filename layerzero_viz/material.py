@@ -458,7 +458,8 @@ _LABEL = _Verbs(
 # comments on it as a piece of writing
 _CRITIQUE = _Verbs((("critique", "critiqu"),), ("批改", "点评", "赏析", "鉴赏", "品读", "解读"))
 # looks it over ("review" and "rate" are also what a code reviewer or a rate limit do: not a transformation)
-_REVIEW = _Verbs((("review", "review"), ("evaluate", "evaluat"), ("rate", "rate"), ("audit", "audit")),
+_REVIEW = _Verbs((("review", "review"), ("evaluate", "evaluat"), ("rate", "rate"), ("audit", "audit"),
+                  (r"look\s+over", r"look\s+over"), (r"go\s+over", r"go\s+over")),
                  ("看看", "看一?下", "质检", "审核", "审阅", "评审", "审查", "评估", "审校", "审一下"))
 # reads it for what it says
 _FIND = _Verbs((("analy[sz]e", "analy[sz]"), ("identify", "identif"), ("detect", "detect")))
@@ -2238,6 +2239,8 @@ _PRINTED_LINE = re.compile(r"^[ \t]*(?:(?P<sure>\[?\d{4}[-/]\d\d[-/]\d\d[T ]\d\d
                            # a linter's or compiler's line: eslint's "14:7  error  'x' is assigned a value but never used",
                            # its "✖ 1 problem (1 error, 0 warnings)", tsc's "src/a.ts(3,5): error TS2322: …"
                            r"\d+:\d+[ \t]+(?:error|warning)[ \t]|✖[ \t]+\d+[ \t]+problems?\b|[\w./-]+\(\d+,\d+\):[ \t]+(?:error|warning)[ \t]|"
+                           # pytest's "FAILED tests/test_api.py::test_login - AssertionError: please provide a password"
+                           r"(?:FAILED|ERROR)[ \t]+[\w./-]+::[\w\[\].:-]+|"
                            r"\[?\d{4}[-/]\d\d[-/]\d\d\]?[ \t]+\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b|"
                            r"\[(?:错误|警告|信息|调试|严重|致命)\]|"
                            r"(?:npm|yarn|pnpm)[ \t]+(?:ERR!|WARN|notice)|\[(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|"
@@ -2327,7 +2330,10 @@ def _replacements(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, s
 _COMMENT_LINE = re.compile(r"^[ \t]*(?:%|#(?!#)|//|--(?=[ \t]))[^\n]*$", re.MULTILINE)
 _CODE_NEIGHBOUR = re.compile(r"[ \t]*(?:\\[A-Za-z]+\*?[\[{]|\\(?:item|hline|maketitle|centering|newpage)\b|[A-Za-z_][\w.$]*\(|"
                              r"[A-Za-z_][\w.$\[\]]*[ \t]*(?:<-|=|\+=|:=)[ \t]*\S|(?:import|from|library|require|using|#include)\b|[}\])]"
-                             r"|(?:SELECT|INSERT|UPDATE|DELETE|CREATE|ALTER|DROP|TRUNCATE|WITH|BEGIN|COMMIT)[ \t])")
+                             r"|(?:SELECT|INSERT|UPDATE|DELETE|CREATE|ALTER|DROP|TRUNCATE|WITH|BEGIN|COMMIT)[ \t]"
+                             # a definition: "func legacyHandler() {}", "def legacy(): pass", "public static void main("
+                             r"|(?:func|def|function|fn|class|struct|interface|public|private|protected|static|const|let|var|"
+                             r"pub|async[ \t]+def|export)[ \t]+[A-Za-z_][\w.$]*[ \t]*[({<:=])")
 
 
 def _comment_lines(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
@@ -2503,6 +2509,7 @@ _TASK_INTRO = re.compile(
     r"|(?i:[^:：\n]{0,40}?\bset[ \t]+(?:my|our|the)[ \t]+[^:：\n.!?]{1,30}?[ \t]+to)"
     r"|(?i:(?:keep|continue|carry[ \t]+on)[ \t]+(?:writing|the[ \t]+story|going)|continue)"
     r"|(?i:[^:：\n]{0,60}?\b(?:wrote|writes|said|says|reads|replied|posted|texted|messaged|e-?mailed|forwarded|got|getting|seeing|sent|prints?|printed|shows?|showed|"
+    r"left|commented(?:[ \t]+on[ \t]+(?:my|our|the|a)[ \t]+[\w-]+)?|"
     r"throws?|threw|returns|returned|displays?|displayed|fails?[ \t]+with|failed[ \t]+with|(?:message|email|e-mail|review|"
     r"comment|reply|text|note|post|answer|output|error|log|line|sentence|greeting|tagline|slogan|headline|title|caption|"
     r"copy|string|opener|closing[ \t]+line|opening[ \t]+line|sign-?off|status|bio|template|script|"
@@ -2584,8 +2591,14 @@ _TASK_INTRO = re.compile(
     r"[\u4e00-\u9fff]{0,4}(?:[，,][^：:\n]{0,20}?)?"  # ("学校群里发的：", "这是物业发的，什么意思：")
     # the words to print, use or say, dictated
     r"|(?:" + _DICTATED + r")"
+    # what someone said, named, then a question or a request about it: "同事的评论如下，帮我回一下：", "老板的原话如下："
+    r"|[^：:\n]{0,16}?的?(?:评论|留言|回复|意见|原话|批注|评语|消息|邮件)(?:如下|是这样的?)(?:[，,][^：:\n]{0,30}?)?"
+    # the work, then the rest left alone: "改错别字，别的不要动："
+    rf"|[ \t]*(?:请|麻烦|帮我)*(?:{_TASK_VERB_ZH})[^：:\n]{{0,12}}?[，,][^：:\n]{{0,12}}?(?:别的|其他|其余|其它)(?:地方|部分|内容)?(?:都)?"
+    r"(?:不要|别|不用|不)(?:动|改|变)"
     # someone's message named below: "下面是客户的第二封邮件，帮我再回一封，谢谢："
-    r"|[^：:\n]{0,6}?(?:这是|以下是|下面是)[^：:\n，,]{0,16}?的[^：:\n，,]{0,6}?(?:邮件|消息|短信|微信|留言|来信|回复|通知|评论|私信|信)"
+    r"|[^：:\n]{0,6}?(?:这是|以下是|下面是)[^：:\n，,]{0,16}?的[^：:\n，,]{0,6}?(?:邮件|消息|短信|微信|留言|来信|回复|通知|评论|私信|信|"
+    r"模板|文档|文案|稿子|说明)"
     r"(?:[，,][^：:\n]{0,30}?)?"
     # a message someone sent, named, then what to do with it: "这是诊所发来的短信，帮我看看是什么意思：⏎…", "房东发来这条，帮我看看
     # 啥意思：", "This is the message from the clinic, what does it mean:"
@@ -2642,7 +2655,7 @@ _TASK_INTRO = re.compile(
 # (searched in the lower-cased words before the colon: a case-insensitive search costs twice as much)
 _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\btidy\b|\bclean\s+up\b|\bmake\b|\bturn\b|\bsend\b|\bpost\b|\bpublish\b|\bforward\b|\bshare\b|"
                        r"\bannounce\b|\bverbatim\b|\bword for word\b|\bas is\b|\bexactly as\b|\bexactly this\b|\bexactly like\b|"
-                       r"\bthis exact\b|\binto\b|\bwith\b|\bnote\b|\bcatchphrase|\bversion\b|\bdraft\b|第[一二三四五\d]+版|\bpaste\b|\benter\b|\btype\b|\bfollowing\b|\bping\b|留言|发给|转给|留给|带给|备注|填|\bexamples?\b|\bsample\b|\bcurrent\b|\blast\b|\bopening\b|\bclosing\b|\bsuch as\b|\bshe\b|\bhe\b|\bthey\b|\bcharacter\b|\bnpc\b|台词|口头禅|例句|副歌|主歌|歌词|第一句|开头一句|最后一句|提示语|\bread\b|\bchange\b|\bupdate\b|\brename\b|\breword\b|\bedit\b|写成|改成|换成|改为|写为|更新|替换|设成|设为|\badd\b|\bput\b|\binclude\b|\binsert\b|\bappend\b|就|只|上面|上边|底部|顶部|背面|正面|\bto [a-z]{2}-[a-z]{2,4}\b|\blike\b|\balong the lines\b|\bset\b|\bkeep\b|"
+                       r"\bthis exact\b|\binto\b|\bwith\b|\blook over\b|\bgo over\b|\bleft\b|\bcommented\b|\bnote\b|\bcatchphrase|\bversion\b|\bdraft\b|第[一二三四五\d]+版|\bpaste\b|\benter\b|\btype\b|\bfollowing\b|\bping\b|留言|发给|转给|留给|带给|备注|填|\bexamples?\b|\bsample\b|\bcurrent\b|\blast\b|\bopening\b|\bclosing\b|\bsuch as\b|\bshe\b|\bhe\b|\bthey\b|\bcharacter\b|\bnpc\b|台词|口头禅|例句|副歌|主歌|歌词|第一句|开头一句|最后一句|提示语|\bread\b|\bchange\b|\bupdate\b|\brename\b|\breword\b|\bedit\b|写成|改成|换成|改为|写为|更新|替换|设成|设为|\badd\b|\bput\b|\binclude\b|\binsert\b|\bappend\b|就|只|上面|上边|底部|顶部|背面|正面|\bto [a-z]{2}-[a-z]{2,4}\b|\blike\b|\balong the lines\b|\bset\b|\bkeep\b|"
                        r"\bcontinue\b|\bcarry on\b|\bemailed\b|\be-mailed\b|\bforwarded\b|继续写|接着写|往下写|"
                        r"准备|打算|想发|要发|要回|想回|要说|想说|回|群里|说一声|\bfill\b|设置成|设成|设为|发给|给[\u4e00-\u9fff]{1,6}?(?:发|回)|写个|写张|写条|写封|写段|写句|写一|通知|替换|"
                        r"这样|这么|如下|原样|原封不动|一字不改|一字不差|一个字都不|照发|照着发|逐字|照读|照念|"
@@ -3102,6 +3115,29 @@ def _label_named(text: str, s: int, e: int, m: re.Match[str]) -> bool:
 _REQUEST_MAX = 400  # characters: a request beside the text it hands over is a few sentences, not a prompt's section
 
 
+# a first line that asks about the text under it: "Is my tone too weak here?⏎Hi, sorry to bother you, but …", "Is this
+# letter OK to send?⏎…", "Any issues with this before I submit?⏎…", "语气会不会太软了？⏎…", "这样写可以吗？⏎…"
+# (whether it is fit to send, or how it sounds: not "请问这段代码为什么报错？⏎```…```", which asks about code)
+_LEADING_QUESTION = re.compile(
+    r"[ \t]*(?:(?i:(?:is|are|does|do|would|will|should|can|could|any)\b[^\n?]{0,60}?\b(?:this|these|here|my[ \t]+(?:tone|draft|"
+    r"letter|e-?mail|message|answers?|text|reply|note|wording))\b[^\n?]{0,40}?\b(?:ok|okay|fine|good|right|correct|clear|polite|"
+    r"rude|formal|casual|weak|strong|harsh|blunt|pushy|too[ \t]+[a-z]+|issues?|problems?|mistakes?|sound|send|submit|publish|"
+    r"post|appropriate|professional)\b[^\n?]{0,30}?\?)"
+    r"|[^。！？?\n]{0,12}?(?:(?:这样|这么)(?:写|说|回|改|发)?[^。！？?\n]{0,8}?(?:可以|行|合适|好|妥当|得体|对|通顺|自然)|"
+    r"(?:语气|口气|措辞)[^。！？?\n]{0,12}?)(?:吗|么|嘛|不)?[^。！？?\n]{0,4}?[？?])[ \t]*\n")
+
+
+def _leading_question_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
+    """The text under a first line that asks about it (``_LEADING_QUESTION``): the rest of the turn."""
+    m = _LEADING_QUESTION.match(text, s, e)
+    if m is None:
+        return []
+    a, b = _stripped(text, m.end(), e)
+    if b <= a or _PARA_BREAK.search(text, a, b):
+        return []  # (one paragraph under it: more is a prompt of sections, not one text asked about)
+    return [(a, b, "introduced", f"kept: the text the first line asks about ({_short(m.group(0).strip(), 40)!r})")]
+
+
 def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
     """A turn of a short request paragraph and the text it works on, in the paragraphs after it (when it opens the
     turn) or before it (when it closes the turn): the text, as handed over.  A paragraph that sets up a role ("You
@@ -3435,6 +3471,8 @@ _REPORTED_SENTENCE = re.compile(r"(?i:(?:our|the|my|a|this)?\s*(?:" + _SENDERS_E
                                 r"message|text|sentence|response|cover\s+letter|template|reply|script|prompt|bio|post|"
                                 r"announcement|notice|invitation|note)\s+is\s+below\s*[.:。])"
                                 r"|(?:原文|原话|内容|正文|全文)[。.]"
+                                # what someone said, asked about before it: "review 里有人这么说，什么意思？⏎⏎…"
+                                r"|[^。！？\n]{0,20}?(?:这么|这样)(?:说|写|回复?|评论|留言)(?:的|了)?[，,][^。！？\n]{0,16}?[？?]"
                                 # a question that asks for work on what follows: "Can you translate this into German for me?"
                                 rf"|(?i:(?:can|could|would|will)\s+you\s+(?:please\s+)?{_TASK_VERB_EN}\s+(?:this|these|the\s+following|"
                                 r"my\s+(?:[a-z]+\s+){0,2}?(?:e-?mail|letter|message|essay|draft|paragraph|text|note|reply|"
@@ -3735,8 +3773,8 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
     if payload and not out:  # (a turn whose text a finder, a label or a rule line hands over has said so already)
         # (a request paragraph before the text it points at comes first: "Hey, could you make this email sound less
         # stiff? Thanks a lot!⏎⏎Dear Team, …" hands over the email, not the rest of its own paragraph)
-        out.extend(_request_payload(text, s, e) or _opening_sentence_payload(text, s, e)
-                   or _request_line_payload(text, s, e))
+        out.extend(_leading_question_payload(text, s, e) or _request_payload(text, s, e)
+                   or _opening_sentence_payload(text, s, e) or _request_line_payload(text, s, e))
     # (the paragraph that says what the text was ends the turn: looked for in its last characters)
     tail = max(s, e - _REFERENCE_TAIL)
     tail = text.rfind("\n", s, tail) + 1 or s
