@@ -2446,6 +2446,7 @@ _DICTATED = (
     r"|(?i:[^:：\n]{0,60}?\b(?:should|must|will|shall|to|would|needs?[ \t]+to)[ \t]+(?:read|say)\b)"
     r"|(?i:[^:：\n]{0,20}?\b(?:change|update|set|rename|reword|edit)\b[^:：\n.?!]{1,60}?\bto)"
     r"|[^：:\n]{0,30}?(?:写成|改成|换成|改为|写为|更新成|更新为|替换成|替换为|设成|设为)"
+    r"|[^：:\n]{0,20}?(?:注明|写明|标明|注上|附上|加上)"
     # lines given as examples or as the one there is: "Example lines:", "Current tip:", "first line:", "greeting lines …,
     # like:", "She's apologizing:", "示例台词：", "他说话是这样的：", "副歌是这样的："
     r"|(?i:[^:：\n]{0,60}?\b(?:example|sample)[ \t]+(?:lines?|dialogues?|quotes?|phrases?|greetings?|tips?|replies|responses)\b)"
@@ -2515,7 +2516,8 @@ _TASK_INTRO = re.compile(
     r"copy|string|opener|closing[ \t]+line|opening[ \t]+line|sign-?off|status|bio|template|script|"
     r"subject(?:[ \t]+line)?)[ \t]+(?:was|is|reads|read|said|says)(?:[ \t]+(?:just|only|simply))?)"
     # ("I wrote this:", "Tom sent me this:", "It prints this and then exits:")
-    r"(?:[ \t]+(?:(?:me|us)[ \t]+)?(?:this|the[ \t]+following|back)(?:[ \t]+and(?:[ \t]+then)?[ \t]+[a-z]+)?"
+    r"(?:[ \t]+(?:(?:me|us)[ \t]+)?(?:this|the[ \t]+following|back)(?:[ \t]+(?:feedback|comment|review|message|e-?mail|note|"
+    r"reply|text))?(?:[ \t]+and(?:[ \t]+then)?[ \t]+[a-z]+)?"
     # ("We keep getting this in prod:", "Got this from a client:", "My coworker wrote this in the group card:")
     r"(?:[ \t]+(?:in|on|from|at)[ \t]+(?:(?:the|a|an|my|our)[ \t]+)?[\w./-]+(?:[ \t]+[\w./-]+)?)?|[ \t]+(?:me|us))?"
     # ("Your colleague wrote this to me yesterday:")
@@ -2622,13 +2624,15 @@ _TASK_INTRO = re.compile(
     # a log or an error to look at: "帮我看下日志：", "分析一下这个报错："
     r"|[ \t]*(?:请|麻烦|帮我|帮忙)*(?:看|查|分析|排查|解释)(?:一下|下)?(?:这个|这段|这些|这条)?(?:日志|报错|错误信息|输出|堆栈|错误)"
     # words to say in a group chat: "在群里说一声：", "往家长群里发："
-    r"|[^：:\n]{0,6}?(?:在|到|往)[^：:\n]{0,6}?群里?(?:说|发|讲|通知)(?:一声|一下|一句)?"
+    r"|[^：:\n]{0,6}?(?:在|到|往)[^：:\n]{0,6}?群里?(?:说|发|讲|通知)(?:一声|一下|一句|一条|条|个)?"
+    # a voice message put into words: "转文字如下：", "文字版："
+    r"|[^：:\n]{0,30}?(?:转文字|转成文字|转写|文字版|语音转文字)(?:如下|是)?"
     # a text given as the model of a new one, its tone and wording the point: "Here's our newsletter from January, write
     # February's in the same tone:", "Here's the email I sent last week, write a new one asking about …:",
     # "这是我去年写给房东的续租邮件，帮我照这个语气写一个今年的："
     r"|(?i:[^:：\n]{0,100}?\b(?:(?:in|with|using|keep(?:ing)?)[ \t]+the[ \t]+same[ \t]+(?:tone|style|voice|format|structure|"
     r"spirit|wording)|(?:same|similar)[ \t]+(?:tone|style|voice)[ \t]+as|modell?ed[ \t]+on|like[ \t]+this[ \t]+one)\b[^:：\n]{0,60}?)"
-    r"|(?i:here(?:'s|’s|[ \t]+is)[ \t]+(?:the|my|our|an?)[ \t]+(?:[a-z-]+[ \t]+){0,2}?(?:e-?mail|letter|message|note|newsletter|"
+    r"|(?i:here(?:'s|’s|[ \t]+is)[ \t]+(?:the|my|our|an?)[ \t]+(?:[a-z'’-]+[ \t]+){0,2}?(?:e-?mail|letter|message|note|newsletter|"
     r"post|announcement|memo|speech|toast|bio|reply|invitation|notice|text|out-of-office|note|invite|paragraph|essay|"
     r"conclusion|introduction|intro|answer|sentence|draft|story|poem|summary|abstract|statement|response|paper|report|"
     r"lyrics|lyric|chorus|verse|hook|bridge|song|rap|script|dm|sms|voicemail|comment|review|issue|ticket|bug[ \t]+report|pull[ \t]+request|pr|commit[ \t]+message|"
@@ -2655,7 +2659,7 @@ _TASK_INTRO = re.compile(
 # (searched in the lower-cased words before the colon: a case-insensitive search costs twice as much)
 _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\btidy\b|\bclean\s+up\b|\bmake\b|\bturn\b|\bsend\b|\bpost\b|\bpublish\b|\bforward\b|\bshare\b|"
                        r"\bannounce\b|\bverbatim\b|\bword for word\b|\bas is\b|\bexactly as\b|\bexactly this\b|\bexactly like\b|"
-                       r"\bthis exact\b|\binto\b|\bwith\b|\blook over\b|\bgo over\b|\bleft\b|\bcommented\b|\bnote\b|\bcatchphrase|\bversion\b|\bdraft\b|第[一二三四五\d]+版|\bpaste\b|\benter\b|\btype\b|\bfollowing\b|\bping\b|留言|发给|转给|留给|带给|备注|填|\bexamples?\b|\bsample\b|\bcurrent\b|\blast\b|\bopening\b|\bclosing\b|\bsuch as\b|\bshe\b|\bhe\b|\bthey\b|\bcharacter\b|\bnpc\b|台词|口头禅|例句|副歌|主歌|歌词|第一句|开头一句|最后一句|提示语|\bread\b|\bchange\b|\bupdate\b|\brename\b|\breword\b|\bedit\b|写成|改成|换成|改为|写为|更新|替换|设成|设为|\badd\b|\bput\b|\binclude\b|\binsert\b|\bappend\b|就|只|上面|上边|底部|顶部|背面|正面|\bto [a-z]{2}-[a-z]{2,4}\b|\blike\b|\balong the lines\b|\bset\b|\bkeep\b|"
+                       r"\bthis exact\b|\binto\b|\bwith\b|注明|写明|标明|注上|附上|加上|转文字|转写|文字版|\blook over\b|\bgo over\b|\bleft\b|\bcommented\b|\bnote\b|\bcatchphrase|\bversion\b|\bdraft\b|第[一二三四五\d]+版|\bpaste\b|\benter\b|\btype\b|\bfollowing\b|\bping\b|留言|发给|转给|留给|带给|备注|填|\bexamples?\b|\bsample\b|\bcurrent\b|\blast\b|\bopening\b|\bclosing\b|\bsuch as\b|\bshe\b|\bhe\b|\bthey\b|\bcharacter\b|\bnpc\b|台词|口头禅|例句|副歌|主歌|歌词|第一句|开头一句|最后一句|提示语|\bread\b|\bchange\b|\bupdate\b|\brename\b|\breword\b|\bedit\b|写成|改成|换成|改为|写为|更新|替换|设成|设为|\badd\b|\bput\b|\binclude\b|\binsert\b|\bappend\b|就|只|上面|上边|底部|顶部|背面|正面|\bto [a-z]{2}-[a-z]{2,4}\b|\blike\b|\balong the lines\b|\bset\b|\bkeep\b|"
                        r"\bcontinue\b|\bcarry on\b|\bemailed\b|\be-mailed\b|\bforwarded\b|继续写|接着写|往下写|"
                        r"准备|打算|想发|要发|要回|想回|要说|想说|回|群里|说一声|\bfill\b|设置成|设成|设为|发给|给[\u4e00-\u9fff]{1,6}?(?:发|回)|写个|写张|写条|写封|写段|写句|写一|通知|替换|"
                        r"这样|这么|如下|原样|原封不动|一字不改|一字不差|一个字都不|照发|照着发|逐字|照读|照念|"
@@ -2847,9 +2851,10 @@ _IN_A_FORMAT = re.compile(r"(?i:\bin[ \t]+(?:a|an|the)[ \t]+(?:[a-z-]+[ \t]+){0,
 _REPORTED = (
     r"(?i:(?:new\s+)?(?:ticket|e-?mail|message|review|complaint)\b[^:：\n]{0,20}?\bfrom\s+[\w.+-]+@[\w-]+(?:\.[\w-]+)+)"
     r"|[^：:\n]{0,8}?有(?:一)?条(?:新的?)?(?:评论|评价|留言|差评|好评|投诉)"
-    r"|(?i:(?:ticket|e-?mail|message|review|complaint|feedback|comment|note)\b[^:：\n]{0,30}?\bfrom\s+"
+    r"|(?i:(?:[a-z]{1,10}[ \t]+)?(?:ticket|e-?mail|message|review|complaint|feedback|comment|note)\b[^:：\n]{0,30}?\bfrom\s+"
     r"(?:a\s+|the\s+|our\s+|my\s+)?(?:customer|client|user|guest|patient|buyer|tenant|landlord|boss|"
-    r"manager|colleague|hr|school|teacher|bank|recruiter|support|team|company|university|professor|neighbou?r)s?)"
+    r"manager|colleague|hr|school|teacher|bank|recruiter|support|team|company|university|professor|neighbou?r|teammate|reviewer|"
+    r"coworker|co-worker|maintainer|lead)s?)"
     # a document or record the label names, or the user's own piece of work
     r"|(?i:invoice|receipt|r[eé]sum[eé]|cv|transcript|(?:meeting|standup|stand-up|call|interview)[ \t]+"
     r"(?:notes|minutes|transcript)|minutes|(?:[a-z][\w.-]{0,20}[ \t]+)?(?:error[ \t]+|access[ \t]+)?logs?|stack[ \t]*trace|"
@@ -3119,12 +3124,16 @@ _REQUEST_MAX = 400  # characters: a request beside the text it hands over is a f
 # letter OK to send?⏎…", "Any issues with this before I submit?⏎…", "语气会不会太软了？⏎…", "这样写可以吗？⏎…"
 # (whether it is fit to send, or how it sounds: not "请问这段代码为什么报错？⏎```…```", which asks about code)
 _LEADING_QUESTION = re.compile(
-    r"[ \t]*(?:(?i:(?:is|are|does|do|would|will|should|can|could|any)\b[^\n?]{0,60}?\b(?:this|these|here|my[ \t]+(?:tone|draft|"
+    r"[ \t]*(?:(?:你好|您好|(?i:hi|hello|hey))[！!,，.。]?[ \t]*)?"
+    r"(?:(?i:(?:how|is|are|does|do|would|will|should|can|could|any)\b[^\n?]{0,60}?\b(?:this|these|here|my[ \t]+(?:tone|draft|"
     r"letter|e-?mail|message|answers?|text|reply|note|wording))\b[^\n?]{0,40}?\b(?:ok|okay|fine|good|right|correct|clear|polite|"
     r"rude|formal|casual|weak|strong|harsh|blunt|pushy|too[ \t]+[a-z]+|issues?|problems?|mistakes?|sound|send|submit|publish|"
     r"post|appropriate|professional)\b[^\n?]{0,30}?\?)"
     r"|[^。！？?\n]{0,12}?(?:(?:这样|这么)(?:写|说|回|改|发)?[^。！？?\n]{0,8}?(?:可以|行|合适|好|妥当|得体|对|通顺|自然)|"
-    r"(?:语气|口气|措辞)[^。！？?\n]{0,12}?)(?:吗|么|嘛|不)?[^。！？?\n]{0,4}?[？?])[ \t]*\n")
+    r"(?:语气|口气|措辞)[^。！？?\n]{0,12}?)(?:吗|么|嘛|不)?[^。！？?\n]{0,4}?[？?]"
+    # … or that hands it over without a colon: "改错别字，别的不要动，拜托了！", "Please text my landlord the following, thanks!"
+    r"|[^\n]{0,30}?(?:别的|其他|其余|其它)(?:地方|部分|内容)?(?:都)?(?:不要|别|不用|不)(?:动|改|变)"
+    r"|(?i:[^\n]{0,60}?\bthe[ \t]+following\b))[^\n]{0,60}\n")
 
 
 def _leading_question_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
@@ -3473,6 +3482,7 @@ _REPORTED_SENTENCE = re.compile(r"(?i:(?:our|the|my|a|this)?\s*(?:" + _SENDERS_E
                                 r"|(?:原文|原话|内容|正文|全文)[。.]"
                                 # what someone said, asked about before it: "review 里有人这么说，什么意思？⏎⏎…"
                                 r"|[^。！？\n]{0,20}?(?:这么|这样)(?:说|写|回复?|评论|留言)(?:的|了)?[，,][^。！？\n]{0,16}?[？?]"
+                                r"(?:[^。！？\n]{0,12}(?=\n))?"
                                 # a question that asks for work on what follows: "Can you translate this into German for me?"
                                 rf"|(?i:(?:can|could|would|will)\s+you\s+(?:please\s+)?{_TASK_VERB_EN}\s+(?:this|these|the\s+following|"
                                 r"my\s+(?:[a-z]+\s+){0,2}?(?:e-?mail|letter|message|essay|draft|paragraph|text|note|reply|"
