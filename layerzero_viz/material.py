@@ -2595,6 +2595,10 @@ _TASK_INTRO = re.compile(
     r"|(?:" + _DICTATED + r")"
     # what someone said, named, then a question or a request about it: "同事的评论如下，帮我回一下：", "老板的原话如下："
     r"|[^：:\n]{0,16}?的?(?:评论|留言|回复|意见|原话|批注|评语|消息|邮件)(?:如下|是这样的?)(?:[，,][^：:\n]{0,30}?)?"
+    # a message named as "this …" on a line that ends with a colon: "Make this family chat message shorter but keep the
+    # thank-yous, they matter to my mom: Hi all, …"
+    r"|(?i:[^:：\n]{0,40}?\bthis[ \t]+(?:[a-z-]+[ \t]+){0,3}?(?:message|e-?mail|text|note|post|letter|reply|draft|announcement|"
+    r"invitation|card)\b[^:：\n]{0,80}?)"
     # the work, then the rest left alone: "改错别字，别的不要动："
     rf"|[ \t]*(?:请|麻烦|帮我)*(?:{_TASK_VERB_ZH})[^：:\n]{{0,12}}?[，,][^：:\n]{{0,12}}?(?:别的|其他|其余|其它)(?:地方|部分|内容)?(?:都)?"
     r"(?:不要|别|不用|不)(?:动|改|变)"
@@ -3833,6 +3837,28 @@ def _in_character(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, s
     return out
 
 
+# the words a text is to say, given without a colon: "They want it to say please don't leave, we'll miss you, thank you
+# for everything.", "it should say thank you for downloading, please enable notifications, and …" — to the sentence's end
+_TO_SAY = re.compile(r"(?i:\b(?:wants?|wanted|would[ \t]+like|needs?)[ \t]+(?:it|this|the[ \t]+(?:card|message|note|text|sign|banner|"
+                     r"popup|toast|email|caption))[ \t]+to[ \t]+(?:say|read)|\b(?:it|this|the[ \t]+(?:card|message|note|text|sign|"
+                     r"banner|popup|toast|email|caption))[ \t]+(?:should|must|will|has[ \t]+to|needs[ \t]+to)[ \t]+(?:say|read))[ \t]+"
+                     r"(?=[a-z\"“'‘])")
+_SAY_END = re.compile(r"[.!?](?=\s|$)|\n")
+
+
+def _words_to_say(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
+    """The words a user turn [s, e) says a text is to say, without a colon (``_TO_SAY``)."""
+    if " say " not in seg and " read " not in seg:
+        return []
+    out = []
+    for m in _TO_SAY.finditer(text, s, e):
+        stop = _SAY_END.search(text, m.end(), e)
+        a, b = _stripped(text, m.end(), e if stop is None else stop.end())
+        if b > a:
+            out.append((a, b, "introduced", f"kept: the words a text is to say ({_short(m.group(0).strip(), 40)!r})"))
+    return out
+
+
 TOOL_ROLES = ("tool", "function")
 
 
@@ -4579,7 +4605,7 @@ def _own_material(text: str, s: int, e: int, role: str, acted: bool = False) -> 
         if any(h in seg for h in _REPORTED_INLINE_ZH) or any(h in seg.lower() for h in _REPORTED_INLINE_EN):
             extra += _reported_inline(text, s, e)
         extra += [*_compared_items(text, s, e, seg), *_compared_inline(text, s, e), *_candidates_above(text, s, e),
-                  *_exercise_lines(text, s, e), *_in_character(text, s, e, seg)]
+                  *_exercise_lines(text, s, e), *_in_character(text, s, e, seg), *_words_to_say(text, s, e, seg)]
         # (a system prompt's "Rate it on:"
         # heads criteria, not texts)
         extra += _replacements(text, s, e, seg)
