@@ -2576,7 +2576,7 @@ _TASK_INTRO = re.compile(
     r"|[^：:\n]{0,6}?(?:这是|以下是|下面是)?(?:我|我们)(?:刚|刚刚|今天|昨天)?收到的[\u4e00-\u9fff]{1,6}"
     # an error the user got: "我写 SELECT … 报错了：You have an error in …"
     r"|[^：:\n]{0,60}?(?:报错|报了错|出错|错误提示|错误信息)(?:了)?(?:说|如下)?"
-    r"|[^：:\n]{0,6}?(?:我|我们)(?:刚|刚刚|今天|昨天)?收到(?:了)?(?:一封|一条|一段|一则|封|条)[\u4e00-\u9fff]{0,6}?(?:邮件|短信|消息|微信|信|留言|私信|通知)"
+    r"|[^：:\n]{0,6}?(?:我|我们)?(?:刚|刚刚|今天|昨天)?收到(?:了)?(?:一封|一条|一段|一则|封|条)?[\u4e00-\u9fff]{0,6}?(?:邮件|短信|消息|微信|信|留言|私信|通知)"
     r"|[^：:\n]{0,20}?(?:发|回|说|留|写)了(?:一句|一条|一段|一封|一篇|这么一句|这样一句|这句|这条|这段)(?:话|微信|短信|消息|邮件|信息|留言|私信)?"
     r"(?:[^：:\n]{0,40}?(?:帮我|麻烦|请)[^：:\n]{0,30}?)?"  # ("我写了一段给客户的道歉信，帮我看看有没有问题，不要大改：")
     # said to pass on as written: "状态页公告，直接按这个发：", "原样转发："
@@ -3841,14 +3841,17 @@ def _in_character(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, s
 # for everything.", "it should say thank you for downloading, please enable notifications, and …" — to the sentence's end
 _TO_SAY = re.compile(r"(?i:\b(?:wants?|wanted|would[ \t]+like|needs?)[ \t]+(?:it|this|the[ \t]+(?:card|message|note|text|sign|banner|"
                      r"popup|toast|email|caption))[ \t]+to[ \t]+(?:say|read)|\b(?:it|this|the[ \t]+(?:card|message|note|text|sign|"
-                     r"banner|popup|toast|email|caption))[ \t]+(?:should|must|will|has[ \t]+to|needs[ \t]+to)[ \t]+(?:say|read))[ \t]+"
+                     r"banner|popup|toast|email|caption))[ \t]+(?:should|must|will|has[ \t]+to|needs[ \t]+to)[ \t]+(?:say|read)"
+                     # "Write a text to my neighbor that says thanks for … and please knock next time."
+                     r"|\b(?:a|an|the)[ \t]+(?:text|message|note|card|e-?mail|reply|sign)[ \t]+(?:to[ \t]+[^.!?\n]{1,30}?[ \t]+)?"
+                     r"(?:that|which)[ \t]+(?:says|reads))[ \t]+"
                      r"(?=[a-z\"“'‘])")
 _SAY_END = re.compile(r"[.!?](?=\s|$)|\n")
 
 
 def _words_to_say(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
     """The words a user turn [s, e) says a text is to say, without a colon (``_TO_SAY``)."""
-    if " say " not in seg and " read " not in seg:
+    if " say" not in seg and " read" not in seg:
         return []
     out = []
     for m in _TO_SAY.finditer(text, s, e):

@@ -591,6 +591,8 @@ _STOCK_CONDITION = re.compile(r"(?:如果|如有|若有|若|要是|倘若|假如
 _EMBARRASSED_TO = re.compile(r"(?:再|直接|当面|跟他|跟她|跟你|跟领导|跟老板)?(?:拒绝|开口|说出口|提|催|推辞|回绝|张口|收下)")
 
 
+# the office or person an ask frame names right after it, before a comma ("我想问一下社区，", "我想咨询一下街道，")
+_ASKED_WHOM = re.compile(r"[\u4e00-\u9fff]{1,10}?[，,]")
 # a clause that only greets, thanks or apologises ("你好", "老师您好", "不好意思")
 _ZH_GREETING_ONLY = re.compile(r"(?:(?i:hi|hello|hey)|你好|您好|嗨|哈喽|亲|老师|在吗|不好意思|打扰了|打扰一下|抱歉|麻烦了|谢谢|"
                                r"[\u4e00-\u9fff]{1,3}(?:老师|医生|经理|总)(?:您好|你好|好)?)+[啊呀！!，,～~ \t]*")
@@ -606,6 +608,8 @@ def _not_filler_zh(text: str, s: int, e: int) -> bool:
         return True  # "帮我写一条短信，感谢张师傅…，顺便问一下维修费怎么付": what the message is to ask or say too
     if (text.startswith("如果可以", s) or text.startswith("可以的话", s)) and _ASKED_IF_POSSIBLE.search(text, max(0, s - 80, text.rfind("\x00", 0, s)), s):
         return True  # "…可不可以从公网访问。如果可以的话，顺便看下 8443": the condition is the answer to that question
+    if text.startswith(("我想问一下", "我想咨询一下", "想问一下", "想咨询一下"), s) and _ASKED_WHOM.match(text, e):
+        return True  # "我想问一下社区，能不能…": whom the user means to ask (cut, "社区，…" reads as addressing it)
     if s > 0 and text[s - 1] in "，,、" and text.startswith(("如果可以", "可以的话", "如果方便", "方便的话"), s):
         # "写一条朋友圈文案，如果可以的话，带上门店地址": after a clause of the request, the condition of what follows (an
         # optional item made required without it); opening the request, or after a greeting, it only softens it
