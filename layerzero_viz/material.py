@@ -1950,10 +1950,12 @@ _FROM_LINE = re.compile(r"^[ \t]*(?:From|发件人)[ \t]*[:：][ \t]*[^\n:：]{1
 def _headed_email(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
     """An email pasted with its From: and Subject: headers: the headers and the paragraphs of its body, to the first
     paragraph that asks the assistant something ("Can you turn this into a checklist?")."""
-    m = _EMAIL_HEADERS.search(text, s, e) if text.find("From", s, e) >= 0 or text.find("发件人", s, e) >= 0 else None
+    if text.find("From", s, e) < 0 and text.find("发件人", s, e) < 0:
+        return []
+    m = _EMAIL_HEADERS.search(text, s, e)
     if m is None:
         # (a thread of messages each under a bare "From: Anna" line: from the first to the last one's body)
-        heads = list(_FROM_LINE.finditer(text, s, e)) if text.find("From", s, e) >= 0 or text.find("发件人", s, e) >= 0 else []
+        heads = list(_FROM_LINE.finditer(text, s, e))
         if len(heads) < 2:
             return []
         m = heads[-1]
@@ -3034,15 +3036,12 @@ _REQUEST_AFTER = re.compile(r"(?<=[.!?。！？])[ \t]*(?=(?i:then|now|next|also
 
 _DICTATED_INTRO = re.compile(r"(?:" + _DICTATED + r"|(?i:\bthis[ \t]+exact[ \t]+[^:：\n]{1,40}?))"
                              r"(?:[ \t]*[,，]?[ \t]*(?:(?i:please|pls|thanks|thank[ \t]+you|thx)|谢谢|麻烦了|多谢|辛苦了))?"
-                             r"(?:\*\*)?[ \t]*[:：]")
+                             r"(?:\*\*)?[ \t]*[:：]\Z")
 
 
 def _dictated(text: str, a: int, b: int) -> bool:
     """Whether the intro [a, b) ends by dictating words (``_DICTATED``, "this exact footer:")."""
-    m = _DICTATED_INTRO.search(text, a, b)
-    while m is not None and m.end() != b:
-        m = _DICTATED_INTRO.search(text, m.start() + 1, b)
-    return m is not None
+    return _DICTATED_INTRO.search(text, a, b) is not None  # (``\Z``: ending at ``b``)
 
 
 # lines listed under a label that starts them on its own line ("示例台词：谢谢老板！⏎不好意思，借过一下。⏎帮我再写五句。"): the
@@ -3128,8 +3127,7 @@ _REQUEST_MAX = 400  # characters: a request beside the text it hands over is a f
 # letter OK to send?⏎…", "Any issues with this before I submit?⏎…", "语气会不会太软了？⏎…", "这样写可以吗？⏎…"
 # (whether it is fit to send, or how it sounds: not "请问这段代码为什么报错？⏎```…```", which asks about code)
 _LEADING_QUESTION = re.compile(
-    r"[ \t]*(?:(?:你好|您好|(?i:hi|hello|hey))[！!,，.。]?[ \t]*)?"
-    r"(?:(?i:(?:how|is|are|does|do|would|will|should|can|could|any)\b[^\n?]{0,60}?\b(?:this|these|here|my[ \t]+(?:tone|draft|"
+    r"[ \t]*(?:(?i:(?:how|is|are|does|do|would|will|should|can|could|any)\b[^\n?]{0,60}?\b(?:this|these|here|my[ \t]+(?:tone|draft|"
     r"letter|e-?mail|message|answers?|text|reply|note|wording))\b[^\n?]{0,40}?\b(?:ok|okay|fine|good|right|correct|clear|polite|"
     r"rude|formal|casual|weak|strong|harsh|blunt|pushy|too[ \t]+[a-z]+|issues?|problems?|mistakes?|sound|send|submit|publish|"
     r"post|appropriate|professional)\b[^\n?]{0,30}?\?)"
@@ -3142,7 +3140,7 @@ _LEADING_QUESTION = re.compile(
 
 def _leading_question_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
     """The text under a first line that asks about it (``_LEADING_QUESTION``): the rest of the turn."""
-    m = _LEADING_QUESTION.match(text, s, e)
+    m = _LEADING_QUESTION.match(text, _hello_end(text, s, e), e)  # (after a greeting: "你好！这样写可以吗？")
     if m is None:
         return []
     a, b = _stripped(text, m.end(), e)
