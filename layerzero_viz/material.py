@@ -943,12 +943,16 @@ def _asks_for_the_reply(text: str, p: int, pe: int) -> bool:
     "What should I say?", "请帮我写一个回复，谢谢。", "怎么回复？") — a sentence of the text itself only asks for one in so
     many words ("麻烦尽快回复" asks the reader, not the model)."""
     a, b = _stripped(text, p, pe)
-    if not 0 < b - a <= 100:
+    if not 0 < b - a <= 150:
         return False
-    starts = [a] + [k.end() for k in _SENTENCE_STOP.finditer(text, a, min(b, a + 50))]  # ("Is this a scam? How should I …")
+    # (the request may follow a sentence or two: "Is this a scam? How should I …", "I got this from a recruiter. Help me
+    # reply that …"; the request itself is short)
+    starts = [a] + [k.end() for k in _SENTENCE_STOP.finditer(text, a, min(b, a + 50))]
     for k in starts[:3]:
         while k < b and text[k] in " \t":
             k += 1
+        if b - k > 100:
+            continue
         m = _REPLY_ASK.match(text, k, b)
         if m is not None and _REPLY_ASK_REST.fullmatch(text, m.end(), b) is not None \
                 and not _BARE_REPLY.fullmatch(m.group(0).strip()):
@@ -1995,7 +1999,13 @@ def _transcript(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
 # the words to say, after a say-verb and a colon, to the end of the line ("1. Say: Hello, thank you for calling Orbit
 # Telecom. My name is {agent}.", "如果客户情绪激动，说：非常抱歉给您带来困扰，感谢您的耐心。", "End with: Have a great day!"),
 # and a text's field ("内容是：明天9点开会，谢谢配合。", "… - Body: Hi Dana, thanks for the draft! …")
-_SAY_BEFORE = re.compile(r"(?:(?i:\b(?:(?:say|reply|respond|answer)(?:\s+(?:exactly|verbatim|only|just|first|always|"
+_SAY_BEFORE = re.compile(r"(?:(?i:\b(?:"
+                         # what a bot is told to send, its format or its canned replies: "When closing a ticket, send:",
+                         # "Respond in this format:", "Reply template (use for every answer):"
+                         r"send(?:\s+(?:this|exactly|verbatim|the\s+following))?|(?:respond|reply|answer|write)\s+(?:in|with|using)\s+"
+                         r"(?:this|the\s+following)\s+(?:format|template|structure)|(?:reply|response|message|e-?mail|greeting|"
+                         r"closing|canned)\s+(?:templates?|replies|responses)(?:\s*\([^)\n]{0,40}\))?|"
+                         r"(?:say|reply|respond|answer)(?:\s+(?:exactly|verbatim|only|just|first|always|"
                          r"instead|immediately|once))?(?:\s+with)?"
                          r"(?:\s+(?:exactly|verbatim|only|just))?|"
                          r"(?:start|begin|open|end|close|finish|sign\s+off)\s+with|(?:message\s+|e-?mail\s+)?body|"
@@ -2021,7 +2031,7 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:(?:say|reply|respond|answer)(?:\s+(?:exac
                          r"(?:always\s+)?(?:be|say|read|(?:start|begin|open|end|close)\s+with)|is\s+always|will\s+always\s+be)))"
                          r"|(?i:\b(?:lines?|catchphrases?|phrases?|sayings?)\s+(?:often\s+|usually\s+|always\s+|might\s+|may\s+)?"
                          r"include|\bcatchphrases?)"
-                         r"|说|回复|回答|答复|开头用|结尾用|开场白|结束语|口头禅|口头语|常说|"
+                         r"|说|回复|回答|答复|开头用|结尾用|开场白|结束语|口头禅|口头语|常说|发送|话术|模板|"
                          # the words of a sign or a card dictated ("提示牌，主句是：请自己洗杯子，谢谢。")
                          r"(?:主句|原句|标语|口号|提示语|台词|祝福语|广告语)(?:要|就|必须|应该)?(?:是|为|写)|内容(?:大意|大概|大致|主要)?(?:是|为|如下)|(?:大概|大致|主要)?意思(?:是|为)|大意(?:是|为)|正文(?:是|为)|原话(?:是)?|写上"
                          r"|(?:开场白|结束语|结尾语?|开头语?|问候语|签名|落款|第一句话?|最后一句话?|首句|末句|第一段|最后一段|"
@@ -2048,7 +2058,12 @@ _PRESCRIBED_PART = re.compile(r"(?i:\bwith\s*$)|(?:加上|加|附上|写上)\s*$
 # where _scripts looks: a colon after the last letter of a say-verb or a field (say, reply, respond, answer, with,
 # body, be, sign-off, greeting, 说, 回复, 回答, 开头用, 开场白, 内容是 …: a character class before a colon is one fast search; "The content is:"
 # is not looked for, only "内容是：")
-_SCRIPT_COLON = re.compile(r"[yYdDrRhHmMeEsS)说复答用白语是为下话上句写加头尾束场禅][ \t*]{0,4}[:：]")
+_SCRIPT_COLON = re.compile(r"[yYdDrRhHmMeEsStT)说复答用白语是为下话上句写加头尾束场禅送术板][ \t*]{0,4}[:：]")
+_SAY_LINE_MAX = 50  # characters of a line that says what to say, with the words on the lines under it
+_SAID_LINE_MAX = 60  # characters of the first line of those words
+# a line under such words that goes on with the instructions ("每次回复先说：⏎您好！⏎然后再回答问题。")
+_THEN_LINE = re.compile(r"^[ \t]*(?:然后|再|否则|接着|之后|其他|其余|其它|(?i:then|otherwise|after\s+that|and\s+then|else)\b)",
+                        re.MULTILINE)
 # and the longer fields, looked for only in a block that holds one ("the message should be:", "this sign-off:")
 _SCRIPT_FIELD_COLON = re.compile(r"(?i:\bbe|(?:line|sentence|message)\s+(?:for|of|in|to)\s+(?:every|each|all|the|a|any|new)\s+"
                                  r"[a-z-]+|sign-?off|greeting|opening(?:\s+line)?|closing(?:\s+line)?|tagline|signature|"
@@ -2136,10 +2151,22 @@ def _scripts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, s
         le = e if le < 0 else le
         say = _SAY_BEFORE.search(text, max(ls, c - 48), c)
         if say is not None:
-            # the rest of its line, or the lines under it ("结尾统一加：⏎谢谢！⏎Acme客服团队")
-            a, b = _stripped(text, c + 1, le) if text[c + 1:le].strip() or not (
-                _PRESCRIBED_PART.search(say.group(0)) or _passes_on_what_follows(text, ls, c)) \
-                else _paragraph_after(text, le, e)
+            # the rest of its line, or the lines under it ("结尾统一加：⏎谢谢！⏎Acme客服团队", "When closing a ticket,
+            # send:⏎Thanks for your patience!⏎…"), up to a line that goes on with the instructions
+            if text[c + 1:le].strip():
+                a, b = _stripped(text, c + 1, le)
+            elif _PRESCRIBED_PART.search(say.group(0)) or _passes_on_what_follows(text, ls, c):
+                a, b = _paragraph_after(text, le, e)
+            elif c - ls <= _SAY_LINE_MAX and say.group(0).strip().lower() != "answer" and (nxt := _line_end(text, le + 1, e)) - le - 1 <= _SAID_LINE_MAX \
+                    and text[le + 1:nxt].strip():
+                # (a short line right under a short one: "每次回复先说：⏎您好！", "如果客户说“谢谢”，回复：⏎不客气！" — not a
+                # paragraph of instructions under "… and how you should respond:")
+                a, b = _paragraph_after(text, le, e)
+                then = _THEN_LINE.search(text, a, b)
+                if then is not None and then.start() > a:
+                    b = _stripped(text, a, then.start())[1]
+            else:
+                a = b = c
             if b > a and text[a] not in "\"“「『'‘":  # (a quotation is the quote finder's: "用户说：“…”，请问…")
                 out.append((a, b, "introduced", f"kept: the words given after {_short(text[say.start():c + 1], 30)!r}"))
         elif not text[c + 1:le].strip() and _passes_on_what_follows(text, ls, c):
@@ -2166,7 +2193,13 @@ _POINTED_COLON = re.compile(r"(?i:\b(?:this|the\s+following)\s+(?:sentence|text|
 _POINTED_HINTS = ("this ", "This ", "following", "句话", "段话", "段文字", "句子", "段落", "条消息", "条评论", "封邮件", "条短信")
 # a follow-up turn that brings the next item: "那这条呢？说实话，还不错。", "And this one? Thanks so much, love it!"
 _THIS_ONE = re.compile(r"[ \t]*(?:那|那么)?(?:这条|这个|这句|这段|这篇|下一条)呢[？?]|(?i:[ \t]*(?:and|what\s+about|how\s+about)\s+"
-                       r"this\s+one\s*[?:])")
+                       r"this\s+one\s*[?:])"
+                       # … or names it with a colon, after the user's thanks and a rule for it: "Next: Please confirm …",
+                       # "Now this one, again don't translate product names: …", "谢谢。再来一句：⏎…", "还有这句：…"
+                       r"|[ \t]*(?:(?:谢谢|谢啦|好的|很好|不错|可以)[！!。.，,~～]*[ \t]*)?(?:还有|再来|然后|接下来|下面|下一)"
+                       r"(?:这|一|下一)?(?:句|条|段|个|篇)(?:话)?(?:[，,][^：:\n]{0,30}?)?[：:]"
+                       r"|(?i:[ \t]*(?:(?:thanks|thank\s+you|great|ok|okay|perfect|nice)[!.,]*[ \t]+)?(?:(?P<next>next)(?:\s+one)?|now\s+(?:this|these)"
+                       r"(?:\s+ones?)?|and\s+this(?:\s+one)?|another\s+one)(?:,[^:\n]{0,60}?)?[ \t]*:)")
 
 
 def _pointed_texts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
@@ -2174,6 +2207,8 @@ def _pointed_texts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, 
     m = _THIS_ONE.match(seg)
     if m is not None:
         a, b = _stripped(text, s + m.end(), e)
+        if m.group("next") and m.group(0).rstrip().lower().endswith("next:") and ("?" in text[a:b] or "？" in text[a:b]):
+            b = a  # (a bare "Next:" before a question asks it: "Next: what is EPaxos? Keep answers under 50 words.")
         if b > a:
             out.append((a, b, "introduced", f"kept: the next item after {_short(m.group(0).strip(), 20)!r}"))
     if not any(h in seg for h in _POINTED_HINTS):
@@ -2424,7 +2459,8 @@ _SENDERS_EN = (r"recruiter|customer|client|landlord|tenant|boss|manager|colleagu
                r"teacher|parent|neighbou?r|buyer|seller|hr|candidate|guest|patient|doctor|nurse|pharmacist|pharmacy|"
                r"clinic|hospital|dentist|vet|school|principal|bank|insurer|lawyer|attorney|agent|agency|court|vendor|"
                r"supplier|contractor|partner|wife|husband|girlfriend|boyfriend|sister|brother|son|daughter|team|"
-               r"professor|student|interviewer|company|employer|airline|hotel|host")
+               r"professor|student|interviewer|company|employer|airline|hotel|host|coach|trainer|tutor|mentor|instructor|"
+               r"supervisor|advisor|adviser|counselor|counsellor|examiner|grader")
 _SENDERS_ZH = (r"老板|领导|上司|客户|同事|朋友|老师|家长|房东|房客|租客|对方|买家|卖家|邻居|妈妈|爸爸|老婆|老公|女朋友|男朋友|HR|人事|猎头|中介|面试官|"
                r"导师|班主任|辅导员|快递员|外卖员|物业|客服|师傅|医生|主管|经理|教练|审稿人|编辑|他|她")
 
@@ -2904,7 +2940,7 @@ _REPORTED = (
     # email:", "My doctor's message in the app:", "Message from Sarah:", "She wrote:", "The nurse told me:", "My manager
     # wrote in Slack:", "Review 2:", 老板的微信：, 客户发的消息：, 客户说：, 评论2：
     r"|(?P<received>(?i:(?:(?:(?:my|our|the|a|an)[ \t]+)?[a-z][\w-]*(?:'s|’s|s')|his|her|their|my|our|" + _SENDERS_EN + r")"
-    r"[ \t]+(?:message|text|e-?mail|dm|reply|response|note|letter|voicemail|review|comment)"
+    r"[ \t]+(?:message|text|e-?mail|dm|reply|response|note|letter|voicemail|review|comment|instructions|feedback|remarks)"
     r"|(?:[a-z][\w-]*[ \t]+)?(?:message|text|e-?mail|dm|reply|note|letter|voicemail)[ \t]+from[ \t]+[^:：\n]{1,30}?"
     # ("The reviewer's exact words:")
     r"|(?:(?:(?:my|our|the|a|an)[ \t]+)?[a-z][\w-]*(?:'s|’s|s')|his|her|their)[ \t]+(?:exact[ \t]+|own[ \t]+)?(?:words|wording)"
@@ -2915,7 +2951,7 @@ _REPORTED = (
     # "From the customer:", "From my landlord:"
     r"|from[ \t]+(?:the|a|my|our)[ \t]+(?:" + _SENDERS_EN + r")"
     r"|(?:review|comment|message|e-?mail|text|post|tweet|reply|answer|response)[ \t]*#?\d{1,3})"
-    r"(?i:[ \t]+(?:in|on|via|over|through|by)[ \t]+(?:the[ \t]+|a[ \t]+)?[a-z]+(?:[ \t]+(?:app|portal|chat))?)?"
+    r"(?i:[ \t]+(?:in|on|via|over|through|by)[ \t]+(?:(?:the|a|my|our|his|her|their)[ \t]+)?[a-z]+(?:[ \t]+(?:app|portal|chat))?)?"
     r"|(?:(?![你您])[\u4e00-\u9fff]{1,6}?的|[A-Za-z]{2,12}的|" + _SENDERS_ZH + r")(?:发来的|发的|回的)?(?:微信|短信|消息|邮件|留言|私信|来信|回复|评论)"
     r"|(?:" + _SENDERS_ZH + r")(?:刚|刚刚|刚才|又|今天|昨天)?(?:批注|评语|批语|评论)?(?:说|问|写道|回复说|回我说|发来|给我留言|留言|"
     r"回信(?:就|只有)?(?:一句|一段)?(?:话)?)|(?:评论|留言)\d{1,3})"
@@ -2945,7 +2981,7 @@ _REPORTED = (
 )
 # a label at a line start before the text it names, on the same line ("Paragraph 2: In my last job …"), or before the
 # lines of a record ("会议记录（3月21日）：") — when the request names the same thing ("polish the second paragraph")
-_TEXT_LABEL = re.compile(r"[ \t]*(?:\*\*)?((?i:paragraph|draft|email|e-mail|letter|sentence)(?=[ \t]*\d{0,2}(?:\*\*)?"
+_TEXT_LABEL = re.compile(r"[ \t]*(?:\*\*)?((?i:paragraph|draft|email|e-mail|letter|sentence|line|subtitle|caption|phrase)(?=[ \t]*\d{0,2}(?:\*\*)?"
                          r"[ \t]*:[ \t]*\S)(?:[ \t]*\d{1,2})?|第[一二三四五六七八九十\d]+段|(?:会议|聊天|对话|通话|访谈)?记录|邮件|草稿"
                          r"|(?P<self>[\u4e00-\u9fff\d#]{0,8}?(?:内容|原文|正文|评论|评价|留言|反馈|作文|文章|文本)|Text(?:[ \t]+below)?|The[ \t]+text"
                          r"|(?i:(?:customer|client|original)(?:'s)?[ \t]+(?:message|e-?mail|complaint|"
@@ -2973,7 +3009,7 @@ _REQUEST_FORM = re.compile(rf"[ \t]*(?:(?i:(?:hi|hello|hey|ok|okay)\b[^.!?\n]{{0
                            rf"would|will)\s+(?:you\s+)?(?:please\s+)?)?(?i:{_TASK_VERB_EN})\b"
                            rf"|(?:请|请你|请您|麻烦|帮我|帮忙|麻烦你|麻烦您)?(?:帮我|帮忙)?(?:把|将)?(?:{_TASK_VERB_ZH}))")
 _FENCE_MARKS = ("---", "——", "___", "***", "===", "<<<", ">>>", '"""', "'''")
-_LABEL_WORDS = ("差评", "好评", "投诉", "告警", "报警", "警报", "字", "文本", "hown", "isplayed", " see", "opy", "tring", "abel", "aragraph", "raft", "mail", "etter", "entence", "段", "记录", "邮件", "草稿", "内容", "原文", "正文", "评论", "作文",
+_LABEL_WORDS = ("差评", "好评", "投诉", "告警", "报警", "警报", "字", "文本", "hown", "isplayed", " see", "opy", "tring", "abel", "aragraph", "raft", "mail", "etter", "entence", "ine", "ubtitle", "aption", "hrase", "nstructions", "emarks", "段", "记录", "邮件", "草稿", "内容", "原文", "正文", "评论", "作文",
                 "文章", "文本", "评价", "留言", "反馈", "ext", "ustomer", "lient", "riginal", "omplaint", "icket",
                 "nvoice", "eceipt", "esume", "inutes", "ote", "eport", "eedback", "nput", "ranscript", "og", "race", "输入", "发票", "收据",
                 "简历", "日志", "报错", "纪要", "我的", "ere", "bservation", "utput", "esult", "esponse", "hits", "age t",
@@ -3022,7 +3058,12 @@ _TRAILING_REFERENCE = re.compile(
 _INLINE_REFERENCE = re.compile(
     r"(?:——|—|<-|<--|←)[ \t]*(?:这是|这就是|以上是|上面是)[^，,。！？\n]{0,4}?我?(?:准备|打算|要|想)?(?:发|回|回复)给[^，,。！？\n]{1,8}?的"
     r"|(?:(?:<-|<--|←|—|–)[ \t]*|(?<=[.!?])[ \t]+)(?i:that'?s|this\s+is)\s+what\s+I(?:'m|\s+am)\s+(?:about|going|planning)\s+to\s+"
-    r"(?:send|post|say|reply|text|e-?mail)\b")
+    r"(?:send|post|say|reply|text|e-?mail)\b"
+    # … or words the user gives to be used: "Thank you, thank you, thank you — that's how I feel, use that."
+    r"|(?:—|–)[ \t]*(?i:(?:that'?s|this\s+is)\s+(?:how\s+I\s+feel|exactly\s+how\s+I\s+feel|the\s+(?:vibe|tone|feeling)\s+I\s+want)"
+    r"[ \t]*[,.;]?[ \t]*(?:(?:please\s+)?use\s+(?:that|those\s+words|it|this)\b)?|(?:please\s+)?use\s+(?:that|those\s+(?:words|lines?)|"
+    r"that\s+(?:line|phrase)|it)\s+(?:exactly|as\s+is|word\s+for\s+word|verbatim)\b)"
+    r"|(?:——|—)[ \t]*(?:就是这个意思|就是这种感觉|就用这句|就用这个|原话用上)")
 # … or, in a one-line turn, a question about it: "谢谢谢谢，辛苦啦 这样回复领导合适吗？"
 _ASKED_AFTER = re.compile(r"(?<=[^\s])[ \t]*(?:这样|这么)(?:回复|回|说|写|发)[^。！？\n]{0,8}?(?:可以|行|合适|好|得体|妥当|对|礼貌|"
                           r"自然)(?:吗|不|么|嘛)?[？?]")
@@ -3167,13 +3208,26 @@ def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str
         if pb > pa and not _CLOSING_THANKS.fullmatch(text, pa, pb):
             return [(pa, pb, "introduced", f"kept: the message the request before it asks to reply to "
                                            f"({_short(text[s:colon].strip(), 40)!r})")]
+    if colon > s and _REPLY_TO_PERSON.search(text, s, colon + 1):
+        # the words after "Reply to buyer:" on its line — their message, or what to tell them: theirs either way, not
+        # the user's to the assistant ("Reply to buyer: Hi, is this still available? … thanks. -- It's out of stock")
+        sep = _WORDS_END.search(text, colon + 1, line_end)
+        pa, pb = _stripped(text, colon + 1, line_end if sep is None else sep.start())
+        stops = [m.end() for m in _SENTENCE_STOP.finditer(text, pa, pb) if m.end() < pb]
+        if stops and _CLOSING_THANKS.fullmatch(text, _stripped(text, stops[-1], pb)[0], pb):
+            pb = stops[-1]  # (a thanks of its own after them is the user's: "回覆客人：我們沒有提供退款服務。謝謝！")
+        elif sep is None and (tail := _TRAILING_THANKS.search(text, pa, pb)) is not None:
+            pb = tail.start()  # (… or a thanks that closes the turn: "回覆客人：…也別承諾任何補償，謝謝！")
+        if pb > pa:
+            return [(pa, pb, "introduced", f"kept: the words after {_short(text[s:colon + 1].strip(), 40)!r}: the message "
+                                           f"or what to tell them")]
     first = _PARA_BREAK.search(text, s, e)
     if first is None or _ROLE_SETUP.match(text, s, e):
         return []  # (one paragraph, or a prompt that sets up a role: its paragraphs are instructions)
     last = first
     for last in _PARA_BREAK.finditer(text, first.end(), e):
         pass
-    if _asks_for_the_reply(text, s, first.start()):
+    if _asks_for_the_reply(text, s, first.start()) or _BELOW_THEN_REPLY.fullmatch(text, s, _stripped(text, s, first.start())[1]):
         # the request for the reply first, then the message ("Help me say no nicely.⏎⏎Hey! Could you please help me move
         # on Saturday? Thanks!!", "幫我婉拒：⏎⏎你好，請問…")
         pa = _stripped(text, first.end(), e)[0]
@@ -3242,6 +3296,20 @@ def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str
 _REPLY_TO_SOMEONE = re.compile(r"(?:回复|回覆|答复|回)(?:给)?(?!一下|下|信)[\u4e00-\u9fff]{1,5}[ \t]*[:：]$"
                                r"|(?i:\b(?:reply|respond|write\s+back)\s+to\s+(?!this\b|these\b|it\b|the\s+following\b)"
                                r"\w+(?:\s+\w+)?\s*:$)")
+
+
+# a request paragraph that says whose message is below and asks for the reply: "Buyer message below, reply, never promise a
+# refund."
+_BELOW_THEN_REPLY = re.compile(r"[ \t]*(?i:(?:the\s+|a\s+|my\s+|our\s+)?(?:" + _SENDERS_EN + r")(?:'s)?\s+(?:message|e-?mail|text|"
+                               r"review|question|note|dm|reply|complaint)s?\s+(?:is\s+|are\s+)?below[ \t]*[,.;:—-][ \t]*"
+                               r"(?:please\s+)?(?:reply|respond|answer)\b)[^\n]{0,80}")
+# … one that names whom: "Reply to buyer:", "回复客人："
+_REPLY_TO_PERSON = re.compile(r"(?:回复|回覆|答复|回)(?:给)?(?:一下)?(?:" + _SENDERS_ZH + r"|客人|顾客|用户|买家|卖家|他们|她们|大家)[ \t]*[:：]$"
+                              r"|(?i:\b(?:reply|respond|write\s+back)\s+to\s+(?:(?:the|my|our|a|this)\s+)?(?:" + _SENDERS_EN
+                              + r"|him|her|them|user|shopper)\s*:$)")
+_TRAILING_THANKS = re.compile(r"[，,][ \t]*(?:谢谢|謝謝|多谢|多謝|感谢|感謝|(?i:thanks|thank\s+you))[^，,。.!！?？\n]{0,8}[!！.。~～]*[ \t]*\Z")
+# where words given on a line end and the user's own note starts: " -- ", " — "
+_WORDS_END = re.compile(r"[ \t]+(?:--?|—|–)[ \t]+")
 
 
 def _last_clause(text: str, a: int, b: int) -> int:
@@ -3395,6 +3463,8 @@ _KEEP_ALL = re.compile(r"(?i:\bkeep\s+(?:everything|all|the\s+rest|it\s+(?:all|a
                        r"其他不变|给我全文|完整|原样|一字不改|保持不变|不要改动?")
 
 
+# the rules a bare request's line goes on with after a comma ("翻译成英文，要求：不要用缩写。")
+_RULES_CLAUSE = re.compile(r"[，,][ \t]*(?=要求[：:]|注意[：:]|不要|别|保留|保持|不用)")
 _REQUEST_LINE_MAX = 80  # characters: "判断这条评价的情感倾向（正面/负面/中性）"
 
 
@@ -3406,7 +3476,10 @@ def _request_line_payload(text: str, s: int, e: int) -> list[tuple[int, int, str
     if nl < 0:
         return []
     a, b = _stripped(text, s, nl)
-    bare = _bare_work_line(text, a, b, period=True)
+    # (also a bare request with a few rules for it on its line: "Translate into English. Don't translate literally.",
+    # "翻译成英文，要求：不要用缩写。")
+    bare = _bare_work_line(text, a, b, period=True) or _bare_work_then_rules(text, a, b) or (
+        (rule := _RULES_CLAUSE.search(text, a, b)) is not None and _bare_work_line(text, a, rule.start()))
     if not 0 < b - a <= _REQUEST_LINE_MAX or text[b - 1] in ":：" and not bare or not (
             _requests_work_on(text, a, b) or text[a:b].endswith(("如下", "如下所示", "below", "Below")) or bare):  # ("Fix the grammar⏎Hi, could you …", "翻译一下⏎请把发票发给我")
         return []
@@ -3464,7 +3537,11 @@ _NAMED_TEXT_SENTENCE = re.compile(
 _BARE_WORK_SENTENCE = re.compile(rf"(?:(?:请|麻烦)?(?:帮我)?{_TASK_VERB_ZH}(?:一下)?[。！][ \t]*"
                                  r"|(?i:tl;?dr|proofread|polish|(?P<edit>simplify|shorten|condense|rewrite|rephrase|paraphrase|reword|"
                                  r"summari[sz]e|soften|formali[sz]e)|fix\s+the\s+(?:grammar|typos|spelling)|translate\s+(?:in)?to\s+"
-                                 r"[a-z]+)[.!][ \t]+)(?=[^ \t\n])")
+                                 r"[a-z]+"
+                                 # "Check the grammar of my sentence. I'm sorry for reply late, …"
+                                 r"|(?:please\s+)?(?:check|fix|correct|proofread)\s+(?:the\s+(?:grammar|spelling|english|wording)\s+"
+                                 r"(?:of|in)\s+)?(?:my|this)\s+(?:sentence|line|paragraph|message|reply|answer|translation)s?)"
+                                 r"[.!][ \t]+)(?=[^ \t\n])")
 
 
 _VERBATIM_HINT = re.compile(r"(?i:word\s+for\s+word|verbatim|exactly\s+as|as\s+is)|原样|一字不改|原封不动")
@@ -3657,7 +3734,7 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
         # one line without a colon (most chat turns): no intro, label, rule line, paragraph or reference; an opening
         # sentence may still hand the rest over ("…, exactly as it is. Hi! Thanks so much for your email. …")
         seg = text[s:e]
-        if payload and ("—" in seg or "<-" in seg or "←" in seg or "what I" in seg or "这样" in seg or "这么" in seg) \
+        if payload and ("—" in seg or "–" in seg or "<-" in seg or "←" in seg or "what I" in seg or "这样" in seg or "这么" in seg) \
                 and (ref := _INLINE_REFERENCE.search(text, s, e) or _asked_after(text, s, e)) is not None \
                 and ref.start() > s:
             a, b = _stripped(text, s, ref.start())
@@ -3808,6 +3885,10 @@ _IN_CHARACTER = re.compile(r"[ \t]*(?:\((?i:in[ \t]+character|IC)\b[^)\n]{0,40}\
 _OUT_OF_CHARACTER = re.compile(r"(?i:\bOOC\b|\bout[ \t]+of[ \t]+character\b|\bbreak(?:ing)?[ \t]+character\b|"
                                r"\b(?:stop|end|pause)[ \t]+(?:the[ \t]+)?(?:rp|role-?play)\b|\bthat[ \t]+was[ \t]+fun\b)"
                                r"|不玩了|出戏|跳出角色|结束角色扮演|角色扮演结束|先暂停")
+# the user's own first line in a practice or a role-play they open: "I start: Hello, could I please have a table for two?",
+# "我先来：Excuse me, could you please tell me …? Thank you!" (to its line's end)
+_MY_LINE = re.compile(r"(?i:\bI(?:'ll|\s+will)?\s+(?:start|go\s+first|begin)|\bhere'?s\s+my\s+(?:first\s+|opening\s+)?line|"
+                      r"\bmy\s+(?:first\s+|opening\s+)line(?:\s+is)?)[ \t]*:[ \t]*|(?:我先来|我先说|我先开始|我的第一句(?:是)?)[ \t]*[：:][ \t]*")
 _SAID_TO_ZH = re.compile(r"(?:我|他|她|我们)(?:跟|对|和|向)(?![你您])[\u4e00-\u9fff]{1,6}?(?:说|讲|喊|道)[，,：:][ \t]*")
 _SAID_END = re.compile(r"[。！？!?\n]")
 
@@ -3826,6 +3907,11 @@ def _in_character(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, s
         a, b = _stripped(text, m.end(), end)
         if b > a:
             out.append((a, b, "introduced", f"kept: said in character ({_short(m.group(0).strip(), 40)!r})"))
+    if "先" in seg or "start" in seg or "line" in seg or "go first" in seg or "begin" in seg or "第一句" in seg:
+        for m in _MY_LINE.finditer(text, s, e):
+            a, b = _stripped(text, m.end(), _line_end(text, m.end(), e))
+            if b > a:
+                out.append((a, b, "introduced", f"kept: the user's own line in the practice ({_short(m.group(0).strip(), 30)!r})"))
     if "说" in seg or "讲" in seg or "喊" in seg or "道" in seg:
         for m in _SAID_TO_ZH.finditer(text, s, e):
             stop = _SAID_END.search(text, m.end(), e)
@@ -4327,7 +4413,8 @@ def _announced_turns(view: TextView, reuse: bool = False) -> dict[int, str]:
                 reused(_requests_work, text[b.start:b.end], reuse=reuse)):
             requested = (b.msg_pos, f"kept: the text asked for by {_short(text[b.start:b.end].strip(), 40)!r} and "
                                     "the reply that asked for it")
-            names_a_text = found_in(_TEXT_NAMED, text, b.start, b.end, reuse)
+            names_a_text = found_in(_TEXT_NAMED, text, b.start, b.end, reuse) \
+                or _AWAITS_TEXT.search(text, b.start, b.end) is not None
         if pending is None and requested is None and b.end - b.start <= _ANNOUNCE_MAX \
                 and reused(_only_a_label, text[b.start:b.end], reuse=reuse):
             # a turn that is only the label of a message it has not pasted yet ("The customer wrote:", "客户说："): after
@@ -4336,6 +4423,13 @@ def _announced_turns(view: TextView, reuse: bool = False) -> dict[int, str]:
                                     "after the reply asked for it")
             names_a_text = True
     return out
+
+
+# a request that waits for its text: it ends with a colon or with "this", or only names a language to translate into
+# ("Translate this into Chinese:", "Can you fix this?", "翻译成英文"): a go-ahead then asks for that text
+_AWAITS_TEXT = re.compile(r"[:：][ \t]*\Z|(?:(?i:\b(?:this|these|the\s+following))|这(?:个|句|段|篇|封|条|几句)|下面(?:这段|的)?)"
+                          r"[ \t]*[?？.。!！]?[ \t]*\Z"
+                          r"|\A[ \t]*(?:请|麻烦你?)?(?:帮我)?(?:翻译|翻|译)(?:成|为)[\u4e00-\u9fff]{1,4}[ \t]*[。.！!]?[ \t]*\Z")
 
 
 def _only_a_label(turn: str) -> bool:
@@ -4412,6 +4506,8 @@ _ASKS_TO_PASTE = re.compile(
     # (请发原文, 内容是什么？, 邮件内容是？, 客户说了什么？, 发嚟睇睇)
     r"(?:发|贴|给我)(?:一下)?(?:原文|全文|正文|内容)|(?:原文|全文|正文|内容)(?:是什么|是啥|是[？?]|呢[？?])|"
     r"(?:说|写|讲|发)了(?:些)?(?:什么|啥)|写的(?:是)?什么|(?:是)?怎么(?:说|写|讲)的|发嚟|贴嚟|睇睇|(?:给|让)我看看|(?:请|麻烦)?提供(?:一下)?(?:内容|原文|全文)|"
+    # (请提供要翻译的内容, 请发送您需要润色的文字)
+    r"(?:提供|发送|发|贴|给我)(?:一下)?(?:您|你)?(?:要|需要|想要?)[\u4e00-\u9fff]{1,4}的(?:内容|文字|文本|原文|句子|段落|文章|邮件|消息)|"
     r"(?i:message|e-?mail|text|draft|letter)\s*(?:是什么|是啥|呢[？?]))"
     r"|(?:把|将)[^。！？\n]{0,10}?(?:内容|原文|信|邮件|消息|短信|文章|全文|文本|段落)[^。！？\n]{0,6}?(?:发|贴|给|提供)")
 
@@ -4629,11 +4725,22 @@ _SENDER_LABEL = re.compile(r"[ \t]*(?:\*\*)?((?i:(?:my[ \t]+|our[ \t]+|the[ \t]+
                            r"(?:\*\*)?[ \t]*[:：](?:\*\*)?[ \t]*(?=[^\s*])")
 
 
+_SENDER_AFTER = 200  # characters of request lines before a sender's label
+
+
 def _sender_line(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
     """The message after a sender's label that opens a user turn ("Landlord: …", "老板：…"): their words, from the label's
     line to a blank line, or to the turn's last line when that is the user's own question or request ("How should I
     reply?", "我该怎么回？", "帮我写个回复。")."""
     m = _SENDER_LABEL.match(text, s, e)
+    k, lines = s, 0
+    while m is None and lines < 2:  # (or a line or two of the user's request before it: "Draft a reply. Don't promise a
+        # refund.⏎Buyer: Thanks for the quick shipping! …")
+        nl = text.find("\n", k, min(e, s + _SENDER_AFTER))
+        if nl < 0 or not text[k:nl].strip():
+            return []
+        k, lines = nl + 1, lines + 1
+        m = _SENDER_LABEL.match(text, k, e)
     if m is None:
         return []
     brk = _PARA_BREAK.search(text, m.end(), e)

@@ -1261,7 +1261,7 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                     if len(part.exact) >= MIN_UNITS and part.family not in by_family:  # (never shadows a statement)
                         part.part = True
                         by_family.setdefault(part.family, []).append(part)
-    out = _joined(text, _keep_whole_lists(view, out, notes))
+    out = _joined(text, _keep_sections(view, _keep_whole_lists(view, out, notes), notes))
     _remember(view, notes)
     return out
 
@@ -1282,7 +1282,7 @@ _LIFT = re.compile(r"(?i:\b(?:from\s+now\s+on|you\s+can\s+now|now\s+you\s+can|yo
                    r"scratch\s+that|(?:full|long|longer|detailed|complete|unabridged|extended)(?:\s+[a-z]+)?\s+version|"
                    r"(?<!not\s)(?<!n't\s)(?<!n’t\s)(?<!never\s)(?:show|give|tell)\s+me\s+the\s+(?:answer|solution)|"
                    r"(?:don'?t|do\s+not)\s+care\s+about|"
-                   r"(?:for\s+this\s+(?:one|time|delivery|order|booking|request|trip|call|ticket|project)|this\s+time|"
+                   r"(?:for\s+this\s+(?:(?:next\s+)?one|next\s+(?:question|problem|exercise)|time|delivery|order|booking|request|trip|call|ticket|project)|this\s+time|"
                    r"just\s+this\s+once)[^.!?\n]{0,20}?\byou\s+(?:can|may)|"
                    r"you\s+(?:can|may)[^.!?\n]{0,30}?\b(?:this\s+time|(?:for|in|with)\s+this\s+one)|"
                    r"(?:are|is)\s+(?:fine|ok|okay|allowed)\s+(?:for|in)\s+this\s+(?:one|time|message|post|reply)|"
@@ -1677,6 +1677,34 @@ def _keep_whole_lists(view: TextView, out: list[Judged], notes: list[tuple[int, 
         if r[0] in kept:
             notes.append((r[0], r[1], kept[r[0]]))
     return [r for r in out if r[0] not in kept]
+
+
+# a heading line (markdown, a bold line, 【…】) right above a position: "## Final reminder⏎"
+_HEADING_ABOVE = re.compile(r"(?:\A|\n)[ \t]{0,3}(?:#{1,6}[ \t]+[^\n]*|\*\*[^\n*]{1,60}\*\*[ \t]*[:：]?|【[^\n】]{1,40}】[ \t]*[:：]?)"
+                            r"[ \t]*\n\s*\Z")
+_HEADING_NEXT = re.compile(r"\s*\n[ \t]{0,3}(?:#{1,6}[ \t]|\*\*[^\n*]{1,60}\*\*[ \t]*[:：]?[ \t]*\n|【)")
+
+
+def _keep_sections(view: TextView, out: list[Judged], notes: list[tuple[int, int, str]]) -> list[Judged]:
+    """``out`` with a repeat that is all a section holds taken with its heading when the heading only recalls ("## Final
+    reminder", "## 重要提醒": the section said nothing new), else kept (its heading would have nothing under it)."""
+    text = view.text
+    changed: dict[int, Judged | None] = {}
+    for r in out:
+        b = view.blocks[view.block_index_at(r[0])]
+        head = _HEADING_ABOVE.search(text, b.start, r[0])
+        if head is None or text[r[1]:b.end].strip() and not _HEADING_NEXT.match(text, r[1], b.end):
+            continue
+        if _RECALL_HEADING.search(head.group(0)):
+            hs = head.start() + (1 if text[head.start()] == "\n" else 0)
+            changed[r[0]] = (hs, *r[1:])
+        else:
+            changed[r[0]] = None
+            notes.append((r[0], r[1], "kept: all its section holds; taking it would leave the heading above it with "
+                                      "nothing under it"))
+    if not changed:
+        return out
+    return [changed[r[0]] or r for r in out if changed.get(r[0], r) is not None]
 
 
 class _Files:
