@@ -3946,6 +3946,30 @@ def _words_to_say(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, s
     return out
 
 
+# strings named as such and listed after a comma, in sentence case: "The PM gave me two button labels, Please try again
+# and Thanks for your feedback, translate both to Japanese." — up to the request after them, or the sentence's end
+_NAMED_STRINGS = re.compile(r"(?i:\b(?:(?:button|menu|ui|error|toast|popup|banner)[ \t]+)?(?:labels?|strings?|captions?|"
+                            r"titles?|headlines?|slogans?|taglines?|texts?|messages?))[ \t]*,[ \t]+(?=[A-Z][a-z])")
+_NAMED_STRINGS_END = re.compile(r"[ \t]*,[ \t]+(?i:translate|rewrite|shorten|improve|fix|make|turn|check|localise|localize|"
+                                r"polish|edit|proofread)\b|[.!?](?=\s|$)|\n")
+
+
+def _named_strings(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
+    """The strings a user turn [s, e) names and lists after a comma (``_NAMED_STRINGS``), up to the request on them."""
+    if "," not in seg:
+        return []
+    out = []
+    for m in _NAMED_STRINGS.finditer(text, s, e):
+        stop = _NAMED_STRINGS_END.search(text, m.end(), e)
+        if stop is None or stop.group(0).strip(" \t") in (".", "!", "?", ""):
+            continue  # (only before the request that works on them: "…, translate both to Japanese.")
+        a, b = _stripped(text, m.end(), stop.start())
+        if b > a:
+            out.append((a, b, "introduced", f"kept: the strings named as {_short(m.group(0).strip(' ,'), 30)!r}, listed "
+                                            "before the request on them"))
+    return out
+
+
 TOOL_ROLES = ("tool", "function")
 
 
@@ -4702,7 +4726,8 @@ def _own_material(text: str, s: int, e: int, role: str, acted: bool = False) -> 
         if any(h in seg for h in _REPORTED_INLINE_ZH) or any(h in seg.lower() for h in _REPORTED_INLINE_EN):
             extra += _reported_inline(text, s, e)
         extra += [*_compared_items(text, s, e, seg), *_compared_inline(text, s, e), *_candidates_above(text, s, e),
-                  *_exercise_lines(text, s, e), *_in_character(text, s, e, seg), *_words_to_say(text, s, e, seg)]
+                  *_exercise_lines(text, s, e), *_in_character(text, s, e, seg), *_words_to_say(text, s, e, seg),
+                  *_named_strings(text, s, e, seg)]
         # (a system prompt's "Rate it on:"
         # heads criteria, not texts)
         extra += _replacements(text, s, e, seg)
