@@ -2002,7 +2002,10 @@ def _transcript(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
 _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:"
                          # what a bot is told to send, its format or its canned replies: "When closing a ticket, send:",
                          # "Respond in this format:", "Reply template (use for every answer):"
-                         r"send(?:\s+(?:this|exactly|verbatim|the\s+following))?|(?:respond|reply|answer|write)\s+(?:in|with|using)\s+"
+                         r"send(?:\s+(?:this|exactly|verbatim|the\s+following))?|"
+                         # "Sign-off to use:", "Greeting I want you to use:"
+                         r"(?:sign-?off|greeting|opening(?:\s+line)?|closing(?:\s+line)?|signature|tagline|disclaimer|slogan|"
+                         r"catchphrase)s?\s+(?:to\s+use|(?:I|we)\s+(?:want|need|'d\s+like)(?:\s+you)?\s+to\s+use|(?:I|we)\s+use)|(?:respond|reply|answer|write)\s+(?:in|with|using)\s+"
                          r"(?:this|the\s+following)\s+(?:format|template|structure)|(?:reply|response|message|e-?mail|greeting|"
                          r"closing|canned)\s+(?:templates?|replies|responses)(?:\s*\([^)\n]{0,40}\))?|"
                          r"(?:say|reply|respond|answer)(?:\s+(?:exactly|verbatim|only|just|first|always|"
@@ -2033,7 +2036,7 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:"
                          r"include|\bcatchphrases?)"
                          r"|说|回复|回答|答复|开头用|结尾用|开场白|结束语|口头禅|口头语|常说|发送|话术|模板|"
                          # the words of a sign or a card dictated ("提示牌，主句是：请自己洗杯子，谢谢。")
-                         r"(?:主句|原句|标语|口号|提示语|台词|祝福语|广告语)(?:要|就|必须|应该)?(?:是|为|写)|内容(?:大意|大概|大致|主要)?(?:是|为|如下)|(?:大概|大致|主要)?意思(?:是|为)|大意(?:是|为)|正文(?:是|为)|原话(?:是)?|写上"
+                         r"(?:主句|原句|标语|口号|提示语|台词|祝福语|广告语|消息|模板|文案|提示|通知|话术|回复|弹窗|按钮)(?:要|就|必须|应该|应当)?(?:是|为|写)|内容(?:大意|大概|大致|主要)?(?:是|为|如下)|(?:大概|大致|主要)?意思(?:是|为)|大意(?:是|为)|正文(?:是|为)|原话(?:是)?|写上"
                          r"|(?:开场白|结束语|结尾语?|开头语?|问候语|签名|落款|第一句话?|最后一句话?|首句|末句|第一段|最后一段|"
                          r"开头一句话?|结尾一句话?)(?:请|固定|统一|一律|必须|一定要|要|应该|应当|应|都|需要|总是|永远){0,3}"
                          r"(?:为|是|用|说|写|加上|加|附上)"
@@ -2060,7 +2063,7 @@ _PRESCRIBED_PART = re.compile(r"(?i:\bwith\s*$)|(?:加上|加|附上|写上)\s*$
 # is not looked for, only "内容是：")
 _SCRIPT_COLON = re.compile(r"[yYdDrRhHmMeEsStT)说复答用白语是为下话上句写加头尾束场禅送术板][ \t*]{0,4}[:：]")
 _SAY_LINE_MAX = 50  # characters of a line that says what to say, with the words on the lines under it
-_SAID_LINE_MAX = 60  # characters of the first line of those words
+_SAID_LINE_MAX = 120  # characters of the first line of those words
 # a line under such words that goes on with the instructions ("每次回复先说：⏎您好！⏎然后再回答问题。")
 _THEN_LINE = re.compile(r"^[ \t]*(?:然后|再|否则|接着|之后|其他|其余|其它|(?i:then|otherwise|after\s+that|and\s+then|else)\b)",
                         re.MULTILINE)
@@ -2370,7 +2373,11 @@ _CODE_NEIGHBOUR = re.compile(r"[ \t]*(?:\\[A-Za-z]+\*?[\[{]|\\(?:item|hline|make
                              r"|(?:SELECT|INSERT|UPDATE|DELETE|CREATE|ALTER|DROP|TRUNCATE|WITH|BEGIN|COMMIT)[ \t]"
                              # a definition: "func legacyHandler() {}", "def legacy(): pass", "public static void main("
                              r"|(?:func|def|function|fn|class|struct|interface|public|private|protected|static|const|let|var|"
-                             r"pub|async[ \t]+def|export)[ \t]+[A-Za-z_][\w.$]*[ \t]*[({<:=])")
+                             r"pub|async[ \t]+def|export)[ \t]+[A-Za-z_][\w.$]*[ \t]*[({<:=]"
+                             # a config file's line: a path or glob of .gitignore ("node_modules/", ".env", "*.log"), a
+                             # crontab entry ("0 3 * * * /opt/backup.sh")
+                             r"|!?(?:\.[\w.-]+|[\w.-]*[/*][\w./*-]*)[ \t]*$|(?:[\d*/,-]+[ \t]+){5}\S|@(?:reboot|daily|hourly|weekly|"
+                             r"monthly|yearly)\b)")
 
 
 def _comment_lines(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
@@ -2409,10 +2416,43 @@ def _env_values(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str
     return out
 
 
+# a shell session pasted without a fence: a prompt line ("$ git log --oneline", "PS C:\\app> npm test",
+# "user@host:~/app$ make") and what the command printed, to a blank line — the commit subjects, file names and messages in
+# it are the program's ("a1b2c3 please work")
+_SHELL_SESSION = re.compile(r"^[ \t]*(?:\$|❯|PS[ \t]?[A-Za-z]:[^\n>]{0,80}>|[\w.-]+@[\w.-]+:[^\n$#]{0,80}[$#])[ \t]+[A-Za-z./~_-][^\n]*"
+                            r"(?:\n(?![ \t]*\n)[^\n]*)*", re.MULTILINE)
+
+
+def _shell_sessions(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
+    if "$" not in seg and "❯" not in seg and "PS" not in seg:
+        return []
+    out = []
+    for m in _SHELL_SESSION.finditer(text, s, e):
+        a, b = _stripped(text, m.start(), m.end())
+        if "\n" in text[a:b]:  # (a command and its output; a lone "$ npm test" line is a command named)
+            out.append((a, b, "quote", "kept: a shell session pasted (a command and what it printed)"))
+    return out
+
+
+# a YAML or locale file pasted without a fence: two lines or more of "key:" / "key: value", one of them indented
+# ("signup:⏎  verify: 麻烦验证一下邮箱。") — its values are the file's strings
+_YAML_RUN = re.compile(r"(?:^[ \t]*[A-Za-z_][\w.-]*[ \t]*:(?:[ \t]+[^\n]*)?[ \t]*(?:\n|\Z)){2,}", re.MULTILINE)
+_YAML_NESTED = re.compile(r"^[ \t]+[A-Za-z_][\w.-]*[ \t]*:[ \t]+\S", re.MULTILINE)
+
+
+def _yaml_runs(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
+    out = []
+    for m in _YAML_RUN.finditer(text, s, e):
+        if _YAML_NESTED.search(text, m.start(), m.end()):
+            a, b = _stripped(text, m.start(), m.end())
+            out.append((a, b, "code", "kept: a YAML or locale file's lines (key: value), pasted without a fence"))
+    return out
+
+
 _FINDERS = (_code, _quotes, _introduced, _few_shot, _exam_items, _tables, _json, _marked, _example_sections,
             _announced_items, _opening_lines, _inline_examples, _handed_by_question, _front_matter, _templates,
             _completion_slot, _label_pairs, _scripts, _pasted_structures, _pointed_texts, _fixed_texts, _courtesy_items, _named_texts,
-            _log_lines, _comment_lines, _env_values)
+            _log_lines, _comment_lines, _env_values, _shell_sessions, _yaml_runs)
 # every finder but those of _NO_MARK_FINDERS needs one of these marks in the block (a backtick or tilde for a fence, 4
 # spaces or a tab for indented code, ;{} for bare code, a quotation mark, a colon for introduced text and
 # few-shot, | for a table, " or [ for JSON): most chat turns have none, and skip six finders at once
@@ -2420,7 +2460,7 @@ _MARK_CHARS = ":：\"'“「『«‘`~|[;{}\t"
 # (the exam items' options are labelled with letters and periods, found everywhere; marker lines and headings are
 # rows of arrows, dashes or hashes)
 _NO_MARK_FINDERS = (_exam_items, _marked, _example_sections, _announced_items, _opening_lines, _handed_by_question,
-                    _pointed_texts, _fixed_texts, _log_lines, _comment_lines, _env_values)
+                    _pointed_texts, _fixed_texts, _log_lines, _comment_lines, _env_values, _shell_sessions)
 # directives instruct the engine, not the model: nothing inside them is material
 _DIRECTIVE = re.compile(r"<(protected_tokens|redundant_phrases)>.*?</\1>|<layer-zero\b[^<>]*>", re.DOTALL)
 
@@ -2981,9 +3021,13 @@ _REPORTED = (
 )
 # a label at a line start before the text it names, on the same line ("Paragraph 2: In my last job …"), or before the
 # lines of a record ("会议记录（3月21日）：") — when the request names the same thing ("polish the second paragraph")
-_TEXT_LABEL = re.compile(r"[ \t]*(?:\*\*)?((?i:paragraph|draft|email|e-mail|letter|sentence|line|subtitle|caption|phrase)(?=[ \t]*\d{0,2}(?:\*\*)?"
+_TEXT_LABEL = re.compile(r"[ \t]*(?:\*\*)?((?i:paragraph|draft|email|e-mail|letter|sentence|phrase)(?=[ \t]*\d{0,2}(?:\*\*)?"
                          r"[ \t]*:[ \t]*\S)(?:[ \t]*\d{1,2})?|第[一二三四五六七八九十\d]+段|(?:会议|聊天|对话|通话|访谈)?记录|邮件|草稿"
                          r"|(?P<self>[\u4e00-\u9fff\d#]{0,8}?(?:内容|原文|正文|评论|评价|留言|反馈|作文|文章|文本)|Text(?:[ \t]+below)?|The[ \t]+text"
+                         # (a line to translate, a subtitle, a caption: "Subtitle: Sorry, thanks for waiting.⏎Translate to
+                         # German.", "字幕：…⏎帮我翻成英文")
+                         # (not a field of a record: "line: 42-58")
+                         r"|(?i:line|subtitle|caption)(?=[ \t]*\d{0,2}(?:\*\*)?[ \t]*:[ \t]*[^\s\d])(?:[ \t]*\d{1,2})?|字幕|台词"
                          r"|(?i:(?:customer|client|original)(?:'s)?[ \t]+(?:message|e-?mail|complaint|"
                          r"review|comment|ticket|feedback|reply|post|text)|complaint)"
                          r"))"
@@ -3009,7 +3053,7 @@ _REQUEST_FORM = re.compile(rf"[ \t]*(?:(?i:(?:hi|hello|hey|ok|okay)\b[^.!?\n]{{0
                            rf"would|will)\s+(?:you\s+)?(?:please\s+)?)?(?i:{_TASK_VERB_EN})\b"
                            rf"|(?:请|请你|请您|麻烦|帮我|帮忙|麻烦你|麻烦您)?(?:帮我|帮忙)?(?:把|将)?(?:{_TASK_VERB_ZH}))")
 _FENCE_MARKS = ("---", "——", "___", "***", "===", "<<<", ">>>", '"""', "'''")
-_LABEL_WORDS = ("差评", "好评", "投诉", "告警", "报警", "警报", "字", "文本", "hown", "isplayed", " see", "opy", "tring", "abel", "aragraph", "raft", "mail", "etter", "entence", "ine", "ubtitle", "aption", "hrase", "nstructions", "emarks", "段", "记录", "邮件", "草稿", "内容", "原文", "正文", "评论", "作文",
+_LABEL_WORDS = ("差评", "好评", "投诉", "告警", "报警", "警报", "字", "文本", "hown", "isplayed", " see", "opy", "tring", "abel", "aragraph", "raft", "mail", "etter", "entence", "ine", "ubtitle", "aption", "hrase", "nstructions", "emarks", "字幕", "台词", "段", "记录", "邮件", "草稿", "内容", "原文", "正文", "评论", "作文",
                 "文章", "文本", "评价", "留言", "反馈", "ext", "ustomer", "lient", "riginal", "omplaint", "icket",
                 "nvoice", "eceipt", "esume", "inutes", "ote", "eport", "eedback", "nput", "ranscript", "og", "race", "输入", "发票", "收据",
                 "简历", "日志", "报错", "纪要", "我的", "ere", "bservation", "utput", "esult", "esponse", "hits", "age t",
@@ -3063,7 +3107,7 @@ _INLINE_REFERENCE = re.compile(
     r"|(?:—|–)[ \t]*(?i:(?:that'?s|this\s+is)\s+(?:how\s+I\s+feel|exactly\s+how\s+I\s+feel|the\s+(?:vibe|tone|feeling)\s+I\s+want)"
     r"[ \t]*[,.;]?[ \t]*(?:(?:please\s+)?use\s+(?:that|those\s+words|it|this)\b)?|(?:please\s+)?use\s+(?:that|those\s+(?:words|lines?)|"
     r"that\s+(?:line|phrase)|it)\s+(?:exactly|as\s+is|word\s+for\s+word|verbatim)\b)"
-    r"|(?:——|—)[ \t]*(?:就是这个意思|就是这种感觉|就用这句|就用这个|原话用上)")
+    r"|(?:——|—)[ \t]*(?:就是这个意思|就是这种感觉|就用这句|就用这个|原话用上|这就是我的心里话|这是我的心里话|这就是我想说的)")
 # … or, in a one-line turn, a question about it: "谢谢谢谢，辛苦啦 这样回复领导合适吗？"
 _ASKED_AFTER = re.compile(r"(?<=[^\s])[ \t]*(?:这样|这么)(?:回复|回|说|写|发)[^。！？\n]{0,8}?(?:可以|行|合适|好|得体|妥当|对|礼貌|"
                           r"自然)(?:吗|不|么|嘛)?[？?]")
@@ -3909,7 +3953,10 @@ def _in_character(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, s
             out.append((a, b, "introduced", f"kept: said in character ({_short(m.group(0).strip(), 40)!r})"))
     if "先" in seg or "start" in seg or "line" in seg or "go first" in seg or "begin" in seg or "第一句" in seg:
         for m in _MY_LINE.finditer(text, s, e):
-            a, b = _stripped(text, m.end(), _line_end(text, m.end(), e))
+            le = _line_end(text, m.end(), e)
+            if not text[m.end():le].strip() and le < e:  # (or the line under it: "我先来：⏎您好，…")
+                le = _line_end(text, le + 1, e)
+            a, b = _stripped(text, m.end(), le)
             if b > a:
                 out.append((a, b, "introduced", f"kept: the user's own line in the practice ({_short(m.group(0).strip(), 30)!r})"))
     if "说" in seg or "讲" in seg or "喊" in seg or "道" in seg:
@@ -3967,6 +4014,34 @@ def _named_strings(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, 
         if b > a:
             out.append((a, b, "introduced", f"kept: the strings named as {_short(m.group(0).strip(' ,'), 30)!r}, listed "
                                             "before the request on them"))
+    return out
+
+
+# a text before and after a change, labelled on one line: "Before: Please wait... After: Loading…", "Current: Hello! Thanks
+# for visiting. New: Welcome back!"; or the current text alone, before the request on it ("Welcome email subject is
+# currently: Hi there! Thanks for joining. Make it shorter.")
+_BEFORE_LABEL = re.compile(r"(?i:\b(?:before|current(?:ly)?|old|original|existing|was))[ \t]*:[ \t]*(?=\S)")
+_AFTER_LABEL = re.compile(r"[ \t]+(?i:after|new|now|should[ \t]+be|change(?:d)?[ \t]+to|becomes?|updated)[ \t]*:[ \t]*(?=\S)")
+_REQUEST_ON_IT = re.compile(r"(?<=[.!?])[ \t]+(?i:make|rewrite|shorten|change|fix|translate|improve|update|replace|can[ \t]+you|"
+                            r"could[ \t]+you|please)\b")
+
+
+def _before_after(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
+    if ":" not in seg:
+        return []
+    out = []
+    for m in _BEFORE_LABEL.finditer(text, s, e):
+        le = _line_end(text, m.end(), e)
+        after = _AFTER_LABEL.search(text, m.end(), le)
+        if after is not None:
+            for a, b in ((m.end(), after.start()), (after.end(), le)):
+                a, b = _stripped(text, a, b)
+                if b > a:
+                    out.append((a, b, "introduced", f"kept: a text before or after a change ({_short(m.group(0).strip(), 20)!r})"))
+        elif m.group(0).lower().startswith("currently") and (req := _REQUEST_ON_IT.search(text, m.end(), le)) is not None:
+            a, b = _stripped(text, m.end(), req.start())
+            if b > a:
+                out.append((a, b, "introduced", "kept: the current text, before the request on it"))
     return out
 
 
@@ -4456,6 +4531,11 @@ _AWAITS_TEXT = re.compile(r"[:：][ \t]*\Z|(?:(?i:\b(?:this|these|the\s+followin
                           r"|\A[ \t]*(?:请|麻烦你?)?(?:帮我)?(?:翻译|翻|译)(?:成|为)[\u4e00-\u9fff]{1,4}[ \t]*[。.！!]?[ \t]*\Z")
 
 
+# a request whose reply is its text made anew: translated, rewritten, polished
+_MAKES_ANEW = re.compile(r"(?i:\b(?:translate|rewrite|polish|proofread|paraphrase|rephrase|reword|shorten|locali[sz]e)\b)"
+                         r"|翻译|翻成|译成|翻一下|润色|改写|校对|精简|缩写|改成")
+
+
 def _only_a_label(turn: str) -> bool:
     """Whether a turn is only the label of a message it does not hold ("The customer wrote:", "客户说：")."""
     lab = _REPORTED_LABEL.match(turn)
@@ -4567,6 +4647,12 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
     revisions: set[int] = set()  # the user messages that ask for the last reply again, changed: instructions
     announced = _announced_turns(view, reuse)  # the user messages an earlier turn announced as the text to work on
     delivered = _deliverables(view, reuse)  # the assistant replies that are the text a user turn asked to write or change
+    requests = {b.msg_pos: b for b in blocks if b.role == "user"}
+    for b in blocks:  # the reply to a text sent after the reply that asked for it, to translate or rewrite it, is that
+        # text made anew: "麻烦您帮我看一下，谢谢！" → "Could you please take a look for me? Thank you!"
+        if b.role == "assistant" and b.msg_pos - 1 in announced and (req := requests.get(b.msg_pos - 3)) is not None \
+                and _MAKES_ANEW.search(text, req.start, req.end):
+            delivered.setdefault(b.msg_pos, "kept: the text pasted the turn before, made anew (translated, rewritten)")
     handing: dict[int, int] = {}  # user message → the start of the request block that hands its later blocks over
     for k in range(1, len(blocks)):
         prev, b = blocks[k - 1], blocks[k]
@@ -4727,7 +4813,7 @@ def _own_material(text: str, s: int, e: int, role: str, acted: bool = False) -> 
             extra += _reported_inline(text, s, e)
         extra += [*_compared_items(text, s, e, seg), *_compared_inline(text, s, e), *_candidates_above(text, s, e),
                   *_exercise_lines(text, s, e), *_in_character(text, s, e, seg), *_words_to_say(text, s, e, seg),
-                  *_named_strings(text, s, e, seg)]
+                  *_named_strings(text, s, e, seg), *_before_after(text, s, e, seg)]
         # (a system prompt's "Rate it on:"
         # heads criteria, not texts)
         extra += _replacements(text, s, e, seg)

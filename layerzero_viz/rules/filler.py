@@ -834,6 +834,8 @@ _KEEP_THE_WORD = re.compile(r"(?i:\b(?:keep|remove|delete|drop|cut|add|omit|avoi
                             # ("Avoid sorry and please in toasts")
                             r"|(?i:\bavoid\s+(?:(?:sorry|thanks|thank\s+you|hi|hello|hey|apologies|kindly|just|please)"
                             r"[\"'”’]?\s*(?:,\s*|\s+(?:and|or)\s+))*[\"'“‘]?)\Z"
+                            # ("I aliased please to sudo", "a command called please")
+                            r"|(?i:\b(?:alias(?:ed)?|command|called|named|function|script|binary)\s+)\Z"
                             r"|(?:保留|删掉|删除|去掉|加上|不要用|用了|这个词|这个字|单词|保留成|保留为|翻成|译成|译为|翻译成|翻译为|"
                             r"写成|对应)\s*[\"'“‘「]?\Z")
 _THE_WORD_AFTER = re.compile(r"[\"'”’」]?\s*(?:(?i:(?:and|or|vs\.?)\s+(?:thank\s+you|thanks|sorry)\s+(?:makes?|are|is|sounds?|feels?|"
@@ -1544,6 +1546,9 @@ def _frame(view: TextView, text: str, run: _Run, bs: int, be: int, ss: int, se: 
         if last_phrase in ("麻烦", "能不能"):
             if not _zh_frame_ok(text, hits[-1][0], hits[-1][1], rest_start, be):
                 return None
+        look = _ZH_LOOK_OPENER.match(text, rest_start, se)
+        if look is not None and "帮" in last_phrase:
+            return rs, look.end()  # 麻烦您帮我看一下，医生说…: "take a look," goes with the frame, not left to open the turn
         if _bare_verb_left(rest):
             return None
         return rs, rest_start
@@ -1554,6 +1559,9 @@ def _frame(view: TextView, text: str, run: _Run, bs: int, be: int, ss: int, se: 
     return None
 
 
+# "take a look," after a frame, before what to look at in the same sentence ("麻烦帮我看看，我爸血钾5.9，…")
+_ZH_LOOK_OPENER = re.compile(r"(?:看一下|看下|看看|瞧瞧|瞧一下)[，,][ \t]*(?=[^\s，,。！？!?：:])"
+                             r"(?!不胜感激|感激|谢谢|谢啦|感谢|多谢|辛苦|拜托|麻烦了)")
 # a clause before the frame in which the user says what they plan to do themself
 _ZH_FIRST_PERSON_PLAN = re.compile(r"我(?:想|要|得|打算|准备|需要|计划|希望)")
 # verbs whose doer is the one who learns or changes (请帮我记忆… is "help me memorise", 记忆… alone "memorise")

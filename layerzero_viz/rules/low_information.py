@@ -373,6 +373,8 @@ def _zh_yixia(text: str, s: int, e: int, word: str) -> Span:
         return None  # 算一下一次应该喂多少毫升: without 一下, 算一次 reads "calculate once"
     if text[max(0, s - 2):s] in _ZH_TELL and after not in "我你您他她":
         return None  # 请告诉一下它的电话: without 一下, 告诉它 reads as "tell it"
+    if text[max(0, s - 2):s] in _ZH_REMIND and after == "我":
+        return None  # 再提醒一下我青霉素过敏 ("let me remind you I am allergic"): without 一下, 提醒我 reads "remind me"
     if text[max(0, s - 2):s] in _ZH_MENTION:
         return None  # 顺便提一下我周日有事: without 一下, 提我 reads as "bring me up"; 说一下 is "mention", 说 "say"
     if text[s - 1:s] in _ZH_BRIEF:
@@ -384,6 +386,8 @@ def _zh_yixia(text: str, s: int, e: int, word: str) -> Span:
 
 
 _ZH_TELL = ("告诉", "通知", "提醒", "转告", "告知")
+# verbs whose 一下 makes a statement of the user's own ("提醒一下我…", "强调一下我…", "补充一下我…")
+_ZH_REMIND = ("提醒", "強調", "强调", "补充", "補充", "声明", "聲明", "交代")
 # a verb of mentioning after 顺便/再: 一下 makes it "mention"
 _ZH_MENTION = ("便提", "便说", "再提", "便讲", "便說", "便講")
 _NUMERALS = "一二两三四五六七八九十百千万半几每0123456789０１２３４５６７８９"
