@@ -2002,7 +2002,7 @@ def _transcript(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
 _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:"
                          # what a bot is told to send, its format or its canned replies: "When closing a ticket, send:",
                          # "Respond in this format:", "Reply template (use for every answer):"
-                         r"send(?:\s+(?:this|exactly|verbatim|the\s+following))?|"
+                         r"send(?:\s+(?:this|exactly|verbatim|the\s+following))?|just\s+(?:write|say|put)|"
                          # "Sign-off to use:", "Greeting I want you to use:"
                          r"(?:sign-?off|greeting|opening(?:\s+line)?|closing(?:\s+line)?|signature|tagline|disclaimer|slogan|"
                          r"catchphrase)s?\s+(?:to\s+use|(?:I|we)\s+(?:want|need|'d\s+like)(?:\s+you)?\s+to\s+use|(?:I|we)\s+use)|(?:respond|reply|answer|write)\s+(?:in|with|using)\s+"
@@ -2040,7 +2040,7 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:"
                          r"|(?:开场白|结束语|结尾语?|开头语?|问候语|签名|落款|第一句话?|最后一句话?|首句|末句|第一段|最后一段|"
                          r"开头一句话?|结尾一句话?)(?:请|固定|统一|一律|必须|一定要|要|应该|应当|应|都|需要|总是|永远){0,3}"
                          r"(?:为|是|用|说|写|加上|加|附上)"
-                         r"|(?:加上|附上|带上|写上|说)(?:这句话|这句|下面这句话?|以下这句话?)"
+                         r"|(?:加上|附上|带上|写上|说)(?:这句话|这句|下面这句话?|以下这句话?)|(?:加|补|附|写|添)(?:上)?一句(?:话)?"
                          # "每条回复都用这句开头：", "以下面这句结尾："
                          r"|(?:用|以)(?:这句|下面这句|以下这句|这段|这一句)(?:话)?(?:开头|结尾|结束|开场|收尾))"
                          r"[ \t]*(?:\*\*)?[ \t]*\Z")
@@ -2062,6 +2062,9 @@ _PRESCRIBED_PART = re.compile(r"(?i:\bwith\s*$)|(?:加上|加|附上|写上)\s*$
 # body, be, sign-off, greeting, 说, 回复, 回答, 开头用, 开场白, 内容是 …: a character class before a colon is one fast search; "The content is:"
 # is not looked for, only "内容是：")
 _SCRIPT_COLON = re.compile(r"[yYdDrRhHmMeEsStT)说复答用白语是为下话上句写加头尾束场禅送术板][ \t*]{0,4}[:：]")
+# a request to the model for the work, after the words a line gives: "…谢谢。帮我改短一点", "…！请帮我写个发送的脚本。"
+_WORK_ASKED_AFTER = re.compile(r"(?<=[。！？!?])[ \t]*(?=(?:请|麻烦)?(?:你|您)?(?:再)?帮我(?:写|改|翻|译|生成|做|润色|缩短|精简|把|优化)"
+                               r"|然后(?:帮我|写|改))")
 _SAY_LINE_MAX = 50  # characters of a line that says what to say, with the words on the lines under it
 _SAID_LINE_MAX = 120  # characters of the first line of those words
 # a line under such words that goes on with the instructions ("每次回复先说：⏎您好！⏎然后再回答问题。")
@@ -2158,6 +2161,10 @@ def _scripts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, s
             # send:⏎Thanks for your patience!⏎…"), up to a line that goes on with the instructions
             if text[c + 1:le].strip():
                 a, b = _stripped(text, c + 1, le)
+                after = _WORK_ASKED_AFTER.search(text, a, b)
+                if after is not None:  # (up to a request for the work after the words: "消息应该是：您好，…谢谢！请帮我写个
+                    # 发送的脚本。" — a request in them is theirs: "Body: Hi Dana, … Could you add the Q3 slide?")
+                    b = _stripped(text, a, after.start())[1]
             elif _PRESCRIBED_PART.search(say.group(0)) or _passes_on_what_follows(text, ls, c):
                 a, b = _paragraph_after(text, le, e)
             elif c - ls <= _SAY_LINE_MAX and say.group(0).strip().lower() != "answer" and (nxt := _line_end(text, le + 1, e)) - le - 1 <= _SAID_LINE_MAX \
@@ -2423,12 +2430,21 @@ _SHELL_SESSION = re.compile(r"^[ \t]*(?:\$|❯|PS[ \t]?[A-Za-z]:[^\n>]{0,80}>|[\
                             r"(?:\n(?![ \t]*\n)[^\n]*)*", re.MULTILINE)
 
 
+# the user's own line right under a program's output: a question or a request ("How do I fix this? Thanks!", "Hi! Can you
+# please help me?", "为什么报错？")
+_OWN_LINE_UNDER_OUTPUT = re.compile(r"[ \t]*(?:(?i:(?:(?:hi|hello|hey|thanks|ok|so)[!,.]*[ \t]+)?(?:how|why|what|can|could|would|is|"
+                                    r"does|do|should|any|please|help|explain)\b[^\n]*[?？!.])|为什么|怎么|如何|请问|帮我|麻烦|这是)")
+
+
 def _shell_sessions(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
     if "$" not in seg and "❯" not in seg and "PS" not in seg:
         return []
     out = []
     for m in _SHELL_SESSION.finditer(text, s, e):
         a, b = _stripped(text, m.start(), m.end())
+        while (k := text.rfind("\n", a, b)) > a and text.find("\n", a, k) >= 0 and (
+                _users_own_line(text, k + 1, b) or _OWN_LINE_UNDER_OUTPUT.match(text, k + 1, b)):
+            b = _stripped(text, a, k)[1]  # (not the user's question right under the output: "…⏎How do I fix this? Thanks!")
         if "\n" in text[a:b]:  # (a command and its output; a lone "$ npm test" line is a command named)
             out.append((a, b, "quote", "kept: a shell session pasted (a command and what it printed)"))
     return out
@@ -2500,9 +2516,10 @@ _SENDERS_EN = (r"recruiter|customer|client|landlord|tenant|boss|manager|colleagu
                r"clinic|hospital|dentist|vet|school|principal|bank|insurer|lawyer|attorney|agent|agency|court|vendor|"
                r"supplier|contractor|partner|wife|husband|girlfriend|boyfriend|sister|brother|son|daughter|team|"
                r"professor|student|interviewer|company|employer|airline|hotel|host|coach|trainer|tutor|mentor|instructor|"
-               r"supervisor|advisor|adviser|counselor|counsellor|examiner|grader")
+               r"supervisor|advisor|adviser|counselor|counsellor|examiner|grader|reporter|journalist")
 _SENDERS_ZH = (r"老板|领导|上司|客户|同事|朋友|老师|家长|房东|房客|租客|对方|买家|卖家|邻居|妈妈|爸爸|老婆|老公|女朋友|男朋友|HR|人事|猎头|中介|面试官|"
-               r"导师|班主任|辅导员|快递员|外卖员|物业|客服|师傅|医生|主管|经理|教练|审稿人|编辑|他|她")
+               r"导师|班主任|辅导员|快递员|外卖员|物业|客服|师傅|医生|主管|经理|教练|审稿人|编辑|候选人|求职者|应聘者|记者|网友|粉丝|"
+               r"他|她")
 
 # a line of a user's turn that asks for work on the text after its colon: "Translate to Spanish, keep it short for a
 # push notification:", "Label this opener: Sorry to bother you again, …", "Now this one:", "Write release notes from
@@ -2980,7 +2997,8 @@ _REPORTED = (
     # email:", "My doctor's message in the app:", "Message from Sarah:", "She wrote:", "The nurse told me:", "My manager
     # wrote in Slack:", "Review 2:", 老板的微信：, 客户发的消息：, 客户说：, 评论2：
     r"|(?P<received>(?i:(?:(?:(?:my|our|the|a|an)[ \t]+)?[a-z][\w-]*(?:'s|’s|s')|his|her|their|my|our|" + _SENDERS_EN + r")"
-    r"[ \t]+(?:message|text|e-?mail|dm|reply|response|note|letter|voicemail|review|comment|instructions|feedback|remarks)"
+    r"[ \t]+(?:message|text|e-?mail|dm|reply|response|note|letter|voicemail|review|comment|instructions|feedback|remarks|"
+    r"questions?|inquiry|enquiry|post)"
     r"|(?:[a-z][\w-]*[ \t]+)?(?:message|text|e-?mail|dm|reply|note|letter|voicemail)[ \t]+from[ \t]+[^:：\n]{1,30}?"
     # ("The reviewer's exact words:")
     r"|(?:(?:(?:my|our|the|a|an)[ \t]+)?[a-z][\w-]*(?:'s|’s|s')|his|her|their)[ \t]+(?:exact[ \t]+|own[ \t]+)?(?:words|wording)"
@@ -2993,6 +3011,9 @@ _REPORTED = (
     r"|(?:review|comment|message|e-?mail|text|post|tweet|reply|answer|response)[ \t]*#?\d{1,3})"
     r"(?i:[ \t]+(?:in|on|via|over|through|by)[ \t]+(?:(?:the|a|my|our|his|her|their)[ \t]+)?[a-z]+(?:[ \t]+(?:app|portal|chat))?)?"
     r"|(?:(?![你您])[\u4e00-\u9fff]{1,6}?的|[A-Za-z]{2,12}的|" + _SENDERS_ZH + r")(?:发来的|发的|回的)?(?:微信|短信|消息|邮件|留言|私信|来信|回复|评论)"
+    # ("转来候选人的话：", "这是记者的问题：", "用户私信：")
+    r"|(?:这是|以下是|下面是|[^：:\n，。]{0,8}?(?:转来|转发了?|发来|转给我))?(?:" + _SENDERS_ZH + r"|用户)的?(?:原话|话|问题|提问)"
+    r"|用户(?:发来的|发的)?(?:私信|留言|评论|消息)"
     r"|(?:" + _SENDERS_ZH + r")(?:刚|刚刚|刚才|又|今天|昨天)?(?:批注|评语|批语|评论)?(?:说|问|写道|回复说|回我说|发来|给我留言|留言|"
     r"回信(?:就|只有)?(?:一句|一段)?(?:话)?)|(?:评论|留言)\d{1,3})"
     # the original words of a message or alert, whatever it is called: "PagerDuty 原文：", "告警原文："
@@ -3027,7 +3048,8 @@ _TEXT_LABEL = re.compile(r"[ \t]*(?:\*\*)?((?i:paragraph|draft|email|e-mail|lett
                          # (a line to translate, a subtitle, a caption: "Subtitle: Sorry, thanks for waiting.⏎Translate to
                          # German.", "字幕：…⏎帮我翻成英文")
                          # (not a field of a record: "line: 42-58")
-                         r"|(?i:line|subtitle|caption)(?=[ \t]*\d{0,2}(?:\*\*)?[ \t]*:[ \t]*[^\s\d])(?:[ \t]*\d{1,2})?|字幕|台词"
+                         r"|(?P<opening>(?i:line|subtitle|caption|dialogue)(?=[ \t]*\d{0,2}(?:\*\*)?[ \t]*:[ \t]*[^\s\d])(?:[ \t]*\d{1,2})?"
+                         r"|字幕|台词)"
                          r"|(?i:(?:customer|client|original)(?:'s)?[ \t]+(?:message|e-?mail|complaint|"
                          r"review|comment|ticket|feedback|reply|post|text)|complaint)"
                          r"))"
@@ -3053,7 +3075,7 @@ _REQUEST_FORM = re.compile(rf"[ \t]*(?:(?i:(?:hi|hello|hey|ok|okay)\b[^.!?\n]{{0
                            rf"would|will)\s+(?:you\s+)?(?:please\s+)?)?(?i:{_TASK_VERB_EN})\b"
                            rf"|(?:请|请你|请您|麻烦|帮我|帮忙|麻烦你|麻烦您)?(?:帮我|帮忙)?(?:把|将)?(?:{_TASK_VERB_ZH}))")
 _FENCE_MARKS = ("---", "——", "___", "***", "===", "<<<", ">>>", '"""', "'''")
-_LABEL_WORDS = ("差评", "好评", "投诉", "告警", "报警", "警报", "字", "文本", "hown", "isplayed", " see", "opy", "tring", "abel", "aragraph", "raft", "mail", "etter", "entence", "ine", "ubtitle", "aption", "hrase", "nstructions", "emarks", "字幕", "台词", "段", "记录", "邮件", "草稿", "内容", "原文", "正文", "评论", "作文",
+_LABEL_WORDS = ("差评", "好评", "投诉", "告警", "报警", "警报", "字", "文本", "hown", "isplayed", " see", "opy", "tring", "abel", "aragraph", "raft", "mail", "etter", "entence", "ine", "ubtitle", "aption", "hrase", "ialogue", "nstructions", "emarks", "字幕", "台词", "段", "记录", "邮件", "草稿", "内容", "原文", "正文", "评论", "作文",
                 "文章", "文本", "评价", "留言", "反馈", "ext", "ustomer", "lient", "riginal", "omplaint", "icket",
                 "nvoice", "eceipt", "esume", "inutes", "ote", "eport", "eedback", "nput", "ranscript", "og", "race", "输入", "发票", "收据",
                 "简历", "日志", "报错", "纪要", "我的", "ere", "bservation", "utput", "esult", "esponse", "hits", "age t",
@@ -3061,7 +3083,7 @@ _LABEL_WORDS = ("差评", "好评", "投诉", "告警", "报警", "警报", "字
                 "xpected", "Got", "got", "UTPUT", "rror", "onsole", "stdout", "stderr", "输出", "错误信息", "ctual",
                 "essage", "eply", "esponse", "etter", "oicemail", "eview", "omment", "says", "said", "rote", "rites",
                 "exted", "mailed", "eplied", "sponded", "sked", "sks", "told", "sent", "DM", "运行结果", "微信",
-                "短信", "消息", "留言", "私信", "来信", "回复", "说", "问", "写道", "模板", "文案", "话术", "欢迎语", "公告", "通知",
+                "短信", "消息", "留言", "私信", "来信", "回复", "说", "问", "写道", "的话", "原话", "问题", "提问", "模板", "文案", "话术", "欢迎语", "公告", "通知",
                 "tudent", "学生", "打印", "显示", "提示", "weet", "tatus", "pener", "emplate", "xcerpt", "备注", "贺卡", "oast",
                 "peech", "nnouncement", "otice", "isting", "escription", "cript", "ersion", "aption", "post", "bio",
                 "原话", "发来", "回信", "ords", "ngrave", "nscription", "话术", "标准回复", "统一回复")
@@ -3158,6 +3180,11 @@ def _asked_after(text: str, s: int, e: int) -> re.Match[str] | None:
     return m if m is not None and not text[m.end():e].strip() else None
 _LABEL_STRIP = " \t\n*#->"
 _LABEL_REACH = 24  # characters from a label's start to its word ("My landlord's email:", "The clinic emailed:")
+
+
+# a field of a form on the next line ("Caption: please add emojis⏎Photo: a sunset"): the label above is a field too, whose
+# value asks the model
+_NEXT_FIELD = re.compile(r"[ \t]*[A-Za-z\u4e00-\u9fff][\w \u4e00-\u9fff-]{0,20}[:：]")
 
 
 def _text_labels(text: str, s: int, e: int) -> list[re.Match[str]]:
@@ -3348,7 +3375,7 @@ _BELOW_THEN_REPLY = re.compile(r"[ \t]*(?i:(?:the\s+|a\s+|my\s+|our\s+)?(?:" + _
                                r"review|question|note|dm|reply|complaint)s?\s+(?:is\s+|are\s+)?below[ \t]*[,.;:—-][ \t]*"
                                r"(?:please\s+)?(?:reply|respond|answer)\b)[^\n]{0,80}")
 # … one that names whom: "Reply to buyer:", "回复客人："
-_REPLY_TO_PERSON = re.compile(r"(?:回复|回覆|答复|回)(?:给)?(?:一下)?(?:" + _SENDERS_ZH + r"|客人|顾客|用户|买家|卖家|他们|她们|大家)[ \t]*[:：]$"
+_REPLY_TO_PERSON = re.compile(r"(?:回复|回覆|答复|回)(?:给)?(?:一下)?(?:这位|那位|该|此)?(?:" + _SENDERS_ZH + r"|客人|顾客|用户|买家|卖家|他们|她们|大家)[ \t]*[:：]$"
                               r"|(?i:\b(?:reply|respond|write\s+back)\s+to\s+(?:(?:the|my|our|a|this)\s+)?(?:" + _SENDERS_EN
                               + r"|him|her|them|user|shopper)\s*:$)")
 _TRAILING_THANKS = re.compile(r"[，,][ \t]*(?:谢谢|謝謝|多谢|多謝|感谢|感謝|(?i:thanks|thank\s+you))[^，,。.!！?？\n]{0,8}[!！.。~～]*[ \t]*\Z")
@@ -3803,7 +3830,9 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
                        or _VERBATIM_LINE.search(text, m.start(), m.end()))]  # ("开场白（请逐字使用）：" over its lines)
         labels = [m for m in _text_labels(text, s, e)
                   if (_reports(m, s) if m.re is _REPORTED_LABEL
-                      else m.group("self") and _TASK_VERB.search(text, s, e) or _label_named(text, s, e, m))]
+                      else m.group("self") and (_TASK_VERB.search(text, s, e) or m.group("opening") and not text[s:m.start()].strip())
+                      and not (m.group("opening") and _NEXT_FIELD.match(text, _line_end(text, m.end(), e) + 1, e))
+                      or _label_named(text, s, e, m))]
         found = sorted(intros + labels, key=lambda m: m.start())
         starts = [m.start() for m in found]
         for k, m in enumerate(found):
@@ -3850,10 +3879,11 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
                     b = max(b, _stripped(text, a, _line_end(text, a, e))[1])
                 br = _PARA_BREAK.search(text, a, b)
                 b = b if br is None else _stripped(text, a, br.start())[1]
-            if m.re is _REPORTED_LABEL and (m.group("subject") is not None or printed_zh or m.group("ui") is not None) \
-                    and "\n" not in text[m.end():a]:
+            if (m.re is _REPORTED_LABEL and (m.group("subject") is not None or printed_zh or m.group("ui") is not None)
+                    or m.re is _TEXT_LABEL and m.group("opening") is not None) and "\n" not in text[m.end():a]:
                 b = min(b, _line_end(text, a, e))
-                if m.group("ui") is not None and (about := _ABOUT_THE_ANSWER.search(text, a, b)) is not None:
+                if m.re is _REPORTED_LABEL and m.group("ui") is not None \
+                        and (about := _ABOUT_THE_ANSWER.search(text, a, b)) is not None:
                     b = _stripped(text, a, about.start())[1]  # ("Button label: Please click here. Can you make …?")  # (a subject is its line: "邮件主题：…⏎请帮我写邮件正文。"; so is what a
                 # program printed on its label's line: "控制台打印：Please wait…⏎然后就不动了。")
             elif "\n" not in text[m.end():a] and b > (le := _line_end(text, a, e)) \
@@ -4020,21 +4050,27 @@ def _named_strings(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, 
 # a text before and after a change, labelled on one line: "Before: Please wait... After: Loading…", "Current: Hello! Thanks
 # for visiting. New: Welcome back!"; or the current text alone, before the request on it ("Welcome email subject is
 # currently: Hi there! Thanks for joining. Make it shorter.")
-_BEFORE_LABEL = re.compile(r"(?i:\b(?:before|current(?:ly)?|old|original|existing|was))[ \t]*:[ \t]*(?=\S)")
-_AFTER_LABEL = re.compile(r"[ \t]+(?i:after|new|now|should[ \t]+be|change(?:d)?[ \t]+to|becomes?|updated)[ \t]*:[ \t]*(?=\S)")
+_BEFORE_LABEL = re.compile(r"(?:(?i:\b(?:before|current(?:ly)?|old|original|existing|was))|旧版|原来|原文|原句|修改前|改前|老版)"
+                           r"[ \t]*[:：][ \t]*(?=\S)")
+_AFTER_LABEL = re.compile(r"(?:[ \t]+|(?<=[。！？.!?]))(?:(?i:after|new|now|should[ \t]+be|change(?:d)?[ \t]+to|becomes?|updated)|"
+                          r"新版|修改后|改后|改成|改为)[ \t]*[:：][ \t]*(?=\S)")
+# where the text after "After:" ends: before a question or request about the two ("… Which is better? Thanks!")
+_AFTER_TEXT_END = re.compile(r"(?<=[.!?。！？])[ \t]*(?=(?i:which|what|is|does|do|can|could|would|should|please|thanks|thank|make|"
+                             r"rewrite|how|why|any)\b|哪个|哪一个|你觉得|帮我|请问|麻烦|谢谢|是不是|有没有)")
 _REQUEST_ON_IT = re.compile(r"(?<=[.!?])[ \t]+(?i:make|rewrite|shorten|change|fix|translate|improve|update|replace|can[ \t]+you|"
                             r"could[ \t]+you|please)\b")
 
 
 def _before_after(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
-    if ":" not in seg:
+    if ":" not in seg and "：" not in seg:
         return []
     out = []
     for m in _BEFORE_LABEL.finditer(text, s, e):
         le = _line_end(text, m.end(), e)
         after = _AFTER_LABEL.search(text, m.end(), le)
         if after is not None:
-            for a, b in ((m.end(), after.start()), (after.end(), le)):
+            stop = _AFTER_TEXT_END.search(text, after.end(), le)
+            for a, b in ((m.end(), after.start()), (after.end(), le if stop is None else stop.start())):
                 a, b = _stripped(text, a, b)
                 if b > a:
                     out.append((a, b, "introduced", f"kept: a text before or after a change ({_short(m.group(0).strip(), 20)!r})"))
@@ -4042,6 +4078,47 @@ def _before_after(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, s
             a, b = _stripped(text, m.end(), req.start())
             if b > a:
                 out.append((a, b, "introduced", "kept: the current text, before the request on it"))
+    return out
+
+
+# data values a user lists, by a label: "Sample rows:⏎1001,Thanks so much!⏎…", "The feedback column contains only these
+# strings:⏎…", "The categories are Refund, Thank you card, Please advise.", "Status values in col B are: Thanks, …",
+# "备注列的取值有：谢谢惠顾, 请回电, N/A。" — cells of data, whatever they say
+_DATA_LABEL = re.compile(
+    r"(?i:\b(?:(?:sample|example)\s+)?rows(?:\s+look\s+like(?:\s+this)?)?[ \t]*:|\b(?:these|the\s+following)\s+(?:strings|values|rows|"
+    r"entries|categories|labels|statuses)[ \t]*:|\b(?:values|categories|statuses|labels|options|entries)\b[^:.\n]{0,30}?\b(?:are|include)"
+    r"(?:[ \t]*:)?)[ \t]*"
+    r"|(?:取值|值|类别|分类|选项|状态)(?:有|为|是|包括)[：:]?[ \t]*|(?:数据|样例|示例)行?(?:如下|长这样)?[：:][ \t]*")
+_DATA_VALUES_END = re.compile(r"[.!?](?=[ \t]+[A-Z])|。|\n")
+_DATA_REQUEST_LINE = re.compile(r"[ \t]*(?:(?i:read|write|count|give|make|find|show|how|what|which|why|can|could|please|"
+                                r"i\s+want|i\s+need|help|use|load|parse|group|sum|filter)\b|统计|帮我|请|怎么|如何|计算|筛选)")
+
+
+def _data_values(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
+    if not any(h in seg for h in ("ows", "alues", "ategories", "trings", "tatuses", "abels", "ptions", "ntries", "取值",
+                                   "类别", "分类", "选项", "状态", "数据", "样例", "示例")):
+        return []
+    out = []
+    for m in _DATA_LABEL.finditer(text, s, e):
+        le = _line_end(text, m.end(), e)
+        if text[m.end():le].strip():
+            stop = _DATA_VALUES_END.search(text, m.end(), le)
+            a, b = _stripped(text, m.end(), le if stop is None else stop.start())
+            items = re.split(r"[,，、]", text[a:b])
+            if len(items) < 3 or any(len(i.split()) > 5 or len(i.strip()) > 30 for i in items):
+                continue  # (values are short items, three or more: not "options include a real estate agent, or …")
+        else:
+            a = b = le + 1
+            while b < e:
+                nle = _line_end(text, b, e)
+                if not text[b:nle].strip() or _DATA_REQUEST_LINE.match(text, b, nle) and text[b:nle].rstrip()[-1:] in ".?。？!！":
+                    break
+                b = nle + 1
+            a, b = _stripped(text, a, min(b, e))
+            if text.count("\n", a, b) < 1 or any(len(line) > 80 for line in text[a:b].split("\n")):
+                continue  # (rows are two short lines or more)
+        if b > a:
+            out.append((a, b, "quote", f"kept: data values listed after {_short(m.group(0).strip(), 30)!r}"))
     return out
 
 
@@ -4244,7 +4321,7 @@ _WRITE_A_TEXT = re.compile(
     r"|(?:写|寫|起草|拟|擬|撰写|撰寫|编|編)[^。！？\n]{0,14}?(?:邮件|郵件|信|通知|短信|簡訊|訊息|文案|发言|發言|致辞|致詞|祝福|问候|"
     r"問候|贺词|賀詞|公告|邀请函|消息|回复|回覆|开场|開場|结尾|結尾|主持詞|故事|第[一二三四五六七八九十\d]+[页頁章段]|"
     r"演讲稿|朋友圈|贺卡|感谢|道歉|欢迎词|介绍|简介|说明|帖子|留言|话术|主持词|祝酒词|请假条|假条|便条|申请|请示|报告|"
-    r"总结|检讨|启事|声明|简历|评语|回帖|歌词|副歌|主歌|诗|歌|台词|对白|剧本)"
+    r"总结|检讨|启事|声明|简历|评语|回帖|歌词|副歌|主歌|诗|歌|台词|对白|剧本|邀请|邀约|拒信|录用|offer|JD|致歉信|感谢信)"
     r"|(?:照|按|按照|仿照|模仿|参照)着?(?:这个|这封|这篇|这种|上面的?)(?:语气|风格|口吻|格式|写法|文风)[^。！？\n]{0,6}?写"
     r"|(?:写|起草|拟)(?:一|个|一个|两|几)?(?:段|封|篇|条|份|则|句)"
     # a message to someone ("帮我给张总发条微信，说…", "给老师发一条教师节祝福", "帮我回复闲鱼买家：…", "帮我催一下款")
@@ -4813,7 +4890,7 @@ def _own_material(text: str, s: int, e: int, role: str, acted: bool = False) -> 
             extra += _reported_inline(text, s, e)
         extra += [*_compared_items(text, s, e, seg), *_compared_inline(text, s, e), *_candidates_above(text, s, e),
                   *_exercise_lines(text, s, e), *_in_character(text, s, e, seg), *_words_to_say(text, s, e, seg),
-                  *_named_strings(text, s, e, seg), *_before_after(text, s, e, seg)]
+                  *_named_strings(text, s, e, seg), *_before_after(text, s, e, seg), *_data_values(text, s, e, seg)]
         # (a system prompt's "Rate it on:"
         # heads criteria, not texts)
         extra += _replacements(text, s, e, seg)

@@ -847,6 +847,12 @@ _THE_WORD_AFTER = re.compile(r"[\"'”’」]?\s*(?:(?i:(?:and|or|vs\.?)\s+(?:th
                              r"|(?:和|与|跟)[^。！？\n]{1,8}?(?:有什么|有啥|的)?(?:区别|不同|差别|异同))")  # ("请问和请教有什么区别？")
 
 
+# "please" named as a command, an alias or a target nearby: then every "please" there is that name
+_PLEASE_NAMED = re.compile(r"(?i:\balias(?:ed)?\s+please\b|\b(?:command|target|function|script|alias|binary|program|tool|cli|"
+                           r"task|recipe)\s+(?:called|named)\s+please\b|\bplease\s+(?:is|was)\s+(?:an?\s+|my\s+|our\s+)?"
+                           r"(?:alias|command|target|script)\b)|别名(?:叫|是|为)\s*please|(?:叫|名为)\s*please\s*的(?:命令|别名|脚本|目标)")
+
+
 def _first_of_run(text: str, s: int, e: int) -> int:
     """Where the first of a run of the same word with commas ("please, please, please") starts, for the one at [s, e)."""
     word = text[s:e].lower()
@@ -880,6 +886,8 @@ def _mentioned(text: str, s: int, e: int) -> bool:
         return True
     if _said_about(text, s) or _list_item(text, s, e) or _asked_about(text, s, e):
         return True
+    if text[s:e].lower() == "please" and _PLEASE_NAMED.search(text, max(0, s - 400), min(len(text), e + 400)):
+        return True  # "a command called please … make please accept …": a name, wherever it comes
     if _KEEP_THE_WORD.search(text, max(0, s - 24), s) or _THE_WORD_AFTER.match(text, e):
         return True  # "I want to keep please in that sentence", "我想保留 please 這個字": a word talked about
     first = _first_of_run(text, s, e)
@@ -1561,7 +1569,7 @@ def _frame(view: TextView, text: str, run: _Run, bs: int, be: int, ss: int, se: 
 
 # "take a look," after a frame, before what to look at in the same sentence ("麻烦帮我看看，我爸血钾5.9，…")
 _ZH_LOOK_OPENER = re.compile(r"(?:看一下|看下|看看|瞧瞧|瞧一下)[，,][ \t]*(?=[^\s，,。！？!?：:])"
-                             r"(?!不胜感激|感激|谢谢|谢啦|感谢|多谢|辛苦|拜托|麻烦了)")
+                             r"(?!(?:不胜感激|感激|谢谢|谢啦|感谢|多谢|辛苦|拜托|麻烦了)[^，,]*\Z)")
 # a clause before the frame in which the user says what they plan to do themself
 _ZH_FIRST_PERSON_PLAN = re.compile(r"我(?:想|要|得|打算|准备|需要|计划|希望)")
 # verbs whose doer is the one who learns or changes (请帮我记忆… is "help me memorise", 记忆… alone "memorise")
