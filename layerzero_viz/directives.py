@@ -2,8 +2,9 @@
 
 * ``<layer-zero enabled="true" prune_ratio="0.35"/>`` alone on the first line of the system prompt (of a
   plain-text prompt, which is the whole prompt, and whose lists count as the system prompt's too);
-  anywhere else it is not honoured (a warning says so); elsewhere in the system prompt it is still removed as
-  an engine directive, in a user or assistant turn it is that turn's text (quoted, say) and stays.
+  anywhere else it is not honoured (a warning says so); alone on a later line of the system prompt it is still
+  removed as an engine directive; inside a line of the system prompt, or in a user or assistant turn, it is text
+  (quoted, say) and stays.
 * ``ANTHROPIC_EXPERIMENTAL_LAYER_ZERO=true|false`` and ``ANTHROPIC_LAYER_ZERO_PRUNE_RATIO=0.32``.
 * ``X-Anthropic-Layer-Zero: enabled;prune_ratio=0.32`` on a raw HTTP capture.
 * ``<protected_tokens>[…regexes…]</protected_tokens>`` and ``<redundant_phrases>[…literals…]</redundant_phrases>``
@@ -248,7 +249,13 @@ def resolve_settings(
                         f"{m.group(0)} in {where_block} is not honoured: the directive must stand alone on the "
                         "first line of the system prompt"
                     )
-                if is_system:  # in a user or assistant turn the tag is text someone wrote (quoted), kept as it is
+                line_start = block.text.rfind("\n", 0, m.start()) + 1
+                line_end = block.text.find("\n", m.end())
+                alone = block.text[line_start:len(block.text) if line_end < 0 else line_end].strip() == m.group(0).strip()
+                # in a user or assistant turn the tag is text someone wrote (quoted), kept as it is; so is one quoted
+                # inside a line of the system prompt ("A valid directive looks like <layer-zero …/> and …", "Input:
+                # <layer-zero …/>"): only a tag alone on its line is an engine directive there
+                if is_system and (honoured or alone):
                     spans.append(DirectiveSpan(msg.key, block.index, _from_indent(block.text, m.start()),
                                                _eat_line_end(block.text, m.end()), "layer-zero", honoured))
             if not is_system:

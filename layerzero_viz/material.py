@@ -460,7 +460,9 @@ _CRITIQUE = _Verbs((("critique", "critiqu"),), ("批改", "点评", "赏析", "�
 # looks it over ("review" and "rate" are also what a code reviewer or a rate limit do: not a transformation)
 _REVIEW = _Verbs((("review", "review"), ("evaluate", "evaluat"), ("rate", "rate"), ("audit", "audit"),
                   (r"look\s+over", r"look\s+over"), (r"go\s+over", r"go\s+over")),
-                 ("看看", "看一?下", "质检", "审核", "审阅", "评审", "审查", "评估", "审校", "审一下"))
+                 ("看看", "看一?下", "质检", "审核", "审阅", "评审", "审查", "评估", "审校", "审一下",
+                  # (code-switched and Cantonese: "帮我check一下这个email：", "帮我睇下呢个email")
+                  "check一?下", "睇一?下", "睇睇"))
 # reads it for what it says
 _FIND = _Verbs((("analy[sz]e", "analy[sz]"), ("identify", "identif"), ("detect", "detect")))
 # answers about it (判断, 分析: "判断请求类型" in a system prompt's steps declares no text to process)
@@ -2871,6 +2873,12 @@ _POLITE_OUTPUT = re.compile(r"(?i:\bplease\b)|请")
 # "message from …" before the received one does)
 _FROM_SOMEONE = re.compile(r"[ \t]*(?:\*\*)?(?i:message|text|e-?mail|dm|voicemail|letter|reply)[ \t]+from\b")
 # a line that asks the assistant for something, after a message passed on ("帮我写个回复…", "How do I answer?")
+# … or asking for it further on its line ("Thanks! Please draft an answer: Q3.", "不要用表格。帮我回一下，说不行。")
+_ASKS_REPLY_IN_LINE = re.compile(r"(?i:\b(?:draft|write|prepare)\s+(?:an?\s+)?(?:answer|reply|response)\b|\bhelp\s+me\s+(?:reply|respond)\b)"
+                                 r"|帮我(?:回|拟|写)|回一下|拟个回答|拟一个回答|怎么回")
+# a line asking for the answer to what is above it: "Draft an answer.", "帮我拟一个回答", "请帮我回复"
+_DRAFT_LINE = re.compile(r"[ \t]*(?:(?i:(?:please\s+)?(?:draft|write|prepare)\s+(?:an?\s+)?(?:answer|reply|response|statement)\b)|"
+                         r"(?:请|麻烦)?(?:你)?(?:帮我)?(?:拟|写|起草)(?:一个|一份|一段|个)?(?:回答|回复|答复|声明))")
 _OWN_REQUEST_LINE = re.compile(r"[ \t]*(?:(?:请|麻烦)?(?:你)?(?:帮我|帮忙|帮)|我(?:该|应该|要)?怎么|怎么回|如何回"
                                r"|(?i:(?:can|could|would)\s+you\b|help\s+me\b|please\s+help\b|how\s+(?:do|should|can)\s+I\b|"
                                r"what\s+should\s+I\b|draft\s+a\b|write\s+a\b))")
@@ -3066,6 +3074,7 @@ _REQUEST_POINTER = re.compile(r"(?i:\b(?:this|these|it|the\s+following|below|abo
                               r"clause|message|text|review|log|letter|passage|paragraph|article|story|poem|code|error|"
                               r"document|draft|transcript|chat|thread|contract|notes?)s?)\b)"
                               r"|下面|以下|如下|上面|以上|这段|这篇|这封|这首|这则|这句|这几句|这条|这份|这几条|这些|这个|这批|它|原文|内容"
+                              r"|呢个|呢封|呢段|呢篇|呢条"  # (Cantonese: "帮我睇下呢个email有冇错字")
                               # the text named as what "this" is: "这是发到群里的通知，帮我检查下错别字"
                               r"|(?:这是|这就是)[^，,。\n]{0,16}?(?:通知|公告|邮件|文案|消息|草稿|回复|稿子|文章|简历|说明|描述|"
                               r"评论|留言|段落|声明|信)(?=[，,。：:])"
@@ -3075,7 +3084,7 @@ _REQUEST_FORM = re.compile(rf"[ \t]*(?:(?i:(?:hi|hello|hey|ok|okay)\b[^.!?\n]{{0
                            rf"would|will)\s+(?:you\s+)?(?:please\s+)?)?(?i:{_TASK_VERB_EN})\b"
                            rf"|(?:请|请你|请您|麻烦|帮我|帮忙|麻烦你|麻烦您)?(?:帮我|帮忙)?(?:把|将)?(?:{_TASK_VERB_ZH}))")
 _FENCE_MARKS = ("---", "——", "___", "***", "===", "<<<", ">>>", '"""', "'''")
-_LABEL_WORDS = ("差评", "好评", "投诉", "告警", "报警", "警报", "字", "文本", "hown", "isplayed", " see", "opy", "tring", "abel", "aragraph", "raft", "mail", "etter", "entence", "ine", "ubtitle", "aption", "hrase", "ialogue", "nstructions", "emarks", "字幕", "台词", "段", "记录", "邮件", "草稿", "内容", "原文", "正文", "评论", "作文",
+_LABEL_WORDS = ("差评", "好评", "投诉", "告警", "报警", "警报", "字", "文本", "hown", "isplayed", " see", "opy", "tring", "abel", "aragraph", "raft", "mail", "etter", "entence", "ine", "ubtitle", "aption", "hrase", "ialogue", "uestion", "nstructions", "emarks", "字幕", "台词", "段", "记录", "邮件", "草稿", "内容", "原文", "正文", "评论", "作文",
                 "文章", "文本", "评价", "留言", "反馈", "ext", "ustomer", "lient", "riginal", "omplaint", "icket",
                 "nvoice", "eceipt", "esume", "inutes", "ote", "eport", "eedback", "nput", "ranscript", "og", "race", "输入", "发票", "收据",
                 "简历", "日志", "报错", "纪要", "我的", "ere", "bservation", "utput", "esult", "esponse", "hits", "age t",
@@ -3132,7 +3141,10 @@ _INLINE_REFERENCE = re.compile(
     r"|(?:——|—)[ \t]*(?:就是这个意思|就是这种感觉|就用这句|就用这个|原话用上|这就是我的心里话|这是我的心里话|这就是我想说的)")
 # … or, in a one-line turn, a question about it: "谢谢谢谢，辛苦啦 这样回复领导合适吗？"
 _ASKED_AFTER = re.compile(r"(?<=[^\s])[ \t]*(?:这样|这么)(?:回复|回|说|写|发)[^。！？\n]{0,8}?(?:可以|行|合适|好|得体|妥当|对|礼貌|"
-                          r"自然)(?:吗|不|么|嘛)?[？?]")
+                          r"自然)(?:吗|不|么|嘛)?[？?]"
+                          # … or asks to put it in another form: "…，谢谢。请帮我写成一则简讯。"
+                          r"|(?<=[。！？!?])[ \t]*(?:请|麻烦)?(?:你|您)?(?:帮我)?(?:把(?:它|这|上面的?))?(?:写成|改写成|整理成|转成|变成|改成)"
+                          r"(?:一[则条封段篇个])?(?:简讯|短信|消息|邮件|微信|通知|私信)[。！!.]?[ \t]*")
 
 
 # a request after the words a line dictates, on that line: "… Then write the body.", "…！麻烦帮我写个年会致辞"
@@ -3285,9 +3297,10 @@ def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str
         sep = _WORDS_END.search(text, colon + 1, line_end)
         pa, pb = _stripped(text, colon + 1, line_end if sep is None else sep.start())
         stops = [m.end() for m in _SENTENCE_STOP.finditer(text, pa, pb) if m.end() < pb]
-        if stops and _CLOSING_THANKS.fullmatch(text, _stripped(text, stops[-1], pb)[0], pb):
+        last_line = not text[line_end:e].strip()  # (with more of the user's after them, a thanks on their line is theirs)
+        if stops and last_line and _CLOSING_THANKS.fullmatch(text, _stripped(text, stops[-1], pb)[0], pb):
             pb = stops[-1]  # (a thanks of its own after them is the user's: "回覆客人：我們沒有提供退款服務。謝謝！")
-        elif sep is None and (tail := _TRAILING_THANKS.search(text, pa, pb)) is not None:
+        elif sep is None and last_line and (tail := _TRAILING_THANKS.search(text, pa, pb)) is not None:
             pb = tail.start()  # (… or a thanks that closes the turn: "回覆客人：…也別承諾任何補償，謝謝！")
         if pb > pa:
             return [(pa, pb, "introduced", f"kept: the words after {_short(text[s:colon + 1].strip(), 40)!r}: the message "
@@ -3669,6 +3682,7 @@ _PREVIEW_SENTENCE = re.compile(
     r"(?:行不行|可不可以|可以吗|行吗|好吗|怎么样|合适吗|妥吗|看看|如何)[。？?！!][ \t]*"
     # (the text after the frame's comma or colon: "我想这样回客户，感谢您的耐心等待，…。可以吗", "我准备给客户发这个：您好，…")
     r"|[^。！？\n]{0,6}?(?:准备|打算|想|要|就)(?:这么|这样)(?:回|回复|写|说|发)[^，,。！？：:\n]{0,8}?[，,：:][ \t]*"
+    r"|我?(?:想|要|准备|打算)(?:发|传|回|回复|寄)给[\u4e00-\u9fff]{1,6}?[：:][ \t]*"  # ("我想传给房东：你好，…")
     r"|[^。！？\n]{0,6}?(?:准备|打算|想|要)[^，,。！？：:\n]{0,8}?(?:发|回|回复)(?:这个|这段|这条|这句|如下)"
     r"(?:[，,][^，,。！？：:\n]{0,8}?)?[ \t]*[：:][ \t]*"
     # "这个开头怎么样：尊敬的王总，…"
@@ -3805,7 +3819,7 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
         # one line without a colon (most chat turns): no intro, label, rule line, paragraph or reference; an opening
         # sentence may still hand the rest over ("…, exactly as it is. Hi! Thanks so much for your email. …")
         seg = text[s:e]
-        if payload and ("—" in seg or "–" in seg or "<-" in seg or "←" in seg or "what I" in seg or "这样" in seg or "这么" in seg) \
+        if payload and ("—" in seg or "–" in seg or "成一" in seg or "写成" in seg or "整理成" in seg or "<-" in seg or "←" in seg or "what I" in seg or "这样" in seg or "这么" in seg) \
                 and (ref := _INLINE_REFERENCE.search(text, s, e) or _asked_after(text, s, e)) is not None \
                 and ref.start() > s:
             a, b = _stripped(text, s, ref.start())
@@ -3842,7 +3856,9 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
             if a < e and text[a] in "\"“「『«'‘`":
                 continue  # a quote or code: that finder keeps it (and only it)
             received = m.re is _REPORTED_LABEL and (m.group("received") is not None or _FROM_SOMEONE.match(m.group(0)))
-            if not received:  # (on a received message's line, its sender's words: "Message from Sarah: could you …?")
+            if not received and not (m.re is _TEXT_LABEL and m.group("opening")):
+                # (on a received message's line, its sender's words: "Message from Sarah: could you …?"; on an opening
+                # "Line:", the line's words: "Line: Please don't go.⏎⏎Please translate it …")
                 a = _past_own_words(text, m.end(), a, e)
             # (what a program printed, named in Chinese, may stand on the label's line: "程序输出：请输入用户名，谢谢使用")
             printed_zh = m.re is _REPORTED_LABEL and m.group("printed") is not None and not m.group("printed").isascii()
@@ -3887,9 +3903,21 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
                     b = _stripped(text, a, about.start())[1]  # ("Button label: Please click here. Can you make …?")  # (a subject is its line: "邮件主题：…⏎请帮我写邮件正文。"; so is what a
                 # program printed on its label's line: "控制台打印：Please wait…⏎然后就不动了。")
             elif "\n" not in text[m.end():a] and b > (le := _line_end(text, a, e)) \
-                    and (received and _OWN_REQUEST_LINE.match(text, le + 1, e) or _own_asking_line(text, le + 1, e)):
+                    and (received and (_OWN_REQUEST_LINE.match(text, le + 1, e)
+                                  or _ASKS_REPLY_IN_LINE.search(text, le + 1, _line_end(text, le + 1, e)))
+                         or _own_asking_line(text, le + 1, e)):
                 b = le  # (the user's request on the next line is theirs: "客户说：请尽快报价，谢谢！⏎帮我写个回复…", "Console
                 # output: Error: ENOENT …⏎I cloned the repo and ran npm start. Could you please help me fix this?")
+            if m.re is _REPORTED_LABEL and received and "\n" in text[m.end():a] and b > a:
+                # a message under its label ends before the user's own line under it ("Reporter's question:⏎Could you
+                # please confirm …? Thanks.⏎Draft an answer. Do not admit liability.")
+                k = _line_end(text, a, b)
+                while k < b:
+                    if _OWN_REQUEST_LINE.match(text, k + 1, b) or _OWN_LINE_UNDER_OUTPUT.match(text, k + 1, b) \
+                            or _own_asking_line(text, k + 1, b) or _DRAFT_LINE.match(text, k + 1, b):
+                        b = _stripped(text, a, k)[1]
+                        break
+                    k = _line_end(text, k + 1, b)
             if m.re is _TASK_INTRO and "\n" not in text[m.end():a] and _dictated(text, m.start(), m.end()):
                 # words dictated on the intro's line are that line, up to a request after them ("Set the subject to:
                 # Thanks for your order! Then write the body, please.", "结尾就写：谢谢大家，辛苦了！麻烦帮我写个年会致辞")
@@ -3918,7 +3946,15 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
         parts = [(bounds[i], bounds[i + 1]) for i in range(0, len(bounds), 2)]
         asks = [b - a <= _REQUEST_MAX and bool(_TASK_VERB.search(text, a, b) and _REQUEST_POINTER.search(text, a, b))
                 for a, b in parts]
-        if sum(asks) == 1:
+        head = _stripped(text, *parts[0])
+        if len(parts) == 3 and head[1] > head[0] and text[head[1] - 1] in ":：" and head[1] - head[0] <= _REQUEST_MAX:
+            # a line that introduces the block between the rule lines: that block is the text ("Here is the style guide I
+            # send to freelancers:⏎---⏎Answer in English. …⏎---⏎Is it clear?"), whatever its sentences ask
+            a, b = _stripped(text, *parts[1])
+            if b > a:
+                out.append((a, b, "introduced", f"kept: the text between rule lines (---) after "
+                                                f"{_short(text[head[0]:head[1]], 40)!r}"))
+        elif sum(asks) == 1:
             for (a, b), ask in zip(parts, asks):
                 a, b = _stripped(text, a, b)
                 if not ask and b > a:
@@ -4054,6 +4090,10 @@ _BEFORE_LABEL = re.compile(r"(?:(?i:\b(?:before|current(?:ly)?|old|original|exis
                            r"[ \t]*[:：][ \t]*(?=\S)")
 _AFTER_LABEL = re.compile(r"(?:[ \t]+|(?<=[。！？.!?]))(?:(?i:after|new|now|should[ \t]+be|change(?:d)?[ \t]+to|becomes?|updated)|"
                           r"新版|修改后|改后|改成|改为)[ \t]*[:：][ \t]*(?=\S)")
+# … the after-label opening a line of its own, a little below
+_AFTER_LINE = re.compile(r"^[ \t]*(?:(?i:after|new|should[ \t]+be|changed?[ \t]+to|updated)|新版|修改后|改后|改成|改为)[ \t]*[:：][ \t]*(?=\S)",
+                         re.MULTILINE)
+_AFTER_LINE_REACH = 200  # characters
 # where the text after "After:" ends: before a question or request about the two ("… Which is better? Thanks!")
 _AFTER_TEXT_END = re.compile(r"(?<=[.!?。！？])[ \t]*(?=(?i:which|what|is|does|do|can|could|would|should|please|thanks|thank|make|"
                              r"rewrite|how|why|any)\b|哪个|哪一个|你觉得|帮我|请问|麻烦|谢谢|是不是|有没有)")
@@ -4068,7 +4108,15 @@ def _before_after(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, s
     for m in _BEFORE_LABEL.finditer(text, s, e):
         le = _line_end(text, m.end(), e)
         after = _AFTER_LABEL.search(text, m.end(), le)
-        if after is not None:
+        below = None if after is not None else _AFTER_LINE.search(text, le, min(e, le + _AFTER_LINE_REACH))
+        if below is not None and m.start() == _line_start(text, s, m.start()):
+            # on lines of their own: "Before: Please review the file.⏎⏎After: Review the file.⏎⏎Is After too curt?"
+            ble = _line_end(text, below.end(), e)
+            for a, b in ((m.end(), le), (below.end(), ble)):
+                a, b = _stripped(text, a, b)
+                if b > a:
+                    out.append((a, b, "introduced", f"kept: a text before or after a change ({_short(m.group(0).strip(), 20)!r})"))
+        elif after is not None:
             stop = _AFTER_TEXT_END.search(text, after.end(), le)
             for a, b in ((m.end(), after.start()), (after.end(), le if stop is None else stop.start())):
                 a, b = _stripped(text, a, b)

@@ -83,7 +83,8 @@ _EN_THAT_AFTER = re.compile(r"that\s+(?=[A-Za-z])", re.IGNORECASE)
 _EN_CLAUSE_OPENERS = frozenset("""i i'm i've i'd you you're we we're they they're he she it it's this that these those
     there there's the a an my our your his her their its what who how why""".split())
 # connectives the cut of a leading filler clause takes along ("Thanks, but …", "谢谢，但是…"); others stop it
-_TAKE_ALONG = re.compile(r"(?:and|but)\b\s*|(?:但是|不过|可是|而且|但)", re.IGNORECASE)
+# (Cantonese 但係/可係 whole: "唔該晒，但係你計錯咗" must not leave 係 — "yes" — to open the correction)
+_TAKE_ALONG = re.compile(r"(?:and|but)\b\s*|(?:但是|但係|不过|不過|可是|可係|而且|但(?![係系]))", re.IGNORECASE)
 _STOP_NEXT = re.compile(r"(?:so|or|because|therefore|then|yet|nor|hence|thus|since)\b|(?:所以|因此|因为|然后|或者|那么|于是)",
                         re.IGNORECASE)
 
@@ -848,7 +849,10 @@ _THE_WORD_AFTER = re.compile(r"[\"'”’」]?\s*(?:(?i:(?:and|or|vs\.?)\s+(?:th
 
 
 # "please" named as a command, an alias or a target nearby: then every "please" there is that name
-_PLEASE_NAMED = re.compile(r"(?i:\balias(?:ed)?\s+please\b|\b(?:command|target|function|script|alias|binary|program|tool|cli|"
+_PLEASE_AS_OBJECT = re.compile(r"(?i:\b(?:make|let|run|running|ran|call|calls|invoke|tell|ask|to|the|our|my|your|type|typed|use|"
+                               r"using|with|for|of|named|called|alias|aliased|sudo|and)\s+[`'\"]?)\Z")
+_PLEASE_NAMED = re.compile(r"(?i:\balias(?:ed)?\s+please\b|`please`|\b(?:named|called|dubbed)\s+(?:(?:my|our|the|it|him|her|them)\s+"
+                           r"(?:[a-z]+\s+){0,2})?please\b|\b(?:command|target|function|script|alias|binary|program|tool|cli|"
                            r"task|recipe)\s+(?:called|named)\s+please\b|\bplease\s+(?:is|was)\s+(?:an?\s+|my\s+|our\s+)?"
                            r"(?:alias|command|target|script)\b)|别名(?:叫|是|为)\s*please|(?:叫|名为)\s*please\s*的(?:命令|别名|脚本|目标)")
 
@@ -886,8 +890,10 @@ def _mentioned(text: str, s: int, e: int) -> bool:
         return True
     if _said_about(text, s) or _list_item(text, s, e) or _asked_about(text, s, e):
         return True
-    if text[s:e].lower() == "please" and _PLEASE_NAMED.search(text, max(0, s - 400), min(len(text), e + 400)):
-        return True  # "a command called please … make please accept …": a name, wherever it comes
+    if text[s:e].lower() == "please" and _PLEASE_NAMED.search(text, max(0, s - 600), min(len(text), e + 400)) \
+            and (_PLEASE_AS_OBJECT.search(text, max(0, s - 16), s) or _PLEASE_NAMED.search(text, max(0, s - 40), e)):
+        return True  # "a command called please … make please accept …": the name, where a name goes (after "make",
+        # "run", "to", "the" …); "Please make please reply" keeps its first, polite please out
     if _KEEP_THE_WORD.search(text, max(0, s - 24), s) or _THE_WORD_AFTER.match(text, e):
         return True  # "I want to keep please in that sentence", "我想保留 please 這個字": a word talked about
     first = _first_of_run(text, s, e)

@@ -1212,6 +1212,9 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                 if not why and blocks[bi].role == "user" and (lifts.between(first.end, blocks[bi].start)
                                                               or _RESET.search(text, blocks[bi].start, s)):
                     why = "said again after a later turn lifted or changed the rules: it puts them back"
+                if not why and blocks[bi].role == "user" and first_block != bi and blocks[first_block].role == "user" \
+                        and _ONE_OFF.search(text, blocks[first_block].start, blocks[first_block].end):
+                    why = "the first copy held for that turn's question only (said so there): said again, it is a new rule"
                 if not why and blocks[bi].role == "user":
                     other = said_otherwise.find(entry, first)
                     if other is not None:
@@ -1297,12 +1300,17 @@ _LIFT = re.compile(r"(?i:\b(?:from\s+now\s+on|you\s+can\s+now|now\s+you\s+can|yo
                    # a permission for now ("…asked for a phone call, so you may call her today.")
                    r"(?:so|but)\s+you\s+(?:can|may)\b|you\s+(?:can|may)\b[^.!?\n]{0,30}?\b(?:today|tonight|now)\b|"
                    r"instead\s+of|on\s+second\s+thought|"
+                   # ("Any language is fine from here on.", "Write as much as you like now.")
+                   r"(?:any|whatever)\s+(?:language|length|format|style|tone)\s+(?:is|works)\s+(?:fine|ok|okay)|"
+                   r"as\s+(?:much|long|many)\s+as\s+you\s+(?:like|want)|from\s+here\s+on|"
                    r"no\s+(?:[a-z-]+\s+)?(?:limit|restriction|requirement)s?|no\s+need\s+to|don'?t\s+bother)\b)"
                    r"|从现在开始|从现在起|以后可以|现在可以|不用再|不再需要|不必再|可以不用|忽略(?:之前|上面|前面|刚才)|不用管|解除"
                    # ("取消刚才的要求。", "刚才说的作废", "我实在不会，直接告诉我答案吧。")
                    r"|取消(?:刚才|之前|上面|前面|这个|那个)?的?(?:要求|规则|限制)|作废|(?<![不别要])直接(?:告诉|给)我(?:答案|结果)"
                    r"|其实不用|其实(?:你)?可以|还是不要|改为不|不限|不用限制|没有(?:字数|长度|篇幅)?限制|算了|改成|改为|换成|改到"
                    r"|(?:这次|这回|这一次|这一回|这个|这条|这题|这道题|这里)[^。！？\n]{0,8}?(?:可以|不用|不必|允许|就行|就好)"
+                   # ("用什么语言都可以了。", "emoji随便用。")
+                   r"|(?:什么|哪种|任何)[^。！？\n]{0,6}?都(?:可以|行|无所谓)|随便(?:用|写|来)|随意(?:用|写)"
                    r"|(?:这个问题|这道题|这一题)[^。！？\n]{0,6}?(?:详细|展开|长一点|长一些|多写)")
 
 
@@ -1336,7 +1344,9 @@ HANGS_ON_IT = re.compile(
     r"\s*(?:(?i:(?:and|also|oh|so|no)[ \t,]+)?(?i:unless|except|but|however|although|though|otherwise|if\s+(?:so|not)|in\s+that\s+case|"
     r"that|this|it|its|those|these|they|them|which|same|the\s+same|likewise|including|especially|even|"
     r"(?:is|was|does|did|would|will|can|could|should|isn'?t|doesn'?t)\s+(?:that|this|it)|"
-    r"actually|sorry|i\s+mean[t]?|correction|wait|instead|what\s+about|how\s+about|not\s+even|why|"
+    r"(?:well[ \t,]+)?actually|sorry|i\s+mean[t]?|correction|wait|instead|what\s+about|how\s+about|not\s+even|why|"
+    # its scope narrowed or set aside ("Don't use code blocks. Only for shell commands though; …", "Not this time though")
+    r"(?:only|just)\s+for\b|not\s+(?:for\s+)?this\s+(?:time|one)|"
     # a correction of it ("Budget under $300 a night. Make that $350, actually.", "… Euros, not dollars.")
     r"make\s+(?:that|it)|[^.!?\n,]{1,25},[ \t]*not\b|"
     r"if\s+(?:you|they|we|he|she|it|anyone|someone)\s+(?:do|does|did|don'?t|doesn'?t|can'?t|must|have\s+to)|"
@@ -1347,6 +1357,7 @@ HANGS_ON_IT = re.compile(
     r"|除非|除了|但是|但|不过|否则|不然|可是|这|那|它|其实|同样|同理|包括|尤其|即使|哪怕|也就是说|更正|不对|为什么|如果|要是|万一"
     r"|是[^。！？!?\n]{1,10}?[，,]不是|不是[^。！？!?\n]{1,10}?[，,]而?是"  # ("预算每晚500以内。是每人，不是每间。")
     r"|改成|改为|换成|算了|还是"  # ("每天不超过两个景点。改成三个吧。", "…。算了，三个也行。")
+    r"|只限|仅限|只针对|这次不|这回不"  # ("不要用代码块。只限shell命令哈，…")
     r"|[^。！？!?\n]{0,12}?(?:也一样|也同样|也算|也适用|也不行|也不能|也不可以|也不例外|同理|例外|除外|也是这样|也照此))")
 # a rule on the reply's layout, and what breaking it looks like in a reply: list or numbered lines, a table, headings
 _LAYOUT_RULES = (
@@ -1525,6 +1536,12 @@ _RESET = re.compile(r"(?i:\b(?:forget|ignore|disregard|drop|scrap)\s+(?:all\s+(?
                     r"previous|earlier|above|prior)\s+(?:[a-z]+\s+)?(?:rules|instructions|constraints|requirements|guidelines|"
                     r"briefs?)\b|\bstart\s+(?:over|fresh|from\s+scratch)\b|\bnew\s+brief\b)"
                     r"|(?:忘掉|忘记|忽略|不管|清空)(?:之前|前面|上面|刚才|以前)?(?:所有|全部)?的?(?:要求|规则|限制|设定|指令)|重新开始|从头开始")
+
+
+# a rule said for one question only: "Just for this question.", "That's a one-off", "这一题特殊。"
+_ONE_OFF = re.compile(r"(?i:\bjust\s+for\s+this\s+(?:question|one|time|answer|reply)\b|\b(?:that'?s|this\s+is)\s+a\s+one-?off\b|"
+                      r"\bonly\s+(?:for\s+)?this\s+(?:once|time|question|one)\b|\bjust\s+this\s+once\b)"
+                      r"|这一?(?:题|次|个|回)(?:特殊|例外|而已)|仅限这一?(?:题|次)|只(?:限|针对)这一?(?:题|次|个)|下不为例")
 
 
 # a reply that says a rule no longer holds ("PVC deletion is technically allowed again.", "按流程现在删表是允许的。"): the user
