@@ -168,6 +168,18 @@ def test_misplaced_directive_becomes_the_honoured_one():
     assert fixed.messages[0].text.startswith(DIRECTIVE) and "<layer-zero" not in fixed.messages[1].text
 
 
+@pytest.mark.parametrize("system", [
+    f"You lint prompts. A valid directive looks like {DIRECTIVE} and must be the first line.",
+    f"<examples>\nInput: {DIRECTIVE}\nOutput: ok\n</examples>",
+])
+def test_a_directive_quoted_inside_a_line_is_text_and_no_finding_offers_to_move_it(system):
+    # (review 129: a tag quoted in a sentence or an example is what the prompt talks about; the engine keeps it, and
+    # LZ101's fix would have deleted the whole line around it)
+    conv = anthropic(system, "Check my prompt.")
+    assert "LZ101" not in codes(lint(conv))
+    assert DIRECTIVE in annotate(conv, env={}).at_ratio(0.95).messages[0].pruned
+
+
 def test_a_plain_text_prompts_directive_and_lists_are_read_as_the_engine_reads_them():
     # (UX walkthrough: on the bundled plain-text sample the Detector and `lint` reported LZ101 and LZ105 errors
     # for the directive and the list the engine honours; `lint` exited 1)

@@ -82,6 +82,9 @@ def check_directives(doc: LintDoc) -> Iterator[Finding]:
                 honoured_exists = True
                 continue
             ls, le = line_span(view.text, s, e)
+            line_end = seg.find("\n", m.end())
+            if seg[seg.rfind("\n", 0, m.start()) + 1:len(seg) if line_end < 0 else line_end].strip() != tag.strip():
+                continue  # a tag quoted inside a line ("A valid directive looks like <layer-zero …/> and …") is text
             if honoured_exists:
                 yield doc.finding("LZ101", s, e, f"a second directive {tag} in {doc.where(s)} is ignored: only the "
                                   "one on the first line of the system prompt counts", "delete it",
