@@ -2963,6 +2963,7 @@ _REPORTED = (
     r"manager|colleague|hr|school|teacher|bank|recruiter|support|team|company|university|professor|neighbou?r|teammate|reviewer|"
     r"coworker|co-worker|maintainer|lead)s?)"
     # a document or record the label names, or the user's own piece of work
+    r"|(?i:(?:(?:our|my|the|this)[ \t]+)?(?:macro|canned[ \t]+(?:reply|response)|saved[ \t]+reply))"  # ("Our macro:⏎Hi {name}, …")
     r"|(?i:invoice|receipt|r[eé]sum[eé]|cv|transcript|(?:meeting|standup|stand-up|call|interview)[ \t]+"
     r"(?:notes|minutes|transcript)|minutes|(?:[a-z][\w.-]{0,20}[ \t]+)?(?:error[ \t]+|access[ \t]+)?logs?|stack[ \t]*trace|"
     r"traceback|(?P<input>input)|"
@@ -3084,7 +3085,7 @@ _REQUEST_FORM = re.compile(rf"[ \t]*(?:(?i:(?:hi|hello|hey|ok|okay)\b[^.!?\n]{{0
                            rf"would|will)\s+(?:you\s+)?(?:please\s+)?)?(?i:{_TASK_VERB_EN})\b"
                            rf"|(?:请|请你|请您|麻烦|帮我|帮忙|麻烦你|麻烦您)?(?:帮我|帮忙)?(?:把|将)?(?:{_TASK_VERB_ZH}))")
 _FENCE_MARKS = ("---", "——", "___", "***", "===", "<<<", ">>>", '"""', "'''")
-_LABEL_WORDS = ("差评", "好评", "投诉", "告警", "报警", "警报", "字", "文本", "hown", "isplayed", " see", "opy", "tring", "abel", "aragraph", "raft", "mail", "etter", "entence", "ine", "ubtitle", "aption", "hrase", "ialogue", "uestion", "nstructions", "emarks", "字幕", "台词", "段", "记录", "邮件", "草稿", "内容", "原文", "正文", "评论", "作文",
+_LABEL_WORDS = ("差评", "好评", "投诉", "告警", "报警", "警报", "字", "文本", "hown", "isplayed", " see", "opy", "tring", "abel", "aragraph", "raft", "mail", "etter", "entence", "ine", "ubtitle", "aption", "hrase", "ialogue", "uestion", "acro", "anned", "aved reply", "nstructions", "emarks", "字幕", "台词", "段", "记录", "邮件", "草稿", "内容", "原文", "正文", "评论", "作文",
                 "文章", "文本", "评价", "留言", "反馈", "ext", "ustomer", "lient", "riginal", "omplaint", "icket",
                 "nvoice", "eceipt", "esume", "inutes", "ote", "eport", "eedback", "nput", "ranscript", "og", "race", "输入", "发票", "收据",
                 "简历", "日志", "报错", "纪要", "我的", "ere", "bservation", "utput", "esult", "esponse", "hits", "age t",
@@ -4357,6 +4358,7 @@ _WRITE_A_TEXT = re.compile(
     r"\b(?:write|draft)\b[^.!?\n]{0,60}?\b(?:in\s+the\s+same\s+(?:tone|style|voice)|a\s+new\s+one|another\s+one)\b|"
     r"\bwrite\s+(?:one|another)\b|"
     r"\b(?:reply|respond|answer)\s+to\s+(?:this|the|her|his|their|my|an?)\s+(?:e-?mail|message|letter|note|text|review|comment)s?\b|"
+    r"^\s*(?:please\s+)?(?:reply|respond)\s+to\s+(?:this|it|them)\b|"  # ("Reply to this. Do not promise a delivery date.")
     # a message to someone ("Reply to the customer.", "Reply to the customer who asked about a refund.", "Text my boss that
     # the meeting moves to 3pm Thursday.", "Email Tom about the delay.")
     r"\b(?:reply|respond|write\s+back)\s+to\s+(?:the\s+|this\s+|that\s+|my\s+|our\s+|an?\s+)?(?:customer|client|guest|buyer|"
@@ -4366,6 +4368,7 @@ _WRITE_A_TEXT = re.compile(
     r"\s+(?:that|about|saying|to\s+(?:say|tell|let|ask|remind|confirm))\b|"
     r"\b(?:slack|teams|e-?mail|sms|whatsapp|wechat|linkedin)\s+(?:message|note|post|dm)?\s*to\s+(?:the\s+|my\s+|our\s+|#)?[\w-]+|"
     r"\b(?:make|write|do|give\s+me)\s+(?:a|another|one)\s+(?:version|one|variant)\s+for\b|\bone\s+more\s+for\b)"
+    r"|^\s*(?:请|麻烦)?(?:你)?帮我回复(?:一下)?(?:客户|买家|用户|顾客|订单)"  # ("帮我回复订单 881。": the reply is a text)
     r"|(?:写|寫|起草|拟|擬|撰写|撰寫|编|編)[^。！？\n]{0,14}?(?:邮件|郵件|信|通知|短信|簡訊|訊息|文案|发言|發言|致辞|致詞|祝福|问候|"
     r"問候|贺词|賀詞|公告|邀请函|消息|回复|回覆|开场|開場|结尾|結尾|主持詞|故事|第[一二三四五六七八九十\d]+[页頁章段]|"
     r"演讲稿|朋友圈|贺卡|感谢|道歉|欢迎词|介绍|简介|说明|帖子|留言|话术|主持词|祝酒词|请假条|假条|便条|申请|请示|报告|"

@@ -1569,6 +1569,8 @@ def _frame(view: TextView, text: str, run: _Run, bs: int, be: int, ss: int, se: 
     if last in ("hedge", "stance"):
         if _bare_verb_left(rest) or last == "stance" and not _stance_may_go(text, rest_start, se):
             return None
+        if last_phrase in ("其实", "其實", "实际上", "實際上") and _ZH_AMOUNT.search(text, rest_start, se):
+            return None  # "盐就放1勺，别多放。其实半勺就够了。": 其实 says this amount replaces the one before
         return rs, rest_start
     return None
 
@@ -1576,6 +1578,8 @@ def _frame(view: TextView, text: str, run: _Run, bs: int, be: int, ss: int, se: 
 # "take a look," after a frame, before what to look at in the same sentence ("麻烦帮我看看，我爸血钾5.9，…")
 _ZH_LOOK_OPENER = re.compile(r"(?:看一下|看下|看看|瞧瞧|瞧一下)[，,][ \t]*(?=[^\s，,。！？!?：:])"
                              r"(?!(?:不胜感激|感激|谢谢|谢啦|感谢|多谢|辛苦|拜托|麻烦了)[^，,]*\Z)")
+# an amount in a sentence ("半勺", "2 个", "三天"): after 其实 it corrects one said before
+_ZH_AMOUNT = re.compile(r"[0-9０-９]|[一二两三四五六七八九十百千万半几][\u4e00-\u9fff]?(?:勺|克|个|天|次|杯|碗|块|元|斤|分钟|小时|周|份|片|粒|毫升|升)")
 # a clause before the frame in which the user says what they plan to do themself
 _ZH_FIRST_PERSON_PLAN = re.compile(r"我(?:想|要|得|打算|准备|需要|计划|希望)")
 # verbs whose doer is the one who learns or changes (请帮我记忆… is "help me memorise", 记忆… alone "memorise")
