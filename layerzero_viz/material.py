@@ -4708,7 +4708,9 @@ def _requests_work(turn: str) -> bool:
 
 # a turn that says something else instead of the text asked for
 _CHANGED_MIND = re.compile(r"\s*(?:(?:不好意思|唔好意思|抱歉|对不起)[，,!！.。\s]*)?(?:(?i:(?:hi|hey|hello|hmm+|um+|uh+|oh|wait)"
-                           r"[!,.]?\s*)?(?i:never\s*mind|actually|sorry|forget\s+(?:it|that|about\s+it)|scratch\s+that|hold\s+on|"
+                           r"[!,.]?\s*)?(?i:never\s*mind|actually|sorry[!,.]?\s*(?=never\s*mind|actually|forget|scratch|instead|wait|hold\s+on|I\s+changed|(?:could|can|would)\s+you|"
+                           r"how|what|why|which|do\s+I|should\s+I|is\s+it|first)|"
+                           r"forget\s+(?:it|that|about\s+it)|scratch\s+that|hold\s+on|"
                            r"on\s+second\s+thought|instead|change\s+of\s+plans?|wait\b[^.!?\n]{0,12}?\bbefore\s+that)\b|"
                            r"(?i:oh\s+wait)\b|算了|"
                            r"不用了|不用回|唔使|我?(?:改主意|改变主意|改咗主意)|换个|先不|(?:等一下|等等|等一等)[，,]?[^。！？\n]{0,6}?先|我?想?先问(?:下|一下|个|一个))")
