@@ -25,6 +25,7 @@ from .model import Block, Conversation, Message, MessageKey
 __all__ = [
     "DEFAULT_RATIO", "MAX_RATIO", "DirectiveSpan", "Settings", "resolve_settings", "check_ratio",
     "ENV_ENABLED", "ENV_RATIO", "HEADER", "compile_pattern", "parse_layer_zero_tag", "directive_message",
+    "alone_on_its_line",
 ]
 
 DEFAULT_RATIO = 0.30
@@ -249,9 +250,7 @@ def resolve_settings(
                         f"{m.group(0)} in {where_block} is not honoured: the directive must stand alone on the "
                         "first line of the system prompt"
                     )
-                line_start = block.text.rfind("\n", 0, m.start()) + 1
-                line_end = block.text.find("\n", m.end())
-                alone = block.text[line_start:len(block.text) if line_end < 0 else line_end].strip() == m.group(0).strip()
+                alone = alone_on_its_line(block.text, m.start(), m.end())
                 # in a user or assistant turn the tag is text someone wrote (quoted), kept as it is; so is one quoted
                 # inside a line of the system prompt ("A valid directive looks like <layer-zero …/> and …", "Input:
                 # <layer-zero …/>"): only a tag alone on its line is an engine directive there
@@ -288,6 +287,14 @@ def resolve_settings(
         protected_patterns=tuple(patterns), redundant_phrases=tuple(dict.fromkeys(phrases)),
         directive_spans=tuple(spans), warnings=tuple(warnings), compiled_patterns=tuple(compiled),
     )
+
+
+def alone_on_its_line(text: str, start: int, end: int) -> bool:
+    """Whether the tag at [start, end) of ``text`` stands alone on its line (blanks aside): a directive, where a tag
+    inside a line is text quoted in it ("A valid directive looks like <layer-zero …/> and …")."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    return not text[line_start:start].strip() and not text[end:len(text) if line_end < 0 else line_end].strip()
 
 
 def spans_have_layer_zero(spans: list[DirectiveSpan]) -> bool:

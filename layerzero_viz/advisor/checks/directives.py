@@ -7,7 +7,8 @@ import json
 import re
 from typing import Iterator
 
-from ...directives import LAYER_ZERO_RE, MAX_RATIO, compile_pattern, directive_message, parse_layer_zero_tag
+from ...directives import (LAYER_ZERO_RE, MAX_RATIO, alone_on_its_line, compile_pattern, directive_message,
+                           parse_layer_zero_tag)
 from ...errors import LayerZeroError
 from ..edits import Fix
 from ..findings import Finding, LIST_TAG_RE, LintDoc, line_span
@@ -82,8 +83,7 @@ def check_directives(doc: LintDoc) -> Iterator[Finding]:
                 honoured_exists = True
                 continue
             ls, le = line_span(view.text, s, e)
-            line_end = seg.find("\n", m.end())
-            if seg[seg.rfind("\n", 0, m.start()) + 1:len(seg) if line_end < 0 else line_end].strip() != tag.strip():
+            if not alone_on_its_line(seg, m.start(), m.end()):
                 continue  # a tag quoted inside a line ("A valid directive looks like <layer-zero …/> and …") is text
             if honoured_exists:
                 yield doc.finding("LZ101", s, e, f"a second directive {tag} in {doc.where(s)} is ignored: only the "
