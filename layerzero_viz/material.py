@@ -1708,7 +1708,7 @@ _NAMED_TEXT = re.compile(
     r"song|poem|verse|haiku|limerick|sonnet|card|draft|toast|eulogy|vows|speech|monologue|story|chapter|essay|letter|"
     r"e-?mail|caption|tweet|post|bio|invitation|announcement|cover\s+letter|play|dialogue|(?:self-)?introduction)s?\b)"
     r"|自我介绍|悼词|贺卡|歌词|剧本|台词|贺词|祝酒词|致辞|发言稿|演讲稿|卡片|誓词|情书|小说|散文|草稿|初稿|作文|日记|求职信|感谢信|请柬|邀请函|"
-    r"朋友圈文案|祝福语", re.MULTILINE)
+    r"朋友圈文案|祝福语|提示词模板|(?:提示词|prompt|回复|消息|邮件|通知)模板", re.MULTILINE)
 # … written by the user ("my", "our", "here is") or to be worked on ("check", "continue", "改正", "帮我看看")
 _WORK_ON_NAMED = re.compile(r"(?i:\b(?:my|our|here\s+is|here's|check|continue|finish|fix|correct|edit|improve|proofread|"
                             r"rewrite|polish|translate|review|shorten|tighten|critique|rate)\b)"
@@ -1718,7 +1718,7 @@ _NAMED_TEXT_HINTS = ("creenplay", "cript", "cene", "yrics", "ong", "oem", "erse"
                      "raft", "oast", "ulogy", "ows", "peech", "onologue", "tory", "hapter", "ssay", "etter", "mail",
                      "aption", "weet", "ost", "bio", "nvitation", "nnouncement", "lay", "ialogue", "ntroduction", "自我介绍", "悼词", "贺卡", "歌词", "剧本", "台词", "贺词",
                      "祝酒词", "致辞", "发言稿", "演讲稿", "卡片", "誓词", "情书", "小说", "散文", "草稿", "初稿", "作文", "日记",
-                     "求职信", "感谢信", "请柬", "邀请函", "文案", "祝福语")
+                     "求职信", "感谢信", "请柬", "邀请函", "文案", "祝福语", "模板")
 
 
 def _named_texts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
@@ -1731,7 +1731,7 @@ def _named_texts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, st
         ls = _line_start(text, s, cm.start())
         if cm.start() - ls > 120 or not _NAMED_TEXT.search(text, ls, cm.start()) \
                 or not _WORK_ON_NAMED.search(text, ls, cm.start()) \
-                or _ABOUT_A_TEXT.match(text, ls) or _NOT_A_SCRIPT.search(text, ls, cm.start()):
+                or _ABOUT_A_TEXT.match(text, ls) or _NOT_A_SCRIPT.search(_KEEPS_ITS_FORM.sub("", text[ls:cm.start()])):
             continue  # (not "For the recap email:" nor "Rules for my essay:": what to do with it follows; nor a
             # system prompt's "The evaluation script generates a report including:")
         a = cm.end()
@@ -2051,6 +2051,9 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:"
 _VERBATIM_LINE = re.compile(r"(?i:\bexactly\b|\bverbatim\b|\bword\s+for\s+word\b|\bas\s+written\b)|原样|一字不改|原封不动|一个字都不"
                             r"|逐字|一字不差|不得增删|不要增删|照读|照念")
 _SCRIPT_POINTER = re.compile(r"(?i:\b(?:this|these|the\s+following|below)\b)|下面|以下|如下|这条|这段|这个|这句|这份")
+# the form of the text below to be kept as it is ("要保留原样的格式：", "keep the format as is:"): no rules of a format follow
+_KEEPS_ITS_FORM = re.compile(r"(?:保留|保持|按照?|照)(?:原样|原来|原有|原)的?(?:格式|结构)|(?:格式|结构)(?:保持|保留)?(?:原样|不变)|"
+                             r"(?i:\bkeep(?:ing)?\s+(?:the|its|this|my)\s+(?:format|structure)(?:\s+(?:as\s+is|exactly|unchanged))?)")
 _NOT_A_SCRIPT = re.compile(r"(?i:\b(?:rules?|instructions?|steps?|guidelines?|format|schema|requirements?|criteria|structure)\b)"
                            r"|规则|要求|步骤|格式|结构")
 
@@ -3383,11 +3386,11 @@ _REPLY_TO_SOMEONE = re.compile(r"(?:回复|回覆|答复|回)(?:给)?(?!一下|�
                                r"\w+(?:\s+\w+)?\s*:$)")
 
 
-# a request paragraph that says whose message is below and asks for the reply: "Buyer message below, reply, never promise a
-# refund."
+# a request paragraph that says whose message is below, and what to do with it: "Buyer message below, reply, never promise
+# a refund.", "Customer's reply below. Is she asking for a refund or a replacement?"
 _BELOW_THEN_REPLY = re.compile(r"[ \t]*(?i:(?:the\s+|a\s+|my\s+|our\s+)?(?:" + _SENDERS_EN + r")(?:'s)?\s+(?:message|e-?mail|text|"
-                               r"review|question|note|dm|reply|complaint)s?\s+(?:is\s+|are\s+)?below[ \t]*[,.;:—-][ \t]*"
-                               r"(?:please\s+)?(?:reply|respond|answer)\b)[^\n]{0,80}")
+                               r"review|question|note|dm|reply|complaint)s?\s+(?:is\s+|are\s+)?below[ \t]*[,.;:—-][ \t]*)"
+                               r"[^\n]{0,160}")  # (what to do with it: "reply", "Is she asking for a refund or …?")
 # … one that names whom: "Reply to buyer:", "回复客人："
 _REPLY_TO_PERSON = re.compile(r"(?:回复|回覆|答复|回)(?:给)?(?:一下)?(?:这位|那位|该|此)?(?:" + _SENDERS_ZH + r"|客人|顾客|用户|买家|卖家|他们|她们|大家)[ \t]*[:：]$"
                               r"|(?i:\b(?:reply|respond|write\s+back)\s+to\s+(?:(?:the|my|our|a|this)\s+)?(?:" + _SENDERS_EN

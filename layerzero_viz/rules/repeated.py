@@ -988,7 +988,19 @@ def _why_not_a_constraint_copy(view: TextView, s: int, e: int, sent: tuple[int, 
     # never share the API key.") or a clause that hangs on it ("回答要简短，但必须给出完整命令。" → "但必须…") is debris
     # that can read as a different rule
     left = left_alone(text, sent, cut, e)
+    if not left and cut == s and _ZH_SHARED_SCOPE.match(text, s) is not None \
+            and _ZH_ELIDED.match(text[e:sent[1]].lstrip(_CLAUSE_STRIP)) is not None:
+        left = "a clause whose noun the next one shares (it names what that one's amount is of)"
     return (left, s) if left else ("", cut)
+
+
+# a scope that opens a rule and holds for the clauses after it in its sentence ("每天蛋白质至少120克，碳水不超过200克。":
+# 每天 is the carbs' too, so it stays when the repeated clause goes)
+_ZH_SHARED_SCOPE = re.compile(r"(?:每(?:天|日|周|星期|月|年|餐|顿|次|晚|小时|人)|平时|平日|工作日|周末|全天)(?:都|均)?(?=[\u4e00-\u9fff])")
+# a clause with a scope but no noun of its own: its amount is of the thing the clause before named ("每天喝水至少2升，
+# 运动日至少3升": 3 litres of water)
+_ZH_ELIDED = re.compile(r"[\u4e00-\u9fff]{0,3}(?:日|天|周|时|期间|前|后|晚上?|早上|中午|末)(?:都|均|也|则|要|得)?"
+                        r"(?:至少|最少|最多|不超过|不少于|不低于|不高于|不要超过|控制在|少于|多于|低于|高于|[0-9０-９一二两三四五六七八九十半])")
 
 
 def left_alone(text: str, sent: tuple[int, int], s: int, e: int, rules_only: bool = True) -> str:
@@ -1233,6 +1245,10 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                     # the judgment compared numbers, identifiers, negations and connectives unit by unit; what
                     # it set aside is restatement ("Also, please …") or a list marker: those may go with it
                     end = e
+                    if cut == s and (scope := _ZH_SHARED_SCOPE.match(text, s)) is not None and e < sent[1] \
+                            and text[e:sent[1]].strip(_CLAUSE_STRIP) \
+                            and _ZH_SHARED_SCOPE.match(text[e:sent[1]].lstrip(_CLAUSE_STRIP)) is None:
+                        cut = scope.end()  # ("每天蛋白质至少120克，碳水…" → "每天碳水…": the scope is the next clause's too)
                     if (text[cut:cut + 1] in ",，;；" or cut > 0 and text[cut - 1:cut] in ",，;；") \
                             and text[end - 1:end] in ".。!！" and end == sent[1]:
                         end -= 1  # (a clause cut from after a comma leaves its sentence's end: "Now a throttle.")
