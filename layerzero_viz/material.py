@@ -751,7 +751,10 @@ def _trailing_instruction(text: str, p: int, pe: int) -> bool:
 
 # … or asks for more of the work ("Could you please also make it friendlier? Thanks!", "麻烦保留人名不变，谢谢！")
 _ASKS_MORE_WORK = re.compile(r"[ \t]*(?:(?i:(?:could|can|would)\s+you\s+(?:please\s+)?also\s+(?:make|keep|add|remove|use|change|"
-                             r"turn|translate|shorten|rewrite|format)|please\s+also)\b|(?:麻烦|麻煩|请|請)(?:你|您)?(?:也|也帮我|也幫我)?"
+                             r"turn|translate|shorten|rewrite|format)|please\s+also)\b|"
+                             # ("Make it friendlier. Thanks!", "Make it more formal.")
+                             r"(?i:(?:please\s+)?make\s+(?:it|this|them)\s+(?:a\s+(?:bit|little)\s+|much\s+|slightly\s+)?"
+                             r"(?:more\s+[a-z]+|less\s+[a-z]+|[a-z]{2,}er)\b)|(?:麻烦|麻煩|请|請)(?:你|您)?(?:也|也帮我|也幫我)?"
                              r"(?:保留|不要改|别改|只翻译|只改|把语气|把語氣))")
 
 
@@ -1704,14 +1707,14 @@ def _courtesy_items(text: str, s: int, e: int, seg: str) -> list[tuple[int, int,
 # noun ("Continue my screenplay:", "Here is my thank-you card draft, check the tone:", "Lyrics for my song, check the
 # rhyme:", "改正悼词的语病：", "歌词帮我看看押韵："): the lines below are that text
 _NAMED_TEXT = re.compile(
-    r"(?i:(?:^|\b(?:my|our|his|her|their|the|this|these|a|an)\s+(?:[\w'-]+\s+){0,2}?)(?:screenplay|script|scene|lyrics|"
+    r"(?i:(?:^|\b(?:my|our|his|her|their|the|this|these|a|an|last\s+(?:year|month|week)'s|(?:yester|to)day's)\s+(?:[\w'-]+\s+){0,2}?)(?:screenplay|script|scene|lyrics|"
     r"song|poem|verse|haiku|limerick|sonnet|card|draft|toast|eulogy|vows|speech|monologue|story|chapter|essay|letter|"
     r"e-?mail|caption|tweet|post|bio|invitation|announcement|cover\s+letter|play|dialogue|(?:self-)?introduction)s?\b)"
     r"|自我介绍|悼词|贺卡|歌词|剧本|台词|贺词|祝酒词|致辞|发言稿|演讲稿|卡片|誓词|情书|小说|散文|草稿|初稿|作文|日记|求职信|感谢信|请柬|邀请函|"
     r"朋友圈文案|祝福语|提示词模板|(?:提示词|prompt|回复|消息|邮件|通知)模板", re.MULTILINE)
 # … written by the user ("my", "our", "here is") or to be worked on ("check", "continue", "改正", "帮我看看")
 _WORK_ON_NAMED = re.compile(r"(?i:\b(?:my|our|here\s+is|here's|check|continue|finish|fix|correct|edit|improve|proofread|"
-                            r"rewrite|polish|translate|review|shorten|tighten|critique|rate)\b)"
+                            r"rewrite|polish|translate|review|shorten|tighten|critique|rate|reuse|update|adapt|refresh)\b)"
                             r"|帮我|改正|修改|检查|润色|续写|翻译|校对|看看|看一下|改一下|优化|点评|评价|我的|我写的")
 _ABOUT_A_TEXT = re.compile(r"[ \t]*(?:[-*#>]+[ \t]*)?(?:\*\*)?(?:(?i:for|about|regarding|re|on|in)\b|关于|对于|针对|在)")
 _NAMED_TEXT_HINTS = ("creenplay", "cript", "cene", "yrics", "ong", "oem", "erse", "aiku", "imerick", "onnet", "ard",
@@ -1998,6 +2001,37 @@ def _transcript(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
     return [(_stripped(text, a, b)[0], b, k, d) for a, b, k, d in out]
 
 
+# a header line of a chat export or a diarized transcript: a name and a time alone on their line, over the message lines
+# ("张伟 09:15", "Sarah 2:14 PM", "发言人1 00:02:10", "SPEAKER_00 [00:01:12]", "[10:02] Ana", "Kevin — Today at 10:02")
+_CLOCK = (r"(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}[ \t]+|\d{1,2}/\d{1,2}(?:/\d{2,4})?,?[ \t]+|(?:Today|Yesterday|今天|昨天)"
+          r"(?:[ \t]+at)?[ \t]*)?\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d{1,3})?(?:[ \t]*[AaPp]\.?[Mm]\.?)?")
+_SPEAKER = r"[^\s:：\[\]()（）*][^\n:：\[\]]{0,23}?"
+_HEADER_LINE = re.compile(rf"^[ \t]*(?:\*\*)?(?:{_SPEAKER}[ \t]*(?:[—–-][ \t]*)?[\[(（]?{_CLOCK}[\])）]?|[\[(（]?{_CLOCK}[\])）]?"
+                          rf"[ \t]+{_SPEAKER})(?:\*\*)?[ \t]*$", re.MULTILINE)
+_CHAT_GAP = 1500  # characters of messages under one header, at most
+
+
+def _chat_exports(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
+    """A chat export or a transcript whose speakers head their messages on lines of their own, a name and a time
+    (``_HEADER_LINE``): from the first header to the end of the last message (its paragraph), when at least two headers
+    each stand over a message."""
+    heads = [m for m in _HEADER_LINE.finditer(text, s, e)
+             if (le := _line_end(text, m.end() + 1, e)) > m.end() + 1 and text[m.end() + 1:le].strip()]
+    out: list[tuple[int, int, str, str]] = []
+    run: list[re.Match[str]] = []
+    for m in [*heads, None]:
+        if m is not None and run and m.start() - run[-1].end() <= _CHAT_GAP:
+            run.append(m)
+            continue
+        if len(run) >= 2:
+            br = _PARA_BREAK.search(text, run[-1].end() + 1, e)
+            b = _stripped(text, run[-1].end(), e if br is None else br.start())[1]
+            out.append((run[0].start(), b, "introduced", f"kept: a chat log or transcript of {len(run)} messages under "
+                                                         f"speaker and time lines ({_short(run[0].group(0).strip(), 24)!r}, …)"))
+        run = [m] if m is not None else []
+    return [(_stripped(text, a, b)[0], b, k, d) for a, b, k, d in out]
+
+
 # the words to say, after a say-verb and a colon, to the end of the line ("1. Say: Hello, thank you for calling Orbit
 # Telecom. My name is {agent}.", "如果客户情绪激动，说：非常抱歉给您带来困扰，感谢您的耐心。", "End with: Have a great day!"),
 # and a text's field ("内容是：明天9点开会，谢谢配合。", "… - Body: Hi Dana, thanks for the draft! …")
@@ -2010,6 +2044,17 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:"
                          r"catchphrase)s?\s+(?:to\s+use|(?:I|we)\s+(?:want|need|'d\s+like)(?:\s+you)?\s+to\s+use|(?:I|we)\s+use)|(?:respond|reply|answer|write)\s+(?:in|with|using)\s+"
                          r"(?:this|the\s+following)\s+(?:format|template|structure)|(?:reply|response|message|e-?mail|greeting|"
                          r"closing|canned)\s+(?:templates?|replies|responses)(?:\s*\([^)\n]{0,40}\))?|"
+                         # a saved text of the team's: "Canned response we use:", "Macro we use:", "Template for the delay
+                         # notice (Chinese customers):", "Voicemail script:"
+                         r"(?:(?:canned|saved|stock)\s+(?:responses?|repl(?:y|ies)|messages?|answers?)|macros?)"
+                         r"(?:\s+(?:we|I)\s+(?:use|send|have))?|"
+                         r"templates?(?:\s+for\s+(?:the|a|an|our|my|this|each|every)\s+(?:[\w-]+\s+){0,3}[\w-]+)?"
+                         r"(?:\s*\([^)\n]{0,40}\))?|"
+                         r"(?:voicemail|phone|call|cold[- ]call|sales|ivr|on-hold)\s+(?:scripts?|greetings?)|"
+                         # a public text asked for, with its words on the line: "Write an SMS to customers: Please note …"
+                         r"(?:write|draft|compose|make|create|prepare)\s+(?:an?|the|one)\s+(?:[a-z]+\s+)?(?:sms|text\s+message|"
+                         r"notice|sign|banner|announcement|push\s+notification|notification)(?:\s+(?:to|for)\s+(?:the\s+|our\s+|"
+                         r"all\s+|my\s+)?[a-z]+(?:\s+[a-z]+)?)?|"
                          r"(?:say|reply|respond|answer)(?:\s+(?:exactly|verbatim|only|just|first|always|"
                          r"instead|immediately|once))?(?:\s+with)?"
                          r"(?:\s+(?:exactly|verbatim|only|just))?|"
@@ -2037,6 +2082,10 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:"
                          r"|(?i:\b(?:lines?|catchphrases?|phrases?|sayings?)\s+(?:often\s+|usually\s+|always\s+|might\s+|may\s+)?"
                          r"include|\bcatchphrases?)"
                          r"|说|回复|回答|答复|开头用|结尾用|开场白|结束语|口头禅|口头语|常说|发送|话术|模板|"
+                         r"(?:回复|回答|答复|客服|固定)(?:格式|范例)|"
+                         # ("写一个跟进消息发到群里：感谢大家今天参会，…")
+                         r"(?:写|拟|起草|编)一?(?:个|条|份|张|封|则)?[\u4e00-\u9fff]{0,4}?(?:消息|通知|短信|公告|告示|标语)"
+                         r"(?:发(?:到|给)[\u4e00-\u9fff]{1,6})?|(?:语音|电话|留言|销售|外呼|客服|直播)(?:留言)?脚本|"
                          # the words of a sign or a card dictated ("提示牌，主句是：请自己洗杯子，谢谢。")
                          r"(?:主句|原句|标语|口号|提示语|台词|祝福语|广告语|消息|模板|文案|提示|通知|话术|回复|弹窗|按钮)(?:要|就|必须|应该|应当)?(?:是|为|写)|内容(?:大意|大概|大致|主要)?(?:是|为|如下)|(?:大概|大致|主要)?意思(?:是|为)|大意(?:是|为)|正文(?:是|为)|原话(?:是)?|写上"
                          r"|(?:开场白|结束语|结尾语?|开头语?|问候语|签名|落款|第一句话?|最后一句话?|首句|末句|第一段|最后一段|"
@@ -2066,10 +2115,15 @@ _PRESCRIBED_PART = re.compile(r"(?i:\bwith\s*$)|(?:加上|加|附上|写上)\s*$
 # where _scripts looks: a colon after the last letter of a say-verb or a field (say, reply, respond, answer, with,
 # body, be, sign-off, greeting, 说, 回复, 回答, 开头用, 开场白, 内容是 …: a character class before a colon is one fast search; "The content is:"
 # is not looked for, only "内容是：")
-_SCRIPT_COLON = re.compile(r"[yYdDrRhHmMeEsStT)说复答用白语是为下话上句写加头尾束场禅送术板][ \t*]{0,4}[:：]")
+_SCRIPT_COLON = re.compile(r"[yYdDrRhHmMeEsStToOnN)说复答用白语是为下话上句写加头尾束场禅送术板式例本息知信告语里][ \t*]{0,4}[:：]")
 # a request to the model for the work, after the words a line gives: "…谢谢。帮我改短一点", "…！请帮我写个发送的脚本。"
 _WORK_ASKED_AFTER = re.compile(r"(?<=[。！？!?])[ \t]*(?=(?:请|麻烦)?(?:你|您)?(?:再)?帮我(?:写|改|翻|译|生成|做|润色|缩短|精简|把|优化)"
                                r"|然后(?:帮我|写|改))")
+# … or with the user's request for work on them ("Macro we use:⏎Thanks for your patience! …⏎Make it friendlier. Thanks!")
+_WORK_ON_IT_LINE = re.compile(r"^[ \t]*(?:(?i:(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:make|translate|rewrite|shorten|"
+                              r"polish|fix|improve|edit|turn|adapt|tweak|proofread|check)\s+(?:it|this|that|them|these)\b)|"
+                              r"(?:请|麻烦)?(?:你|您)?帮我(?:把|改|翻|译|润色|缩短|精简|优化|检查|看看)|把(?:它|这(?:个|段|条|句)?)(?:改|翻|译))",
+                              re.MULTILINE)
 _SAY_LINE_MAX = 50  # characters of a line that says what to say, with the words on the lines under it
 _SAID_LINE_MAX = 120  # characters of the first line of those words
 # a line under such words that goes on with the instructions ("每次回复先说：⏎您好！⏎然后再回答问题。")
@@ -2160,7 +2214,7 @@ def _scripts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, s
         ls = text.rfind("\n", s, c) + 1 or s
         le = text.find("\n", c, e)
         le = e if le < 0 else le
-        say = _SAY_BEFORE.search(text, max(ls, c - 48), c)
+        say = _SAY_BEFORE.search(text, max(ls, c - 64), c)
         if say is not None:
             # the rest of its line, or the lines under it ("结尾统一加：⏎谢谢！⏎Acme客服团队", "When closing a ticket,
             # send:⏎Thanks for your patience!⏎…"), up to a line that goes on with the instructions
@@ -2172,13 +2226,16 @@ def _scripts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, s
                     b = _stripped(text, a, after.start())[1]
             elif _PRESCRIBED_PART.search(say.group(0)) or _passes_on_what_follows(text, ls, c):
                 a, b = _paragraph_after(text, le, e)
-            elif c - ls <= _SAY_LINE_MAX and say.group(0).strip().lower() != "answer" and (nxt := _line_end(text, le + 1, e)) - le - 1 <= _SAID_LINE_MAX \
-                    and text[le + 1:nxt].strip():
+            elif c - _sentence_start(text, ls, say.start()) <= _SAY_LINE_MAX and say.group(0).strip().lower() != "answer" \
+                    and (nxt := _line_end(text, le + 1, e)) - le - 1 <= _SAID_LINE_MAX and text[le + 1:nxt].strip():
                 # (a short line right under a short one: "每次回复先说：⏎您好！", "如果客户说“谢谢”，回复：⏎不客气！" — not a
                 # paragraph of instructions under "… and how you should respond:")
                 a, b = _paragraph_after(text, le, e)
                 then = _THEN_LINE.search(text, a, b)
                 if then is not None and then.start() > a:
+                    b = _stripped(text, a, then.start())[1]
+                then = _WORK_ON_IT_LINE.search(text, a, b)
+                if then is not None and then.start() > a:  # ("Macro we use:⏎Thanks for your patience! …⏎Make it friendlier.")
                     b = _stripped(text, a, then.start())[1]
             else:
                 a = b = c
@@ -2190,6 +2247,13 @@ def _scripts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, s
                 out.append((a, b, "introduced",
                             f"kept: the text to pass on as written after {_short(text[ls:c + 1].strip(), 50)!r}"))
     return out
+
+
+def _sentence_start(text: str, ls: int, k: int) -> int:
+    """Where the sentence holding ``k`` starts on the line that starts at ``ls`` ("You are a support agent. When closing
+    a ticket, send:" — the short line is its last sentence)."""
+    stop = max(text.rfind(c, ls, k) for c in ".!?。！？")
+    return ls if stop < 0 else stop + 1
 
 
 def _passes_on_what_follows(text: str, ls: int, c: int) -> bool:
@@ -2473,7 +2537,7 @@ def _yaml_runs(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str,
 _FINDERS = (_code, _quotes, _introduced, _few_shot, _exam_items, _tables, _json, _marked, _example_sections,
             _announced_items, _opening_lines, _inline_examples, _handed_by_question, _front_matter, _templates,
             _completion_slot, _label_pairs, _scripts, _pasted_structures, _pointed_texts, _fixed_texts, _courtesy_items, _named_texts,
-            _log_lines, _comment_lines, _env_values, _shell_sessions, _yaml_runs)
+            _log_lines, _comment_lines, _env_values, _shell_sessions, _yaml_runs, _chat_exports)
 # every finder but those of _NO_MARK_FINDERS needs one of these marks in the block (a backtick or tilde for a fence, 4
 # spaces or a tab for indented code, ;{} for bare code, a quotation mark, a colon for introduced text and
 # few-shot, | for a table, " or [ for JSON): most chat turns have none, and skip six finders at once
@@ -2934,7 +2998,9 @@ def _verb_line(verbs_en: str, words: int, lead: str = "") -> re.Pattern[str]:
 _VERB_LINE = _verb_line(_TASK_VERB_EN, 60, r"(?:(?:ok|okay|now|next|also|and|then)[ \t]*[,!.]?[ \t]+)?")
 # a verb whose object is the words after its colon on the same line: extraction, labels, translation
 _SAME_LINE_VERB = _verb_line(r"(?:extract|pull[ \t]+out|classify|categori[sz]e|label|tag|identify|detect|translate|fix|tl;?dr|"
-                             r"correct|proofread|edit|rewrite|rephrase|paraphrase|polish|reword|tidy[ \t]+up|clean[ \t]+up)", 40)
+                             r"correct|proofread|edit|rewrite|rephrase|paraphrase|polish|reword|tidy[ \t]+up|clean[ \t]+up|"
+                             # ("Check the grammar: Please kindly return …")
+                             r"check(?=[ \t]+(?:the[ \t]+|my[ \t]+)?(?:grammar|spelling|punctuation|english|typos)\b))", 40)
 
 
 _LIST_NEXT = re.compile(r"[ \t]*\n\s*(?:[-*•+]|\d{1,2}[.)、])[ \t]")
@@ -3848,7 +3914,8 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
                        or _VERBATIM_LINE.search(text, m.start(), m.end()))]  # ("开场白（请逐字使用）：" over its lines)
         labels = [m for m in _text_labels(text, s, e)
                   if (_reports(m, s) if m.re is _REPORTED_LABEL
-                      else m.group("self") and (_TASK_VERB.search(text, s, e) or m.group("opening") and not text[s:m.start()].strip())
+                      else m.group("self") and (_TASK_VERB.search(text, s, e) or m.group("opening") and not text[s:m.start()].strip()
+                                                or _A_TEXT_MADE.search(text, s, m.start()))
                       and not (m.group("opening") and _NEXT_FIELD.match(text, _line_end(text, m.end(), e) + 1, e))
                       or _label_named(text, s, e, m))]
         found = sorted(intros + labels, key=lambda m: m.start())
@@ -4384,6 +4451,11 @@ _WRITE_A_TEXT = re.compile(
     r"|帮我回复(?:一下)?[^。！？\n，,：:]{0,4}?(?:客户|顾客|买家|卖家|房东|房客|租客|老板|领导|同事|朋友|对方|他|她|老师|家长|"
     r"[\u4e00-\u9fff]总)|帮我催(?:一下|下)?(?:款|账|帐|付款|回款|房租|租金)|帮我回(?:复|一下)?[，,：:]"
     r"|通知(?:大家|各位|全员|全体|同事们?|家长们?)[：:]")
+# a sign, a notice or a card asked for before a label of its words ("Make a door sign for the warehouse. Text: …",
+# "帮我写个门牌，内容：请勿在此停车，谢谢！")
+_A_TEXT_MADE = re.compile(r"(?i:\b(?:make|write|draft|create|design|print|prepare)\b[^.!?\n]{0,30}?\b(?:sign|notice|poster|banner|"
+                          r"label|card|flyer|sticker|placard|sms|text\s+message|announcement)s?\b)"
+                          r"|(?:写|做|制作|打印|设计|拟)[^。！？\n]{0,8}?(?:门牌|牌子|提示牌|告示|标牌|海报|横幅|标语|贴纸|卡片|贺卡|标签|通知|短信|公告)")
 # words to send back to a message the turn reports ("My boss wrote: … What should I reply?", "闺蜜发来感谢，帮我想句回复"):
 # asked only where the turn reports a message ("How should I respond to criticism in general?" asks for advice)
 _SEND_BACK = re.compile(
