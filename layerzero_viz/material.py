@@ -698,7 +698,15 @@ def _handed_text_end(text: str, a: int, e: int, nxt: int | None) -> int:
     if last > a and _thanks_only(text, last, b) \
             and _NOT_A_LETTER.search(text, max(0, a - _NAMED_WITHIN), a):
         b = _stripped(text, a, last)[1]  # ("…⏎[警告] 磁盘空间不足⏎麻烦你了。" after "看一下这个日志": the user's thanks)
+    if _STUDIED_TEXT.search(text, max(0, a - _NAMED_WITHIN), a):
+        return b  # (a prompt or a model's reply ends in instructions and thanks of its own: "… Please answer politely. Thank you.")
     return _before_thanks_after_quote(text, a, _without_trailing_task_sentences(text, a, b))
+
+
+# a text handed over to be studied as it is: a prompt, a model's reply ("Here's my prompt, …:", "下面的提示词…：", "Here's the
+# model's reply, count …:")
+_STUDIED_TEXT = re.compile(r"(?i:\bprompt\b|\b(?:model|assistant|bot|llm|gpt|claude|ai)(?:'s)?\s+(?:reply|response|answer|output)\b)"
+                           r"|提示词|模型的?(?:回复|回答|输出)")
 
 
 # what a program printed, by the words that introduce it ("I ran it and got:", "报错了：")
@@ -1709,19 +1717,21 @@ def _courtesy_items(text: str, s: int, e: int, seg: str) -> list[tuple[int, int,
 _NAMED_TEXT = re.compile(
     r"(?i:(?:^|\b(?:my|our|his|her|their|the|this|these|a|an|last\s+(?:year|month|week)'s|(?:yester|to)day's)\s+(?:[\w'-]+\s+){0,2}?)(?:screenplay|script|scene|lyrics|"
     r"song|poem|verse|haiku|limerick|sonnet|card|draft|toast|eulogy|vows|speech|monologue|story|chapter|essay|letter|"
-    r"e-?mail|caption|tweet|post|bio|invitation|announcement|cover\s+letter|play|dialogue|(?:self-)?introduction)s?\b)"
+    r"e-?mail|caption|tweet|post|bio|invitation|announcement|cover\s+letter|play|dialogue|(?:self-)?introduction)s?\b"
+    # (a prompt only the user's own or one below: a system prompt's "Then, rewrite the prompt into …:" is its task)
+    r"|\b(?:my|our|this)\s+(?:[\w'-]+\s+){0,2}?(?:system\s+)?prompts?\b|\bthe\s+(?:system\s+)?prompt\s+below\b)"
     r"|自我介绍|悼词|贺卡|歌词|剧本|台词|贺词|祝酒词|致辞|发言稿|演讲稿|卡片|誓词|情书|小说|散文|草稿|初稿|作文|日记|求职信|感谢信|请柬|邀请函|"
-    r"朋友圈文案|祝福语|提示词模板|(?:提示词|prompt|回复|消息|邮件|通知)模板", re.MULTILINE)
+    r"朋友圈文案|祝福语|提示词|(?:prompt|回复|消息|邮件|通知)模板", re.MULTILINE)
 # … written by the user ("my", "our", "here is") or to be worked on ("check", "continue", "改正", "帮我看看")
 _WORK_ON_NAMED = re.compile(r"(?i:\b(?:my|our|here\s+is|here's|check|continue|finish|fix|correct|edit|improve|proofread|"
                             r"rewrite|polish|translate|review|shorten|tighten|critique|rate|reuse|update|adapt|refresh)\b)"
-                            r"|帮我|改正|修改|检查|润色|续写|翻译|校对|看看|看一下|改一下|优化|点评|评价|我的|我写的")
+                            r"|帮我|改正|修改|检查|润色|续写|翻译|校对|看看|看一下|改一下|优化|点评|评价|我的|我写的|只改|不要删减|不要改")
 _ABOUT_A_TEXT = re.compile(r"[ \t]*(?:[-*#>]+[ \t]*)?(?:\*\*)?(?:(?i:for|about|regarding|re|on|in)\b|关于|对于|针对|在)")
 _NAMED_TEXT_HINTS = ("creenplay", "cript", "cene", "yrics", "ong", "oem", "erse", "aiku", "imerick", "onnet", "ard",
                      "raft", "oast", "ulogy", "ows", "peech", "onologue", "tory", "hapter", "ssay", "etter", "mail",
                      "aption", "weet", "ost", "bio", "nvitation", "nnouncement", "lay", "ialogue", "ntroduction", "自我介绍", "悼词", "贺卡", "歌词", "剧本", "台词", "贺词",
                      "祝酒词", "致辞", "发言稿", "演讲稿", "卡片", "誓词", "情书", "小说", "散文", "草稿", "初稿", "作文", "日记",
-                     "求职信", "感谢信", "请柬", "邀请函", "文案", "祝福语", "模板")
+                     "求职信", "感谢信", "请柬", "邀请函", "文案", "祝福语", "模板", "rompt", "提示词")
 
 
 def _named_texts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
@@ -2048,7 +2058,7 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:"
                          # notice (Chinese customers):", "Voicemail script:"
                          r"(?:(?:canned|saved|stock)\s+(?:responses?|repl(?:y|ies)|messages?|answers?)|macros?)"
                          r"(?:\s+(?:we|I)\s+(?:use|send|have))?|"
-                         r"templates?(?:\s+for\s+(?:the|a|an|our|my|this|each|every)\s+(?:[\w-]+\s+){0,3}[\w-]+)?"
+                         r"templates?(?:\s+for\s+(?:(?:the|a|an|our|my|this|each|every)\s+)?(?:[\w-]+\s+){0,3}[\w-]+)?"
                          r"(?:\s*\([^)\n]{0,40}\))?|"
                          r"(?:voicemail|phone|call|cold[- ]call|sales|ivr|on-hold)\s+(?:scripts?|greetings?)|"
                          # a public text asked for, with its words on the line: "Write an SMS to customers: Please note …"
@@ -2085,7 +2095,9 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:"
                          r"(?:回复|回答|答复|客服|固定)(?:格式|范例)|"
                          # ("写一个跟进消息发到群里：感谢大家今天参会，…")
                          r"(?:写|拟|起草|编)一?(?:个|条|份|张|封|则)?[\u4e00-\u9fff]{0,4}?(?:消息|通知|短信|公告|告示|标语)"
-                         r"(?:发(?:到|给)[\u4e00-\u9fff]{1,6})?|(?:语音|电话|留言|销售|外呼|客服|直播)(?:留言)?脚本|"
+                         r"(?:发(?:到|给)[\u4e00-\u9fff]{1,6})?|"
+                         # ("帮我给客户回一条：好的，谢谢您的反馈，…")
+                         r"(?:给|跟|向)[\u4e00-\u9fff]{1,6}?(?:回|发)一?(?:条|句)(?:消息|微信|短信)?|(?:语音|电话|留言|销售|外呼|客服|直播)(?:留言)?脚本|"
                          # the words of a sign or a card dictated ("提示牌，主句是：请自己洗杯子，谢谢。")
                          r"(?:主句|原句|标语|口号|提示语|台词|祝福语|广告语|消息|模板|文案|提示|通知|话术|回复|弹窗|按钮)(?:要|就|必须|应该|应当)?(?:是|为|写)|内容(?:大意|大概|大致|主要)?(?:是|为|如下)|(?:大概|大致|主要)?意思(?:是|为)|大意(?:是|为)|正文(?:是|为)|原话(?:是)?|写上"
                          r"|(?:开场白|结束语|结尾语?|开头语?|问候语|签名|落款|第一句话?|最后一句话?|首句|末句|第一段|最后一段|"
@@ -2115,7 +2127,7 @@ _PRESCRIBED_PART = re.compile(r"(?i:\bwith\s*$)|(?:加上|加|附上|写上)\s*$
 # where _scripts looks: a colon after the last letter of a say-verb or a field (say, reply, respond, answer, with,
 # body, be, sign-off, greeting, 说, 回复, 回答, 开头用, 开场白, 内容是 …: a character class before a colon is one fast search; "The content is:"
 # is not looked for, only "内容是：")
-_SCRIPT_COLON = re.compile(r"[yYdDrRhHmMeEsStToOnN)说复答用白语是为下话上句写加头尾束场禅送术板式例本息知信告语里][ \t*]{0,4}[:：]")
+_SCRIPT_COLON = re.compile(r"[yYdDrRhHmMeEsStToOnN)说复答用白语是为下话上句写加头尾束场禅送术板式例本息知信告语里条][ \t*]{0,4}[:：]")
 # a request to the model for the work, after the words a line gives: "…谢谢。帮我改短一点", "…！请帮我写个发送的脚本。"
 _WORK_ASKED_AFTER = re.compile(r"(?<=[。！？!?])[ \t]*(?=(?:请|麻烦)?(?:你|您)?(?:再)?帮我(?:写|改|翻|译|生成|做|润色|缩短|精简|把|优化)"
                                r"|然后(?:帮我|写|改))")
@@ -2125,7 +2137,7 @@ _WORK_ON_IT_LINE = re.compile(r"^[ \t]*(?:(?i:(?:please\s+|can\s+you\s+|could\s+
                               r"(?:请|麻烦)?(?:你|您)?帮我(?:把|改|翻|译|润色|缩短|精简|优化|检查|看看)|把(?:它|这(?:个|段|条|句)?)(?:改|翻|译))",
                               re.MULTILINE)
 _SAY_LINE_MAX = 50  # characters of a line that says what to say, with the words on the lines under it
-_SAID_LINE_MAX = 120  # characters of the first line of those words
+_SAID_LINE_MAX = 200  # characters of the first line of those words
 # a line under such words that goes on with the instructions ("每次回复先说：⏎您好！⏎然后再回答问题。")
 _THEN_LINE = re.compile(r"^[ \t]*(?:然后|再|否则|接着|之后|其他|其余|其它|(?i:then|otherwise|after\s+that|and\s+then|else)\b)",
                         re.MULTILINE)
@@ -2995,7 +3007,7 @@ def _verb_line(verbs_en: str, words: int, lead: str = "") -> re.Pattern[str]:
                       rf"[^:：\n.!?]{{0,{words}}}?)|{_ZH_TAKES_WORDS}[^:：\n。！？]{{0,16}}?)(?:\*\*)?[ \t]*[:：]")
 
 
-_VERB_LINE = _verb_line(_TASK_VERB_EN, 60, r"(?:(?:ok|okay|now|next|also|and|then)[ \t]*[,!.]?[ \t]+)?")
+_VERB_LINE = _verb_line(_TASK_VERB_EN, 90, r"(?:(?:ok|okay|now|next|also|and|then)[ \t]*[,!.]?[ \t]+)?")
 # a verb whose object is the words after its colon on the same line: extraction, labels, translation
 _SAME_LINE_VERB = _verb_line(r"(?:extract|pull[ \t]+out|classify|categori[sz]e|label|tag|identify|detect|translate|fix|tl;?dr|"
                              r"correct|proofread|edit|rewrite|rephrase|paraphrase|polish|reword|tidy[ \t]+up|clean[ \t]+up|"
@@ -3033,6 +3045,16 @@ _REPORTED = (
     r"coworker|co-worker|maintainer|lead)s?)"
     # a document or record the label names, or the user's own piece of work
     r"|(?i:(?:(?:our|my|the|this)[ \t]+)?(?:macro|canned[ \t]+(?:reply|response)|saved[ \t]+reply))"  # ("Our macro:⏎Hi {name}, …")
+    # texts compared or studied by a prompt engineer: "Output 1:", "Version B:", 输出1：, 版本A：, "Prompt:", "The model's reply:"
+    r"|(?P<compared>(?i:(?:model[ \t]+|assistant[ \t]+)?(?:output|response|answer|completion|reply|generation|version|variant|"
+    r"prompt)[ \t]*#?(?:[A-D]|\d{1,2})(?![\w.]))|(?:输出|回答|回复|结果|版本|方案|提示词)[ \t]*(?:[A-D]|\d{1,2}|[一二三四])(?![\w.]))"
+    r"|(?P<prompt>(?i:(?:(?:my|our|the|this|system|original|current|new|old)[ \t]+)+prompt|prompt)"
+    r"|(?:我的|这个|原来的|现在的|新的|旧的|改过的|改后的)?(?:系统)?提示词)"
+    r"|(?i:(?:the[ \t]+)?(?:model|assistant|bot|llm|ai|gpt|claude|chatbot)(?:'s)?[ \t]+(?:reply|response|answer|output))"
+    # what a moderator is shown: "Reported post:", "Flagged comment (from @kai):", 被举报的帖子：, 用户@小鱼 评论：
+    r"|(?P<moderated>(?i:(?:(?:the|this)[ \t]+)?(?:reported|flagged)[ \t]+(?:post|comment|message|dm|reply|review|tweet|thread)s?)"
+    r"|被(?:举报|舉報|投诉|投訴)的?(?:帖子|评论|評論|内容|內容|消息|留言|私信|回复|回覆)"
+    r"|(?:用户|用戶|网友|網友)?[ \t]*@[^\s：:@]{1,16}[ \t]*(?:的)?(?:评论|評論|留言|回复|回覆|私信|发帖|發帖|说|說))"
     r"|(?i:invoice|receipt|r[eé]sum[eé]|cv|transcript|(?:meeting|standup|stand-up|call|interview)[ \t]+"
     r"(?:notes|minutes|transcript)|minutes|(?:[a-z][\w.-]{0,20}[ \t]+)?(?:error[ \t]+|access[ \t]+)?logs?|stack[ \t]*trace|"
     r"traceback|(?P<input>input)|"
@@ -3146,7 +3168,7 @@ _REQUEST_POINTER = re.compile(r"(?i:\b(?:this|these|it|the\s+following|below|abo
                               r"|下面|以下|如下|上面|以上|这段|这篇|这封|这首|这则|这句|这几句|这条|这份|这几条|这些|这个|这批|它|原文|内容"
                               r"|呢个|呢封|呢段|呢篇|呢条"  # (Cantonese: "帮我睇下呢个email有冇错字")
                               # the text named as what "this" is: "这是发到群里的通知，帮我检查下错别字"
-                              r"|(?:这是|这就是)[^，,。\n]{0,16}?(?:通知|公告|邮件|文案|消息|草稿|回复|稿子|文章|简历|说明|描述|"
+                              r"|(?:这是|这就是)[^，,。\n]{0,16}?(?:通知|公告|邮件|文案|消息|草稿|回复|稿子|文章|简历|说明|描述|提示词|"
                               r"评论|留言|段落|声明|信)(?=[，,。：:])"
                               # the text named as the verb's object: "把会议纪要整理成待办"
                               r"|(?:把|将)[\u4e00-\u9fff]{0,4}?(?:纪要|记录|笔记|邮件|文章|评论|日志|报告|合同|通知|对话|稿子|文案|诗)")
@@ -3165,7 +3187,8 @@ _LABEL_WORDS = ("差评", "好评", "投诉", "告警", "报警", "警报", "字
                 "短信", "消息", "留言", "私信", "来信", "回复", "说", "问", "写道", "的话", "原话", "问题", "提问", "模板", "文案", "话术", "欢迎语", "公告", "通知",
                 "tudent", "学生", "打印", "显示", "提示", "weet", "tatus", "pener", "emplate", "xcerpt", "备注", "贺卡", "oast",
                 "peech", "nnouncement", "otice", "isting", "escription", "cript", "ersion", "aption", "post", "bio",
-                "原话", "发来", "回信", "ords", "ngrave", "nscription", "话术", "标准回复", "统一回复")
+                "原话", "发来", "回信", "ords", "ngrave", "nscription", "话术", "标准回复", "统一回复", "被举报", "被舉報", "被投诉",
+                "被投訴", "eported", "lagged", "@", "rompt", "提示词", "版本", "方案", "输出", "回答", "结果")
 # a rule line that fences the text a turn hands over ("---", "———", "***", "===")
 _FENCE_RULE = re.compile(r"^[ \t]*(?:-{3,}|—{2,}|_{3,}|\*{3,}|={3,}|<{3,}|>{3,}|\"{3}|'{3})[ \t]*$", re.MULTILINE)
 # a paragraph after the text that says what it was: "——以上是我要发给老师的邮件，请帮我看看语气", "That's the email."
@@ -3298,6 +3321,11 @@ def _text_labels(text: str, s: int, e: int) -> list[re.Match[str]]:
 def _reports(m: re.Match[str], s: int) -> bool:
     """Whether the label ``m`` reports whose words or what record follows ("Ticket from customer:", "会议记录：") — an
     "Input:" / "输入：" label only opening the turn (further on, a prompt's section on its input format)."""
+    if m.group("compared") and m.string[m.end():m.end() + 80].lstrip()[:1] in ("[", "{", "<", "$"):
+        return False  # ("Version A (older snapshot): [paste the older snapshot here]": a template's placeholder)
+    if m.group("prompt"):  # (a prompt labelled on the line of the user's question about it: "Why does my model …?
+        # Prompt:⏎⏎…"; opening a turn or a line, "System Prompt: …", "Prompt: A close-up shot …" is the prompt itself)
+        return m.string[m.string.rfind("\n", s, m.start()) + 1:m.start()].rstrip()[-1:] in ("?", "？")
     return not (m.group("input") or m.group("input_zh")) or not m.string[s:m.start()].strip()
 
 
@@ -3979,7 +4007,8 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
                          or _own_asking_line(text, le + 1, e)):
                 b = le  # (the user's request on the next line is theirs: "客户说：请尽快报价，谢谢！⏎帮我写个回复…", "Console
                 # output: Error: ENOENT …⏎I cloned the repo and ran npm start. Could you please help me fix this?")
-            if m.re is _REPORTED_LABEL and received and "\n" in text[m.end():a] and b > a:
+            if m.re is _REPORTED_LABEL and (received or m.group("moderated") or m.group("compared") or m.group("prompt")) \
+                    and "\n" in text[m.end():a] and b > a:
                 # a message under its label ends before the user's own line under it ("Reporter's question:⏎Could you
                 # please confirm …? Thanks.⏎Draft an answer. Do not admit liability.")
                 k = _line_end(text, a, b)
@@ -4421,7 +4450,11 @@ _WRITE_A_TEXT = re.compile(
     r"introduction|newsletter|apology|blurb|paragraph|statement|reminder|request|complaint|proposal|thank-you|"
     r"condolence|resignation|recommendation|reference|update|description|summary|report|invite|flyer|poem|slogan|tagline|"
     r"headline|pitch|out-of-office|toast|dm|direct\s+message|wechat|whatsapp|slack|goodbye|farewell|eulogy|obituary|"
-    r"testimonial|shout-?out|cover\s+letter|verse|chorus|song|lyrics?|rap|haiku|limerick|sonnet|jingle|dialogue)s?\b|"
+    r"testimonial|shout-?out|cover\s+letter|verse|chorus|song|lyrics?|rap|haiku|limerick|sonnet|jingle|dialogue|"
+    # sales outreach: "Write a voicemail for a prospect", "Give me a closing line for a discovery call", "write 3 LinkedIn
+    # follow-ups"
+    r"voicemail|follow-?up|inmail|(?:closing|opening|intro|subject)\s+line|connection\s+request)s?\b|"
+    r"\b(?:make|write|draft|do)\s+(?:one|another(?:\s+one)?)\s+for\b|"  # ("Make one for a cold lead.")
     # a piece asked for by its name alone: "Rap verse, no swearing.", "Another verse, same flow."
     r"^\s*(?:(?:a|an|another|one\s+more|new|next)\s+)?(?:[a-z-]+\s+)?(?:verse|chorus|poem|haiku|limerick|sonnet|song|rap|"
     r"lyrics|story)\b(?!\s+(?:is|was|are|has)\b)|"
@@ -4442,14 +4475,14 @@ _WRITE_A_TEXT = re.compile(
     r"|(?:写|寫|起草|拟|擬|撰写|撰寫|编|編)[^。！？\n]{0,14}?(?:邮件|郵件|信|通知|短信|簡訊|訊息|文案|发言|發言|致辞|致詞|祝福|问候|"
     r"問候|贺词|賀詞|公告|邀请函|消息|回复|回覆|开场|開場|结尾|結尾|主持詞|故事|第[一二三四五六七八九十\d]+[页頁章段]|"
     r"演讲稿|朋友圈|贺卡|感谢|道歉|欢迎词|介绍|简介|说明|帖子|留言|话术|主持词|祝酒词|请假条|假条|便条|申请|请示|报告|"
-    r"总结|检讨|启事|声明|简历|评语|回帖|歌词|副歌|主歌|诗|歌|台词|对白|剧本|邀请|邀约|拒信|录用|offer|JD|致歉信|感谢信)"
+    r"总结|检讨|启事|声明|简历|评语|回帖|歌词|副歌|主歌|诗|歌|台词|对白|剧本|邀请|邀约|拒信|录用|offer|JD|致歉信|感谢信|脚本|开场白|结束语)"
     r"|(?:照|按|按照|仿照|模仿|参照)着?(?:这个|这封|这篇|这种|上面的?)(?:语气|风格|口吻|格式|写法|文风)[^。！？\n]{0,6}?写"
     r"|(?:写|起草|拟)(?:一|个|一个|两|几)?(?:段|封|篇|条|份|则|句)"
     # a message to someone ("帮我给张总发条微信，说…", "给老师发一条教师节祝福", "帮我回复闲鱼买家：…", "帮我催一下款")
     r"|(?:给|跟|向)[^。！？\n，,]{1,10}?(?:发|回|写)(?:一)?(?:条|封|个|段|句)?[^。！？\n，,：:]{0,6}?(?:微信|消息|短信|邮件|信息|"
     r"通知|留言|私信|祝福|问候)"
     r"|帮我回复(?:一下)?[^。！？\n，,：:]{0,4}?(?:客户|顾客|买家|卖家|房东|房客|租客|老板|领导|同事|朋友|对方|他|她|老师|家长|"
-    r"[\u4e00-\u9fff]总)|帮我催(?:一下|下)?(?:款|账|帐|付款|回款|房租|租金)|帮我回(?:复|一下)?[，,：:]"
+    r"[\u4e00-\u9fff]总|这(?:条|封|则|个)(?:举报|投诉|评论|留言|私信|消息|邮件|差评))|帮我催(?:一下|下)?(?:款|账|帐|付款|回款|房租|租金)|帮我回(?:复|一下)?[，,：:]"
     r"|通知(?:大家|各位|全员|全体|同事们?|家长们?)[：:]")
 # a sign, a notice or a card asked for before a label of its words ("Make a door sign for the warehouse. Text: …",
 # "帮我写个门牌，内容：请勿在此停车，谢谢！")

@@ -1245,10 +1245,10 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                     # the judgment compared numbers, identifiers, negations and connectives unit by unit; what
                     # it set aside is restatement ("Also, please …") or a list marker: those may go with it
                     end = e
-                    if cut == s and (scope := _ZH_SHARED_SCOPE.match(text, s)) is not None and e < sent[1] \
+                    if cut == s and (shared := _ZH_SHARED_SCOPE.match(text, s)) is not None and e < sent[1] \
                             and text[e:sent[1]].strip(_CLAUSE_STRIP) \
                             and _ZH_SHARED_SCOPE.match(text[e:sent[1]].lstrip(_CLAUSE_STRIP)) is None:
-                        cut = scope.end()  # ("每天蛋白质至少120克，碳水…" → "每天碳水…": the scope is the next clause's too)
+                        cut = shared.end()  # ("每天蛋白质至少120克，碳水…" → "每天碳水…": the scope is the next clause's too)
                     if (text[cut:cut + 1] in ",，;；" or cut > 0 and text[cut - 1:cut] in ",，;；") \
                             and text[end - 1:end] in ".。!！" and end == sent[1]:
                         end -= 1  # (a clause cut from after a comma leaves its sentence's end: "Now a throttle.")
