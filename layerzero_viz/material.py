@@ -522,6 +522,7 @@ _VERB_EN = _en_words(_EDIT, _CONDENSE, without=("edit",))
 _LANG_EN = r"(?:into|to|in)[ \t]+(?:[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+)?|[a-z]{2}(?:[-_][A-Za-z]{2,4})?)"
 _INTRO_EN = re.compile(
     r"(?:^|(?<=[.!?])[ \t]+)(?:[-*>#]+[ \t]*)?(?:\*\*)?"
+    r"(?i:(?:sorry|oops|my\s+bad|ok(?:ay)?|sure|right)[ \t]*[,—–-][ \t]*)?"  # ("Sorry, here it is: …")
     r"(?:"
     rf"(?i:please[ \t]+)?(?i:{_VERB_EN})(?i:[ \t]+(?:the[ \t]+following|the|this|these|it|my))?"
     r"(?i:[ \t]+(?:word[ \t]+(?:by|for)[ \t]+word|literally|verbatim|exactly|again))?"
@@ -1993,6 +1994,13 @@ def _headed_email(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
     return [(a, b, "introduced", "kept: an email pasted with its headers (From:, Subject:)")]
 
 
+# speakers named by their role: two lines of them are a transcript ("HOST: So, um, welcome …⏎GUEST: Um, thanks. …")
+_SPEAKER_ROLES = frozenset({"host", "guest", "interviewer", "interviewee", "agent", "customer", "caller", "operator",
+                            "doctor", "patient", "teacher", "student", "reporter", "witness", "judge", "counsel", "q", "a",
+                            "主持人", "嘉宾", "记者", "受访者", "坐席", "客服", "客户", "医生", "患者", "老师", "学生", "审判长",
+                            "被告", "原告", "证人", "问", "答"})
+
+
 def _transcript(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
     """The speaker lines of a transcript pasted in a turn (see ``_SPEAKER_LINE``), as one range."""
     out: list[tuple[int, int, str, str]] = []
@@ -2004,7 +2012,8 @@ def _transcript(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
         names = [x.group(1) for x in run]
         # (or two lines, one of them the user's own: "My sister: Hi! Sorry to bug you, …⏎Me: I'm at work till 7.")
         if len(set(names)) >= 2 and (len(run) >= 3 and len(set(names)) < len(names)
-                                     or any(n in ("Me", "我") for n in names)):
+                                     or any(n in ("Me", "我") for n in names)
+                                     or all(n.lower() in _SPEAKER_ROLES for n in names)):
             out.append((run[0].start(), run[-1].end(), "introduced",
                         f"kept: a transcript of {len(set(names))} speakers ({', '.join(dict.fromkeys(names))[:40]})"))
         run = [m] if m is not None else []
@@ -2061,6 +2070,9 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:"
                          r"templates?(?:\s+for\s+(?:(?:the|a|an|our|my|this|each|every)\s+)?(?:[\w-]+\s+){0,3}[\w-]+)?"
                          r"(?:\s*\([^)\n]{0,40}\))?|"
                          r"(?:voicemail|phone|call|cold[- ]call|sales|ivr|on-hold)\s+(?:scripts?|greetings?)|"
+                         # ("Snippet we paste into tickets:")
+                         r"(?:snippet|boilerplate|blurb|text|reply|message|paragraph)s?\s+(?:we|I)\s+(?:always\s+)?(?:paste|use|send|copy)"
+                         r"(?:\s+(?:into|in|to|for|on)\s+(?:our\s+|the\s+|every\s+|each\s+)?[a-z]+(?:\s+[a-z]+)?)?|"
                          # a public text asked for, with its words on the line: "Write an SMS to customers: Please note …"
                          r"(?:write|draft|compose|make|create|prepare)\s+(?:an?|the|one)\s+(?:[a-z]+\s+)?(?:sms|text\s+message|"
                          r"notice|sign|banner|announcement|push\s+notification|notification)(?:\s+(?:to|for)\s+(?:the\s+|our\s+|"
@@ -2094,7 +2106,8 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:"
                          r"|说|回复|回答|答复|开头用|结尾用|开场白|结束语|口头禅|口头语|常说|发送|话术|模板|"
                          r"(?:回复|回答|答复|客服|固定)(?:格式|范例)|"
                          # ("写一个跟进消息发到群里：感谢大家今天参会，…")
-                         r"(?:写|拟|起草|编)一?(?:个|条|份|张|封|则)?[\u4e00-\u9fff]{0,4}?(?:消息|通知|短信|公告|告示|标语)"
+                         r"(?:写|拟|起草|编)一?(?:个|条|份|张|封|则)?[\u4e00-\u9fff]{0,4}?(?:消息|通知|短信|公告|告示|标语|请假条|便条|"
+                         r"留言|文案|祝福语?|贺卡|感谢信)"
                          r"(?:发(?:到|给)[\u4e00-\u9fff]{1,6})?|"
                          # ("帮我给客户回一条：好的，谢谢您的反馈，…")
                          r"(?:给|跟|向)[\u4e00-\u9fff]{1,6}?(?:回|发)一?(?:条|句)(?:消息|微信|短信)?|(?:语音|电话|留言|销售|外呼|客服|直播)(?:留言)?脚本|"
@@ -2127,13 +2140,14 @@ _PRESCRIBED_PART = re.compile(r"(?i:\bwith\s*$)|(?:加上|加|附上|写上)\s*$
 # where _scripts looks: a colon after the last letter of a say-verb or a field (say, reply, respond, answer, with,
 # body, be, sign-off, greeting, 说, 回复, 回答, 开头用, 开场白, 内容是 …: a character class before a colon is one fast search; "The content is:"
 # is not looked for, only "内容是：")
-_SCRIPT_COLON = re.compile(r"[yYdDrRhHmMeEsStToOnN)说复答用白语是为下话上句写加头尾束场禅送术板式例本息知信告语里条][ \t*]{0,4}[:：]")
+_SCRIPT_COLON = re.compile(r"[yYdDrRhHmMeEsStToOnN)说复答用白语是为下话上句写加头尾束场禅送术板式例本息知信告语里条案福卡][ \t*]{0,4}[:：]")
 # a request to the model for the work, after the words a line gives: "…谢谢。帮我改短一点", "…！请帮我写个发送的脚本。"
 _WORK_ASKED_AFTER = re.compile(r"(?<=[。！？!?])[ \t]*(?=(?:请|麻烦)?(?:你|您)?(?:再)?帮我(?:写|改|翻|译|生成|做|润色|缩短|精简|把|优化)"
                                r"|然后(?:帮我|写|改))")
 # … or with the user's request for work on them ("Macro we use:⏎Thanks for your patience! …⏎Make it friendlier. Thanks!")
 _WORK_ON_IT_LINE = re.compile(r"^[ \t]*(?:(?i:(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:make|translate|rewrite|shorten|"
-                              r"polish|fix|improve|edit|turn|adapt|tweak|proofread|check)\s+(?:it|this|that|them|these)\b)|"
+                              r"polish|fix|improve|edit|turn|adapt|tweak|proofread|check|review|critique|evaluate|rate|explain|"
+                              r"optimi[sz]e)\s+(?:it|this|that|them|these)\b)|"
                               r"(?:请|麻烦)?(?:你|您)?帮我(?:把|改|翻|译|润色|缩短|精简|优化|检查|看看)|把(?:它|这(?:个|段|条|句)?)(?:改|翻|译))",
                               re.MULTILINE)
 _SAY_LINE_MAX = 50  # characters of a line that says what to say, with the words on the lines under it
@@ -3007,7 +3021,7 @@ def _verb_line(verbs_en: str, words: int, lead: str = "") -> re.Pattern[str]:
                       rf"[^:：\n.!?]{{0,{words}}}?)|{_ZH_TAKES_WORDS}[^:：\n。！？]{{0,16}}?)(?:\*\*)?[ \t]*[:：]")
 
 
-_VERB_LINE = _verb_line(_TASK_VERB_EN, 90, r"(?:(?:ok|okay|now|next|also|and|then)[ \t]*[,!.]?[ \t]+)?")
+_VERB_LINE = _verb_line(r"(?:" + _TASK_VERB_EN + r"|clean[ \t]+up|tidy[ \t]+up)", 90, r"(?:(?:ok|okay|now|next|also|and|then)[ \t]*[,!.]?[ \t]+)?")
 # a verb whose object is the words after its colon on the same line: extraction, labels, translation
 _SAME_LINE_VERB = _verb_line(r"(?:extract|pull[ \t]+out|classify|categori[sz]e|label|tag|identify|detect|translate|fix|tl;?dr|"
                              r"correct|proofread|edit|rewrite|rephrase|paraphrase|polish|reword|tidy[ \t]+up|clean[ \t]+up|"
@@ -3048,6 +3062,12 @@ _REPORTED = (
     # texts compared or studied by a prompt engineer: "Output 1:", "Version B:", 输出1：, 版本A：, "Prompt:", "The model's reply:"
     r"|(?P<compared>(?i:(?:model[ \t]+|assistant[ \t]+)?(?:output|response|answer|completion|reply|generation|version|variant|"
     r"prompt)[ \t]*#?(?:[A-D]|\d{1,2})(?![\w.]))|(?:输出|回答|回复|结果|版本|方案|提示词)[ \t]*(?:[A-D]|\d{1,2}|[一二三四])(?![\w.]))"
+    # ("This is the system prompt I'm testing:", "Prompt I'm using:", "这是我写的prompt：")
+    r"|(?P<prompt_named>(?i:(?:this[ \t]+is[ \t]+|here(?:'s|[ \t]+is)[ \t]+)?(?:(?:the|my|our|a)[ \t]+)?(?:system[ \t]+)?prompt[ \t]+"
+    r"(?:(?:that[ \t]+)?(?:I'm|I[ \t]+am|we're|we[ \t]+are|I|we)[ \t]+(?:currently[ \t]+)?(?:using|testing|trying|running|use|have|wrote))|"
+    r"(?:this[ \t]+is[ \t]+|here(?:'s|[ \t]+is)[ \t]+)(?:(?:the|my|our)[ \t]+)(?:current[ \t]+|new[ \t]+|old[ \t]+)?(?:system[ \t]+)?prompt)"
+    r"|(?:这是|下面是|以下是)?我(?:写|改|用)的(?:系统)?(?:prompt|提示词)|(?:下面|以下)的?(?:这个|这段)?(?:系统)?(?:prompt|提示词)"
+    r"[^：:\n]{0,12}?)"
     r"|(?P<prompt>(?i:(?:(?:my|our|the|this|system|original|current|new|old)[ \t]+)+prompt|prompt)"
     r"|(?:我的|这个|原来的|现在的|新的|旧的|改过的|改后的)?(?:系统)?提示词)"
     r"|(?i:(?:the[ \t]+)?(?:model|assistant|bot|llm|ai|gpt|claude|chatbot)(?:'s)?[ \t]+(?:reply|response|answer|output))"
@@ -3188,7 +3208,7 @@ _LABEL_WORDS = ("差评", "好评", "投诉", "告警", "报警", "警报", "字
                 "tudent", "学生", "打印", "显示", "提示", "weet", "tatus", "pener", "emplate", "xcerpt", "备注", "贺卡", "oast",
                 "peech", "nnouncement", "otice", "isting", "escription", "cript", "ersion", "aption", "post", "bio",
                 "原话", "发来", "回信", "ords", "ngrave", "nscription", "话术", "标准回复", "统一回复", "被举报", "被舉報", "被投诉",
-                "被投訴", "eported", "lagged", "@", "rompt", "提示词", "版本", "方案", "输出", "回答", "结果")
+                "被投訴", "eported", "lagged", "@", "rompt", "提示词", "prompt", "版本", "方案", "输出", "回答", "结果")
 # a rule line that fences the text a turn hands over ("---", "———", "***", "===")
 _FENCE_RULE = re.compile(r"^[ \t]*(?:-{3,}|—{2,}|_{3,}|\*{3,}|={3,}|<{3,}|>{3,}|\"{3}|'{3})[ \t]*$", re.MULTILINE)
 # a paragraph after the text that says what it was: "——以上是我要发给老师的邮件，请帮我看看语气", "That's the email."
@@ -3452,7 +3472,8 @@ def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str
         # (or it is a bare request line that opens the turn: "Extract the dates⏎⏎…", "请翻译成英文⏎⏎…", "摘要：⏎⏎…")
         bare = a == s and (_bare_work_line(text, a, b, period=True) or _bare_work_then_rules(text, a, b))
         pointed = pointed or bare
-        if not (_TASK_VERB.search(text, a, b) or pointed and a == s and (asks or bare) or tone):
+        if not (_TASK_VERB.search(text, a, b) or pointed and a == s and (asks or bare or _ANNOUNCES_TEXT.search(text, a, b))
+                or tone):
             continue
         if a != s and not (_WORKS_ON_WORDS.search(text, a, b) or tone):
             continue  # after the user's own account, "Can you help me fix it?" asks about the problem, not the words
@@ -3650,6 +3671,18 @@ _RULES_CLAUSE = re.compile(r"[，,][ \t]*(?=要求[：:]|注意[：:]|不要|别
 _REQUEST_LINE_MAX = 80  # characters: "判断这条评价的情感倾向（正面/负面/中性）"
 
 
+# a request for a new text from a record it points at: "Write a follow-up email based on this call log.", "根据下面的会议记录写…"
+_BASED_ON_SOURCE = re.compile(r"(?i:\b(?:based\s+on|from|using|out\s+of)\s+(?:this|these|the\s+following|the\s+below|my)\s+"
+                              r"(?:[a-z-]+\s+)?(?:log|notes|transcript|minutes|thread|chat|conversation|e-?mails?|messages?|"
+                              r"report|recording)\b)|根据(?:这|以下|下面)(?:段|份|条|个|些)?[^。！？\n]{0,8}?(?:记录|纪要|聊天|对话|邮件|消息|笔记|录音)")
+
+
+# an opening paragraph that announces the text after it: "Here is last year's card. Reuse it …", "I'll paste my draft
+# below, then tell you what to change.", "下面是去年的贺卡，照着改一下"
+_ANNOUNCES_TEXT = re.compile(r"(?i:\b(?:here\s+is|here's|here\s+are|below\s+is|i'll\s+paste|i\s+will\s+paste|i'm\s+pasting|"
+                             r"pasting)\b)|以下是|下面是|我贴一下|我把[^。！？\n]{0,10}?贴(?:在)?(?:下面|上来)")
+
+
 def _request_line_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
     """The lines after a turn's first line when that line is a short request that points at a text, with no colon
     ("判断这条评价的情感倾向（正面/负面/中性）⏎谢谢你们的服务，不过…", "帮我把这段话改得礼貌一点⏎老板，谢谢你的提醒，…")."""
@@ -3663,7 +3696,8 @@ def _request_line_payload(text: str, s: int, e: int) -> list[tuple[int, int, str
     bare = _bare_work_line(text, a, b, period=True) or _bare_work_then_rules(text, a, b) or (
         (rule := _RULES_CLAUSE.search(text, a, b)) is not None and _bare_work_line(text, a, rule.start()))
     if not 0 < b - a <= _REQUEST_LINE_MAX or text[b - 1] in ":：" and not bare or not (
-            _requests_work_on(text, a, b) or text[a:b].endswith(("如下", "如下所示", "below", "Below")) or bare):  # ("Fix the grammar⏎Hi, could you …", "翻译一下⏎请把发票发给我")
+            _requests_work_on(text, a, b) or text[a:b].endswith(("如下", "如下所示", "below", "Below")) or bare
+            or _BASED_ON_SOURCE.search(text, a, b)):  # ("Fix the grammar⏎Hi, could you …", "翻译一下⏎请把发票发给我")
         return []
     pa, pb = _stripped(text, nl, _handed_text_end(text, nl, e, None))
     if pb <= pa or _is_task_instruction(text, pa, pb) or _CLOSING_THANKS.fullmatch(text, pa, pb):
@@ -4007,13 +4041,15 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
                          or _own_asking_line(text, le + 1, e)):
                 b = le  # (the user's request on the next line is theirs: "客户说：请尽快报价，谢谢！⏎帮我写个回复…", "Console
                 # output: Error: ENOENT …⏎I cloned the repo and ran npm start. Could you please help me fix this?")
-            if m.re is _REPORTED_LABEL and (received or m.group("moderated") or m.group("compared") or m.group("prompt")) \
+            if m.re is _REPORTED_LABEL and (received or m.group("moderated") or m.group("compared") or m.group("prompt")
+                                            or m.group("prompt_named")) \
                     and "\n" in text[m.end():a] and b > a:
                 # a message under its label ends before the user's own line under it ("Reporter's question:⏎Could you
                 # please confirm …? Thanks.⏎Draft an answer. Do not admit liability.")
                 k = _line_end(text, a, b)
                 while k < b:
                     if _OWN_REQUEST_LINE.match(text, k + 1, b) or _OWN_LINE_UNDER_OUTPUT.match(text, k + 1, b) \
+                            or _WORK_ON_IT_LINE.match(text, k + 1, b) \
                             or _own_asking_line(text, k + 1, b) or _DRAFT_LINE.match(text, k + 1, b):
                         b = _stripped(text, a, k)[1]
                         break
@@ -5052,9 +5088,6 @@ def _own_material(text: str, s: int, e: int, role: str, acted: bool = False) -> 
         extra += [*_compared_items(text, s, e, seg), *_compared_inline(text, s, e), *_candidates_above(text, s, e),
                   *_exercise_lines(text, s, e), *_in_character(text, s, e, seg), *_words_to_say(text, s, e, seg),
                   *_named_strings(text, s, e, seg), *_before_after(text, s, e, seg), *_data_values(text, s, e, seg)]
-        # (a system prompt's "Rate it on:"
-        # heads criteria, not texts)
-        extra += _replacements(text, s, e, seg)
         if ">" in seg:  # (a message quoted with "> " lines: "帮我回这条 Slack 消息：⏎> Could you please check …? Thanks!")
             extra += [(m.start(), m.end(), "quote", "kept: quoted lines (> …)") for m in _BLOCKQUOTE.finditer(text, s, e)]
         found.extend(r for r in extra if not any(a <= r[0] and r[1] <= z for a, z, _, _ in found))
@@ -5062,6 +5095,9 @@ def _own_material(text: str, s: int, e: int, role: str, acted: bool = False) -> 
         handed = any(r[2] == "introduced" for r in found)
         found.extend(r for r in _task_material(text, s, e, payload=not handed, acted=acted)
                      if not any(a <= r[0] and r[1] <= z for a, z, _, _ in found))
+        # (the words an edit request replaces hand no text over: "I'll paste my draft below …⏎⏎Good evening. …⏎⏎Change 1992
+        # to 1993." — the draft is still the text before them)
+        found.extend(r for r in _replacements(text, s, e, seg) if not any(a <= r[0] and r[1] <= z for a, z, _, _ in found))
     out = list(map(_as_material, found))
     if role in ("system", "developer"):  # (a line under an Initialization heading is found there already)
         out.extend(m for m in _agent_lines(text, s, e) if not any(a <= m.start and m.end <= z for a, z, _, _ in found))
