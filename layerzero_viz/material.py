@@ -441,7 +441,9 @@ _EDIT = _Verbs(
      ("complete", "complet"), ("localize", "locali[sz]"), ("localise", "locali[sz]")),
     ("翻译", "翻成", "译成", "润色", "校对", "改写", "纠错", "纠正", "修正", "改成", "改为", "改得", "换成", "重写", "改述", "仿写",
      "扩写", "续写", "缩写", "缩短", "精简", "压缩", "降重", "重新撰写", "重新创作", "改一下", "改改", "删掉", "删除", "去掉", "删去", "改语病",
-     "改错", "翻一下", "本地化"))
+     "改错", "翻一下", "本地化",
+     # (asked in Japanese or Korean: "日本語に訳してください", "以下の英文を日本語に翻訳してください", "한국어로 번역해 주세요")
+     "に訳して", "に翻訳して", "翻訳してください", "로 번역해", "번역해 주세요", "번역해주세요"))
 # sums it up, tidies it or makes it plainer
 _CONDENSE = _Verbs((("condense", "condens"), ("summari[sz]e", "summari[sz]"), ("simplify", "simplif"), ("cut", "cut"),
                     ("trim", "trim")),
@@ -510,7 +512,9 @@ _COLON = r"[ \t]*(?:\*\*)?[ \t]*[:：]"
 # nouns that name a text handed over (not "description", "rules", "steps": those head instructions)
 _TEXT_NOUN_EN = (r"(?:text|texts|passage|paragraphs?|sentences?|article|essay|letter|e-?mail|message|document|"
                  r"poem|story|transcript|excerpt|lyrics|speech|draft|paper|abstract|question|questions|"
-                 r"problem|snippet|code|review|reviews|dialogue|conversation|content|words|phrase)")
+                 r"problem|snippet|code|review|reviews|dialogue|conversation|content|words|phrase|"
+                 # (a job seeker's papers: "Here is the JD:", "Here are my resume bullets:")
+                 r"jd|job\s+(?:description|posting|ad)|offer(?:\s+letter)?|resume|cv|bullets?|bio|cover\s+letter)")
 # a label alone on a line start: "Text:", "Passage:", "Original letter:"
 _LABEL_NOUN_EN = (r"(?:text|passage|paragraphs?|sentences?|article|essay|letter|document|poem|story|transcript|"
                   r"excerpt|lyrics|speech|draft|abstract|template|auto-?reply(?:[ \t]+text)?|canned[ \t]+reply|"
@@ -903,7 +907,8 @@ _EN_LAST = frozenset((
     "text texts passage paragraph paragraphs sentence sentences article essay letter email e-mail message document "
     "poem story transcript excerpt lyrics speech draft paper abstract question questions problem snippet code review "
     "reviews dialogue conversation content words phrase translate proofread summarize summarise paraphrase rewrite "
-    "rephrase polish correct below following this these it me is my template reply autoreply auto-reply script"
+    "rephrase polish correct below following this these it me is my template reply autoreply auto-reply script "
+    "jd description posting ad offer resume cv bullet bullets bio"
 ).split()) | {"request", "command", "prompt", "in", "from", "of", "word", "literally", "verbatim", "exactly", "again"}
 # what a Chinese introducer that may end in any character holds: "请把“麻烦”翻译成 excuse me：", "判断情感倾向："
 _ZH_INTRO_HINT = re.compile(r"(?:翻译|翻|译|改|换)(?:成|为)|判断|分析|识别|标注|归类|分类|倾向")
@@ -1722,7 +1727,7 @@ _NAMED_TEXT = re.compile(
     # (a prompt only the user's own or one below: a system prompt's "Then, rewrite the prompt into …:" is its task)
     r"|\b(?:my|our|this)\s+(?:[\w'-]+\s+){0,2}?(?:system\s+)?prompts?\b|\bthe\s+(?:system\s+)?prompt\s+below\b)"
     r"|自我介绍|悼词|贺卡|歌词|剧本|台词|贺词|祝酒词|致辞|发言稿|演讲稿|卡片|誓词|情书|小说|散文|草稿|初稿|作文|日记|求职信|感谢信|请柬|邀请函|"
-    r"朋友圈文案|祝福语|提示词|(?:prompt|回复|消息|邮件|通知)模板", re.MULTILINE)
+    r"朋友圈文案|祝福语|提示词|(?:prompt|回复|消息|邮件|通知)模板|邮件|译文|(?:中文|英文|日文|韩文)版|翻译稿", re.MULTILINE)
 # … written by the user ("my", "our", "here is") or to be worked on ("check", "continue", "改正", "帮我看看")
 _WORK_ON_NAMED = re.compile(r"(?i:\b(?:my|our|here\s+is|here's|check|continue|finish|fix|correct|edit|improve|proofread|"
                             r"rewrite|polish|translate|review|shorten|tighten|critique|rate|reuse|update|adapt|refresh)\b)"
@@ -1732,7 +1737,7 @@ _NAMED_TEXT_HINTS = ("creenplay", "cript", "cene", "yrics", "ong", "oem", "erse"
                      "raft", "oast", "ulogy", "ows", "peech", "onologue", "tory", "hapter", "ssay", "etter", "mail",
                      "aption", "weet", "ost", "bio", "nvitation", "nnouncement", "lay", "ialogue", "ntroduction", "自我介绍", "悼词", "贺卡", "歌词", "剧本", "台词", "贺词",
                      "祝酒词", "致辞", "发言稿", "演讲稿", "卡片", "誓词", "情书", "小说", "散文", "草稿", "初稿", "作文", "日记",
-                     "求职信", "感谢信", "请柬", "邀请函", "文案", "祝福语", "模板", "rompt", "提示词")
+                     "求职信", "感谢信", "请柬", "邀请函", "文案", "祝福语", "模板", "rompt", "提示词", "邮件", "译文", "文版", "翻译稿")
 
 
 def _named_texts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
@@ -2001,6 +2006,19 @@ _SPEAKER_ROLES = frozenset({"host", "guest", "interviewer", "interviewee", "agen
                             "被告", "原告", "证人", "问", "答"})
 
 
+# … or one line of a named speaker in a turn about what was said ("Quote for the lede. Gomez: Honestly, thank you all."),
+# not a label of the prompt's own ("Note: …", "Tone: …")
+_ABOUT_WORDS_SAID = re.compile(r"(?i:\b(?:quote|quotes|quoted|interview|interviews|interviewed|transcript|lede|said|says|"
+                               r"remarks|testimony|attribution)\b)|引语|引述|采访|原话|发言|讲话")
+_ONE_SPEAKER_TURN = 600  # characters: a short turn about a quote (a long prompt's "Objective: …" lines are its own)
+_NOT_A_SPEAKER = frozenset(("note", "notes", "task", "context", "rules", "rule", "output", "input", "example", "format",
+                            "question", "answer", "goal", "role", "summary", "update", "reminder", "important", "warning",
+                            "tip", "step", "requirement", "requirements", "constraints", "style", "tone", "length",
+                            "language", "audience", "subject", "title", "topic", "deadline", "budget", "date", "time",
+                            "location", "status", "priority", "quote", "lede", "headline", "source", "sources", "ps",
+                            "edit", "fix", "todo", "q", "a", "re", "fyi", "draft", "text", "original", "translation"))
+
+
 def _transcript(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
     """The speaker lines of a transcript pasted in a turn (see ``_SPEAKER_LINE``), as one range."""
     out: list[tuple[int, int, str, str]] = []
@@ -2013,7 +2031,10 @@ def _transcript(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
         # (or two lines, one of them the user's own: "My sister: Hi! Sorry to bug you, …⏎Me: I'm at work till 7.")
         if len(set(names)) >= 2 and (len(run) >= 3 and len(set(names)) < len(names)
                                      or any(n in ("Me", "我") for n in names)
-                                     or all(n.lower() in _SPEAKER_ROLES for n in names)):
+                                     or all(n.lower() in _SPEAKER_ROLES for n in names)) \
+                or len(run) == 1 and e - s <= _ONE_SPEAKER_TURN and names[0][:1].isupper() \
+                and names[0].lower() not in _NOT_A_SPEAKER \
+                and _ABOUT_WORDS_SAID.search(text, s, e) is not None:
             out.append((run[0].start(), run[-1].end(), "introduced",
                         f"kept: a transcript of {len(set(names))} speakers ({', '.join(dict.fromkeys(names))[:40]})"))
         run = [m] if m is not None else []
@@ -2122,9 +2143,10 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:"
                          r"[ \t]*(?:\*\*)?[ \t]*\Z")
 # a line that points at what follows it to be passed on as written ("Send this SMS exactly, filling in {time}:",
 # "请原样发送下面这条短信，只替换{时间}：") — not the rules or the format to follow exactly, nor "Offer exactly 7 categories:"
-_VERBATIM_LINE = re.compile(r"(?i:\bexactly\b|\bverbatim\b|\bword\s+for\s+word\b|\bas\s+written\b)|原样|一字不改|原封不动|一个字都不"
+_VERBATIM_LINE = re.compile(r"(?i:\bexactly\b|\bverbatim\b|\bword\s+for\s+word\b|\bas\s+written\b|"
+                            r"\b(?:don'?t|do\s+not)\s+change\s+(?:a|any)\s+(?:single\s+)?words?\b)|原样|一字不改|原封不动|一个字都不"
                             r"|逐字|一字不差|不得增删|不要增删|照读|照念")
-_SCRIPT_POINTER = re.compile(r"(?i:\b(?:this|these|the\s+following|below)\b)|下面|以下|如下|这条|这段|这个|这句|这份")
+_SCRIPT_POINTER = re.compile(r"(?i:\b(?:this|these|the\s+following|below|my\s+[a-z]+)\b)|下面|以下|如下|这条|这段|这个|这句|这份|我的")
 # the form of the text below to be kept as it is ("要保留原样的格式：", "keep the format as is:"): no rules of a format follow
 _KEEPS_ITS_FORM = re.compile(r"(?:保留|保持|按照?|照)(?:原样|原来|原有|原)的?(?:格式|结构)|(?:格式|结构)(?:保持|保留)?(?:原样|不变)|"
                              r"(?i:\bkeep(?:ing)?\s+(?:the|its|this|my)\s+(?:format|structure)(?:\s+(?:as\s+is|exactly|unchanged))?)")
@@ -2162,7 +2184,8 @@ _SCRIPT_FIELD_COLON = re.compile(r"(?i:\bbe|(?:line|sentence|message)\s+(?:for|o
                                  r"text))[ \t*]{0,4}[:：]")
 _SCRIPT_FIELD_HINTS = ("be:", "be :", "ine for ", "ine of ", "ence for ", "age for ", "ff:", "eeting:", "ening:", "osing:",
                        "ine:", "ture:", "laimer:", "always:", "ence:", "ording:", "rase:", "ords:", "ext:")
-_VERBATIM_WORDS = ("xactly", "XACTLY", "erbatim", "ord for word", "s written", "原样", "一字", "原封不动", "一个字都不", "逐字", "不得增删",
+_VERBATIM_WORDS = ("xactly", "XACTLY", "erbatim", "ord for word", "s written", "change any word", "change a word",
+                   "change a single word", "原样", "一字", "原封不动", "一个字都不", "逐字", "不得增删",
                    "不要增删", "照读", "照念")
 
 
@@ -2753,6 +2776,12 @@ _TASK_INTRO = re.compile(
     r"|(?:给我|给我们)?(?:发来|发过来|回过来|传来)(?:了)?(?:一条|一封|一段)?(?:的)?(?:英文|中文|英语|日文)?(?:微信|短信|消息|邮件|信息|留言|私信)?(?:说|如下)?)"
     # (what someone posted or wrote, whoever: "客户最后回了：", "说明书上写：", "老师在家长群里发了：", "群公告写着：")
     r"|[^：:\n]{0,16}?(?:发了|回了|写了|写着|上写|写道|回复了|贴了|发的是|回的是)(?:一句|一条|一段|这个|这些|句|条)?"
+    # a translation asked in Korean or Japanese: "다음 중국어를 한국어로 번역해 주세요:", "日本語に訳してください："
+    r"|[^：:\n]{0,30}?(?:로[ \t]?번역해|に訳して|に翻訳して)[^：:\n]{0,12}?"
+    # what someone said, reported by a reporter: "受访者表示：", "市长李明表示：", "发言人回应称："
+    r"|[^：:\n]{1,16}?(?:表示|称|说道|指出|坦言|回应|强调|透露|感慨|直言)"
+    # ("我把韩国客户的话用中文转述一下：…")
+    r"|[^：:\n]{0,20}?(?:的话|原话)[^：:\n]{0,12}?(?:转述|复述)(?:一下)?"
     # a student's answer to check: "我写的是：谢谢、对不起。对吗？", "孩子的答案是：…"; a role-play's first line: "I'll start: …"
     r"|[^：:\n]{0,16}?(?:写|填|答|选|说|造)的(?:句子?|答案)?(?:是)?|[^：:\n]{0,8}?的答案(?:是)?"
     # the sentence pointed at: "帮我改这句：…", "看看这段："
@@ -2851,11 +2880,11 @@ _TASK_INTRO = re.compile(
 )
 # what a line must hold before _TASK_INTRO is tried at its colon (most colons head "Rules:", a time or a key)
 # (searched in the lower-cased words before the colon: a case-insensitive search costs twice as much)
-_TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\btidy\b|\bclean\s+up\b|\bmake\b|\bturn\b|\bsend\b|\bpost\b|\bpublish\b|\bforward\b|\bshare\b|"
+_TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\bdo the same\b|번역|訳して|\btidy\b|\bclean\s+up\b|\bmake\b|\bturn\b|\bsend\b|\bpost\b|\bpublish\b|\bforward\b|\bshare\b|"
                        r"\bannounce\b|\bverbatim\b|\bword for word\b|\bas is\b|\bexactly as\b|\bexactly this\b|\bexactly like\b|"
                        r"\bthis exact\b|\binto\b|\bwith\b|注明|写明|标明|注上|附上|加上|转文字|转写|文字版|\blook over\b|\bgo over\b|\bleft\b|\bcommented\b|\bnote\b|\bcatchphrase|\bversion\b|\bdraft\b|第[一二三四五\d]+版|\bpaste\b|\benter\b|\btype\b|\bfollowing\b|\bping\b|留言|发给|转给|留给|带给|备注|填|\bexamples?\b|\bsample\b|\bcurrent\b|\blast\b|\bopening\b|\bclosing\b|\bsuch as\b|\bshe\b|\bhe\b|\bthey\b|\bcharacter\b|\bnpc\b|台词|口头禅|例句|副歌|主歌|歌词|第一句|开头一句|最后一句|提示语|\bread\b|\bchange\b|\bupdate\b|\brename\b|\breword\b|\bedit\b|写成|改成|换成|改为|写为|更新|替换|设成|设为|\badd\b|\bput\b|\binclude\b|\binsert\b|\bappend\b|就|只|上面|上边|底部|顶部|背面|正面|\bto [a-z]{2}-[a-z]{2,4}\b|\blike\b|\balong the lines\b|\bset\b|\bkeep\b|"
                        r"\bcontinue\b|\bcarry on\b|\bemailed\b|\be-mailed\b|\bforwarded\b|继续写|接着写|往下写|"
-                       r"准备|打算|想发|要发|要回|想回|要说|想说|回|群里|说一声|\bfill\b|设置成|设成|设为|发给|给[\u4e00-\u9fff]{1,6}?(?:发|回)|写个|写张|写条|写封|写段|写句|写一|通知|替换|"
+                       r"准备|打算|想发|要发|要回|想回|要说|想说|回|群里|表示|称|说道|指出|坦言|强调|透露|感慨|直言|转述|复述|说一声|\bfill\b|设置成|设成|设为|发给|给[\u4e00-\u9fff]{1,6}?(?:发|回)|写个|写张|写条|写封|写段|写句|写一|通知|替换|"
                        r"这样|这么|如下|原样|原封不动|一字不改|一字不差|一个字都不|照发|照着发|逐字|照读|照念|"
                        r"按这个发|直接发|翻成|译成|回复我|回复了我|回我|收到的|收到了|收到一|发来|发过来|回过来|传来|发了|回了|写了|写着|"
                        r"上写|写道|贴了|发的是|回的是|提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|"
@@ -2915,7 +2944,7 @@ def _task_intros(text: str, s: int, e: int) -> list[re.Match[str]]:
         k = c - 1
         while k >= ls and text[k] in " \t*":
             k -= 1
-        if k < ls or not (text[k].isalpha() or text[k] in ")）”」』"  # (a quoted word: 把…“麻烦”换成“烦请”：)
+        if k < ls or not (text[k].isalpha() or text[k] in ")）”」』\"'"  # (a quoted word: 把…“麻烦”换成“烦请”：)
                           or text[k].isdigit() and not text[c + 1:_line_end(text, c + 1, e)].strip(" \t")):
             continue  # (a digit ends an intro only at its line's end: "…我想还价到5300：⏎⏎李先生您好", not "10:30")
         ws = max(ls, c - _CUE_WINDOW)
@@ -3026,7 +3055,9 @@ _VERB_LINE = _verb_line(r"(?:" + _TASK_VERB_EN + r"|clean[ \t]+up|tidy[ \t]+up)"
 _SAME_LINE_VERB = _verb_line(r"(?:extract|pull[ \t]+out|classify|categori[sz]e|label|tag|identify|detect|translate|fix|tl;?dr|"
                              r"correct|proofread|edit|rewrite|rephrase|paraphrase|polish|reword|tidy[ \t]+up|clean[ \t]+up|"
                              # ("Check the grammar: Please kindly return …")
-                             r"check(?=[ \t]+(?:the[ \t]+|my[ \t]+)?(?:grammar|spelling|punctuation|english|typos)\b))", 40)
+                             r"check(?=[ \t]+(?:the[ \t]+|my[ \t]+)?(?:grammar|spelling|punctuation|english|typos)\b)|"
+                             r"do[ \t]+the[ \t]+same)", 40,  # ("Now do the same for: Rep. Moore admitted …")
+                             r"(?:(?:ok|okay|now|next|also|and|then)[ \t]*[,!.]?[ \t]+)?")
 
 
 _LIST_NEXT = re.compile(r"[ \t]*\n\s*(?:[-*•+]|\d{1,2}[.)、])[ \t]")
@@ -3059,6 +3090,8 @@ _REPORTED = (
     r"coworker|co-worker|maintainer|lead)s?)"
     # a document or record the label names, or the user's own piece of work
     r"|(?i:(?:(?:our|my|the|this)[ \t]+)?(?:macro|canned[ \t]+(?:reply|response)|saved[ \t]+reply))"  # ("Our macro:⏎Hi {name}, …")
+    # a translation given, to be checked: "中文翻译：⏎谢谢", "英文译文："
+    r"|(?:中文|英文|英语|日语|日文|韩语|韩文|法语|德语|西班牙语)(?:翻译|译文)"
     # texts compared or studied by a prompt engineer: "Output 1:", "Version B:", 输出1：, 版本A：, "Prompt:", "The model's reply:"
     r"|(?P<compared>(?i:(?:model[ \t]+|assistant[ \t]+)?(?:output|response|answer|completion|reply|generation|version|variant|"
     r"prompt)[ \t]*#?(?:[A-D]|\d{1,2})(?![\w.]))|(?:输出|回答|回复|结果|版本|方案|提示词)[ \t]*(?:[A-D]|\d{1,2}|[一二三四])(?![\w.]))"
@@ -3187,6 +3220,7 @@ _REQUEST_POINTER = re.compile(r"(?i:\b(?:this|these|it|the\s+following|below|abo
                               r"document|draft|transcript|chat|thread|contract|notes?)s?)\b)"
                               r"|下面|以下|如下|上面|以上|这段|这篇|这封|这首|这则|这句|这几句|这条|这份|这几条|这些|这个|这批|它|原文|内容"
                               r"|呢个|呢封|呢段|呢篇|呢条"  # (Cantonese: "帮我睇下呢个email有冇错字")
+                              r"|次の|以下の|下記の|この(?:文|メール|文章)|다음|아래"  # (Japanese, Korean: "次の文を…", "다음 중국어를…")
                               # the text named as what "this" is: "这是发到群里的通知，帮我检查下错别字"
                               r"|(?:这是|这就是)[^，,。\n]{0,16}?(?:通知|公告|邮件|文案|消息|草稿|回复|稿子|文章|简历|说明|描述|提示词|"
                               r"评论|留言|段落|声明|信)(?=[，,。：:])"
@@ -3208,7 +3242,7 @@ _LABEL_WORDS = ("差评", "好评", "投诉", "告警", "报警", "警报", "字
                 "tudent", "学生", "打印", "显示", "提示", "weet", "tatus", "pener", "emplate", "xcerpt", "备注", "贺卡", "oast",
                 "peech", "nnouncement", "otice", "isting", "escription", "cript", "ersion", "aption", "post", "bio",
                 "原话", "发来", "回信", "ords", "ngrave", "nscription", "话术", "标准回复", "统一回复", "被举报", "被舉報", "被投诉",
-                "被投訴", "eported", "lagged", "@", "rompt", "提示词", "prompt", "版本", "方案", "输出", "回答", "结果")
+                "被投訴", "eported", "lagged", "@", "rompt", "提示词", "prompt", "翻译", "译文", "版本", "方案", "输出", "回答", "结果")
 # a rule line that fences the text a turn hands over ("---", "———", "***", "===")
 _FENCE_RULE = re.compile(r"^[ \t]*(?:-{3,}|—{2,}|_{3,}|\*{3,}|={3,}|<{3,}|>{3,}|\"{3}|'{3})[ \t]*$", re.MULTILINE)
 # a paragraph after the text that says what it was: "——以上是我要发给老师的邮件，请帮我看看语气", "That's the email."
@@ -3266,6 +3300,9 @@ _REQUEST_AFTER = re.compile(r"(?<=[.!?。！？])[ \t]*(?=(?i:then|now|next|also
                             r"用[\u4e00-\u9fff]{1,4}(?:语|文)写)")
 
 
+# where the words after a same-line work verb end: a sentence in the user's voice again ("Actually, …", "And again, …")
+_OWN_AFTER_WORDS = re.compile(r"(?<=[.!?。！？])[ \t]*(?=(?i:actually|and\s+again|again|also|but\s+please|please\s+(?:keep|make|don'?t|"
+                              r"do\s+not|use|remember|note|avoid))\b)")
 _DICTATED_INTRO = re.compile(r"(?:" + _DICTATED + r"|(?i:\bthis[ \t]+exact[ \t]+[^:：\n]{1,40}?))"
                              r"(?:[ \t]*[,，]?[ \t]*(?:(?i:please|pls|thanks|thank[ \t]+you|thx)|谢谢|麻烦了|多谢|辛苦了))?"
                              r"(?:\*\*)?[ \t]*[:：]\Z")
@@ -3391,6 +3428,11 @@ def _leading_question_payload(text: str, s: int, e: int) -> list[tuple[int, int,
     return [(a, b, "introduced", f"kept: the text the first line asks about ({_short(m.group(0).strip(), 40)!r})")]
 
 
+# a bare request in Japanese or Korean to translate what follows ("日本語に訳してください。", "한국어로 번역해 주세요.")
+_JA_KO_WORK = re.compile(r"[^\n。.]{0,20}?(?:に訳して|に翻訳して)(?:ください|下さい|くれ|もらえますか|いただけますか)?[。.!！?？]?[ \t]*"
+                         r"|[^\n.]{0,20}?로[ \t]?번역해[ \t]?(?:주세요|줘|주십시오|주시겠어요)[.!?]?[ \t]*")
+
+
 def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
     """A turn of a short request paragraph and the text it works on, in the paragraphs after it (when it opens the
     turn) or before it (when it closes the turn): the text, as handed over.  A paragraph that sets up a role ("You
@@ -3470,7 +3512,8 @@ def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str
                                                              and _TEXT_POINTER.search(text, a, b) is not None)
         tone = a != s and _TONE_QUESTION.match(text, a, b) is not None  # "Draft v2: …⏎⏎Is this too informal for a VP?"
         # (or it is a bare request line that opens the turn: "Extract the dates⏎⏎…", "请翻译成英文⏎⏎…", "摘要：⏎⏎…")
-        bare = a == s and (_bare_work_line(text, a, b, period=True) or _bare_work_then_rules(text, a, b))
+        bare = a == s and (_bare_work_line(text, a, b, period=True) or _bare_work_then_rules(text, a, b)
+                           or _JA_KO_WORK.fullmatch(text, a, b) is not None)
         pointed = pointed or bare
         if not (_TASK_VERB.search(text, a, b) or pointed and a == s and (asks or bare or _ANNOUNCES_TEXT.search(text, a, b))
                 or tone):
@@ -4054,6 +4097,10 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
                         b = _stripped(text, a, k)[1]
                         break
                     k = _line_end(text, k + 1, b)
+            if m.re is _SAME_LINE_VERB and "\n" not in text[m.end():a] \
+                    and (own := _OWN_AFTER_WORDS.search(text, a, b)) is not None and own.start() > a:
+                b = _stripped(text, a, own.start())[1]  # ("Rewrite without …: Critics slammed the plan. Actually, please
+                # keep it if it is inside a direct quote. Thanks!": the user's own again)
             if m.re is _TASK_INTRO and "\n" not in text[m.end():a] and _dictated(text, m.start(), m.end()):
                 # words dictated on the intro's line are that line, up to a request after them ("Set the subject to:
                 # Thanks for your order! Then write the body, please.", "结尾就写：谢谢大家，辛苦了！麻烦帮我写个年会致辞")
@@ -4748,6 +4795,19 @@ def _after_reply_intro(text: str, s: int, e: int) -> int:
     return a
 
 
+# a reply that only says yes ("承知いたしました。", "好的。", "Sure!", "알겠습니다.")
+_ACKNOWLEDGES = re.compile(r"\s*(?:(?i:ok(?:ay)?|sure|got\s+it|of\s+course|certainly|will\s+do|understood)|好的?|没问题|收到|明白|可以|"
+                           r"了解(?:しました|です)?|承知(?:いた)?しました|かしこまりました|わかりました|알겠습니다|네)[\s!.,。！～~]*")
+# a turn that sets a translation for every text to come ("From now on, translate everything I send into Japanese.", "之后我发的都
+# 翻译成韩语") …
+_TRANSLATES_FROM_NOW = re.compile(r"(?i:\b(?:from\s+now\s+on|going\s+forward)\b[^.!?\n]{0,30}?\btranslate\b|\btranslate\s+"
+                                  r"(?:everything|anything|whatever|all(?:\s+the\s+\w+)?|each\s+\w+|every\s+\w+)\s+(?:that\s+)?I\s+"
+                                  r"(?:send|paste|write|give|type))|(?:之后|以后|接下来|下面)我?(?:发|给)(?:的|你的)[^。！？\n]{0,6}?"
+                                  r"(?:都|全部)?(?:翻译|翻|译)(?:成|为)")
+# … and one that ends it
+_STOPS_STANDING = re.compile(r"(?i:\b(?:stop|no\s+more|don'?t)\s+translat|\bnever\s*mind\b)|不用(?:再)?翻译|别翻译|停止翻译|不要再?翻译")
+
+
 def _announced_turns(view: TextView, reuse: bool = False) -> dict[int, str]:
     """The user messages an earlier user turn announced as the text it asks to work on (message position → detail)."""
     text = view.text
@@ -4755,16 +4815,27 @@ def _announced_turns(view: TextView, reuse: bool = False) -> dict[int, str]:
     pending: tuple[int, str] | None = None
     requested: tuple[int, str] | None = None  # a user turn that asks for work on a text it does not hold
     names_a_text = False  # … and names the text ("Can you check a message?"): a go-ahead then asks for it
+    standing: str | None = None  # a translation asked for every text to come
     for b in view.blocks:
         if b.role == "assistant":
             # the reply asks for the text ("Of course — please paste the email.", "好的，请把信的内容发给我。"): the next
             # user turn is that text
             if requested is not None and b.msg_pos > requested[0] and (
-                    reused(_asks_to_paste, text[b.start:b.end], names_a_text, reuse=reuse)):
+                    reused(_asks_to_paste, text[b.start:b.end], names_a_text, reuse=reuse)
+                    # (or only says yes to a request that waits for its text: "翻译成日语" / "承知いたしました。")
+                    or names_a_text and _ACKNOWLEDGES.fullmatch(text, b.start, b.end) is not None):
                 pending, requested = requested, None
             continue
         if b.role != "user":
             continue
+        if standing is not None:
+            if _STOPS_STANDING.search(text, b.start, b.end):
+                standing = None
+            else:  # ("From now on, translate everything I send into Japanese." — each turn after it is a text)
+                out[b.msg_pos] = standing
+                continue
+        if _TRANSLATES_FROM_NOW.search(text, b.start, b.end):
+            standing = f"kept: a text sent after {_short(text[b.start:b.end].strip(), 40)!r}"
         if pending is not None and b.msg_pos > pending[0]:
             if not (_CHANGED_MIND.match(text, b.start, b.end) or _quotes_its_text(text, b.start, b.end)
                     or _pasted_in_fences(text, b.start, b.end)):
@@ -4785,7 +4856,7 @@ def _announced_turns(view: TextView, reuse: bool = False) -> dict[int, str]:
             requested = (b.msg_pos, f"kept: the text asked for by {_short(text[b.start:b.end].strip(), 40)!r} and "
                                     "the reply that asked for it")
             names_a_text = found_in(_TEXT_NAMED, text, b.start, b.end, reuse) \
-                or _AWAITS_TEXT.search(text, b.start, b.end) is not None
+                or _AWAITS_TEXT.search(text[b.start:b.end]) is not None  # (its \A: the turn's start)
         if pending is None and requested is None and b.end - b.start <= _ANNOUNCE_MAX \
                 and reused(_only_a_label, text[b.start:b.end], reuse=reuse):
             # a turn that is only the label of a message it has not pasted yet ("The customer wrote:", "客户说："): after

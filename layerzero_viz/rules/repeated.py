@@ -915,7 +915,7 @@ _ANOTHER_ONE = re.compile(r"(?i:\b(?:another|a\s+second|a\s+different)\s+(?!one\
 
 
 # whom a piece of work is for ("再给我婆婆写一张" after "给我妈妈写张生日卡"; "for my aunt Rita")
-_RECIPIENT = re.compile(r"给(?:我的?)?[\u4e00-\u9fff]{1,3}?(?=写|发|做|画|起|回|买|准备)|(?i:\bfor\s+(?:my|our|the)\s+[a-z]+(?:\s+[a-z]+)?)")
+_RECIPIENT = re.compile(r"给(?:我的?)?[\u4e00-\u9fff]{1,3}?(?=写|发|做|画|起|回|买|准备)|给[\u4e00-\u9fffA-Za-z]{1,6}?的(?!话)|(?i:\bfor\s+(?:my|our|the)\s+[a-z]+(?:\s+[a-z]+)?)")
 
 
 # a sentence that asks for a piece of work: "Now a hotel in Osaka, 6–9 May.", "Find a hotel in Tokyo …", "帮我订…"
