@@ -2049,14 +2049,25 @@ _SPEAKER = r"[^\s:：\[\]()（）*][^\n:：\[\]]{0,23}?"
 _HEADER_LINE = re.compile(rf"^[ \t]*(?:\*\*)?(?:{_SPEAKER}[ \t]*(?:[—–-][ \t]*)?[\[(（]?{_CLOCK}[\])）]?|[\[(（]?{_CLOCK}[\])）]?"
                           rf"[ \t]+{_SPEAKER})(?:\*\*)?[ \t]*$", re.MULTILINE)
 _CHAT_GAP = 1500  # characters of messages under one header, at most
+_CLOCK_HINT = re.compile(r"\d:\d\d")
+_HEADER_MAX = 64  # characters of a header line
 
 
 def _chat_exports(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
     """A chat export or a transcript whose speakers head their messages on lines of their own, a name and a time
     (``_HEADER_LINE``): from the first header to the end of the last message (its paragraph), when at least two headers
     each stand over a message."""
-    heads = [m for m in _HEADER_LINE.finditer(text, s, e)
-             if (le := _line_end(text, m.end() + 1, e)) > m.end() + 1 and text[m.end() + 1:le].strip()]
+    heads = []
+    line = -1
+    for t in _CLOCK_HINT.finditer(text, s, e):  # (a header holds a time: looked for from the times, on short lines)
+        ls = _line_start(text, s, t.start())
+        le = _line_end(text, t.end(), e)
+        if ls == line or le - ls > _HEADER_MAX:
+            continue
+        line = ls
+        m = _HEADER_LINE.match(text, ls, le)
+        if m is not None and m.end() == le and (nle := _line_end(text, le + 1, e)) > le + 1 and text[le + 1:nle].strip():
+            heads.append(m)
     out: list[tuple[int, int, str, str]] = []
     run: list[re.Match[str]] = []
     for m in [*heads, None]:
@@ -2162,7 +2173,7 @@ _PRESCRIBED_PART = re.compile(r"(?i:\bwith\s*$)|(?:加上|加|附上|写上)\s*$
 # where _scripts looks: a colon after the last letter of a say-verb or a field (say, reply, respond, answer, with,
 # body, be, sign-off, greeting, 说, 回复, 回答, 开头用, 开场白, 内容是 …: a character class before a colon is one fast search; "The content is:"
 # is not looked for, only "内容是：")
-_SCRIPT_COLON = re.compile(r"[yYdDrRhHmMeEsStToOnN)说复答用白语是为下话上句写加头尾束场禅送术板式例本息知信告语里条案福卡][ \t*]{0,4}[:：]")
+_SCRIPT_COLON = re.compile(r"[yYdDrRhHmMeEsStT)说复答用白语是为下话上句写加头尾束场禅送术板式例本息知信告语里条案福卡][ \t*]{0,4}[:：]")
 # a request to the model for the work, after the words a line gives: "…谢谢。帮我改短一点", "…！请帮我写个发送的脚本。"
 _WORK_ASKED_AFTER = re.compile(r"(?<=[。！？!?])[ \t]*(?=(?:请|麻烦)?(?:你|您)?(?:再)?帮我(?:写|改|翻|译|生成|做|润色|缩短|精简|把|优化)"
                                r"|然后(?:帮我|写|改))")
@@ -2263,7 +2274,7 @@ def _scripts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, s
         ls = text.rfind("\n", s, c) + 1 or s
         le = text.find("\n", c, e)
         le = e if le < 0 else le
-        say = _SAY_BEFORE.search(text, max(ls, c - 64), c)
+        say = _SAY_BEFORE.search(text, max(ls, c - (64 if text[c - 1] in ")）" else 48)), c)  # (longer with a parenthesis)
         if say is not None:
             # the rest of its line, or the lines under it ("结尾统一加：⏎谢谢！⏎Acme客服团队", "When closing a ticket,
             # send:⏎Thanks for your patience!⏎…"), up to a line that goes on with the instructions
@@ -3342,6 +3353,7 @@ def _asked_after(text: str, s: int, e: int) -> re.Match[str] | None:
     return m if m is not None and not text[m.end():e].strip() else None
 _LABEL_STRIP = " \t\n*#->"
 _LABEL_REACH = 24  # characters from a label's start to its word ("My landlord's email:", "The clinic emailed:")
+_LABEL_COLON_REACH = 64  # … and from its word to its colon ("Reported post (from @kai, 3 days ago):")
 
 
 # a field of a form on the next line ("Caption: please add emojis⏎Photo: a sunset"): the label above is a field too, whose
@@ -3356,6 +3368,9 @@ def _text_labels(text: str, s: int, e: int) -> list[re.Match[str]]:
     for word in _LABEL_WORDS:
         k = text.find(word, s, e)
         while k >= 0:
+            if text.find(":", k, min(e, k + _LABEL_COLON_REACH)) < 0 and text.find("：", k, min(e, k + _LABEL_COLON_REACH)) < 0:
+                k = text.find(word, k + 1, e)  # (every label ends with its colon, near its word)
+                continue
             # (looked for only within reach: a line start further back opens no label here, and a search back to it
             # from every hit on a long line is quadratic)
             lo = max(s, k - _LABEL_REACH - 1)
