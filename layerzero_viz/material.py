@@ -2038,7 +2038,16 @@ def _transcript(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
             out.append((run[0].start(), run[-1].end(), "introduced",
                         f"kept: a transcript of {len(set(names))} speakers ({', '.join(dict.fromkeys(names))[:40]})"))
         run = [m] if m is not None else []
+    if not out and e - s <= _ONE_SPEAKER_TURN and _ABOUT_WORDS_SAID.search(text, s, e) is not None:
+        # (a speaker's line after the request's sentence: "Quote for the lede. Gomez: Honestly, thank you all. …")
+        m = _SPEAKER_AFTER_SENTENCE.search(text, s, e)
+        if m is not None and m.group(1).lower() not in _NOT_A_SPEAKER:
+            out.append((m.start(1), _line_end(text, m.end(), e), "introduced", f"kept: what {m.group(1)} said"))
     return [(_stripped(text, a, b)[0], b, k, d) for a, b, k, d in out]
+
+
+_SPEAKER_AFTER_SENTENCE = re.compile(r"(?<=[.!?])[ \t]+([A-Z][A-Za-z'-]+(?:[ \t][A-Z][A-Za-z'-]+)?)"
+                                     r"(?:,[ \t][^:\n.!?]{1,40})?[ \t]*:[ \t]*(?=\S)")  # ("Mayor Li, at the ribbon cutting: …")
 
 
 # a header line of a chat export or a diarized transcript: a name and a time alone on their line, over the message lines
@@ -2306,7 +2315,23 @@ def _scripts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, s
             if b > a:
                 out.append((a, b, "introduced",
                             f"kept: the text to pass on as written after {_short(text[ls:c + 1].strip(), 50)!r}"))
+    if any(h in seg for h in _SIGN_HINTS):
+        for m in _SIGN_LINE.finditer(text, s, e):
+            a, b = _stripped(text, m.end(), _line_end(text, m.end(), e))
+            if b > a:
+                out.append((a, b, "introduced", f"kept: the words of the sign or notice asked for "
+                                                f"({_short(m.group(0).strip(), 40)!r})"))
     return out
+
+
+# a sign or a notice asked for with its words after a colon on its line, whatever ends the line's request ("Make a door
+# sign for dock 3: Please do not block the dock. Thank you!", "帮我做个3号门的提示牌：请随手关门，谢谢！")
+_SIGN_LINE = re.compile(r"^[ \t]*(?i:(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:make|write|draft|create|design|print|prepare)\b"
+                        r"[^:：\n.!?]{0,40}?\b(?:sign|notice|poster|banner|label|placard|sticker)s?\b)[^:：\n.!?]{0,30}[:：][ \t]*(?=\S)"
+                        r"|^[ \t]*(?:请|麻烦)?(?:你)?(?:帮我)?(?:写|做|制作|打印|设计)[^：:\n。！？]{0,8}?(?:门牌|牌子|提示牌|告示|标牌|海报|"
+                        r"横幅|标语|贴纸|标签)[^：:\n。！？]{0,10}[：:][ \t]*(?=\S)", re.MULTILINE)
+_SIGN_HINTS = ("sign", "Sign", "notice", "Notice", "poster", "banner", "label", "placard", "sticker", "门牌", "牌子", "提示牌",
+               "告示", "标牌", "海报", "横幅", "标语", "贴纸", "标签")
 
 
 def _sentence_start(text: str, ls: int, k: int) -> int:
