@@ -1759,6 +1759,16 @@ def _named_texts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, st
         b = _handed_text_end(text, a, e, None) if a < e else a
         if b > a:
             out.append((a, b, "introduced", f"kept: the text named by {_short(text[ls:cm.start() + 1].strip(), 50)!r}"))
+    if any(w in seg for w in _VERBATIM_WORDS):
+        # … or on the colon's line, where the line says to keep its words ("帮我改一下我的自我介绍，不要改动任何一个字的意思：大家好，…",
+        # "这是我的求职信开头，一个字都别改，只帮我检查标点：您好，…")
+        for cm in _COLONS.finditer(text, s, e):
+            ls = _line_start(text, s, cm.start())
+            le = _line_end(text, cm.end(), e)
+            if text[cm.end():le].strip() and cm.start() - ls <= 120 and _VERBATIM_LINE.search(text, ls, cm.start()) \
+                    and _NAMED_TEXT.search(text, ls, cm.start()) and _WORK_ON_NAMED.search(text, ls, cm.start()):
+                a, b = _stripped(text, cm.end(), le)
+                out.append((a, b, "introduced", f"kept: the text named by {_short(text[ls:cm.start() + 1].strip(), 50)!r}"))
     return out
 
 
@@ -2032,9 +2042,8 @@ def _transcript(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
         if len(set(names)) >= 2 and (len(run) >= 3 and len(set(names)) < len(names)
                                      or any(n in ("Me", "我") for n in names)
                                      or all(n.lower() in _SPEAKER_ROLES for n in names)) \
-                or len(run) == 1 and e - s <= _ONE_SPEAKER_TURN and names[0][:1].isupper() \
-                and names[0].lower() not in _NOT_A_SPEAKER \
-                and _ABOUT_WORDS_SAID.search(text, s, e) is not None:
+                or len(run) == 1 and e - s <= _ONE_SPEAKER_TURN and _named_speaker(names[0]) \
+                and (_ABOUT_WORDS_SAID.search(text, s, e) is not None or _asked_about_below(text, s, e, run[0])):
             out.append((run[0].start(), run[-1].end(), "introduced",
                         f"kept: a transcript of {len(set(names))} speakers ({', '.join(dict.fromkeys(names))[:40]})"))
         run = [m] if m is not None else []
@@ -2044,6 +2053,30 @@ def _transcript(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
         if m is not None and m.group(1).lower() not in _NOT_A_SPEAKER:
             out.append((m.start(1), _line_end(text, m.end(), e), "introduced", f"kept: what {m.group(1)} said"))
     return [(_stripped(text, a, b)[0], b, k, d) for a, b, k, d in out]
+
+
+def _named_speaker(name: str) -> bool:
+    """Whether a line's label names a speaker ("Gomez", "CEO", "王老师"), not a field of the prompt ("Note", "要求")."""
+    if name.isascii():
+        return name[:1].isupper() and name.lower() not in _NOT_A_SPEAKER
+    return name not in _NOT_A_SPEAKER_ZH
+
+
+_NOT_A_SPEAKER_ZH = frozenset(("要求", "注意", "任务", "背景", "格式", "输出", "输入", "示例", "例子", "问题", "答案", "目标", "角色",
+                               "说明", "备注", "主题", "标题", "时间", "地点", "语气", "风格", "字数", "长度", "语言", "内容", "原文",
+                               "译文", "翻译", "提示", "规则", "步骤", "结果", "总结", "摘要", "关键词", "场景", "对象", "受众"))
+
+
+def _asked_about_below(text: str, s: int, e: int, line: re.Match[str]) -> bool:
+    """Whether a speaker's line opens the turn [s, e) and the line under it asks about it or for work on it ("CEO: Sorry
+    for the delay, …⏎Translate to French.", "王老师：请同学们安静，谢谢配合。⏎帮我翻译成英文。", "…⏎What tone is this?")."""
+    if text[s:line.start()].strip():
+        return False
+    a = _stripped(text, line.end(), e)[0]
+    b = _line_end(text, a, e)
+    if a >= b or _line_end(text, b + 1, e) < e and text[b + 1:e].strip():
+        return False  # (one line under it, ending the turn)
+    return text[a:b].rstrip()[-1:] in ("?", "？") or _TASK_VERB.search(text, a, b) is not None
 
 
 _SPEAKER_AFTER_SENTENCE = re.compile(r"(?<=[.!?])[ \t]+([A-Z][A-Za-z'-]+(?:[ \t][A-Z][A-Za-z'-]+)?)"
@@ -2089,7 +2122,21 @@ def _chat_exports(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, s
             out.append((run[0].start(), b, "introduced", f"kept: a chat log or transcript of {len(run)} messages under "
                                                          f"speaker and time lines ({_short(run[0].group(0).strip(), 24)!r}, …)"))
         run = [m] if m is not None else []
+    if "<" in seg or "‹" in seg or "《" in seg:  # (an IRC-style log: "<mod_kate> please be nice", "<房管> …，谢谢")
+        lines = list(_NICK_LINE.finditer(text, s, e))
+        k = 0
+        while k < len(lines):
+            j = k
+            while j + 1 < len(lines) and not text[lines[j].end():lines[j + 1].start()].strip():
+                j += 1
+            if j > k:
+                out.append((lines[k].start(), lines[j].end(), "introduced",
+                            f"kept: a chat log of {j - k + 1} lines (<nick> message)"))
+            k = j + 1
     return [(_stripped(text, a, b)[0], b, k, d) for a, b, k, d in out]
+
+
+_NICK_LINE = re.compile(r"^[ \t]*(?:\[[\d:]{4,8}\][ \t]*)?[<‹《][^<>‹›《》\s]{1,24}[>›》][ \t]+\S[^\n]*$", re.MULTILINE)
 
 
 # the words to say, after a say-verb and a colon, to the end of the line ("1. Say: Hello, thank you for calling Orbit
@@ -2115,8 +2162,8 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:"
                          r"(?:snippet|boilerplate|blurb|text|reply|message|paragraph)s?\s+(?:we|I)\s+(?:always\s+)?(?:paste|use|send|copy)"
                          r"(?:\s+(?:into|in|to|for|on)\s+(?:our\s+|the\s+|every\s+|each\s+)?[a-z]+(?:\s+[a-z]+)?)?|"
                          # a public text asked for, with its words on the line: "Write an SMS to customers: Please note …"
-                         r"(?:write|draft|compose|make|create|prepare)\s+(?:an?|the|one)\s+(?:[a-z]+\s+)?(?:sms|text\s+message|"
-                         r"notice|sign|banner|announcement|push\s+notification|notification)(?:\s+(?:to|for)\s+(?:the\s+|our\s+|"
+                         r"(?:write|draft|compose|make|create|prepare)\s+(?:an?|the|one|our|my)\s+(?:[a-z-]+\s+)?(?:sms|text\s+message|"
+                         r"notice|sign|banner|announcement|push\s+notification|notification|policy|post)(?:\s+(?:to|for)\s+(?:the\s+|our\s+|"
                          r"all\s+|my\s+)?[a-z]+(?:\s+[a-z]+)?)?|"
                          r"(?:say|reply|respond|answer)(?:\s+(?:exactly|verbatim|only|just|first|always|"
                          r"instead|immediately|once))?(?:\s+with)?"
@@ -2147,8 +2194,8 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:"
                          r"|说|回复|回答|答复|开头用|结尾用|开场白|结束语|口头禅|口头语|常说|发送|话术|模板|"
                          r"(?:回复|回答|答复|客服|固定)(?:格式|范例)|"
                          # ("写一个跟进消息发到群里：感谢大家今天参会，…")
-                         r"(?:写|拟|起草|编)一?(?:个|条|份|张|封|则)?[\u4e00-\u9fff]{0,4}?(?:消息|通知|短信|公告|告示|标语|请假条|便条|"
-                         r"留言|文案|祝福语?|贺卡|感谢信)"
+                         r"(?:写|拟|起草|编)一?(?:个|条|份|张|封|则|段)?[\u4e00-\u9fff]{0,8}?(?:消息|通知|短信|公告|告示|标语|请假条|便条|"
+                         r"留言|文案|祝福语?|贺卡|感谢信|朋友圈|动态|说明|须知)"
                          r"(?:发(?:到|给)[\u4e00-\u9fff]{1,6})?|"
                          # ("帮我给客户回一条：好的，谢谢您的反馈，…")
                          r"(?:给|跟|向)[\u4e00-\u9fff]{1,6}?(?:回|发)一?(?:条|句)(?:消息|微信|短信)?|(?:语音|电话|留言|销售|外呼|客服|直播)(?:留言)?脚本|"
@@ -2165,6 +2212,7 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:"
 # "请原样发送下面这条短信，只替换{时间}：") — not the rules or the format to follow exactly, nor "Offer exactly 7 categories:"
 _VERBATIM_LINE = re.compile(r"(?i:\bexactly\b|\bverbatim\b|\bword\s+for\s+word\b|\bas\s+written\b|"
                             r"\b(?:don'?t|do\s+not)\s+change\s+(?:a|any)\s+(?:single\s+)?words?\b)|原样|一字不改|原封不动|一个字都不"
+                            r"|一个字都别|一字都别|不要改动任何一个字|不要改任何字"
                             r"|逐字|一字不差|不得增删|不要增删|照读|照念")
 _SCRIPT_POINTER = re.compile(r"(?i:\b(?:this|these|the\s+following|below|my\s+[a-z]+)\b)|下面|以下|如下|这条|这段|这个|这句|这份|我的")
 # the form of the text below to be kept as it is ("要保留原样的格式：", "keep the format as is:"): no rules of a format follow
@@ -2182,7 +2230,7 @@ _PRESCRIBED_PART = re.compile(r"(?i:\bwith\s*$)|(?:加上|加|附上|写上)\s*$
 # where _scripts looks: a colon after the last letter of a say-verb or a field (say, reply, respond, answer, with,
 # body, be, sign-off, greeting, 说, 回复, 回答, 开头用, 开场白, 内容是 …: a character class before a colon is one fast search; "The content is:"
 # is not looked for, only "内容是：")
-_SCRIPT_COLON = re.compile(r"[yYdDrRhHmMeEsStT)说复答用白语是为下话上句写加头尾束场禅送术板式例本息知信告语里条案福卡][ \t*]{0,4}[:：]")
+_SCRIPT_COLON = re.compile(r"[yYdDrRhHmMeEsStT)说复答用白语是为下话上句写加头尾束场禅送术板式例本息知信告语里条案福卡圈态明][ \t*]{0,4}[:：]")
 # a request to the model for the work, after the words a line gives: "…谢谢。帮我改短一点", "…！请帮我写个发送的脚本。"
 _WORK_ASKED_AFTER = re.compile(r"(?<=[。！？!?])[ \t]*(?=(?:请|麻烦)?(?:你|您)?(?:再)?帮我(?:写|改|翻|译|生成|做|润色|缩短|精简|把|优化)"
                                r"|然后(?:帮我|写|改))")
@@ -2205,7 +2253,7 @@ _SCRIPT_FIELD_COLON = re.compile(r"(?i:\bbe|(?:line|sentence|message)\s+(?:for|o
 _SCRIPT_FIELD_HINTS = ("be:", "be :", "ine for ", "ine of ", "ence for ", "age for ", "ff:", "eeting:", "ening:", "osing:",
                        "ine:", "ture:", "laimer:", "always:", "ence:", "ording:", "rase:", "ords:", "ext:")
 _VERBATIM_WORDS = ("xactly", "XACTLY", "erbatim", "ord for word", "s written", "change any word", "change a word",
-                   "change a single word", "原样", "一字", "原封不动", "一个字都不", "逐字", "不得增删",
+                   "change a single word", "一个字都别", "一字都别", "不要改动任何", "不要改任何字", "原样", "一字", "原封不动", "一个字都不", "逐字", "不得增删",
                    "不要增删", "照读", "照念")
 
 
@@ -2630,7 +2678,7 @@ _MARK_CHARS = ":：\"'“「『«‘`~|[;{}\t"
 # (the exam items' options are labelled with letters and periods, found everywhere; marker lines and headings are
 # rows of arrows, dashes or hashes)
 _NO_MARK_FINDERS = (_exam_items, _marked, _example_sections, _announced_items, _opening_lines, _handed_by_question,
-                    _pointed_texts, _fixed_texts, _log_lines, _comment_lines, _env_values, _shell_sessions)
+                    _pointed_texts, _fixed_texts, _log_lines, _comment_lines, _env_values, _shell_sessions, _chat_exports)
 # directives instruct the engine, not the model: nothing inside them is material
 _DIRECTIVE = re.compile(r"<(protected_tokens|redundant_phrases)>.*?</\1>|<layer-zero\b[^<>]*>", re.DOTALL)
 
@@ -2812,6 +2860,8 @@ _TASK_INTRO = re.compile(
     r"|(?:给我|给我们)?(?:发来|发过来|回过来|传来)(?:了)?(?:一条|一封|一段)?(?:的)?(?:英文|中文|英语|日文)?(?:微信|短信|消息|邮件|信息|留言|私信)?(?:说|如下)?)"
     # (what someone posted or wrote, whoever: "客户最后回了：", "说明书上写：", "老师在家长群里发了：", "群公告写着：")
     r"|[^：:\n]{0,16}?(?:发了|回了|写了|写着|上写|写道|回复了|贴了|发的是|回的是)(?:一句|一条|一段|这个|这些|句|条)?"
+    # a zh rewrite asked right before the colon: "不用“谢谢”改写：…", "同样改写：…"
+    r"|[^：:\n]{0,20}?(?:改写|重写|润色|翻译|翻成[\u4e00-\u9fff]{1,3}|译成[\u4e00-\u9fff]{1,3})(?=[ \t]*[：:])"
     # a translation asked in Korean or Japanese: "다음 중국어를 한국어로 번역해 주세요:", "日本語に訳してください："
     r"|[^：:\n]{0,30}?(?:로[ \t]?번역해|に訳して|に翻訳して)[^：:\n]{0,12}?"
     # what someone said, reported by a reporter: "受访者表示：", "市长李明表示：", "发言人回应称："
@@ -3174,7 +3224,7 @@ _REPORTED = (
     r"(?:output|result|results|response|says)|"
     r"search[ \t]+hits|page[ \t]+(?:text|content)|retrieved[ \t]+(?:documents?|passages?|context|chunks?))"
     r"|观察(?:结果)?|工具(?:输出|返回|结果)|搜[索寻]结果|检索结果|页面(?:内容|文本)|接口(?:返回|响应|输出)|返回(?:结果|值)|(?:预期|期望|实际)(?:输出|结果|返回))"
-    r"|(?P<input_zh>输入)|发票|收据|简历|日志|报错(?:信息)?|(?:会议|聊天|对话|通话)(?:记录|纪要)"
+    r"|(?P<input_zh>输入)|发票|收据|简历|日志|报错(?:信息)?|(?:会议|聊天|对话|通话|弹幕|群聊|直播间?|评论区)(?:记录|纪要)"
     # a message's own parts, or a piece to look at: "邮件标题：", "群公告：", "朋友圈：", "Student:", "学生的答案：", "我的邮件
     # 签名：", "My signature:", "Message:" (what a message to set up or send says)
     r"|(?P<subject>邮件(?:标题|主题))|群公告|朋友圈|(?i:student(?:'s)?(?:[ \t]+answer)?|my[ \t]+answer)|学生(?:的)?(?:回答|答案)"
@@ -3232,7 +3282,7 @@ _REPORTED = (
 # a label at a line start before the text it names, on the same line ("Paragraph 2: In my last job …"), or before the
 # lines of a record ("会议记录（3月21日）：") — when the request names the same thing ("polish the second paragraph")
 _TEXT_LABEL = re.compile(r"[ \t]*(?:\*\*)?((?i:paragraph|draft|email|e-mail|letter|sentence|phrase)(?=[ \t]*\d{0,2}(?:\*\*)?"
-                         r"[ \t]*:[ \t]*\S)(?:[ \t]*\d{1,2})?|第[一二三四五六七八九十\d]+段|(?:会议|聊天|对话|通话|访谈)?记录|邮件|草稿"
+                         r"[ \t]*:[ \t]*\S)(?:[ \t]*\d{1,2})?|第[一二三四五六七八九十\d]+段|(?:会议|聊天|对话|通话|访谈|弹幕|群聊|直播间?)?记录|邮件|草稿"
                          r"|(?P<self>[\u4e00-\u9fff\d#]{0,8}?(?:内容|原文|正文|评论|评价|留言|反馈|作文|文章|文本)|Text(?:[ \t]+below)?|The[ \t]+text"
                          # (a line to translate, a subtitle, a caption: "Subtitle: Sorry, thanks for waiting.⏎Translate to
                          # German.", "字幕：…⏎帮我翻成英文")
@@ -3777,7 +3827,8 @@ def _request_line_payload(text: str, s: int, e: int) -> list[tuple[int, int, str
     # (also a bare request with a few rules for it on its line: "Translate into English. Don't translate literally.",
     # "翻译成英文，要求：不要用缩写。")
     bare = _bare_work_line(text, a, b, period=True) or _bare_work_then_rules(text, a, b) or (
-        (rule := _RULES_CLAUSE.search(text, a, b)) is not None and _bare_work_line(text, a, rule.start()))
+        (rule := _RULES_CLAUSE.search(text, a, b)) is not None and _bare_work_line(text, a, rule.start())) \
+        or _JA_KO_WORK.fullmatch(text, a, b) is not None  # ("日本語に訳してください。⏎谢谢你的帮助，麻烦你了。")
     if not 0 < b - a <= _REQUEST_LINE_MAX or text[b - 1] in ":：" and not bare or not (
             _requests_work_on(text, a, b) or text[a:b].endswith(("如下", "如下所示", "below", "Below")) or bare
             or _BASED_ON_SOURCE.search(text, a, b)):  # ("Fix the grammar⏎Hi, could you …", "翻译一下⏎请把发票发给我")
@@ -4911,7 +4962,11 @@ def _announced_turns(view: TextView, reuse: bool = False) -> dict[int, str]:
 # ("Translate this into Chinese:", "Can you fix this?", "翻译成英文"): a go-ahead then asks for that text
 _AWAITS_TEXT = re.compile(r"[:：][ \t]*\Z|(?:(?i:\b(?:this|these|the\s+following))|这(?:个|句|段|篇|封|条|几句)|下面(?:这段|的)?)"
                           r"[ \t]*[?？.。!！]?[ \t]*\Z"
-                          r"|\A[ \t]*(?:请|麻烦你?)?(?:帮我)?(?:翻译|翻|译)(?:成|为)[\u4e00-\u9fff]{1,4}[ \t]*[。.！!]?[ \t]*\Z")
+                          r"|\A[ \t]*(?:请|麻烦你?)?(?:帮我)?(?:翻译|翻|译)(?:成|为)[\u4e00-\u9fff]{1,4}[ \t]*[。.！!]?[ \t]*\Z"
+                          # ("Translate into Korean please", "Proofread this for me", "翻译一下", "帮我润色一下")
+                          r"|\A[ \t]*(?i:(?:(?:please|can\s+you|could\s+you)\s+)?(?:translate|proofread|polish|edit|check)"
+                          r"(?:\s+(?:this|it|something))?(?:\s+(?:in)?to\s+[a-z]+)?(?:\s*,?\s*(?:please|for\s+me))?)[ \t]*[.!?]?[ \t]*\Z"
+                          r"|\A[ \t]*(?:请|麻烦你?)?(?:帮我)?(?:翻译|润色|校对|改)一下[ \t]*[。.！!]?[ \t]*\Z")
 
 
 # a request whose reply is its text made anew: translated, rewritten, polished

@@ -557,6 +557,20 @@ _HEADING_LINE = re.compile(r"\n[ \t]{0,3}(?:#{1,6}[ \t]+[^\n]*|\*\*[^\n*]{1,60}\
 _RECALL_HEADING = re.compile(r"(?i:remind|recap|summary|important|note|again|key\s+rules)|提醒|注意|重要|总结|重申|牢记|再次")
 
 
+def label_over(text: str, block_start: int, pos: int) -> str | None:
+    """The label line that opens the turn and scopes the lines under it down to ``pos`` ("Reception guest rules:",
+    "婚宴的规则："), or None: the turn's first line, short, ending with a colon, and no blank line between."""
+    nl = text.find("\n", block_start, pos)
+    if nl < 0 or "\n\n" in text[nl:pos]:
+        return None
+    m = _SCOPE_LABEL.fullmatch(text, block_start, nl)
+    return None if m is None else m.group(1).strip()
+
+
+# a short line that names what the lines under it are for ("Reception guest rules:", "For the kids' table:", "婚宴的规则：")
+_SCOPE_LABEL = re.compile(r"[ \t]*(?:\*\*)?([^\n:：.!?。！？]{2,40}?)(?:\*\*)?[ \t]*[:：][ \t]*")
+
+
 def heading_over(text: str, block_start: int, pos: int) -> str | None:
     """The heading that scopes the line at ``pos`` in its block (the last before it, a block's first line too), or
     None: none, one that only recalls, or one that names the whole prompt's rules ("## Rules", "## 要求")."""
@@ -861,7 +875,8 @@ def _has_constraint_word(text: str) -> bool:
 
 # a request that goes on with the same piece of work ("Add pancakes and sort again.", "Start with the Python reference.",
 # "再加一项，重新排序。"): the rules said with the first still hold, said again they repeat
-_GOES_ON = re.compile(r"(?i:\b(?:again|start\s+with|continue|next|add|also|redo|one\s+more)\b)|再|重新|继续|接着|然后|先|还要|加上")
+_GOES_ON = re.compile(r"(?i:\b(?:again|start\s+with|continue|next(?!\s+(?:week|month|year|time|day|one|season|quarter))|add|also|"
+                      r"redo|one\s+more)\b)|再|重新|继续|接着|然后|先|还要|加上")
 
 
 def _only_instruction(text: str, bs: int, be: int, s: int, e: int, material: "_LazyMaterial") -> bool:
@@ -902,7 +917,9 @@ def _request_before(view: TextView, block: BlockRef, pos: int, new: bool = False
 
 # a new piece of work asked for: "Now write the lay summary.", "Now write one to my labmate Jake.", "现在帮我写给王老师的"
 _NEW_WORK = re.compile(r"(?i:(?:ok(?:ay)?,?\s+)?(?:now|then|and\s+now)\b[,\s]*(?:please\s+)?(?:write|draft|compose|create|"
-                       r"make|translate|summari[sz]e|do)\b|(?:ok(?:ay)?,?\s+)?(?:now|next|then)\b[,\s]*(?:a|an|one|another)\s+"
+                       r"make|translate|summari[sz]e|do|reply|respond|answer)\b|"
+                       # another text to work on: "And this one.", "Now this one:", "Next one."
+                       r"(?:and|now|next)\s+(?:this|that|the\s+next)\s+one\b|next\s+one\b|(?:ok(?:ay)?,?\s+)?(?:now|next|then)\b[,\s]*(?:a|an|one|another)\s+"
                        r"(?:[a-z-]+\s+){0,2}?(?:follow-?up|reply|message|e-?mail|note|version|post|text|one|announcement)\b)"
                        r"|(?:现在|接下来|然后)(?:请|再)?(?:帮我)?(?:写|起草|翻译|做)|再(?:帮我)?(?:写|回|起草|发)(?:一)?(?:条|封|个|段|句)?")
 # a piece of work for someone else than the first ("a reply to a second recruiter", "给另一个供应商", "另一个客户")
@@ -1236,6 +1253,12 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                     heading = heading_over(text, blocks[first_block].start, first.start)
                     if heading is not None and heading != heading_over(text, blocks[bi].start, s):
                         why = f"said for every case, where the first copy is said under a heading ({heading!r})"
+                if not why and first_block != bi and blocks[bi].role == "user" \
+                        and (label := label_over(text, blocks[bi].start, s)) is not None \
+                        and fold(label) != fold(label_over(text, blocks[first_block].start, first.start) or ""):
+                    # ("Rehearsal dinner guest rules:⏎Don't invite the Millers." then "Reception guest rules:⏎Don't invite
+                    # the Millers.⏎No kids under 10.": the rule is said for the reception now)
+                    why = f"said again under a label that scopes it ({label!r})"
                 if not why and sorted(_SIGNED_NUMBER.findall(fold(text[s:e]))) != sorted(
                         _SIGNED_NUMBER.findall(fold(text[first.start:first.end]))):
                     why = "carrying other numbers (a sign or a decimal)"
@@ -1548,7 +1571,8 @@ def _broke_language_pov_or_spelling(text: str, s: int, e: int, reply: str) -> bo
 
 # a turn that sets every earlier rule aside before it says its own ("Forget all my earlier rules. New brief: … Don't use
 # 'best'."): a rule it says again is its own, not a repeat
-_RESET = re.compile(r"(?i:\b(?:forget|ignore|disregard|drop|scrap)\s+(?:all\s+(?:of\s+)?|everything\s+)?(?:my|the|your|our|those|"
+_RESET = re.compile(r"(?i:\b(?:next|this|that)\s+(?:week|month|time|one|day)\s+is\s+different\b)|(?:下周|这次|这周|下次)(?:不一样|不同)|"
+                    r"(?i:\b(?:forget|ignore|disregard|drop|scrap)\s+(?:all\s+(?:of\s+)?|everything\s+)?(?:my|the|your|our|those|"
                     r"previous|earlier|above|prior)\s+(?:[a-z]+\s+)?(?:rules|instructions|constraints|requirements|guidelines|"
                     r"briefs?)\b|\bstart\s+(?:over|fresh|from\s+scratch)\b|\bnew\s+brief\b)"
                     r"|(?:忘掉|忘记|忽略|不管|清空)(?:之前|前面|上面|刚才|以前)?(?:所有|全部)?的?(?:要求|规则|限制|设定|指令)|重新开始|从头开始")
