@@ -2026,7 +2026,12 @@ _NOT_A_SPEAKER = frozenset(("note", "notes", "task", "context", "rules", "rule",
                             "tip", "step", "requirement", "requirements", "constraints", "style", "tone", "length",
                             "language", "audience", "subject", "title", "topic", "deadline", "budget", "date", "time",
                             "location", "status", "priority", "quote", "lede", "headline", "source", "sources", "ps",
-                            "edit", "fix", "todo", "q", "a", "re", "fyi", "draft", "text", "original", "translation"))
+                            "edit", "fix", "todo", "q", "a", "re", "fyi", "draft", "text", "original", "translation",
+                            "version", "name", "author", "model", "temperature", "id", "url", "email", "phone", "address",
+                            "price", "size", "color", "type", "level", "mode", "category", "tags", "owner", "assignee", "due",
+                            "created", "updated", "user", "assistant", "system", "prompt", "response", "result", "error",
+                            "observation", "thought", "action", "tool", "final answer", "reasoning", "plan", "feedback",
+                            "issue", "problem", "solution", "hint", "instructions", "instruction", "description"))
 
 
 def _transcript(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
@@ -2070,13 +2075,16 @@ _NOT_A_SPEAKER_ZH = frozenset(("要求", "注意", "任务", "背景", "格式",
 def _asked_about_below(text: str, s: int, e: int, line: re.Match[str]) -> bool:
     """Whether a speaker's line opens the turn [s, e) and the line under it asks about it or for work on it ("CEO: Sorry
     for the delay, …⏎Translate to French.", "王老师：请同学们安静，谢谢配合。⏎帮我翻译成英文。", "…⏎What tone is this?")."""
-    if text[s:line.start()].strip():
-        return False
+    if text[s:line.start()].strip() or len(_WORDS_OF.findall(text, line.start(), line.end())) < 3:
+        return False  # (a field's value is no one's words: "Version: 1.5")
     a = _stripped(text, line.end(), e)[0]
     b = _line_end(text, a, e)
     if a >= b or _line_end(text, b + 1, e) < e and text[b + 1:e].strip():
         return False  # (one line under it, ending the turn)
     return text[a:b].rstrip()[-1:] in ("?", "？") or _TASK_VERB.search(text, a, b) is not None
+
+
+_WORDS_OF = re.compile(r"[A-Za-z]+|[\u4e00-\u9fff]")
 
 
 _SPEAKER_AFTER_SENTENCE = re.compile(r"(?<=[.!?])[ \t]+([A-Z][A-Za-z'-]+(?:[ \t][A-Z][A-Za-z'-]+)?)"
