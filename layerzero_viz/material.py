@@ -358,7 +358,7 @@ _STRAIGHT_MARK = re.compile(r'"[^"\n]+"|"')
 # a letter; apostrophes between letters may occur inside ('I'm sure it's fine').  The quoted text is taken
 # possessively: it can only close at the first apostrophe that is not between letters (one between letters
 # never closes), so there is nothing to give back — and no closing mark to try after every character
-_SINGLE = re.compile(r"'(?=[^\s'])((?:[^'\n]|(?<=\w)'(?=\w)){1,300}+)(?<=\S)'(?![\w'])")
+_SINGLE = re.compile(r"'(?=[^\s'])((?:[^'\n]|(?<=\w)'(?=\w)){1,300}+)(?<=\S)'(?![A-Za-z0-9_'])")  # (Chinese may follow it)
 _OPENER_BEFORE = " \t\n(（[【:：,，;；—-"
 _HAN = re.compile(r"[\u3400-\u9fff]")
 
@@ -373,7 +373,7 @@ def _quotes(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, int, str
     if "'" in seg:
         for m in _SINGLE.finditer(text, s, e):
             before = text[m.start() - 1] if m.start() > s else " "
-            if before.isalnum() or before in "_'":
+            if before.isascii() and before.isalnum() or before in "_'":
                 continue  # an apostrophe (don't, users'), not an opening mark
             if " " in m.group(1) or "\t" in m.group(1) or len(m.group(1)) >= 2 and _HAN.search(m.group(1)):
                 # (two words or more, or Chinese: "should I write '收到，谢谢王总'?", "print('任务已成功地完成')")
@@ -3839,7 +3839,8 @@ def _request_line_payload(text: str, s: int, e: int) -> list[tuple[int, int, str
         or _JA_KO_WORK.fullmatch(text, a, b) is not None  # ("日本語に訳してください。⏎谢谢你的帮助，麻烦你了。")
     if not 0 < b - a <= _REQUEST_LINE_MAX or text[b - 1] in ":：" and not bare or not (
             _requests_work_on(text, a, b) or text[a:b].endswith(("如下", "如下所示", "below", "Below")) or bare
-            or _BASED_ON_SOURCE.search(text, a, b)):  # ("Fix the grammar⏎Hi, could you …", "翻译一下⏎请把发票发给我")
+            or _BASED_ON_SOURCE.search(text, a, b)
+            or _ANNOUNCES_TEXT.match(text, a, b) and text[b - 1] in "?？"):  # ("Here's v2, what changed?⏎…")  # ("Fix the grammar⏎Hi, could you …", "翻译一下⏎请把发票发给我")
         return []
     pa, pb = _stripped(text, nl, _handed_text_end(text, nl, e, None))
     if pb <= pa or _is_task_instruction(text, pa, pb) or _CLOSING_THANKS.fullmatch(text, pa, pb):
