@@ -1740,6 +1740,12 @@ _NAMED_TEXT_HINTS = ("creenplay", "cript", "cene", "yrics", "ong", "oem", "erse"
                      "求职信", "感谢信", "请柬", "邀请函", "文案", "祝福语", "模板", "rompt", "提示词", "邮件", "译文", "文版", "翻译稿")
 
 
+def _names_a_text(text: str, ls: int, c: int) -> bool:
+    """Whether the line [ls, c) before a colon names a text (``_NAMED_TEXT``) the user wrote or wants worked on
+    (``_WORK_ON_NAMED``), within 120 characters."""
+    return c - ls <= 120 and _NAMED_TEXT.search(text, ls, c) is not None and _WORK_ON_NAMED.search(text, ls, c) is not None
+
+
 def _named_texts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
     """The text below a line that ends with a colon and names it (``_NAMED_TEXT``), to where
     :func:`_handed_text_end` ends it."""
@@ -1748,8 +1754,7 @@ def _named_texts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, st
     out: list[tuple[int, int, str, str]] = []
     for cm in _LINE_END_COLON.finditer(text, s, e):
         ls = _line_start(text, s, cm.start())
-        if cm.start() - ls > 120 or not _NAMED_TEXT.search(text, ls, cm.start()) \
-                or not _WORK_ON_NAMED.search(text, ls, cm.start()) \
+        if not _names_a_text(text, ls, cm.start()) \
                 or _ABOUT_A_TEXT.match(text, ls) or _NOT_A_SCRIPT.search(_KEEPS_ITS_FORM.sub("", text[ls:cm.start()])):
             continue  # (not "For the recap email:" nor "Rules for my essay:": what to do with it follows; nor a
             # system prompt's "The evaluation script generates a report including:")
@@ -1765,8 +1770,8 @@ def _named_texts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, st
         for cm in _COLONS.finditer(text, s, e):
             ls = _line_start(text, s, cm.start())
             le = _line_end(text, cm.end(), e)
-            if text[cm.end():le].strip() and cm.start() - ls <= 120 and _VERBATIM_LINE.search(text, ls, cm.start()) \
-                    and _NAMED_TEXT.search(text, ls, cm.start()) and _WORK_ON_NAMED.search(text, ls, cm.start()):
+            if text[cm.end():le].strip() and _names_a_text(text, ls, cm.start()) \
+                    and _VERBATIM_LINE.search(text, ls, cm.start()):
                 a, b = _stripped(text, cm.end(), le)
                 out.append((a, b, "introduced", f"kept: the text named by {_short(text[ls:cm.start() + 1].strip(), 50)!r}"))
     return out
@@ -2055,7 +2060,7 @@ def _transcript(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
     if not out and e - s <= _ONE_SPEAKER_TURN and _ABOUT_WORDS_SAID.search(text, s, e) is not None:
         # (a speaker's line after the request's sentence: "Quote for the lede. Gomez: Honestly, thank you all. …")
         m = _SPEAKER_AFTER_SENTENCE.search(text, s, e)
-        if m is not None and m.group(1).lower() not in _NOT_A_SPEAKER:
+        if m is not None and _named_speaker(m.group(1)):
             out.append((m.start(1), _line_end(text, m.end(), e), "introduced", f"kept: what {m.group(1)} said"))
     return [(_stripped(text, a, b)[0], b, k, d) for a, b, k, d in out]
 
@@ -2382,12 +2387,16 @@ def _scripts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, s
 
 # a sign or a notice asked for with its words after a colon on its line, whatever ends the line's request ("Make a door
 # sign for dock 3: Please do not block the dock. Thank you!", "帮我做个3号门的提示牌：请随手关门，谢谢！")
-_SIGN_LINE = re.compile(r"^[ \t]*(?i:(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:make|write|draft|create|design|print|prepare)\b"
-                        r"[^:：\n.!?]{0,40}?\b(?:sign|notice|poster|banner|label|placard|sticker)s?\b)[^:：\n.!?]{0,30}[:：][ \t]*(?=\S)"
-                        r"|^[ \t]*(?:请|麻烦)?(?:你)?(?:帮我)?(?:写|做|制作|打印|设计)[^：:\n。！？]{0,8}?(?:门牌|牌子|提示牌|告示|标牌|海报|"
-                        r"横幅|标语|贴纸|标签)[^：:\n。！？]{0,10}[：:][ \t]*(?=\S)", re.MULTILINE)
-_SIGN_HINTS = ("sign", "Sign", "notice", "Notice", "poster", "banner", "label", "placard", "sticker", "门牌", "牌子", "提示牌",
-               "告示", "标牌", "海报", "横幅", "标语", "贴纸", "标签")
+# (the verbs and nouns of a sign asked for, shared with _A_TEXT_MADE, which also takes cards, SMS and notices)
+_MAKE_EN = "make|write|draft|create|design|print|prepare"
+_MAKE_ZH = "写|做|制作|打印|设计"
+_SIGN_EN = ("sign", "notice", "poster", "banner", "label", "placard", "sticker")
+_SIGN_ZH = ("门牌", "牌子", "提示牌", "告示", "标牌", "海报", "横幅", "标语", "贴纸", "标签")
+_SIGN_LINE = re.compile(rf"^[ \t]*(?i:(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:{_MAKE_EN})\b"
+                        rf"[^:：\n.!?]{{0,40}}?\b(?:{'|'.join(_SIGN_EN)})s?\b)[^:：\n.!?]{{0,30}}[:：][ \t]*(?=\S)"
+                        rf"|^[ \t]*(?:请|麻烦)?(?:你)?(?:帮我)?(?:{_MAKE_ZH})[^：:\n。！？]{{0,8}}?(?:{'|'.join(_SIGN_ZH)})"
+                        rf"[^：:\n。！？]{{0,10}}[：:][ \t]*(?=\S)", re.MULTILINE)
+_SIGN_HINTS = (*_SIGN_EN, "Sign", "Notice", *_SIGN_ZH)
 
 
 def _sentence_start(text: str, ls: int, k: int) -> int:
@@ -3144,14 +3153,15 @@ def _verb_line(verbs_en: str, words: int, lead: str = "") -> re.Pattern[str]:
                       rf"[^:：\n.!?]{{0,{words}}}?)|{_ZH_TAKES_WORDS}[^:：\n。！？]{{0,16}}?)(?:\*\*)?[ \t]*[:：]")
 
 
-_VERB_LINE = _verb_line(r"(?:" + _TASK_VERB_EN + r"|clean[ \t]+up|tidy[ \t]+up)", 90, r"(?:(?:ok|okay|now|next|also|and|then)[ \t]*[,!.]?[ \t]+)?")
+# what may open a request line before its verb ("Now do the same for:", "OK, translate:")
+_REQUEST_LEAD = r"(?:(?:ok|okay|now|next|also|and|then)[ \t]*[,!.]?[ \t]+)?"
+_VERB_LINE = _verb_line(r"(?:" + _TASK_VERB_EN + r"|clean[ \t]+up|tidy[ \t]+up)", 90, _REQUEST_LEAD)
 # a verb whose object is the words after its colon on the same line: extraction, labels, translation
 _SAME_LINE_VERB = _verb_line(r"(?:extract|pull[ \t]+out|classify|categori[sz]e|label|tag|identify|detect|translate|fix|tl;?dr|"
                              r"correct|proofread|edit|rewrite|rephrase|paraphrase|polish|reword|tidy[ \t]+up|clean[ \t]+up|"
                              # ("Check the grammar: Please kindly return …")
                              r"check(?=[ \t]+(?:the[ \t]+|my[ \t]+)?(?:grammar|spelling|punctuation|english|typos)\b)|"
-                             r"do[ \t]+the[ \t]+same)", 40,  # ("Now do the same for: Rep. Moore admitted …")
-                             r"(?:(?:ok|okay|now|next|also|and|then)[ \t]*[,!.]?[ \t]+)?")
+                             r"do[ \t]+the[ \t]+same)", 40, _REQUEST_LEAD)  # ("Now do the same for: Rep. Moore admitted …")
 
 
 _LIST_NEXT = re.compile(r"[ \t]*\n\s*(?:[-*•+]|\d{1,2}[.)、])[ \t]")
@@ -3840,7 +3850,8 @@ def _request_line_payload(text: str, s: int, e: int) -> list[tuple[int, int, str
     if not 0 < b - a <= _REQUEST_LINE_MAX or text[b - 1] in ":：" and not bare or not (
             _requests_work_on(text, a, b) or text[a:b].endswith(("如下", "如下所示", "below", "Below")) or bare
             or _BASED_ON_SOURCE.search(text, a, b)
-            or _ANNOUNCES_TEXT.match(text, a, b) and text[b - 1] in "?？"):  # ("Here's v2, what changed?⏎…")  # ("Fix the grammar⏎Hi, could you …", "翻译一下⏎请把发票发给我")
+            or _ANNOUNCES_TEXT.match(text, a, b) and text[b - 1] in "?？"):
+        # ("Fix the grammar⏎Hi, could you …", "翻译一下⏎请把发票发给我", "Here's v2, what changed?⏎…")
         return []
     pa, pb = _stripped(text, nl, _handed_text_end(text, nl, e, None))
     if pb <= pa or _is_task_instruction(text, pa, pb) or _CLOSING_THANKS.fullmatch(text, pa, pb):
@@ -4669,9 +4680,9 @@ _WRITE_A_TEXT = re.compile(
     r"|通知(?:大家|各位|全员|全体|同事们?|家长们?)[：:]")
 # a sign, a notice or a card asked for before a label of its words ("Make a door sign for the warehouse. Text: …",
 # "帮我写个门牌，内容：请勿在此停车，谢谢！")
-_A_TEXT_MADE = re.compile(r"(?i:\b(?:make|write|draft|create|design|print|prepare)\b[^.!?\n]{0,30}?\b(?:sign|notice|poster|banner|"
-                          r"label|card|flyer|sticker|placard|sms|text\s+message|announcement)s?\b)"
-                          r"|(?:写|做|制作|打印|设计|拟)[^。！？\n]{0,8}?(?:门牌|牌子|提示牌|告示|标牌|海报|横幅|标语|贴纸|卡片|贺卡|标签|通知|短信|公告)")
+_A_TEXT_MADE = re.compile(rf"(?i:\b(?:{_MAKE_EN})\b[^.!?\n]{{0,30}}?\b(?:{'|'.join(_SIGN_EN)}|card|flyer|sms|text\s+message|"
+                          rf"announcement)s?\b)"
+                          rf"|(?:{_MAKE_ZH}|拟)[^。！？\n]{{0,8}}?(?:{'|'.join(_SIGN_ZH)}|卡片|贺卡|通知|短信|公告)")
 # words to send back to a message the turn reports ("My boss wrote: … What should I reply?", "闺蜜发来感谢，帮我想句回复"):
 # asked only where the turn reports a message ("How should I respond to criticism in general?" asks for advice)
 _SEND_BACK = re.compile(
