@@ -27,9 +27,11 @@ from .view import EMOJI_CHARS, Candidate, Hits, TextView
 __all__ = ["EMPTY_BLOCK", "BlockGuard", "close_candidates", "guard_blocks", "keep_sentence_case"]
 
 _CONTENT = re.compile(r"[^\W_]")
-# a list marker alone before a candidate on its line: "- ", "4. ", "a) ", "(3) ", "（三）", "• "
+# a list marker alone before a candidate on its line: "- ", "4. ", "a) ", "(3) ", "（三）", "• ", "P.S."
 _MARKER_LINE = re.compile(r"(?:^|\n)[ \t]*(?:[-*+•·]|\d{1,3}[.)、]|[A-Za-z][.)]|[(（][0-9A-Za-z一二三四五六七八九十]{1,3}[)）]"
-                          r"|[一二三四五六七八九十]{1,3}、)[ \t]*\Z")
+                          r"|[一二三四五六七八九十]{1,3}、"
+                          # a postscript's mark: "P.S. thanks!" wholly cut takes its "P.S." ("PS:", "P.P.S.", 附：, 又及：)
+                          r"|(?i:p\.?[ \t]?(?:p\.?[ \t]?)?s\.?)[ \t]*[:：]?|附[：:]|又及[：:]?)[ \t]*\Z")
 _LINE_REST = re.compile(r"[ \t]*(?:\n|\Z)")
 _EMPHASIS = ("**", "__", "*", "_", "~~")
 EMPTY_BLOCK = "kept: the turn would be empty otherwise ({where}); the Messages API rejects empty text blocks"
@@ -273,7 +275,7 @@ def _widened(text: str, start: int, end: int) -> tuple[int, int]:
                 and not text.startswith(mark[0], e + n):
             s, e = s - n, e + n
             break
-    if (s == 0 or text[s - 1] in " \t.)、）") and _LINE_REST.match(text, _trim_end(text, e)):
+    if (s == 0 or text[s - 1] in " \t.)、）:：") and _LINE_REST.match(text, _trim_end(text, e)):
         line = text.rfind("\n", 0, s) + 1
         m = _MARKER_LINE.search(text, max(0, line - 1), s)
         if m is not None and line < s:

@@ -358,7 +358,8 @@ _STRAIGHT_MARK = re.compile(r'"[^"\n]+"|"')
 # a letter; apostrophes between letters may occur inside ('I'm sure it's fine').  The quoted text is taken
 # possessively: it can only close at the first apostrophe that is not between letters (one between letters
 # never closes), so there is nothing to give back — and no closing mark to try after every character
-_SINGLE = re.compile(r"'(?=[^\s'])((?:[^'\n]|(?<=\w)'(?=\w)){1,300}+)(?<=\S)'(?![A-Za-z0-9_'])")  # (Chinese may follow it)
+# (Chinese may follow it; an apostrophe inside is between Latin letters or digits: "'你好，不客气'只改标点" closes after 气)
+_SINGLE = re.compile(r"'(?=[^\s'])((?:[^'\n]|(?<=[A-Za-z0-9])'(?=[A-Za-z0-9])){1,300}+)(?<=\S)'(?![A-Za-z0-9_'])")
 _OPENER_BEFORE = " \t\n(（[【:：,，;；—-"
 _HAN = re.compile(r"[\u3400-\u9fff]")
 
@@ -693,6 +694,9 @@ def _handed_text_end(text: str, a: int, e: int, nxt: int | None) -> int:
         ends.pop()
     b = ends[-1][1] if ends else stop
     b = min(b, stop)
+    if nxt is not None and a < nxt < b:  # (the next introducer on a later line of the same paragraph: "Version A: …⏎Version
+        # B: …")
+        b = nxt
     while b > a and text[b - 1].isspace():
         b -= 1
     if "\n" not in text[a:b] and _PRINTED_INTRO.search(text, max(text.rfind("\n", 0, a) + 1, a - _NAMED_WITHIN), a):
@@ -2159,6 +2163,8 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:"
                          # what a bot is told to send, its format or its canned replies: "When closing a ticket, send:",
                          # "Respond in this format:", "Reply template (use for every answer):"
                          r"send(?:\s+(?:this|exactly|verbatim|the\s+following))?|just\s+(?:write|say|put)|"
+                         # ("Write a voicemail greeting saying:", "a note that says:")
+                         r"saying|(?:that|which)\s+(?:says|reads)|"
                          # "Sign-off to use:", "Greeting I want you to use:"
                          r"(?:sign-?off|greeting|opening(?:\s+line)?|closing(?:\s+line)?|signature|tagline|disclaimer|slogan|"
                          r"catchphrase)s?\s+(?:to\s+use|(?:I|we)\s+(?:want|need|'d\s+like)(?:\s+you)?\s+to\s+use|(?:I|we)\s+use)|(?:respond|reply|answer|write)\s+(?:in|with|using)\s+"
@@ -2208,7 +2214,8 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:"
                          r"(?:回复|回答|答复|客服|固定)(?:格式|范例)|"
                          # ("写一个跟进消息发到群里：感谢大家今天参会，…")
                          r"(?:写|拟|起草|编)一?(?:个|条|份|张|封|则|段)?[\u4e00-\u9fff]{0,8}?(?:消息|通知|短信|公告|告示|标语|请假条|便条|"
-                         r"留言|文案|祝福语?|贺卡|感谢信|朋友圈|动态|说明|须知)"
+                         r"留言|文案|祝福语?|贺卡|感谢信|朋友圈|动态|说明|须知|广播稿?|导游词|解说词|讲解词|欢迎词|致辞|主持词|串词|"
+                         r"发言稿|讲话稿|演讲稿|祝酒词|播报)"
                          r"(?:发(?:到|给)[\u4e00-\u9fff]{1,6})?|"
                          # ("帮我给客户回一条：好的，谢谢您的反馈，…")
                          r"(?:给|跟|向)[\u4e00-\u9fff]{1,6}?(?:回|发)一?(?:条|句)(?:消息|微信|短信)?|(?:语音|电话|留言|销售|外呼|客服|直播)(?:留言)?脚本|"
@@ -2243,7 +2250,7 @@ _PRESCRIBED_PART = re.compile(r"(?i:\bwith\s*$)|(?:加上|加|附上|写上)\s*$
 # where _scripts looks: a colon after the last letter of a say-verb or a field (say, reply, respond, answer, with,
 # body, be, sign-off, greeting, 说, 回复, 回答, 开头用, 开场白, 内容是 …: a character class before a colon is one fast search; "The content is:"
 # is not looked for, only "内容是：")
-_SCRIPT_COLON = re.compile(r"[yYdDrRhHmMeEsStT)说复答用白语是为下话上句写加头尾束场禅送术板式例本息知信告语里条案福卡圈态明][ \t*]{0,4}[:：]")
+_SCRIPT_COLON = re.compile(r"[yYdDrRhHmMeEsStTgG)说复答用白语是为下话上句写加头尾束场禅送术板式例本息知信告语里条案福卡圈态明播词稿辞][ \t*]{0,4}[:：]")
 # a request to the model for the work, after the words a line gives: "…谢谢。帮我改短一点", "…！请帮我写个发送的脚本。"
 _WORK_ASKED_AFTER = re.compile(r"(?<=[。！？!?])[ \t]*(?=(?:请|麻烦)?(?:你|您)?(?:再)?帮我(?:写|改|翻|译|生成|做|润色|缩短|精简|把|优化)"
                                r"|然后(?:帮我|写|改))")
@@ -2389,13 +2396,19 @@ def _scripts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, s
 # sign for dock 3: Please do not block the dock. Thank you!", "帮我做个3号门的提示牌：请随手关门，谢谢！")
 # (the verbs and nouns of a sign asked for, shared with _A_TEXT_MADE, which also takes cards, SMS and notices)
 _MAKE_EN = "make|write|draft|create|design|print|prepare"
-_MAKE_ZH = "写|做|制作|打印|设计"
+_MAKE_ZH = "写|做|制作|打印|设计|张贴|贴|挂"
 _SIGN_EN = ("sign", "notice", "poster", "banner", "label", "placard", "sticker")
 _SIGN_ZH = ("门牌", "牌子", "提示牌", "告示", "标牌", "海报", "横幅", "标语", "贴纸", "标签")
 _SIGN_LINE = re.compile(rf"^[ \t]*(?i:(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:{_MAKE_EN})\b"
                         rf"[^:：\n.!?]{{0,40}}?\b(?:{'|'.join(_SIGN_EN)})s?\b)[^:：\n.!?]{{0,30}}[:：][ \t]*(?=\S)"
-                        rf"|^[ \t]*(?:请|麻烦)?(?:你)?(?:帮我)?(?:{_MAKE_ZH})[^：:\n。！？]{{0,8}}?(?:{'|'.join(_SIGN_ZH)})"
-                        rf"[^：:\n。！？]{{0,10}}[：:][ \t]*(?=\S)", re.MULTILINE)
+                        rf"|^[ \t]*[^：:\n。！？，,]{{0,6}}?(?:请|麻烦)?(?:你)?(?:帮我)?(?:{_MAKE_ZH})[^：:\n。！？]{{0,8}}?(?:{'|'.join(_SIGN_ZH)})"
+                        rf"[^：:\n。！？]{{0,10}}[：:][ \t]*(?=\S)"
+                        # … or named by the sign alone, with whose or where it is: "Sign for the break room: …", "Sign text for
+                        # dock 3: …", "Poster wording:"
+                        rf"|^[ \t]*(?i:(?:(?:the|a|our|my)\s+)?(?:[a-z-]+\s+)?(?:sign|notice|poster|banner|placard|sticker)s?"
+                        rf"(?:\s+(?:text|wording|words|copy))?(?<=text|ding|ords|copy)|(?:(?:the|a|our|my)\s+)?(?:[a-z-]+\s+)?"
+                        rf"(?:sign|notice|poster|banner|placard|sticker)s?(?:\s+(?:text|wording|words|copy))?\s+(?:for|on|at|in)\s+"
+                        rf"[^:：\n.!?]{{1,30}})[ \t]*[:：][ \t]*(?=\S)", re.MULTILINE)
 _SIGN_HINTS = (*_SIGN_EN, "Sign", "Notice", *_SIGN_ZH)
 
 
@@ -2426,9 +2439,12 @@ _THIS_ONE = re.compile(r"[ \t]*(?:那|那么)?(?:这条|这个|这句|这段|这
                        # … or names it with a colon, after the user's thanks and a rule for it: "Next: Please confirm …",
                        # "Now this one, again don't translate product names: …", "谢谢。再来一句：⏎…", "还有这句：…"
                        r"|[ \t]*(?:(?:谢谢|谢啦|好的|很好|不错|可以)[！!。.，,~～]*[ \t]*)?(?:还有|再来|然后|接下来|下面|下一)"
-                       r"(?:这|一|下一)?(?:句|条|段|个|篇)(?:话)?(?:[，,][^：:\n]{0,30}?)?[：:]"
+                       r"(?:这|一|下一)?(?:句|条|段|个|篇)(?:话)?(?:(?:[，,][^：:\n]{0,30}?)?[：:]|[。！!]?[ \t]*(?=\n))"
                        r"|(?i:[ \t]*(?:(?:thanks|thank\s+you|great|ok|okay|perfect|nice)[!.,]*[ \t]+)?(?:(?P<next>next)(?:\s+one)?|now\s+(?:this|these)"
-                       r"(?:\s+ones?)?|and\s+this(?:\s+one)?|another\s+one)(?:,[^:\n]{0,60}?)?[ \t]*:)")
+                       r"(?:\s+ones?)?|and\s+this(?:\s+one)?|another\s+one)(?:,[^:\n]{0,60}?)?[ \t]*:)"
+                       # … or alone on its line, the text under it: "Now this one.⏎⏎不好意思，…"
+                       r"|(?i:[ \t]*(?:(?:thanks|thank\s+you|great|ok|okay|perfect|nice)[!.,]*[ \t]+)?(?:next\s+one|now\s+(?:this|these)"
+                       r"(?:\s+ones?)?|and\s+this\s+one|another\s+one)[ \t]*[.!]?[ \t]*(?=\n))")
 
 
 def _pointed_texts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
@@ -2642,6 +2658,22 @@ def _env_values(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str
     return out
 
 
+# a chat bot's command and the reply it posts, one per line ("!hug -> $(user) hugs $(touser), please be gentle", "!discord:
+# Join us at …, thanks!", "!签到 => 签到成功，谢谢支持"): the reply is the bot's text, as written
+_BOT_COMMAND = re.compile(r"^[ \t]*[-*•]?[ \t]*!\w[\w-]{0,30}[ \t]*(?:->|=>|→|:|=|—|–)[ \t]*(?=\S)", re.MULTILINE)
+
+
+def _bot_commands(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
+    if "!" not in seg:
+        return []
+    out = []
+    for m in _BOT_COMMAND.finditer(text, s, e):
+        a, b = _stripped(text, m.end(), _line_end(text, m.end(), e))
+        if b > a:
+            out.append((a, b, "code", f"kept: the reply of the bot command {m.group(0).strip(' -*•:=>→—–')!r}, as written"))
+    return out
+
+
 # a shell session pasted without a fence: a prompt line ("$ git log --oneline", "PS C:\\app> npm test",
 # "user@host:~/app$ make") and what the command printed, to a blank line — the commit subjects, file names and messages in
 # it are the program's ("a1b2c3 please work")
@@ -2687,7 +2719,7 @@ def _yaml_runs(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str,
 _FINDERS = (_code, _quotes, _introduced, _few_shot, _exam_items, _tables, _json, _marked, _example_sections,
             _announced_items, _opening_lines, _inline_examples, _handed_by_question, _front_matter, _templates,
             _completion_slot, _label_pairs, _scripts, _pasted_structures, _pointed_texts, _fixed_texts, _courtesy_items, _named_texts,
-            _log_lines, _comment_lines, _env_values, _shell_sessions, _yaml_runs, _chat_exports)
+            _log_lines, _comment_lines, _env_values, _shell_sessions, _yaml_runs, _chat_exports, _bot_commands)
 # every finder but those of _NO_MARK_FINDERS needs one of these marks in the block (a backtick or tilde for a fence, 4
 # spaces or a tab for indented code, ;{} for bare code, a quotation mark, a colon for introduced text and
 # few-shot, | for a table, " or [ for JSON): most chat turns have none, and skip six finders at once
@@ -2695,7 +2727,8 @@ _MARK_CHARS = ":：\"'“「『«‘`~|[;{}\t"
 # (the exam items' options are labelled with letters and periods, found everywhere; marker lines and headings are
 # rows of arrows, dashes or hashes)
 _NO_MARK_FINDERS = (_exam_items, _marked, _example_sections, _announced_items, _opening_lines, _handed_by_question,
-                    _pointed_texts, _fixed_texts, _log_lines, _comment_lines, _env_values, _shell_sessions, _chat_exports)
+                    _pointed_texts, _fixed_texts, _log_lines, _comment_lines, _env_values, _shell_sessions, _chat_exports,
+                    _bot_commands)
 # directives instruct the engine, not the model: nothing inside them is material
 _DIRECTIVE = re.compile(r"<(protected_tokens|redundant_phrases)>.*?</\1>|<layer-zero\b[^<>]*>", re.DOTALL)
 
@@ -3142,7 +3175,9 @@ def _past_own_words(text: str, c: int, a: int, e: int) -> int:
 _CLAUSE_BACK = 40
 _BLANK_AFTER = re.compile(r"[ \t]*\n[ \t]*\n[ \t]*\S")
 _ZH_TAKES_WORDS = (r"(?:请|麻烦|帮我|帮忙|给我)*(?:提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|摘要|"
-                   r"修改|修正|改成|翻成|译成)")
+                   r"修改|修正|改成|翻成|译成|(?:只|仅)(?:修|改|调|调整)(?:一下)?(?:格式|排版|标点)|(?:只|仅)?挑错(?:别)?字|(?:只|仅)改错(?:别)?字|"
+                   r"(?:看看|看一下|检查一下|检查|查查|查一下|找找|找一下)(?:有没有|是否有|有无|里面的?|一下)?(?:错别字|错字|语病|病句|"
+                   r"标点错误))")
 
 
 def _verb_line(verbs_en: str, words: int, lead: str = "") -> re.Pattern[str]:
@@ -3176,7 +3211,7 @@ _TRANSLATES = re.compile(r"(?i:\btranslat|\blocali[sz]|\binto\s+(?-i:[A-Z])[a-z]
 # what the colon of such a line may not head: a list of the steps or rules of the task itself
 _TASK_NOT_TEXT = re.compile(r"(?i:as[ \t]+follows|following[ \t]+(?:steps|rules|guidelines|format|instructions|"
                             r"criteria|requirements)|(?:steps|rules|guidelines|format|instructions|criteria|"
-                            r"requirements)[ \t]*(?:\*\*)?[ \t]*$)|(?:如下要求|以下要求|要求|步骤|规则|格式)[ \t]*$")
+                            r"requirements)[ \t]*(?:\*\*)?[ \t]*$)|(?:如下要求|以下要求|要求|步骤|规则|(?<![修改调整])格式)[ \t]*$")
 # … but not how a text is to be sent: "Send this to the team in a nicer format: hi all, …"
 # … but a text named before it is: "Here is the notice from my landlord, reads as follows:"
 _TEXT_AS_FOLLOWS = re.compile(r"(?i:\b(?:notice|letter|e-?mail|message|text|clause|contract|policy|announcement|memo|post|"
@@ -3248,7 +3283,7 @@ _REPORTED = (
     r"|(?P<subject>邮件(?:标题|主题))|群公告|朋友圈|(?i:student(?:'s)?(?:[ \t]+answer)?|my[ \t]+answer)|学生(?:的)?(?:回答|答案)"
     r"|(?i:(?:my|our)[ \t]+(?:e-?mail[ \t]+)?signature|"
     r"(?:auto-?reply|out-of-office|away|sms|text|push|notification)[ \t]+message)|(?P<message>Message)"
-    r"|我的[\u4e00-\u9fff]{0,4}?(?:签名|草稿|回复|开场白|自我介绍|简介)|[\u4e00-\u9fff]{1,8}?(?:草稿|初稿)"
+    r"|我的[\u4e00-\u9fff]{0,4}?(?:签名|草稿|回复|开场白|自我介绍|简介)|[\u4e00-\u9fff]{1,8}?(?:草稿|初稿|修改稿|修订稿|定稿|终稿|送审稿|征求意见稿)"
     r"|[\u4e00-\u9fff]{0,8}?(?:话术|标准回复|统一回复|开场白)(?:是|为)"
     # a message received, named by whose it is or who said it: "Recruiter message:", "Her message:", "My landlord's
     # email:", "My doctor's message in the app:", "Message from Sarah:", "She wrote:", "The nurse told me:", "My manager
@@ -3270,13 +3305,13 @@ _REPORTED = (
     r"|(?:(?![你您])[\u4e00-\u9fff]{1,6}?的|[A-Za-z]{2,12}的|" + _SENDERS_ZH + r")(?:发来的|发的|回的)?(?:微信|短信|消息|邮件|留言|私信|来信|回复|评论)"
     # ("转来候选人的话：", "这是记者的问题：", "用户私信：")
     r"|(?:这是|以下是|下面是|[^：:\n，。]{0,8}?(?:转来|转发了?|发来|转给我))?(?:" + _SENDERS_ZH + r"|用户)的?(?:原话|话|问题|提问)"
-    r"|用户(?:发来的|发的)?(?:私信|留言|评论|消息)"
+    r"|(?:用户|观众|粉丝|网友|打赏|礼物|醒目|直播间|(?i:sc))(?:发来的|发的)?(?:私信|留言|评论|消息)"
     r"|(?:" + _SENDERS_ZH + r")(?:刚|刚刚|刚才|又|今天|昨天)?(?:批注|评语|批语|评论)?(?:说|问|写道|回复说|回我说|发来|给我留言|留言|"
     r"回信(?:就|只有)?(?:一句|一段)?(?:话)?)|(?:评论|留言)\d{1,3})"
     # the original words of a message or alert, whatever it is called: "PagerDuty 原文：", "告警原文："
     r"|[\u4e00-\u9fffA-Za-z\d#_-]{0,16}[ \t]?(?:原文|原话)"
-    r"|(?:这是|以下是|下面是)(?:我|我们|我儿子|我女儿|孩子|学生)的[\u4e00-\u9fff]{0,6}?(?:作业|作文|翻译|答案|文章|简历|模板|文案|通知|"
-    r"公告|话术|欢迎语|"
+    r"|(?:这是|以下是|下面是)(?:我|我们|我儿子|我女儿|孩子|学生)(?:写|改|编|作)?的[\u4e00-\u9fff]{0,6}?(?:作业|作文|翻译|答案|文章|简历|模板|文案|通知|"
+    r"公告|话术|欢迎语|诗|诗歌|歌词|小说|故事|剧本|散文|台词|章节|"
     r"代码|稿子|论文|草稿|邮件|回答|作品|日记|周记)"
     # the user's own piece or one they hold, named: "My tweet:", "Verse 2 draft:", "My manager's template:", "Policy
     # excerpt:", "Gift message for order 5521:", "买家备注："
@@ -3284,8 +3319,13 @@ _REPORTED = (
     r"status|opener|toast|speech|announcement|notice|ad|listing|description|script|version))"
     r"|(?i:(?:verse|chorus|stanza|section|paragraph|intro|outro|bridge)[ \t]*\d{0,2}[ \t]+draft|"
     r"(?:policy|contract|article|handbook|terms)[ \t]+excerpt|excerpt|"
-    r"(?:gift|card|engraving|greeting)[ \t]+(?:message|text|note)(?:[ \t]+for[ \t]+[^:：\n]{1,30}?)?|engrave|inscription)"
+    # a piece of writing by its kind, alone on the label's line: "Scene:⏎⏎MARIA⏎Hi!", "Lyrics:⏎…", "Chapter 4 draft:⏎…"
+    r"(?:scene|poem|lyrics|screenplay|dialogue|(?:chapter|act|episode|part)[ \t]*\d{1,3}(?:[ \t]+draft)?)(?=[ \t]*(?:\*\*)?[ \t]*:[ \t]*\n)|"
+    r"(?:gift|card|engraving|greeting|donation|tip|super[ \t]?chat|cheer)[ \t]+(?:message|text|note)(?:[ \t]+for[ \t]+[^:：\n]{1,30}?)?|engrave|inscription)"
     r"|(?:买家|卖家|客户|用户|订单)备注|贺卡(?:内容|文字)"
+    r"|(?:场景|剧本|诗|歌词|台词|第[一二三四五六七八九十\d]+[章幕场])(?=[ \t]*(?:\*\*)?[ \t]*[:：][ \t]*\n)"
+    # a sentence of a document, quoted by where it stands: "合同里有一句：…", "协议中写着这么一段："
+    r"|(?:合同|协议|条款|规定|文件|邮件|通知|信|文章|书|论文|报告)(?:里|中|上)(?:有|写了?|规定了?|写着)?(?:这么|这样)?(?:一句|一条|一段)(?:话)?"
     # a notice or a rule someone issued, named: "公司通知：", "物业的通知如下：", "以下是我们公司考勤制度的一段：", "The notice
     # reads as follows:"
     r"|[\u4e00-\u9fff]{0,8}?(?:通知|公告|告示|公示|规定|制度|条款|守则|须知)"
@@ -3295,7 +3335,10 @@ _REPORTED = (
     r"|(?i:here(?:'s|\s+is|\s+are)\s+(?:my|our|his|her|the)\s+(?:[a-z-]+\s+)?(?:sql|query|script|config|stack\s+trace|traceback|"
     r"output|logs?|homework|assignment|answers?|"
     r"translation|essay|work|draft|letter|cover\s+letter|resume|code|opening|intro|introduction|pitch|speech|toast|script|"
-    r"greeting|reply|response|message|e-?mail|bio|post|paragraph|sentence|answer))"
+    r"greeting|reply|response|message|e-?mail|bio|post|paragraph|sentence|answer|clause|provision|contract|agreement|lease|"
+    r"nda|statute|article|terms)(?:,[ \t]+[^:：\n.!?]{1,60}?)?)"  # ("Here's the clause, unquoted because it came from a PDF:")
+    # a clause or an article by its number: "Clause 14: Either party may …", "Art. 5:", "§ 3(b):"
+    r"|(?i:(?:clause|article|art\.|§)[ \t]*\d{1,3}(?:\.\d{1,3})*(?:[ \t]*\([a-z0-9]{1,3}\))?)"
 )
 # a label at a line start before the text it names, on the same line ("Paragraph 2: In my last job …"), or before the
 # lines of a record ("会议记录（3月21日）：") — when the request names the same thing ("polish the second paragraph")
@@ -3346,7 +3389,9 @@ _LABEL_WORDS = ("差评", "好评", "投诉", "告警", "报警", "警报", "字
                 "tudent", "学生", "打印", "显示", "提示", "weet", "tatus", "pener", "emplate", "xcerpt", "备注", "贺卡", "oast",
                 "peech", "nnouncement", "otice", "isting", "escription", "cript", "ersion", "aption", "post", "bio",
                 "原话", "发来", "回信", "ords", "ngrave", "nscription", "话术", "标准回复", "统一回复", "被举报", "被舉報", "被投诉",
-                "被投訴", "eported", "lagged", "@", "rompt", "提示词", "prompt", "翻译", "译文", "版本", "方案", "输出", "回答", "结果")
+                "被投訴", "eported", "lagged", "@", "rompt", "提示词", "prompt", "翻译", "译文", "版本", "方案", "输出", "回答", "结果",
+                "cene", "oem", "yrics", "creenplay", "hapter", "ct", "pisode", "art", "场景", "剧本", "诗", "歌词", "章：", "章:", "幕：", "幕:",
+                "场：", "场:", "lause", "rticle", "rt.", "§", "一句", "一条", "一段", "稿：", "稿:")
 # a rule line that fences the text a turn hands over ("---", "———", "***", "===")
 _FENCE_RULE = re.compile(r"^[ \t]*(?:-{3,}|—{2,}|_{3,}|\*{3,}|={3,}|<{3,}|>{3,}|\"{3}|'{3})[ \t]*$", re.MULTILINE)
 # a paragraph after the text that says what it was: "——以上是我要发给老师的邮件，请帮我看看语气", "That's the email."
@@ -3389,7 +3434,12 @@ _INLINE_REFERENCE = re.compile(
     r"|(?:—|–)[ \t]*(?i:(?:that'?s|this\s+is)\s+(?:how\s+I\s+feel|exactly\s+how\s+I\s+feel|the\s+(?:vibe|tone|feeling)\s+I\s+want)"
     r"[ \t]*[,.;]?[ \t]*(?:(?:please\s+)?use\s+(?:that|those\s+words|it|this)\b)?|(?:please\s+)?use\s+(?:that|those\s+(?:words|lines?)|"
     r"that\s+(?:line|phrase)|it)\s+(?:exactly|as\s+is|word\s+for\s+word|verbatim)\b)"
-    r"|(?:——|—)[ \t]*(?:就是这个意思|就是这种感觉|就用这句|就用这个|原话用上|这就是我的心里话|这是我的心里话|这就是我想说的)")
+    r"|(?:——|—)[ \t]*(?:就是这个意思|就是这种感觉|就用这句|就用这个|原话用上|这就是我的心里话|这是我的心里话|这就是我想说的)"
+    r"|(?:—|–|--)[ \t]*(?i:(?:(?:that'?s|this\s+is)\s+(?:the|my|our)\s+[a-z-]+(?:\s+[a-z-]+)?\s*[,;]?\s*)?(?:please\s+)?"
+    r"(?:keep|use)\s+(?:it|that|this|those)\s+(?:word\s+for\s+word|verbatim|exactly(?:\s+as\s+(?:it\s+is|written))?|"
+    r"as\s+(?:it\s+is|is|written)))"
+    r"|(?:——|—)[ \t]*(?:这是|这句是|这就是)?[\u4e00-\u9fff]{0,4}?[，,]?[ \t]*(?:请|要)?(?:一字不改|原样保留|逐字保留|原封不动|"
+    r"一个字都(?:别|不要)改)")
 # … or, in a one-line turn, a question about it: "谢谢谢谢，辛苦啦 这样回复领导合适吗？"
 _ASKED_AFTER = re.compile(r"(?<=[^\s])[ \t]*(?:这样|这么)(?:回复|回|说|写|发)[^。！？\n]{0,8}?(?:可以|行|合适|好|得体|妥当|对|礼貌|"
                           r"自然)(?:吗|不|么|嘛)?[？?]"
@@ -3645,6 +3695,11 @@ def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str
     return _middle_request_payload(text, s, e, first.end(), last.start())
 
 
+# the user's line after versions compared on their labels' lines: a question about them, or a note
+_WHICH_LINE = re.compile(r"[ \t]*(?:(?i:(?:which|what|compare|pick|choose|rank|rate|score|evaluate|judge|is|are|does|do|should|"
+                         r"note|p\.?s\.?)\b)|哪|比较|对比|选|评价|评分|打分|这两|两个|以上|备注|注[：:])")
+
+
 # a reply to someone named before the colon: what follows is what to tell them ("麻烦帮我回复客人：我们没有…", "Reply to
 # him: …"), not the message they sent
 _REPLY_TO_SOMEONE = re.compile(r"(?:回复|回覆|答复|回)(?:给)?(?!一下|下|信)[\u4e00-\u9fff]{1,5}[ \t]*[:：]$"
@@ -3675,7 +3730,7 @@ def _last_clause(text: str, a: int, b: int) -> int:
 _HELLO_EN = r"hi|hello|hey"
 _HELLO_ZH = r"你好|您好|嗨"
 # a request line that is only the work to do on what follows it, without pointing at it
-_BARE_WORK_LINE = re.compile(rf"[ \t]*(?:(?i:{_HELLO_EN})[!,.]?\s*|(?:{_HELLO_ZH})[！!，,]?\s*)?(?:\*\*)?(?:(?i:(?:please[ \t]+)?(?:extract|pull[ \t]+out|classify|categori[sz]e|label|tag|"
+_BARE_WORK_LINE = re.compile(rf"[ \t]*(?:(?i:{_HELLO_EN})[!,.]?\s*|(?:{_HELLO_ZH})[！!，,]?\s*)?(?:\*\*)?(?:(?i:(?:please[ \t]+)?(?:only[ \t]+|just[ \t]+)?(?:extract|pull[ \t]+out|classify|categori[sz]e|label|tag|"
                              r"translate|proofread|rewrite|rephrase|paraphrase|polish|reword|summari[sz]e|correct|edit|fix|"
                              r"shorten|condense|simplify|soften|formali[sz]e|find|count|make[ \t]+it|"
                              r"help[ \t]+me[ \t]+(?:reply|respond)(?:[ \t]+to)?|reply[ \t]+to)\b"
@@ -3800,7 +3855,8 @@ def _works_on_a_reply(turn: str) -> bool:
     # ("Change "Enjoy the breaks!" to "Have a good rest!" and keep everything else exactly the same": what else there
     # is, is the reply)
     return bool((again or _BACK_POINTER.search(turn)) and (_BACK_EDIT.search(turn) or keep_all)
-                or keep_all and _EVERYTHING_ELSE.search(turn) or _REVISE_REQUEST.search(turn, 0, 80))
+                or keep_all and _EVERYTHING_ELSE.search(turn) or _REVISE_REQUEST.search(turn, 0, 80)
+                or _SAME_ELSE.search(turn))
 
 
 # a verb that makes a new version of the text (its words then matter): translate it, rewrite it, 改成…, make it shorter,
@@ -3815,6 +3871,9 @@ _KEEP_ALL = re.compile(r"(?i:\bkeep\s+(?:everything|all|the\s+rest|it\s+(?:all|a
                        r"\bas\s+is\b|\bnothing\s+else|\bfull\s+text|\bwhole\s+(?:text|thing|reply)|"
                        r"\bexactly\s+as\s+(?:it\s+is|they\s+are|written))|其他别动|其他不要动|其余不变|"
                        r"其他不变|给我全文|完整|原样|一字不改|保持不变|不要改动?")
+# the rest said to stay as it was, with a change asked for: "再加10斤牛腩，其他一样。", "Add Friday; everything else the same."
+_SAME_ELSE = re.compile(r"(?:其他|其余|其它|别的)(?:的)?(?:都)?(?:一样|照旧|不变|同上)|(?i:\b(?:everything|all)\s+else\s+"
+                        r"(?:(?:stays?|is|remains?)\s+)?(?:the\s+same|as\s+(?:is|before)|unchanged))")
 
 
 # the rules a bare request's line goes on with after a comma ("翻译成英文，要求：不要用缩写。")
@@ -3834,6 +3893,19 @@ _ANNOUNCES_TEXT = re.compile(r"(?i:\b(?:here\s+is|here's|here\s+are|below\s+is|i
                              r"pasting)\b)|以下是|下面是|我贴一下|我把[^。！？\n]{0,10}?贴(?:在)?(?:下面|上来)")
 
 
+# a first line that announces a piece of writing by its name, with what to do on it or a question about it: "Here's chapter
+# 12, look at the pacing.", "Here are my song lyrics, can you suggest a bridge?", "这是第二章，只挑错字。", "这是我写的小说开头，你
+# 觉得怎么样？", "这是第二版，有什么问题吗？" — the lines under it are that piece (not a bundle of rules or files "to review")
+_ANNOUNCED_WORK = re.compile(
+    r"[ \t]*(?i:(?:here(?:'s|\s+is|\s+are)|this\s+is|these\s+are)\s+(?:(?:my|our|the|a|his|her|their)\s+)?(?:[a-z-]+\s+){0,2}?"
+    r"(?:chapters?|scenes?|poems?|lyrics|songs?|stor(?:y|ies)|drafts?|essays?|letters?|speech|script|verses?|stanzas?|chorus|"
+    r"prologue|epilogue|excerpt|passage|toast|eulogy|manuscript|screenplay|v\d{1,2}|version\s+\d{1,2})\b(?:\s*\d{1,3})?"
+    r"(?:\s+(?:draft|again|now))?\s*[,—–-]\s*)"
+    r"|[ \t]*这是(?:我(?:写|改)?的|我们的|新的?|改过的|修改后的|最新的?)?[\u4e00-\u9fff]{0,4}?(?:第[一二三四五六七八九十\d]+[章节幕场集回版稿]|"
+    r"诗|歌词|小说|故事|剧本|稿子?|文章|作文|开头|结尾|台词|散文|章节|初稿|草稿|[新二三四五终]版|文案|通知|公告|致辞|发言稿)"
+    r"[\u4e00-\u9fff]{0,2}?[，,][ \t]*")
+
+
 def _request_line_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
     """The lines after a turn's first line when that line is a short request that points at a text, with no colon
     ("判断这条评价的情感倾向（正面/负面/中性）⏎谢谢你们的服务，不过…", "帮我把这段话改得礼貌一点⏎老板，谢谢你的提醒，…")."""
@@ -3847,10 +3919,11 @@ def _request_line_payload(text: str, s: int, e: int) -> list[tuple[int, int, str
     bare = _bare_work_line(text, a, b, period=True) or _bare_work_then_rules(text, a, b) or (
         (rule := _RULES_CLAUSE.search(text, a, b)) is not None and _bare_work_line(text, a, rule.start())) \
         or _JA_KO_WORK.fullmatch(text, a, b) is not None  # ("日本語に訳してください。⏎谢谢你的帮助，麻烦你了。")
-    if not 0 < b - a <= _REQUEST_LINE_MAX or text[b - 1] in ":：" and not bare or not (
+    announced = _ANNOUNCED_WORK.match(text, a, b) is not None
+    if not 0 < b - a <= _REQUEST_LINE_MAX or text[b - 1] in ":：" and not (bare or announced) or not (
             _requests_work_on(text, a, b) or text[a:b].endswith(("如下", "如下所示", "below", "Below")) or bare
             or _BASED_ON_SOURCE.search(text, a, b)
-            or _ANNOUNCES_TEXT.match(text, a, b) and text[b - 1] in "?？"):
+            or _ANNOUNCES_TEXT.match(text, a, b) and text[b - 1] in "?？" or announced):
         # ("Fix the grammar⏎Hi, could you …", "翻译一下⏎请把发票发给我", "Here's v2, what changed?⏎…")
         return []
     pa, pb = _stripped(text, nl, _handed_text_end(text, nl, e, None))
@@ -3893,7 +3966,12 @@ _TONE_QUESTION = re.compile(r"(?i:[^.!?\n]{0,20}?\bthe\s+tone\b[^.!?\n]{0,80}?\?
 _NAMED_TEXT_SENTENCE = re.compile(
     r"(?i:(?:is|does|would|will|can|could|should)\s+(?:this|my)\s+(?:[a-z-]+\s+){0,2}?(?:e-?mail|letter|message|text|reply|"
     r"response|review|comment|note|post|tweet|caption|draft|alert|notification|announcement|opener|greeting|sentence|"
-    r"paragraph|copy|customer|client)\b[^.!?\n]{0,60}?\?[ \t]+)"
+    r"paragraph|copy|customer|client|donation|superchat|script|pitch)\b[^.!?\n]{0,60}?\?[ \t]+)"
+    # "Voicemail script I'm using, is it too long? Hi Beth, …", "My cold email, does it sound pushy? Hey Sam, …"
+    r"|(?i:(?:here'?s[ \t]+|this[ \t]+is[ \t]+)?(?:(?:my|our|the|a)[ \t]+)?(?:[a-z-]+[ \t]+){0,2}?(?:script|e-?mail|message|text|"
+    r"note|pitch|post|caption|draft|greeting|intro|opener|bio|tweet|reply|blurb|toast|speech)(?:[ \t]+(?:I|we)(?:'m|[ \t]+am|'re|"
+    r"[ \t]+are)?[ \t]+(?:using|sending|wrote|drafted|have|planning[ \t]+to[ \t]+(?:use|send)))?[ \t]*[,—–][ \t]*"
+    r"(?:is|does|would|will|should|can|could)[ \t]+(?:it|this|that)\b[^.!?\n]{0,60}?\?[ \t]+)"
     rf"|(?i:(?:please\s+)?(?:{_TASK_VERB_EN}|shorten)\s+(?:this|the\s+following)\b[^.!?:\n]{{0,60}}?\.[ \t]+)"
     # "How do you say this in Spanish? Thank you so much for everything!", "这句用英语怎么说？谢谢您的耐心等待。"
     r"|(?i:how\s+(?:do\s+(?:you|I)|would\s+you|to)\s+say\s+this\s+in\s+[a-z]+\s*\?[ \t]+)"
@@ -4105,7 +4183,7 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
         # one line without a colon (most chat turns): no intro, label, rule line, paragraph or reference; an opening
         # sentence may still hand the rest over ("…, exactly as it is. Hi! Thanks so much for your email. …")
         seg = text[s:e]
-        if payload and ("—" in seg or "–" in seg or "成一" in seg or "写成" in seg or "整理成" in seg or "<-" in seg or "←" in seg or "what I" in seg or "这样" in seg or "这么" in seg) \
+        if payload and ("—" in seg or "–" in seg or "--" in seg or "成一" in seg or "写成" in seg or "整理成" in seg or "<-" in seg or "←" in seg or "what I" in seg or "这样" in seg or "这么" in seg) \
                 and (ref := _INLINE_REFERENCE.search(text, s, e) or _asked_after(text, s, e)) is not None \
                 and ref.start() > s:
             a, b = _stripped(text, s, ref.start())
@@ -4192,7 +4270,10 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
             elif "\n" not in text[m.end():a] and b > (le := _line_end(text, a, e)) \
                     and (received and (_OWN_REQUEST_LINE.match(text, le + 1, e)
                                   or _ASKS_REPLY_IN_LINE.search(text, le + 1, _line_end(text, le + 1, e)))
-                         or _own_asking_line(text, le + 1, e)):
+                         or _own_asking_line(text, le + 1, e)
+                         # (versions compared, one a line, then the user's question: "Version B: …⏎Which converts better?
+                         # Thanks!", "版本B：感谢！⏎哪个更正式？谢谢！")
+                         or m.re is _REPORTED_LABEL and m.group("compared") is not None and _WHICH_LINE.match(text, le + 1, e)):
                 b = le  # (the user's request on the next line is theirs: "客户说：请尽快报价，谢谢！⏎帮我写个回复…", "Console
                 # output: Error: ENOENT …⏎I cloned the repo and ran npm start. Could you please help me fix this?")
             if m.re is _REPORTED_LABEL and (received or m.group("moderated") or m.group("compared") or m.group("prompt")
@@ -4338,18 +4419,25 @@ _TO_SAY = re.compile(r"(?i:\b(?:wants?|wanted|would[ \t]+like|needs?)[ \t]+(?:it
                      r"(?:that|which)[ \t]+(?:says|reads))[ \t]+"
                      r"(?=[a-z\"“'‘])")
 _SAY_END = re.compile(r"[.!?](?=\s|$)|\n")
+# … in Chinese: a message asked for, then what it is to say after 说 (to the sentence's end): "帮我写条消息给房东，说这个月房租
+# 晚3天交，15号前一定交上，不好意思。", "发微信告诉他说我明天请假" (not 说一下 / 说明 / 说清楚, which ask about the content)
+_TO_SAY_ZH = re.compile(r"(?:写|发|回|编|拟)一?(?:条|封|个|段|句)?[\u4e00-\u9fff]{0,6}?(?:消息|短信|微信|邮件|信息|通知|留言|便条|纸条|"
+                        r"回复)(?:给[\u4e00-\u9fffA-Za-z]{1,10}?)?[，,]?[ \t]*(?:跟|告诉|对|和)?(?:他|她|他们|她们|对方|[\u4e00-\u9fff]{1,4}?)?"
+                        r"说(?![一下明清说])[ \t]*[，,]?[ \t]*(?=[^\s：:，,])")
+_SAY_END_ZH = re.compile(r"[。！？!?]|\n")
 
 
 def _words_to_say(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
     """The words a user turn [s, e) says a text is to say, without a colon (``_TO_SAY``)."""
-    if " say" not in seg and " read" not in seg:
-        return []
     out = []
-    for m in _TO_SAY.finditer(text, s, e):
-        stop = _SAY_END.search(text, m.end(), e)
-        a, b = _stripped(text, m.end(), e if stop is None else stop.end())
-        if b > a:
-            out.append((a, b, "introduced", f"kept: the words a text is to say ({_short(m.group(0).strip(), 40)!r})"))
+    for rx, end_rx in ((_TO_SAY, _SAY_END), (_TO_SAY_ZH, _SAY_END_ZH)):
+        if (" say" not in seg and " read" not in seg) if rx is _TO_SAY else "说" not in seg:
+            continue
+        for m in rx.finditer(text, s, e):
+            stop = end_rx.search(text, m.end(), e)
+            a, b = _stripped(text, m.end(), e if stop is None else stop.end())
+            if b > a:
+                out.append((a, b, "introduced", f"kept: the words a text is to say ({_short(m.group(0).strip(), 40)!r})"))
     return out
 
 
@@ -4647,7 +4735,8 @@ _WRITE_A_TEXT = re.compile(
     r"testimonial|shout-?out|cover\s+letter|verse|chorus|song|lyrics?|rap|haiku|limerick|sonnet|jingle|dialogue|"
     # sales outreach: "Write a voicemail for a prospect", "Give me a closing line for a discovery call", "write 3 LinkedIn
     # follow-ups"
-    r"voicemail|follow-?up|inmail|(?:closing|opening|intro|subject)\s+line|connection\s+request)s?\b|"
+    r"voicemail|follow-?up|inmail|(?:closing|opening|intro|subject)\s+line|connection\s+request|sign|poster|placard|banner|"
+    r"flyer|menu|label)s?\b|"
     r"\b(?:make|write|draft|do)\s+(?:one|another(?:\s+one)?)\s+for\b|"  # ("Make one for a cold lead.")
     # a piece asked for by its name alone: "Rap verse, no swearing.", "Another verse, same flow."
     r"^\s*(?:(?:a|an|another|one\s+more|new|next)\s+)?(?:[a-z-]+\s+)?(?:verse|chorus|poem|haiku|limerick|sonnet|song|rap|"
@@ -4669,7 +4758,8 @@ _WRITE_A_TEXT = re.compile(
     r"|(?:写|寫|起草|拟|擬|撰写|撰寫|编|編)[^。！？\n]{0,14}?(?:邮件|郵件|信|通知|短信|簡訊|訊息|文案|发言|發言|致辞|致詞|祝福|问候|"
     r"問候|贺词|賀詞|公告|邀请函|消息|回复|回覆|开场|開場|结尾|結尾|主持詞|故事|第[一二三四五六七八九十\d]+[页頁章段]|"
     r"演讲稿|朋友圈|贺卡|感谢|道歉|欢迎词|介绍|简介|说明|帖子|留言|话术|主持词|祝酒词|请假条|假条|便条|申请|请示|报告|"
-    r"总结|检讨|启事|声明|简历|评语|回帖|歌词|副歌|主歌|诗|歌|台词|对白|剧本|邀请|邀约|拒信|录用|offer|JD|致歉信|感谢信|脚本|开场白|结束语)"
+    r"总结|检讨|启事|声明|简历|评语|回帖|歌词|副歌|主歌|诗|歌|台词|对白|剧本|邀请|邀约|拒信|录用|offer|JD|致歉信|感谢信|脚本|开场白|结束语|"
+    r"告示|标语|提示牌|提示语|牌子|海报|广播|导游词|解说词|讲解词|串词|播报)"
     r"|(?:照|按|按照|仿照|模仿|参照)着?(?:这个|这封|这篇|这种|上面的?)(?:语气|风格|口吻|格式|写法|文风)[^。！？\n]{0,6}?写"
     r"|(?:写|起草|拟)(?:一|个|一个|两|几)?(?:段|封|篇|条|份|则|句)"
     # a message to someone ("帮我给张总发条微信，说…", "给老师发一条教师节祝福", "帮我回复闲鱼买家：…", "帮我催一下款")
@@ -4966,8 +5056,9 @@ def _announced_turns(view: TextView, reuse: bool = False) -> dict[int, str]:
                 reused(_requests_work, text[b.start:b.end], reuse=reuse)):
             requested = (b.msg_pos, f"kept: the text asked for by {_short(text[b.start:b.end].strip(), 40)!r} and "
                                     "the reply that asked for it")
-            names_a_text = found_in(_TEXT_NAMED, text, b.start, b.end, reuse) \
+            names_a_text = (found_in(_TEXT_NAMED, text, b.start, b.end, reuse)
                 or _AWAITS_TEXT.search(text[b.start:b.end]) is not None  # (its \A: the turn's start)
+                or _ANNOUNCED_WORK.match(text, b.start, b.end) is not None)  # ("Here's chapter 1, find typos.")
         if pending is None and requested is None and b.end - b.start <= _ANNOUNCE_MAX \
                 and reused(_only_a_label, text[b.start:b.end], reuse=reuse):
             # a turn that is only the label of a message it has not pasted yet ("The customer wrote:", "客户说："): after
@@ -5033,7 +5124,7 @@ _GO_AHEAD = re.compile(r"[\s\W]*(?:(?i:(?<![A-Za-z])(?:sure|ok|okay|alright|go\s
 def _requests_work(turn: str) -> bool:
     """Whether a one-line user turn asks for work on a text ("帮我回这封信：", "Can you help me reply to an email?")."""
     return "\n" not in turn.strip() and bool(_TASK_VERB.search(turn) or _SEND_BACK.search(turn) or _WORK_ON_A_TEXT.search(turn)
-                                             or _TEXT_NAMED.search(turn))
+                                             or _TEXT_NAMED.search(turn) or _ANNOUNCED_WORK.match(turn))
 
 
 # a turn that says something else instead of the text asked for
@@ -5279,6 +5370,9 @@ def _own_material(text: str, s: int, e: int, role: str, acted: bool = False) -> 
         found.extend(r for r in extra if not any(a <= r[0] and r[1] <= z for a, z, _, _ in found))
         # (what the introducers found already is not listed twice; a quote or code inside a text hands nothing over)
         handed = any(r[2] == "introduced" for r in found)
+        if handed and _ANNOUNCED_WORK.match(text, s, e):  # (a piece announced by name is whole, whatever labels it has
+            # inside: "Here are my song lyrics, …?⏎⏎Verse 1:⏎…⏎⏎Chorus:⏎…")
+            found.extend(r for r in _request_line_payload(text, s, e) if not any(a <= r[0] and r[1] <= z for a, z, _, _ in found))
         found.extend(r for r in _task_material(text, s, e, payload=not handed, acted=acted)
                      if not any(a <= r[0] and r[1] <= z for a, z, _, _ in found))
         # (the words an edit request replaces hand no text over: "I'll paste my draft below …⏎⏎Good evening. …⏎⏎Change 1992

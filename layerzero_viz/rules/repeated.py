@@ -990,6 +990,9 @@ def _why_not_a_constraint_copy(view: TextView, s: int, e: int, sent: tuple[int, 
     if not (standing or _has_constraint_word(span)
             or _has_constraint_word(text[label.end() if label is not None else sent[0]:sent[1]])):
         return "not an instruction or requirement", s
+    narrowed = _allowed_after(view, s, sent, span)
+    if narrowed:
+        return f"narrowed: a later sentence of this turn allows it for another case ({narrowed!r})", s
     m = _correction_in(text[sent[0]:sent[1]])
     if m is None and prev is not None and len(view.units(*prev)) <= 4:
         m = _CORRECTION.search(text, *prev)  # "更正一下。" / "Correction." on its own just before
@@ -1009,6 +1012,47 @@ def _why_not_a_constraint_copy(view: TextView, s: int, e: int, sent: tuple[int, 
             and _ZH_ELIDED.match(text[e:sent[1]].lstrip(_CLAUSE_STRIP)) is not None:
         left = "a clause whose noun the next one shares (it names what that one's amount is of)"
     return (left, s) if left else ("", cut)
+
+
+# a permission in a sentence after a prohibition said again, for another case: "Don't mention the reason. Email Marcus too,
+# and there you can mention the reason.", "不要提原因。给老王的可以提原因。" — the repeat says where the rule still holds
+_PERMISSION = re.compile(r"(?i:\b(?:can|may|could|feel\s+free\s+to|(?:it'?s|is)\s+(?:fine|ok(?:ay)?)\s+to|allowed\s+to|"
+                         r"go\s+ahead\s+and)\b)|可以|允许|能够?")
+_NEGATED = re.compile(r"(?i:\b(?:not|no|never|don'?t|do\s+not|can'?t|cannot|mustn'?t|shouldn'?t)\b)|不|别|勿|禁止")
+_PLAIN_WORDS = frozenset({"the", "a", "an", "to", "of", "in", "on", "for", "and", "or", "any", "your", "you", "it", "them",
+                          "please", "also", "again", "t", "s", "don", "do", "does", "did", "doesn", "didn", "won", "isn"})
+_ZH_RULE_WORDS = re.compile(r"[不没别勿未无非否毋甭要需须必应该能可会得请千万一定也都再还您你，。！？、；：,.!?;:\s*_]")
+_ALLOWED_REACH = 300  # characters after the prohibition
+
+
+def _allowed_after(view: TextView, s: int, sent: tuple[int, int], span: str) -> str:
+    """The later sentence of the turn holding [s, …) that allows what the prohibition ``span`` forbids ("" if none)."""
+    if _NEGATED.search(span) is None:
+        return ""
+    text = view.text
+    block = view.block_at(s)
+    hi = min(block.end, sent[1] + _ALLOWED_REACH)
+    after = text[sent[1]:hi]
+    if _PERMISSION.search(after) is None:
+        return ""
+    if _CJK.search(span):
+        core = _ZH_RULE_WORDS.sub("", span)
+        if len(core) < 2:
+            return ""
+        for part in re.split(r"(?<=[。！？!?\n])", after):
+            if core in part and _PERMISSION.search(part) and not _NEGATED.search(part):
+                return part.strip()
+        return ""
+    words = [w for w in re.findall(r"[a-z]+", span.lower())
+             if w not in _PLAIN_WORDS and w not in _EN_NEGATIONS and w not in _EN_MODALS]
+    if not words:
+        return ""
+    for part in re.split(r"(?<=[.!?\n])\s", after):
+        low = part.lower()
+        if _PERMISSION.search(part) and not _NEGATED.search(part) \
+                and all(re.search(rf"\b{w}\b", low) for w in words):
+            return part.strip()
+    return ""
 
 
 # a scope that opens a rule and holds for the clauses after it in its sentence ("每天蛋白质至少120克，碳水不超过200克。":
