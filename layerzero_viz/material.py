@@ -457,7 +457,7 @@ _RECAST = _Verbs((("revise", "revis"), ("render", "render"), ("refine", "refin")
 _LABEL = _Verbs(
     (("label", "label"), ("classify", "classif"), ("categori[sz]e", "categori"), ("tag", "tag"), ("grade", "grad"),
      ("score", "scor"), ("extract", "extract")),
-    ("分类", "标注", "打个?分", "评个?分", "打标签", "归类"))
+    ("分类", "标注", "打个?分", "评个?分", "打标签", "归类", "抽取", "提取"))
 # comments on it as a piece of writing
 _CRITIQUE = _Verbs((("critique", "critiqu"),), ("批改", "点评", "赏析", "鉴赏", "品读", "解读"))
 # looks it over ("review" and "rate" are also what a code reviewer or a rate limit do: not a transformation)
@@ -1212,6 +1212,74 @@ _PICK_CUE = re.compile(r"(?i:\b(?:options|candidates|shortlist)[ \t]*[:：][ \t]
                        r"|候选|备选|选(?:一|两|二|三|几)个|挑(?:一|两|几)个|选哪")
 _PICK_LINE_MAX = 100
 _COMPARED_ITEM = re.compile(r"[ \t]*(?:[-*•]|\d{1,2}[.)、．]|[A-Da-d][.)、．])[ \t]+(\S[^\n]*)")
+
+
+# a request to label, classify or grade the texts under it, or to do a task for each of them: "Label the toxicity of these
+# comments (0/1).", "I'm building an intent classifier. Here are few-shot examples:", "For each review, extract the
+# product.", "每行给个情感标签：", "请判断以下评论是否有攻击性："
+_LABEL_TASK = re.compile(
+    r"(?i:\b(?:classify|categori[sz]e|label|tag|annotate|grade|score|rate|judge|detect|identify|mark)\b[^\n]{0,60}?"
+    r"\b(?:sentiment|intents?|toxicity|toxic|emotions?|politeness|polite|tone|categor(?:y|ies)|topics?|spam|offensive|"
+    r"class(?:es)?|labels?)\b"
+    r"|\b(?:sentiment|intent|toxicity|emotion|politeness|spam|topic)[ \t]+(?:labels?|class(?:es)?|classifier|classification|"
+    r"tags?|analysis|detection|dataset|eval)\b"
+    r"|\bfor[ \t]+(?:each|every)[ \t]+(?:review|comment|message|e-?mail|tweet|post|item|row|line|sentence|text|response|answer|"
+    r"utterance|query|ticket)\b)"
+    r"|(?:情感|意图|情绪|礼貌|攻击性|毒性|意向)(?:标签|倾向|分类|类别|程度|判断|分析)|标注|打标签|打标|"
+    r"每(?:条|行|句|个)(?:评论|评价|留言|消息|句子|邮件|回复|文本)?(?:给|打|标|判断|分类)")
+
+
+_LABEL_TASK_WITHIN = 200  # characters: the request to label opens the turn
+_SENTENCE_END_STOP = re.compile(r"[.!?](?=\s|$)|[。！？]")
+
+
+def _labeled_items(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
+    """The lines under a request to label, classify or grade them (``_LABEL_TASK``): each is a datum, every word of it
+    counts ("please, just please stop posting" labelled for toxicity is not "just stop posting"), up to the user's own
+    closing paragraph."""
+    cue = _LABEL_TASK.search(text, s, min(e, s + _LABEL_TASK_WITHIN))
+    if cue is None or _ROLE_SETUP.match(text, s, e):
+        return []  # (the request opens the turn; a long prompt that sets up a role and mentions intents is no data)
+    out = []
+    le = _line_end(text, cue.end(), e)
+    colon = min((k for k in (text.find(":", cue.end(), le), text.find("：", cue.end(), le)) if k >= 0), default=-1)
+    if colon >= 0:  # (items listed on the line: "For the toxicity eval, the following items are all positive examples:
+        # thanks a lot, thank you so much, many thanks. Add three more …")
+        stop = _SENTENCE_END_STOP.search(text, colon + 1, le)
+        ia, ib = _stripped(text, colon + 1, le if stop is None else stop.end())
+        if ib > ia:
+            out.append((ia, ib, "exam_item", f"kept: the items listed after {_short(text[cue.start():colon].strip(), 40)!r}"))
+    a = text.find("\n", cue.end(), e)
+    if a < 0 or a - (text.rfind("\n", s, cue.start()) + 1 or s) > _REQUEST_LINE_MAX * 2:
+        return out
+    b = _handed_text_end(text, a + 1, e, None)
+    label = _short(text[text.rfind("\n", s, cue.start()) + 1 or s:a].strip(), 40)
+    for m in _LINE.finditer(text, a + 1, b):
+        la, lb = _stripped(text, m.start(), m.end())
+        if lb > la and not _is_task_instruction(text, la, lb):
+            out.append((la, lb, "exam_item", f"kept: an item to label or classify, as written (under {label!r})"))
+    return out
+
+
+# rows of data whose fields a " | " separates, two or more in a row, not a Markdown table's ("请不要再给我打电话了。 | 负面⏎
+# 不好意思，打错了。 | 中性"): each is a record, as written
+_PIPE_ROW = re.compile(r"^[ \t]*[^|\n]*\S[ \t]+\|[ \t]+\S[^\n]*$", re.MULTILINE)
+
+
+def _pipe_rows(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
+    if " | " not in seg:
+        return []
+    out: list[tuple[int, int, str, str]] = []
+    run: list[tuple[int, int]] = []
+    for m in _PIPE_ROW.finditer(text, s, e):
+        if run and text[run[-1][1]:m.start()].strip("\n") or run and text.count("\n", run[-1][1], m.start()) > 1:
+            run = []  # (a run is lines in a row)
+        run.append(_stripped(text, m.start(), m.end()))
+        if len(run) == 2:
+            out.append((*run[0], "code", "kept: a row of data, its fields split by |"))
+        if len(run) >= 2:
+            out.append((*run[-1], "code", "kept: a row of data, its fields split by |"))
+    return out
 
 
 def _compared_items(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, int, str, str]]:
@@ -2447,9 +2515,18 @@ _THIS_ONE = re.compile(r"[ \t]*(?:那|那么)?(?:这条|这个|这句|这段|这
                        r"(?:\s+ones?)?|and\s+this\s+one|another\s+one)[ \t]*[.!]?[ \t]*(?=\n))")
 
 
+# the next text named after the user's own sentences: "Thank you. Do not include explanations. Next: Thanks, but …", "谢谢。
+# 不要解释。下一条：…"
+_NEXT_MID = re.compile(r"(?<=[.!?。！？])[ \t]*(?:(?i:next(?:[ \t]+one)?)|下一(?:条|个|句|封))[ \t]*[:：][ \t]*(?=\S)")
+
+
 def _pointed_texts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
     out: list[tuple[int, int, str, str]] = []
     m = _THIS_ONE.match(seg)
+    if m is None and ("ext" in seg or "下一" in seg) and (mid := _NEXT_MID.search(text, s, e)) is not None:
+        a, b = _stripped(text, mid.end(), e)
+        if b > a and "?" not in text[a:b] and "？" not in text[a:b]:
+            out.append((a, b, "introduced", f"kept: the next item after {_short(mid.group(0).strip(), 20)!r}"))
     if m is not None:
         a, b = _stripped(text, s + m.end(), e)
         if m.group("next") and m.group(0).rstrip().lower().endswith("next:") and ("?" in text[a:b] or "？" in text[a:b]):
@@ -2719,7 +2796,7 @@ def _yaml_runs(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str,
 _FINDERS = (_code, _quotes, _introduced, _few_shot, _exam_items, _tables, _json, _marked, _example_sections,
             _announced_items, _opening_lines, _inline_examples, _handed_by_question, _front_matter, _templates,
             _completion_slot, _label_pairs, _scripts, _pasted_structures, _pointed_texts, _fixed_texts, _courtesy_items, _named_texts,
-            _log_lines, _comment_lines, _env_values, _shell_sessions, _yaml_runs, _chat_exports, _bot_commands)
+            _log_lines, _comment_lines, _env_values, _shell_sessions, _yaml_runs, _chat_exports, _bot_commands, _pipe_rows)
 # every finder but those of _NO_MARK_FINDERS needs one of these marks in the block (a backtick or tilde for a fence, 4
 # spaces or a tab for indented code, ;{} for bare code, a quotation mark, a colon for introduced text and
 # few-shot, | for a table, " or [ for JSON): most chat turns have none, and skip six finders at once
@@ -2827,7 +2904,10 @@ _TASK_INTRO = re.compile(
     # the verb's object is the text that follows: "this", "it", "the following", "my …", or a language to put it in
     r"(?i:(?:(?:can|could|would|will)[ \t]+you[ \t]+(?:please[ \t]+)?|please[ \t]+)?"
     rf"(?:{_TASK_VERB_EN}|make|turn|send|post|publish|forward|share|announce)\b[^:：\n.!?]{{0,60}}?"
-    r"\b(?:this|these|it|the[ \t]+following|following|below|my|each|every|all|both|(?:in)?to[ \t]+(?-i:[A-Z])[a-z]+|这个|这段|这篇|这些|这份|这条|下面的?|以下的?)\b[^:：\n.!?]{0,60}?)"
+    r"(?:\b(?:this|these|it|the[ \t]+following|following|below|my|each|every|all|both|(?:in)?to[ \t]+(?-i:[A-Z])[a-z]+|这个|这段|这篇|这些|这份|这条|下面的?|以下的?)\b[^:：\n.!?]{0,60}?"
+    # ("Make the caption less formal — drop the please …, they sound stiff: …")
+    r"|\bthe[ \t]+(?:caption|post|tweet|message|text|reply|copy|draft|e-?mail|bio|sentence|paragraph|notice|sign|announcement|"
+    r"headline)\b[^:：\n.!?]{0,90}?))"
     r"|(?i:(?:this|that|another|the[ \t]+next)[ \t]+one)"
     # where to post it: "Announce in #general:", "Post to #random:"
     r"|(?i:(?:announce|post|send|share)[ \t]+(?:(?:it|this)[ \t]+)?(?:in|to|on)[ \t]+(?:the[ \t]+)?#?[\w-]+)"
@@ -2864,12 +2944,12 @@ _TASK_INTRO = re.compile(
     r"subject(?:[ \t]+line)?)[ \t]+(?:was|is|reads|read|said|says)(?:[ \t]+(?:just|only|simply))?)"
     # ("I wrote this:", "Tom sent me this:", "It prints this and then exits:")
     r"(?:[ \t]+(?:(?:me|us)[ \t]+)?(?:this|the[ \t]+following|back)(?:[ \t]+(?:feedback|comment|review|message|e-?mail|note|"
-    r"reply|text))?(?:[ \t]+and(?:[ \t]+then)?[ \t]+[a-z]+)?"
+    r"reply|text|dm|post|question|request|inquiry|complaint))?(?:[ \t]+and(?:[ \t]+then)?[ \t]+[a-z]+)?"
     # ("We keep getting this in prod:", "Got this from a client:", "My coworker wrote this in the group card:")
     r"(?:[ \t]+(?:in|on|from|at)[ \t]+(?:(?:the|a|an|my|our)[ \t]+)?[\w./-]+(?:[ \t]+[\w./-]+)?)?|[ \t]+(?:me|us))?"
     # ("Your colleague wrote this to me yesterday:")
     r"(?:[ \t]+(?:to|for)[ \t]+(?:me|us|him|her|them))?(?:[ \t]+(?:yesterday|today|earlier|this[ \t]+morning|last[ \t]+(?:week|night|time)))?"
-    r"(?:[ \t]*[,;—–-][^:：\n]{0,80}?)?)"
+    r"(?:[ \t]*(?:[,;—–-]|[ \t]and\b|[ \t]but\b)[^:：\n]{0,80}?)?)"
     # said to pass on as written: "Send this to #eng-all, word for word:", "Post it verbatim:"
     r"|(?i:[^:：\n]{0,80}?\b(?:verbatim|word[ \t]+for[ \t]+word|as[ \t]+is|exactly[ \t]+(?:as[ \t]+(?:written|it[ \t]+is)|this|"
     r"like[ \t]+(?:this|so))|this[ \t]+exact[ \t]+(?:[a-z-]+[ \t]+)?(?:opening|wording|text|greeting|line|sentence|phrase|"
@@ -2878,6 +2958,17 @@ _TASK_INTRO = re.compile(
     # or prescribed in so many words: "开头必须这样写：", "结尾要这么说："
     r"|[^：:\n]{0,40}?(?:(?:这样|这么|如下)(?:写|说|开头|结尾|回复|回答|回)|(?:写|改|换)成(?:这样|这个样子))[^：:\n]{0,10}?"
     r"|[^：:\n]{0,30}?(?:格式|模板|内容|原文)(?:如下|是这样的?)[^：:\n]{0,12}?"
+    # more of the same work: "谢谢！继续，一条都不要漏："
+    r"|[ \t]*继续[^：:\n。！？]{0,20}?"
+    # a message received: "收到这条私信，不知道怎么回：", "看到一条评论："
+    r"|[^：:\n]{0,8}?(?:收到|收到了|接到|看到)(?:一条|这条|这封|这个|一封|这段|一段)[\u4e00-\u9fff]{0,6}?(?:私信|消息|邮件|评论|留言|短信|微信|"
+    r"回复)[^：:\n]{0,20}?"
+    # words named to take out or change, then the text: "这条文案太客气了，把“麻烦大家”和结尾的“谢谢”去掉："
+    r"|[^：:\n]{0,60}?把[^：:\n]{1,40}?(?:去掉|删掉|删除|删了|去了|换成[^：:\n]{1,20}?|改成[^：:\n]{1,20}?)"
+    # a text to post or print as it is: "把这个贴到4号线的看板上：", "打印这个告示放食堂：", "下面这段是贴在设备上的，别改："
+    r"|[^：:\n]{0,30}?(?:这个|这段|这条|这份|这张|下面|以下|如下)[^：:\n]{0,20}?(?:张贴|贴(?:到|在|上)|打印|挂(?:到|在)|公布|印(?:出|成)|"
+    r"别改|不要改|不能改|勿删|请勿删减|不要删)[^：:\n]{0,20}?"
+    r"|[^：:\n]{0,12}?(?:张贴|贴(?:到|在|上)?|打印|挂)(?:一下)?(?:这个|这段|这条|这份|这张)[^：:\n]{0,20}?"
     # an example of it ("类似这样：", "模板大概是这样："), the words the user means to send ("我准备发这个：", "我朋友圈想发这句："),
     # a story to go on with ("继续写："), a message's words dictated ("帮我给老师写条消息：老师好，…")
     r"|[^：:\n]{0,30}?(?:类似|像|大概是|大致是|差不多是|就像)这样(?:的)?"
@@ -3022,7 +3113,7 @@ _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\bdo the same\b|번역|訳して|\
                        r"\bcontinue\b|\bcarry on\b|\bemailed\b|\be-mailed\b|\bforwarded\b|继续写|接着写|往下写|"
                        r"准备|打算|想发|要发|要回|想回|要说|想说|回|群里|表示|称|说道|指出|坦言|强调|透露|感慨|直言|转述|复述|说一声|\bfill\b|设置成|设成|设为|发给|给[\u4e00-\u9fff]{1,6}?(?:发|回)|写个|写张|写条|写封|写段|写句|写一|通知|替换|"
                        r"这样|这么|如下|原样|原封不动|一字不改|一字不差|一个字都不|照发|照着发|逐字|照读|照念|"
-                       r"按这个发|直接发|翻成|译成|回复我|回复了我|回我|收到的|收到了|收到一|发来|发过来|回过来|传来|发了|回了|写了|写着|"
+                       r"按这个发|直接发|继续|收到这|接到|看到这|看到一|去掉|删掉|删除|张贴|贴到|贴在|贴上|打印|挂到|挂在|公布|别改|不要改|不能改|勿删|删减|翻成|译成|回复我|回复了我|回我|收到的|收到了|收到一|发来|发过来|回过来|传来|发了|回了|写了|写着|"
                        r"上写|写道|贴了|发的是|回的是|提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|"
                        r"修改|修正|摘要|tl;?dr|报错|报了错|出错|错误提示|错误信息|\bgot\b|\bsent\b|\bprint|\bshow|\bthr[eo]w|\boutput|\breturn|\bdisplay|\bfail|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
                        r"\breplied\b|\bposted\b|\btexted\b|\bmessaged\b|\b(?:was|is|reads?)\b|\breplying\b|\bresponding\b|"
@@ -3175,7 +3266,7 @@ def _past_own_words(text: str, c: int, a: int, e: int) -> int:
 _CLAUSE_BACK = 40
 _BLANK_AFTER = re.compile(r"[ \t]*\n[ \t]*\n[ \t]*\S")
 _ZH_TAKES_WORDS = (r"(?:请|麻烦|帮我|帮忙|给我)*(?:提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|摘要|"
-                   r"修改|修正|改成|翻成|译成|(?:只|仅)(?:修|改|调|调整)(?:一下)?(?:格式|排版|标点)|(?:只|仅)?挑错(?:别)?字|(?:只|仅)改错(?:别)?字|"
+                   r"修改|修正|改成|翻成|译成|压缩|缩短|精简|缩写|扩写|改短|删减|(?:只|仅)(?:修|改|调|调整)(?:一下)?(?:格式|排版|标点)|(?:只|仅)?挑错(?:别)?字|(?:只|仅)改错(?:别)?字|"
                    r"(?:看看|看一下|检查一下|检查|查查|查一下|找找|找一下)(?:有没有|是否有|有无|里面的?|一下)?(?:错别字|错字|语病|病句|"
                    r"标点错误))")
 
@@ -3305,7 +3396,7 @@ _REPORTED = (
     r"|(?:(?![你您])[\u4e00-\u9fff]{1,6}?的|[A-Za-z]{2,12}的|" + _SENDERS_ZH + r")(?:发来的|发的|回的)?(?:微信|短信|消息|邮件|留言|私信|来信|回复|评论)"
     # ("转来候选人的话：", "这是记者的问题：", "用户私信：")
     r"|(?:这是|以下是|下面是|[^：:\n，。]{0,8}?(?:转来|转发了?|发来|转给我))?(?:" + _SENDERS_ZH + r"|用户)的?(?:原话|话|问题|提问)"
-    r"|(?:用户|观众|粉丝|网友|打赏|礼物|醒目|直播间|(?i:sc))(?:发来的|发的)?(?:私信|留言|评论|消息)"
+    r"|(?:用户|观众|粉丝|网友|打赏|礼物|醒目|直播间|(?i:sc)|客户|顾客|买家|品牌方?|商家|博主)?(?:发来的|发的)?(?:私信|留言|评论)"
     r"|(?:" + _SENDERS_ZH + r")(?:刚|刚刚|刚才|又|今天|昨天)?(?:批注|评语|批语|评论)?(?:说|问|写道|回复说|回我说|发来|给我留言|留言|"
     r"回信(?:就|只有)?(?:一句|一段)?(?:话)?)|(?:评论|留言)\d{1,3})"
     # the original words of a message or alert, whatever it is called: "PagerDuty 原文：", "告警原文："
@@ -3337,6 +3428,9 @@ _REPORTED = (
     r"translation|essay|work|draft|letter|cover\s+letter|resume|code|opening|intro|introduction|pitch|speech|toast|script|"
     r"greeting|reply|response|message|e-?mail|bio|post|paragraph|sentence|answer|clause|provision|contract|agreement|lease|"
     r"nda|statute|article|terms)(?:,[ \t]+[^:：\n.!?]{1,60}?)?)"  # ("Here's the clause, unquoted because it came from a PDF:")
+    # what a translation grader is shown: "Source (zh):", "Candidate:", "Reference:"; a corpus row by its number: "第59行："
+    r"|(?P<graded>(?i:source[ \t]*\([a-z]{2,3}(?:-[a-z]{2,4})?\)|candidate(?:[ \t]+translation)?|reference[ \t]+translation|"
+    r"hypothesis|mt[ \t]+output|system[ \t]+output)|第[\d一二三四五六七八九十百]{1,5}(?:行|条|句))"
     # a clause or an article by its number: "Clause 14: Either party may …", "Art. 5:", "§ 3(b):"
     r"|(?i:(?:clause|article|art\.|§)[ \t]*\d{1,3}(?:\.\d{1,3})*(?:[ \t]*\([a-z0-9]{1,3}\))?)"
 )
@@ -3391,7 +3485,8 @@ _LABEL_WORDS = ("差评", "好评", "投诉", "告警", "报警", "警报", "字
                 "原话", "发来", "回信", "ords", "ngrave", "nscription", "话术", "标准回复", "统一回复", "被举报", "被舉報", "被投诉",
                 "被投訴", "eported", "lagged", "@", "rompt", "提示词", "prompt", "翻译", "译文", "版本", "方案", "输出", "回答", "结果",
                 "cene", "oem", "yrics", "creenplay", "hapter", "ct", "pisode", "art", "场景", "剧本", "诗", "歌词", "章：", "章:", "幕：", "幕:",
-                "场：", "场:", "lause", "rticle", "rt.", "§", "一句", "一条", "一段", "稿：", "稿:")
+                "场：", "场:", "lause", "rticle", "rt.", "§", "一句", "一条", "一段", "稿：", "稿:", "ource", "andidate", "eference",
+                "ypothesis", "行：", "条：", "句：")
 # a rule line that fences the text a turn hands over ("---", "———", "***", "===")
 _FENCE_RULE = re.compile(r"^[ \t]*(?:-{3,}|—{2,}|_{3,}|\*{3,}|={3,}|<{3,}|>{3,}|\"{3}|'{3})[ \t]*$", re.MULTILINE)
 # a paragraph after the text that says what it was: "——以上是我要发给老师的邮件，请帮我看看语气", "That's the email."
@@ -3901,9 +3996,17 @@ _ANNOUNCED_WORK = re.compile(
     r"(?:chapters?|scenes?|poems?|lyrics|songs?|stor(?:y|ies)|drafts?|essays?|letters?|speech|script|verses?|stanzas?|chorus|"
     r"prologue|epilogue|excerpt|passage|toast|eulogy|manuscript|screenplay|v\d{1,2}|version\s+\d{1,2})\b(?:\s*\d{1,3})?"
     r"(?:\s+(?:draft|again|now))?\s*[,—–-]\s*)"
-    r"|[ \t]*这是(?:我(?:写|改)?的|我们的|新的?|改过的|修改后的|最新的?)?[\u4e00-\u9fff]{0,4}?(?:第[一二三四五六七八九十\d]+[章节幕场集回版稿]|"
-    r"诗|歌词|小说|故事|剧本|稿子?|文章|作文|开头|结尾|台词|散文|章节|初稿|草稿|[新二三四五终]版|文案|通知|公告|致辞|发言稿)"
+    r"|[ \t]*这是(?:我(?:写|改)?的|我们的|新的?|改过的|修改后的|最新的?)?[\u4e00-\u9fff]{0,10}?(?:第[一二三四五六七八九十\d]+[章节幕场集回版稿]|"
+    r"诗|歌词|小说|故事|剧本|稿子?|文章|作文|开头|结尾|台词|散文|章节|初稿|草稿|[新二三四五终]版|文案|通知|公告|致辞|发言稿|摘要|"
+    r"简历|邮件|报告|告示|须知|标语|海报|说明书?)"
     r"[\u4e00-\u9fff]{0,2}?[，,][ \t]*")
+
+
+# a first line that points below at a text to post or keep as it is: "注意：以下内容要张贴，请勿删减。", "The text below goes on
+# the door as is."
+_POSTED_AS_IS = re.compile(r"(?:以下|下面|如下)[^。！？\n]{0,12}?(?:张贴|贴出|公布|发布|打印|原样|别改|不要改|勿删|请勿删减|不要删)"
+                           r"|(?i:\b(?:below|following)\b[^.!?\n]{0,40}?\b(?:as[ \t]+is|verbatim|word[ \t]+for[ \t]+word|"
+                           r"(?:don'?t|do[ \t]+not)[ \t]+(?:change|edit|shorten))\b)")
 
 
 def _request_line_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
@@ -3923,7 +4026,8 @@ def _request_line_payload(text: str, s: int, e: int) -> list[tuple[int, int, str
     if not 0 < b - a <= _REQUEST_LINE_MAX or text[b - 1] in ":：" and not (bare or announced) or not (
             _requests_work_on(text, a, b) or text[a:b].endswith(("如下", "如下所示", "below", "Below")) or bare
             or _BASED_ON_SOURCE.search(text, a, b)
-            or _ANNOUNCES_TEXT.match(text, a, b) and text[b - 1] in "?？" or announced):
+            or _ANNOUNCES_TEXT.match(text, a, b) and text[b - 1] in "?？" or announced
+            or _POSTED_AS_IS.search(text, a, b)):
         # ("Fix the grammar⏎Hi, could you …", "翻译一下⏎请把发票发给我", "Here's v2, what changed?⏎…")
         return []
     pa, pb = _stripped(text, nl, _handed_text_end(text, nl, e, None))
@@ -3967,6 +4071,14 @@ _NAMED_TEXT_SENTENCE = re.compile(
     r"(?i:(?:is|does|would|will|can|could|should)\s+(?:this|my)\s+(?:[a-z-]+\s+){0,2}?(?:e-?mail|letter|message|text|reply|"
     r"response|review|comment|note|post|tweet|caption|draft|alert|notification|announcement|opener|greeting|sentence|"
     r"paragraph|copy|customer|client|donation|superchat|script|pitch)\b[^.!?\n]{0,60}?\?[ \t]+)"
+    # an item asked about, on the question's line: "Which intent is this? Hi, I'd like …", "这个客户生气了吗？不好意思，…"
+    r"|(?i:(?:which|what)\s+(?:intent|sentiment|label|category|tone|emotion|class|topic)\s+(?:is|does|would)\s+(?:this|it)\b"
+    r"[^.!?\n]{0,30}?\?[ \t]+)"
+    r"|这(?:个|位|条|封|句)(?:客户|用户|顾客|买家|评论|消息|留言|邮件|评价|回复)[^。！？\n]{0,12}?(?:吗|么|呢|没有|不)[？?][ \t]*"
+    r"|(?:这条|这句)[^。！？\n]{0,8}?(?:是什么|属于|算)(?:什么)?(?:意图|情感|类别|标签)[^。！？\n]{0,6}?[？?][ \t]*"
+    # "Here's the reply I drafted to a complaint, can you tighten it? Hi Sam, …"
+    r"|(?i:here(?:'s|[ \t]+is)[ \t]+(?:the|my|our|a)[ \t]+(?:[a-z-]+[ \t]+){0,2}?(?:reply|response|message|e-?mail|caption|post|draft|"
+    r"text|note|bio|tweet|comment|letter|dm|script|pitch|announcement)\b[^.!?\n]{0,60}?\?[ \t]+)"
     # "Voicemail script I'm using, is it too long? Hi Beth, …", "My cold email, does it sound pushy? Hey Sam, …"
     r"|(?i:(?:here'?s[ \t]+|this[ \t]+is[ \t]+)?(?:(?:my|our|the|a)[ \t]+)?(?:[a-z-]+[ \t]+){0,2}?(?:script|e-?mail|message|text|"
     r"note|pitch|post|caption|draft|greeting|intro|opener|bio|tweet|reply|blurb|toast|speech)(?:[ \t]+(?:I|we)(?:'m|[ \t]+am|'re|"
@@ -4416,22 +4528,40 @@ _TO_SAY = re.compile(r"(?i:\b(?:wants?|wanted|would[ \t]+like|needs?)[ \t]+(?:it
                      r"banner|popup|toast|email|caption))[ \t]+(?:should|must|will|has[ \t]+to|needs[ \t]+to)[ \t]+(?:say|read)"
                      # "Write a text to my neighbor that says thanks for … and please knock next time."
                      r"|\b(?:a|an|the)[ \t]+(?:text|message|note|card|e-?mail|reply|sign)[ \t]+(?:to[ \t]+[^.!?\n]{1,30}?[ \t]+)?"
-                     r"(?:that|which)[ \t]+(?:says|reads))[ \t]+"
-                     r"(?=[a-z\"“'‘])")
+                     r"(?:that|which)[ \t]+(?:says|reads)"
+                     # words dictated inline: "Text my landlord saying sorry, …, thanks for understanding.", "Tell my landlord
+                     # the rent will be late, thanks for understanding.", "Let the team know the standup is moved, thanks
+                     # everyone." (not "Tell me …", "Let me know …")
+                     r"|\b(?:write|text|post|reply|respond|e-?mail|message|send|dm|ping|answer|note|sign|card|greeting|"
+                     r"out-of-office|voicemail|caption|announcement|notice|tweet|slack|comment|sms)\b[^.!?\n:]{0,60}?\bsaying(?![ \t]*:)|(?:^|(?<=[.!?])[ \t]+)(?:please[ \t]+)?(?:(?:can|could)[ \t]+you[ \t]+)?"
+                     r"(?:tell|remind|inform|notify)[ \t]+(?!(?:me|us|you|him|her|them)\b)(?:(?:my|our|the|his|her|their|all)[ \t]+)?"
+                     r"[a-z]+(?:[ \t]+(?:team|group|channel|guests?|staff|class))?(?:[ \t]+that)?"
+                     r"|(?:^|(?<=[.!?])[ \t]+)(?:please[ \t]+)?let[ \t]+(?!(?:me|us)\b)(?:(?:my|our|the|his|her|their|all)[ \t]+)?"
+                     r"[a-z]+[ \t]+know(?:[ \t]+that)?)[ \t]+"
+                     r"(?=[A-Za-z\"“'‘])", re.MULTILINE)
 _SAY_END = re.compile(r"[.!?](?=\s|$)|\n")
 # … in Chinese: a message asked for, then what it is to say after 说 (to the sentence's end): "帮我写条消息给房东，说这个月房租
 # 晚3天交，15号前一定交上，不好意思。", "发微信告诉他说我明天请假" (not 说一下 / 说明 / 说清楚, which ask about the content)
-_TO_SAY_ZH = re.compile(r"(?:写|发|回|编|拟)一?(?:条|封|个|段|句)?[\u4e00-\u9fff]{0,6}?(?:消息|短信|微信|邮件|信息|通知|留言|便条|纸条|"
+_TO_SAY_ZH = re.compile(r"(?:(?:写|发|回|编|拟)一?(?:条|封|个|段|句)?[\u4e00-\u9fff]{0,6}?(?:消息|短信|微信|邮件|信息|通知|留言|便条|纸条|"
                         r"回复)(?:给[\u4e00-\u9fffA-Za-z]{1,10}?)?[，,]?[ \t]*(?:跟|告诉|对|和)?(?:他|她|他们|她们|对方|[\u4e00-\u9fff]{1,4}?)?"
-                        r"说(?![一下明清说])[ \t]*[，,]?[ \t]*(?=[^\s：:，,])")
+                        r"说(?![一下明清说])"
+                        # ("帮我回客户说货已经发了，感谢耐心等待。", "帮我在群里说一声明天团建取消了，不好意思大家。", "告诉同事周五之前交报告，
+                        # 谢谢大家。" — not 告诉我 / 提醒我)
+                        r"|(?:回|回复|跟|对|向)(?:客户|顾客|买家|房东|房客|老板|领导|同事|大家|他|她|他们|她们|对方)说(?![一下明清说])"
+                        r"|(?:在|到)[\u4e00-\u9fff]{0,6}?群里?(?:说|发|通知)一(?:声|下)"
+                        r"|(?:告诉|通知|提醒|转告)(?:一下)?(?=(?:同事|大家|客户|顾客|买家|房东|房客|老板|领导|全员|全体|员工|学生|家长|他|她|"
+                        r"他们|她们|对方|[\u4e00-\u9fff]{1,3}?(?:们|总|经理|老师|主管|部)))"
+                        r")[ \t]*[，,]?[ \t]*(?=[^\s：:，,])")
 _SAY_END_ZH = re.compile(r"[。！？!?]|\n")
+_SAY_HINTS = (" say", " read", "saying", "ell ", "know", "emind", "otify", "nform")
+_SAY_HINTS_ZH = ("说", "告诉", "通知", "提醒", "转告")
 
 
 def _words_to_say(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
     """The words a user turn [s, e) says a text is to say, without a colon (``_TO_SAY``)."""
     out = []
     for rx, end_rx in ((_TO_SAY, _SAY_END), (_TO_SAY_ZH, _SAY_END_ZH)):
-        if (" say" not in seg and " read" not in seg) if rx is _TO_SAY else "说" not in seg:
+        if not any(h in seg for h in (_SAY_HINTS if rx is _TO_SAY else _SAY_HINTS_ZH)):
             continue
         for m in rx.finditer(text, s, e):
             stop = end_rx.search(text, m.end(), e)
@@ -4648,6 +4778,13 @@ _ONE_TASK = re.compile(
 _ONE_TASK_MAX = 300
 
 
+# a system prompt that asks for a label only: the user's turns are the texts labelled
+_LABEL_ONLY = re.compile(r"(?i:\b(?:only|just)\s+(?:output|return|respond\s+with|reply\s+with|answer\s+with|give)\s+(?:the\s+|a\s+|one\s+)?"
+                         r"(?:label|category|class|sentiment|intent|tag)s?\b|\b(?:output|return|respond\s+with|reply\s+with)\s+"
+                         r"(?:only\s+)?(?:the\s+|a\s+|one\s+)?(?:label|category|class|sentiment|intent|tag)s?\s+only\b)"
+                         r"|只(?:输出|返回|回复|回答|给出?)(?:一个)?(?:标签|类别|分类|情感|意图)")
+
+
 def _declares_processing(text: str, s: int, e: int, system: bool = True) -> re.Match[str] | None:
     """The phrase of [s, e) that says the user's turns are text to process, with a verb of processing in the block —
     or, for what any chat brings (messages, code, questions: ``_CHAT_NOUN``), a verb that transforms or labels it in
@@ -4668,6 +4805,8 @@ def _declares_processing(text: str, s: int, e: int, system: bool = True) -> re.M
                 b = stop.end() if stop is not None else min(e, b + 300)
             if transform.search(text, a, b):
                 return m
+    if system and (label_only := _LABEL_ONLY.search(text, s, e)) is not None:
+        return label_only  # a classifier's prompt: "只输出标签：正面、负面、中性。" — each user turn is a text to label
     # (a first user turn "Summarize the report." asks for one piece of work: the turns after it are a chat)
     return _ONE_TASK.search(text, s, e) if system and e - s <= _ONE_TASK_MAX else None
 
@@ -5005,6 +5144,11 @@ _TRANSLATES_FROM_NOW = re.compile(r"(?i:\b(?:from\s+now\s+on|going\s+forward)\b[
                                   r"(?:everything|anything|whatever|all(?:\s+the\s+\w+)?|each\s+\w+|every\s+\w+)\s+(?:that\s+)?I\s+"
                                   r"(?:send|paste|write|give|type))|(?:之后|以后|接下来|下面)我?(?:发|给)(?:的|你的)[^。！？\n]{0,6}?"
                                   r"(?:都|全部)?(?:翻译|翻|译)(?:成|为)")
+# … or a labelling task for texts sent one at a time: "I'll paste customer emails one at a time; tag each with intent.",
+# "我会一条一条发客户邮件，你给每条打意图标签"
+_SENDS_ONE_BY_ONE = re.compile(r"(?i:\b(?:i'll|i\s+will|i'm\s+going\s+to|i'm\s+gonna)\s+(?:paste|send|give\s+you|share|post)\b"
+                               r"[^.!?\n]{0,60}?\b(?:one\s+at\s+a\s+time|one\s+by\s+one|each\s+in\s+its\s+own\s+message)\b)"
+                               r"|一(?:条|个|封|句)一(?:条|个|封|句)(?:地)?(?:发|贴|给)|逐条(?:发|贴|给)")
 # … and one that ends it
 _STOPS_STANDING = re.compile(r"(?i:\b(?:stop|no\s+more|don'?t)\s+translat|\bnever\s*mind\b)|不用(?:再)?翻译|别翻译|停止翻译|不要再?翻译")
 
@@ -5032,10 +5176,15 @@ def _announced_turns(view: TextView, reuse: bool = False) -> dict[int, str]:
         if standing is not None:
             if _STOPS_STANDING.search(text, b.start, b.end):
                 standing = None
-            else:  # ("From now on, translate everything I send into Japanese." — each turn after it is a text)
-                out[b.msg_pos] = standing
+            else:
+                # ("From now on, translate everything I send into Japanese." — each turn after it is a text; one that
+                # says where its text starts, "Thank you. Next: …", hands over what follows that: _pointed_texts)
+                pending = None
+                if _NEXT_MID.search(text, b.start, b.end) is None:
+                    out[b.msg_pos] = standing
                 continue
-        if _TRANSLATES_FROM_NOW.search(text, b.start, b.end):
+        if _TRANSLATES_FROM_NOW.search(text, b.start, b.end) or (_SENDS_ONE_BY_ONE.search(text, b.start, b.end)
+                                                                 and _LABEL_TASK.search(text, b.start, b.end)):
             standing = f"kept: a text sent after {_short(text[b.start:b.end].strip(), 40)!r}"
         if pending is not None and b.msg_pos > pending[0]:
             if not (_CHANGED_MIND.match(text, b.start, b.end) or _quotes_its_text(text, b.start, b.end)
@@ -5362,7 +5511,7 @@ def _own_material(text: str, s: int, e: int, role: str, acted: bool = False) -> 
             if ":" in seg or "：" in seg else []
         if any(h in seg for h in _REPORTED_INLINE_ZH) or any(h in seg.lower() for h in _REPORTED_INLINE_EN):
             extra += _reported_inline(text, s, e)
-        extra += [*_compared_items(text, s, e, seg), *_compared_inline(text, s, e), *_candidates_above(text, s, e),
+        extra += [*_compared_items(text, s, e, seg), *_labeled_items(text, s, e, seg), *_compared_inline(text, s, e), *_candidates_above(text, s, e),
                   *_exercise_lines(text, s, e), *_in_character(text, s, e, seg), *_words_to_say(text, s, e, seg),
                   *_named_strings(text, s, e, seg), *_before_after(text, s, e, seg), *_data_values(text, s, e, seg)]
         if ">" in seg:  # (a message quoted with "> " lines: "帮我回这条 Slack 消息：⏎> Could you please check …? Thanks!")
