@@ -459,7 +459,7 @@ _LABEL = _Verbs(
      ("score", "scor"), ("extract", "extract")),
     ("分类", "标注", "打个?分", "评个?分", "打标签", "归类", "抽取", "提取"))
 # comments on it as a piece of writing
-_CRITIQUE = _Verbs((("critique", "critiqu"),), ("批改", "点评", "赏析", "鉴赏", "品读", "解读"))
+_CRITIQUE = _Verbs((("critique", "critiqu"),), ("批改", "点评", "赏析", "鉴赏", "品读", "解读", "评价一?下"))
 # looks it over ("review" and "rate" are also what a code reviewer or a rate limit do: not a transformation)
 _REVIEW = _Verbs((("review", "review"), ("evaluate", "evaluat"), ("rate", "rate"), ("audit", "audit"),
                   (r"look\s+over", r"look\s+over"), (r"go\s+over", r"go\s+over")),
@@ -1224,7 +1224,8 @@ _LABEL_TASK = re.compile(
     r"|\b(?:sentiment|intent|toxicity|emotion|politeness|spam|topic)[ \t]+(?:labels?|class(?:es)?|classifier|classification|"
     r"tags?|analysis|detection|dataset|eval)\b"
     r"|\bfor[ \t]+(?:each|every)[ \t]+(?:review|comment|message|e-?mail|tweet|post|item|row|line|sentence|text|response|answer|"
-    r"utterance|query|ticket)\b)"
+    r"utterance|query|ticket)\b|\b(?:tag|label|classify|categori[sz]e)[ \t]+(?:each|every|them|these)\b)"
+    r"|(?:只|仅)(?:回复|输出|返回|回答|给出?)(?:一个)?(?:类别|标签|分类|情感|意图)"
     r"|(?:情感|意图|情绪|礼貌|攻击性|毒性|意向)(?:标签|倾向|分类|类别|程度|判断|分析)|标注|打标签|打标|"
     r"每(?:条|行|句|个)(?:评论|评价|留言|消息|句子|邮件|回复|文本)?(?:给|打|标|判断|分类)")
 
@@ -1256,9 +1257,16 @@ def _labeled_items(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, 
     label = _short(text[text.rfind("\n", s, cue.start()) + 1 or s:a].strip(), 40)
     for m in _LINE.finditer(text, a + 1, b):
         la, lb = _stripped(text, m.start(), m.end())
+        if _RULES_HEADING.fullmatch(text, la, lb):
+            break  # ("Do sentiment analysis on what I send.⏎Rules:⏎- please be brief": the user's own rules follow)
         if lb > la and not _is_task_instruction(text, la, lb):
             out.append((la, lb, "exam_item", f"kept: an item to label or classify, as written (under {label!r})"))
     return out
+
+
+# a heading of the user's own rules or notes: "Rules:", "Requirements:", "规则：", "要求："
+_RULES_HEADING = re.compile(r"[ 	*#]*(?:(?i:rules?|instructions?|requirements?|guidelines?|constraints?|notes?|format|steps?|"
+                            r"output(?:[ 	]+format)?)|规则|要求|注意(?:事项)?|说明|格式|步骤|输出格式)[ 	*]*[:：]?[ 	*]*")
 
 
 # rows of data whose fields a " | " separates, two or more in a row, not a Markdown table's ("请不要再给我打电话了。 | 负面⏎
@@ -2232,7 +2240,7 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:"
                          # "Respond in this format:", "Reply template (use for every answer):"
                          r"send(?:\s+(?:this|exactly|verbatim|the\s+following))?|just\s+(?:write|say|put)|"
                          # ("Write a voicemail greeting saying:", "a note that says:")
-                         r"saying|(?:that|which)\s+(?:says|reads)|"
+                         r"saying|(?:that|which)\s+(?:says|reads)|write\s+(?:inside|on\s+(?:it|the\s+(?:card|front|back|cake|sign)))|"
                          # "Sign-off to use:", "Greeting I want you to use:"
                          r"(?:sign-?off|greeting|opening(?:\s+line)?|closing(?:\s+line)?|signature|tagline|disclaimer|slogan|"
                          r"catchphrase)s?\s+(?:to\s+use|(?:I|we)\s+(?:want|need|'d\s+like)(?:\s+you)?\s+to\s+use|(?:I|we)\s+use)|(?:respond|reply|answer|write)\s+(?:in|with|using)\s+"
@@ -2250,7 +2258,8 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:"
                          r"(?:\s+(?:into|in|to|for|on)\s+(?:our\s+|the\s+|every\s+|each\s+)?[a-z]+(?:\s+[a-z]+)?)?|"
                          # a public text asked for, with its words on the line: "Write an SMS to customers: Please note …"
                          r"(?:write|draft|compose|make|create|prepare)\s+(?:an?|the|one|our|my)\s+(?:[a-z-]+\s+)?(?:sms|text\s+message|"
-                         r"notice|sign|banner|announcement|push\s+notification|notification|policy|post)(?:\s+(?:to|for)\s+(?:the\s+|our\s+|"
+                         r"notice|sign|banner|announcement|push\s+notification|notification|policy|post|message|e-?mail|note|memo|"
+                         r"dm|update|caption|tweet|card)(?:\s+(?:to|for)\s+(?:the\s+|our\s+|"
                          r"all\s+|my\s+)?[a-z]+(?:\s+[a-z]+)?)?|"
                          r"(?:say|reply|respond|answer)(?:\s+(?:exactly|verbatim|only|just|first|always|"
                          r"instead|immediately|once))?(?:\s+with)?"
@@ -2453,7 +2462,10 @@ def _scripts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, s
                             f"kept: the text to pass on as written after {_short(text[ls:c + 1].strip(), 50)!r}"))
     if any(h in seg for h in _SIGN_HINTS):
         for m in _SIGN_LINE.finditer(text, s, e):
-            a, b = _stripped(text, m.end(), _line_end(text, m.end(), e))
+            le = _line_end(text, m.end(), e)
+            # (its words on its line, or under it: "Print this sign for me:⏎Sorry, we're closed today. Thanks …")
+            a, b = _stripped(text, m.end(), le) if text[m.end():le].strip() else \
+                _stripped(text, le, _handed_text_end(text, le + 1, e, None))
             if b > a:
                 out.append((a, b, "introduced", f"kept: the words of the sign or notice asked for "
                                                 f"({_short(m.group(0).strip(), 40)!r})"))
@@ -2468,7 +2480,7 @@ _MAKE_ZH = "写|做|制作|打印|设计|张贴|贴|挂"
 _SIGN_EN = ("sign", "notice", "poster", "banner", "label", "placard", "sticker")
 _SIGN_ZH = ("门牌", "牌子", "提示牌", "告示", "标牌", "海报", "横幅", "标语", "贴纸", "标签")
 _SIGN_LINE = re.compile(rf"^[ \t]*(?i:(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:{_MAKE_EN})\b"
-                        rf"[^:：\n.!?]{{0,40}}?\b(?:{'|'.join(_SIGN_EN)})s?\b)[^:：\n.!?]{{0,30}}[:：][ \t]*(?=\S)"
+                        rf"[^:：\n.!?]{{0,40}}?\b(?:{'|'.join(_SIGN_EN)})s?\b)[^:：\n.!?]{{0,30}}[:：][ \t]*(?=\S|\n[ \t]*\S)"
                         rf"|^[ \t]*[^：:\n。！？，,]{{0,6}}?(?:请|麻烦)?(?:你)?(?:帮我)?(?:{_MAKE_ZH})[^：:\n。！？]{{0,8}}?(?:{'|'.join(_SIGN_ZH)})"
                         rf"[^：:\n。！？]{{0,10}}[：:][ \t]*(?=\S)"
                         # … or named by the sign alone, with whose or where it is: "Sign for the break room: …", "Sign text for
@@ -2928,8 +2940,9 @@ _TASK_INTRO = re.compile(
     r"|[^：:\n]{0,10}?(?:自动回复|个性签名|签名|状态|群公告|公告|欢迎语)(?:设置|设|改|换)(?:成|为)"
     # reported words: "The customer wrote:", "Their second message was just:", "Here's what my landlord wrote, help me
     # reply that I agree:"
-    r"|(?i:here(?:'s|’s|[ \t]+is)[ \t]+what[ \t]+I(?:'m|’m|[ \t]+am)[ \t]+(?:(?:going[ \t]+to|gonna|about[ \t]+to)[ \t]+"
-    r"(?:send|say|post|write|reply)|sending|saying|posting|writing|replying|texting|e-?mailing|messaging|telling)(?:[ \t]+[^:：\n.!?]{1,40}?)?|I(?:'m|’m|[ \t]+am)[ \t]+(?:replying|responding|sending|saying|writing[ \t]+back|going[ \t]+"
+    r"|(?i:(?:here(?:'s|’s|[ \t]+is)|this[ \t]+is)[ \t]+what[ \t]+I(?:(?:'m|’m|[ \t]+am)[ \t]+(?:(?:going[ \t]+to|gonna|about[ \t]+to)[ \t]+"
+    r"(?:send|say|post|write|reply|read)|sending|saying|posting|writing|replying|texting|e-?mailing|messaging|telling|reading)|"
+    r"(?:'ll|’ll|[ \t]+will)[ \t]+(?:send|say|post|write|reply|read))(?:[ \t]+[^:：\n.!?]{1,40}?)?|I(?:'m|’m|[ \t]+am)[ \t]+(?:replying|responding|sending|saying|writing[ \t]+back|going[ \t]+"
     r"to[ \t]+(?:reply|say|send))(?:[ \t]+with)?(?:[ \t]+(?:this|it|the[ \t]+following))?(?:[ \t]+to[ \t]+[^:：\n.!?]{1,30}?)?|I[ \t]+(?:want|plan|intend)[ \t]+to[ \t]+(?:reply|say|send|post)(?:[ \t]+(?:with|this|the[ \t]+following))?)"
     # an example of the text wanted, or the words a status or an auto-reply is set to, or a story to go on with:
     # "Something like:", "Set my Slack status to:", "Keep writing:"
@@ -2958,11 +2971,22 @@ _TASK_INTRO = re.compile(
     # or prescribed in so many words: "开头必须这样写：", "结尾要这么说："
     r"|[^：:\n]{0,40}?(?:(?:这样|这么|如下)(?:写|说|开头|结尾|回复|回答|回)|(?:写|改|换)成(?:这样|这个样子))[^：:\n]{0,10}?"
     r"|[^：:\n]{0,30}?(?:格式|模板|内容|原文)(?:如下|是这样的?)[^：:\n]{0,12}?"
+    # a text named first, then the work on it: "感恩日记，帮我排一下版：", "冰箱便利贴，帮我写可爱一点：", "群里的提醒，帮我理顺一下："
+    r"|[ \t]*[\u4e00-\u9fff]{0,6}?(?:日记|备忘录?|便利贴|便签|提醒|留言|纸条|贺卡|卡片|祝福语?|短信|消息|微信|朋友圈|文案|通知|公告)"
+    r"[，,][^：:\n]{0,20}?"
+    # words to read aloud or chant: "我们做法事时要念的回向：", "这是牧师要念的道歉：", "这是我们诵经结束时念的："
+    r"|[^：:\n]{0,24}?(?:要念|要读|要唱|要诵|念的|读的|唱的|诵的|宣读的)[^：:\n]{0,10}?"
+    # how to change it, after what it is: "请帮我把这段道歉写得更诚恳一点："
+    r"|[ \t]*(?:请|麻烦)?(?:你)?(?:帮我)?把(?:这|下面|以下)[^：:\n]{0,10}?(?:改得|写得|翻得|说得|改成|写成|翻成)[^：:\n]{0,12}?"
     # more of the same work: "谢谢！继续，一条都不要漏："
     r"|[ \t]*继续[^：:\n。！？]{0,20}?"
     # a message received: "收到这条私信，不知道怎么回：", "看到一条评论："
     r"|[^：:\n]{0,8}?(?:收到|收到了|接到|看到)(?:一条|这条|这封|这个|一封|这段|一段)[\u4e00-\u9fff]{0,6}?(?:私信|消息|邮件|评论|留言|短信|微信|"
     r"回复)[^：:\n]{0,20}?"
+    # words to take out of the text after the colon: "Remove the word 'please' from this:", "去掉客套话："
+    r"|(?i:(?:please[ \t]+)?(?:remove|delete|drop|cut|take[ \t]+out|strip)\b[^:：\n.!?]{0,60}?\b(?:from|in)[ \t]+(?:this|these|it|"
+    r"the[ \t]+following|my[ \t]+[a-z]+)\b[^:：\n.!?]{0,20}?)"
+    r"|[ \t]*(?:请|麻烦|帮我)*(?:去掉|删掉|删除|去除)[^：:\n]{0,12}?"
     # words named to take out or change, then the text: "这条文案太客气了，把“麻烦大家”和结尾的“谢谢”去掉："
     r"|[^：:\n]{0,60}?把[^：:\n]{1,40}?(?:去掉|删掉|删除|删了|去了|换成[^：:\n]{1,20}?|改成[^：:\n]{1,20}?)"
     # a text to post or print as it is: "把这个贴到4号线的看板上：", "打印这个告示放食堂：", "下面这段是贴在设备上的，别改："
@@ -3113,7 +3137,7 @@ _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\bdo the same\b|번역|訳して|\
                        r"\bcontinue\b|\bcarry on\b|\bemailed\b|\be-mailed\b|\bforwarded\b|继续写|接着写|往下写|"
                        r"准备|打算|想发|要发|要回|想回|要说|想说|回|群里|表示|称|说道|指出|坦言|强调|透露|感慨|直言|转述|复述|说一声|\bfill\b|设置成|设成|设为|发给|给[\u4e00-\u9fff]{1,6}?(?:发|回)|写个|写张|写条|写封|写段|写句|写一|通知|替换|"
                        r"这样|这么|如下|原样|原封不动|一字不改|一字不差|一个字都不|照发|照着发|逐字|照读|照念|"
-                       r"按这个发|直接发|继续|收到这|接到|看到这|看到一|去掉|删掉|删除|张贴|贴到|贴在|贴上|打印|挂到|挂在|公布|别改|不要改|不能改|勿删|删减|翻成|译成|回复我|回复了我|回我|收到的|收到了|收到一|发来|发过来|回过来|传来|发了|回了|写了|写着|"
+                       r"按这个发|直接发|日记|备忘|便利贴|便签|提醒，|留言，|纸条|贺卡|卡片|祝福|短信，|消息，|微信，|朋友圈|文案|通知，|公告，|继续|要念|要读|要唱|要诵|念的|读的|唱的|诵的|写得|改得|\bremove\b|\bdelete\b|\bdrop\b|\bstrip\b|\btake out\b|去除|收到这|接到|看到这|看到一|去掉|删掉|删除|张贴|贴到|贴在|贴上|打印|挂到|挂在|公布|别改|不要改|不能改|勿删|删减|翻成|译成|回复我|回复了我|回我|收到的|收到了|收到一|发来|发过来|回过来|传来|发了|回了|写了|写着|"
                        r"上写|写道|贴了|发的是|回的是|提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|"
                        r"修改|修正|摘要|tl;?dr|报错|报了错|出错|错误提示|错误信息|\bgot\b|\bsent\b|\bprint|\bshow|\bthr[eo]w|\boutput|\breturn|\bdisplay|\bfail|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
                        r"\breplied\b|\bposted\b|\btexted\b|\bmessaged\b|\b(?:was|is|reads?)\b|\breplying\b|\bresponding\b|"
@@ -3397,6 +3421,8 @@ _REPORTED = (
     # ("转来候选人的话：", "这是记者的问题：", "用户私信：")
     r"|(?:这是|以下是|下面是|[^：:\n，。]{0,8}?(?:转来|转发了?|发来|转给我))?(?:" + _SENDERS_ZH + r"|用户)的?(?:原话|话|问题|提问)"
     r"|(?:用户|观众|粉丝|网友|打赏|礼物|醒目|直播间|(?i:sc)|客户|顾客|买家|品牌方?|商家|博主)?(?:发来的|发的)?(?:私信|留言|评论)"
+    # (not the user's own comment on the last answer: "评论：我觉得你上一个回答太长了，谢谢")
+    r"(?![ \t]*[:：][^\n]{0,20}?你(?:上一?个|刚才|之前|的)(?:回答|回复))"
     r"|(?:" + _SENDERS_ZH + r")(?:刚|刚刚|刚才|又|今天|昨天)?(?:批注|评语|批语|评论)?(?:说|问|写道|回复说|回我说|发来|给我留言|留言|"
     r"回信(?:就|只有)?(?:一句|一段)?(?:话)?)|(?:评论|留言)\d{1,3})"
     # the original words of a message or alert, whatever it is called: "PagerDuty 原文：", "告警原文："
@@ -3431,6 +3457,15 @@ _REPORTED = (
     # what a translation grader is shown: "Source (zh):", "Candidate:", "Reference:"; a corpus row by its number: "第59行："
     r"|(?P<graded>(?i:source[ \t]*\([a-z]{2,3}(?:-[a-z]{2,4})?\)|candidate(?:[ \t]+translation)?|reference[ \t]+translation|"
     r"hypothesis|mt[ \t]+output|system[ \t]+output)|第[\d一二三四五六七八九十百]{1,5}(?:行|条|句))"
+    # a message, a note or a card named by whom it is for: "Text to Jen, fix typos only:", "Reminder for Dad (he's 78, keep it
+    # simple):", "Note to self:", "给我爸的提醒（…）：", "日记：", "备忘录里给自己的话："
+    r"|(?i:(?:text|message|note|reminder|card|e-?mail|dm|letter)[ \t]+(?:to|for)[ \t]+(?:[a-z][\w'’-]*[ \t]*){1,3}"
+    r"(?:\([^)\n]{0,60}\))?(?:,[^:：\n]{0,40})?)"
+    r"|给[\u4e00-\u9fff]{1,6}?的(?:提醒|留言|消息|短信|微信|信|卡片|贺卡|纸条|便条|话)(?:（[^）\n]{0,30}）)?"
+    r"|(?:[\u4e00-\u9fff]{0,4}?日记|备忘(?:录)?(?:里)?(?:给自己的话)?|给自己的话|便利贴|便签)"
+    # words to be said at an occasion: "My closing words for the memorial:", "Our officiant's final words:"
+    r"|(?i:(?:my|our|his|her|their|the)[ \t]+(?:[a-z][\w-]*(?:'s|’s|s')[ \t]+)?(?:closing|opening|final|last|parting|welcoming)[ \t]+"
+    r"(?:words|lines|blessing|prayer|toast|remarks)(?:[ \t]+(?:for|at)[ \t]+[^:：\n]{1,30}?)?)"
     # a clause or an article by its number: "Clause 14: Either party may …", "Art. 5:", "§ 3(b):"
     r"|(?i:(?:clause|article|art\.|§)[ \t]*\d{1,3}(?:\.\d{1,3})*(?:[ \t]*\([a-z0-9]{1,3}\))?)"
 )
@@ -3486,7 +3521,7 @@ _LABEL_WORDS = ("差评", "好评", "投诉", "告警", "报警", "警报", "字
                 "被投訴", "eported", "lagged", "@", "rompt", "提示词", "prompt", "翻译", "译文", "版本", "方案", "输出", "回答", "结果",
                 "cene", "oem", "yrics", "creenplay", "hapter", "ct", "pisode", "art", "场景", "剧本", "诗", "歌词", "章：", "章:", "幕：", "幕:",
                 "场：", "场:", "lause", "rticle", "rt.", "§", "一句", "一条", "一段", "稿：", "稿:", "ource", "andidate", "eference",
-                "ypothesis", "行：", "条：", "句：")
+                "ypothesis", "行：", "条：", "句：", "eminder", "日记", "备忘", "给自己", "便利贴", "便签", "的提醒")
 # a rule line that fences the text a turn hands over ("---", "———", "***", "===")
 _FENCE_RULE = re.compile(r"^[ \t]*(?:-{3,}|—{2,}|_{3,}|\*{3,}|={3,}|<{3,}|>{3,}|\"{3}|'{3})[ \t]*$", re.MULTILINE)
 # a paragraph after the text that says what it was: "——以上是我要发给老师的邮件，请帮我看看语气", "That's the email."
@@ -3998,8 +4033,8 @@ _ANNOUNCED_WORK = re.compile(
     r"(?:\s+(?:draft|again|now))?\s*[,—–-]\s*)"
     r"|[ \t]*这是(?:我(?:写|改)?的|我们的|新的?|改过的|修改后的|最新的?)?[\u4e00-\u9fff]{0,10}?(?:第[一二三四五六七八九十\d]+[章节幕场集回版稿]|"
     r"诗|歌词|小说|故事|剧本|稿子?|文章|作文|开头|结尾|台词|散文|章节|初稿|草稿|[新二三四五终]版|文案|通知|公告|致辞|发言稿|摘要|"
-    r"简历|邮件|报告|告示|须知|标语|海报|说明书?)"
-    r"[\u4e00-\u9fff]{0,2}?[，,][ \t]*")
+    r"简历|邮件|报告|告示|须知|标语|海报|说明书?|祷文|祷告|祷词|经文|誓词|悼词|祭文|主持词|祝酒词|回向文?|致歉词|道歉信?)"
+    r"[\u4e00-\u9fff]{0,2}?[，,：:][ \t]*")
 
 
 # a first line that points below at a text to post or keep as it is: "注意：以下内容要张贴，请勿删减。", "The text below goes on
@@ -4007,6 +4042,12 @@ _ANNOUNCED_WORK = re.compile(
 _POSTED_AS_IS = re.compile(r"(?:以下|下面|如下)[^。！？\n]{0,12}?(?:张贴|贴出|公布|发布|打印|原样|别改|不要改|勿删|请勿删减|不要删)"
                            r"|(?i:\b(?:below|following)\b[^.!?\n]{0,40}?\b(?:as[ \t]+is|verbatim|word[ \t]+for[ \t]+word|"
                            r"(?:don'?t|do[ \t]+not)[ \t]+(?:change|edit|shorten))\b)")
+
+
+# a piece named on a line of its own, a dash after it: "Closing prayer draft —⏎⏎Lord, thank you …"
+_DASH_LABEL = re.compile(r"[ \t]*(?i:(?:(?:my|our|the|a|her|his)[ \t]+)?(?:[a-z-]+[ \t]+){0,3}?(?:prayer|speech|toast|eulogy|vows?|"
+                         r"poem|draft|letter|message|e-?mail|note|caption|post|script|announcement|blessing|reading|text|card)"
+                         r"(?:[ \t]+draft)?)[ \t]*[—–-]+[ \t]*")
 
 
 def _request_line_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
@@ -4027,7 +4068,7 @@ def _request_line_payload(text: str, s: int, e: int) -> list[tuple[int, int, str
             _requests_work_on(text, a, b) or text[a:b].endswith(("如下", "如下所示", "below", "Below")) or bare
             or _BASED_ON_SOURCE.search(text, a, b)
             or _ANNOUNCES_TEXT.match(text, a, b) and text[b - 1] in "?？" or announced
-            or _POSTED_AS_IS.search(text, a, b)):
+            or _POSTED_AS_IS.search(text, a, b) or _DASH_LABEL.fullmatch(text, a, b)):
         # ("Fix the grammar⏎Hi, could you …", "翻译一下⏎请把发票发给我", "Here's v2, what changed?⏎…")
         return []
     pa, pb = _stripped(text, nl, _handed_text_end(text, nl, e, None))
@@ -4072,10 +4113,13 @@ _NAMED_TEXT_SENTENCE = re.compile(
     r"response|review|comment|note|post|tweet|caption|draft|alert|notification|announcement|opener|greeting|sentence|"
     r"paragraph|copy|customer|client|donation|superchat|script|pitch)\b[^.!?\n]{0,60}?\?[ \t]+)"
     # an item asked about, on the question's line: "Which intent is this? Hi, I'd like …", "这个客户生气了吗？不好意思，…"
-    r"|(?i:(?:which|what)\s+(?:intent|sentiment|label|category|tone|emotion|class|topic)\s+(?:is|does|would)\s+(?:this|it)\b"
-    r"[^.!?\n]{0,30}?\?[ \t]+)"
+    r"|(?i:(?:which|what)\s+(?:intent|sentiment|label|category|tone|emotion|class|topic)(?:\s+(?:is|does|would)\s+(?:this|it)\b"
+    r"[^.!?\n]{0,30}?)?\?[ \t]+)"
     r"|这(?:个|位|条|封|句)(?:客户|用户|顾客|买家|评论|消息|留言|邮件|评价|回复)[^。！？\n]{0,12}?(?:吗|么|呢|没有|不)[？?][ \t]*"
     r"|(?:这条|这句)[^。！？\n]{0,8}?(?:是什么|属于|算)(?:什么)?(?:意图|情感|类别|标签)[^。！？\n]{0,6}?[？?][ \t]*"
+    # "Here's what I want to text my landlord, can you make it sound better? Hi Tom! …"
+    r"|(?i:here(?:'s|[ \t]+is)[ \t]+what[ \t]+I[ \t]+(?:want|plan|'m[ \t]+going|am[ \t]+going|need)[ \t]+to[ \t]+(?:text|send|say|write|"
+    r"post|tell|e-?mail)\b[^.!?\n]{0,60}?\?[ \t]+)"
     # "Here's the reply I drafted to a complaint, can you tighten it? Hi Sam, …"
     r"|(?i:here(?:'s|[ \t]+is)[ \t]+(?:the|my|our|a)[ \t]+(?:[a-z-]+[ \t]+){0,2}?(?:reply|response|message|e-?mail|caption|post|draft|"
     r"text|note|bio|tweet|comment|letter|dm|script|pitch|announcement)\b[^.!?\n]{0,60}?\?[ \t]+)"
@@ -4547,7 +4591,7 @@ _TO_SAY_ZH = re.compile(r"(?:(?:写|发|回|编|拟)一?(?:条|封|个|段|句)?
                         r"说(?![一下明清说])"
                         # ("帮我回客户说货已经发了，感谢耐心等待。", "帮我在群里说一声明天团建取消了，不好意思大家。", "告诉同事周五之前交报告，
                         # 谢谢大家。" — not 告诉我 / 提醒我)
-                        r"|(?:回|回复|跟|对|向)(?:客户|顾客|买家|房东|房客|老板|领导|同事|大家|他|她|他们|她们|对方)说(?![一下明清说])"
+                        r"|(?:回|回复|跟|对|向)(?:客户|顾客|买家|房东|房客|老板|领导|同事|大家|他|她|他们|她们|对方)说(?:一下|一声)?(?![明清说])"
                         r"|(?:在|到)[\u4e00-\u9fff]{0,6}?群里?(?:说|发|通知)一(?:声|下)"
                         r"|(?:告诉|通知|提醒|转告)(?:一下)?(?=(?:同事|大家|客户|顾客|买家|房东|房客|老板|领导|全员|全体|员工|学生|家长|他|她|"
                         r"他们|她们|对方|[\u4e00-\u9fff]{1,3}?(?:们|总|经理|老师|主管|部)))"
@@ -5306,7 +5350,7 @@ _ASKS_TO_PASTE = re.compile(
     r"|\bdo\s+you\s+have\s+(?:a|the|it|one|your)?\s*(?:draft|text|copy|version|message|e-?mail|letter|it)\b"
     r"|\b(?:let\s+me\s+(?:see|have\s+a\s+look\s+at|take\s+a\s+look\s+at)\s+(?:it|them|the\s+\w+)|go\s+ahead\s+and\s+"
     r"(?:send|paste|share|post|drop)|I(?:'m|\s+am)\s+ready\s+when\s+you\s+are)\b)"
-    r"|(?:发给我|发过来|发来|发我|贴过来|贴进来|贴出来|贴给我|贴上来|贴上|粘贴|发一下|你要改什么|要改的(?:内容|是什么)|原文是什么|"
+    r"|(?:发给我|发过来|发来|发我|贴过来|贴进来|贴出来|贴出|贴给我|贴上来|贴上|粘贴|发一下|你要改什么|要改的(?:内容|是什么)|原文是什么|"
     # (请发原文, 内容是什么？, 邮件内容是？, 客户说了什么？, 发嚟睇睇)
     r"(?:发|贴|给我)(?:一下)?(?:原文|全文|正文|内容)|(?:原文|全文|正文|内容)(?:是什么|是啥|是[？?]|呢[？?])|"
     r"(?:说|写|讲|发)了(?:些)?(?:什么|啥)|写的(?:是)?什么|(?:是)?怎么(?:说|写|讲)的|发嚟|贴嚟|睇睇|(?:给|让)我看看|(?:请|麻烦)?提供(?:一下)?(?:内容|原文|全文)|"

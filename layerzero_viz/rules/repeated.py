@@ -252,7 +252,8 @@ _CONSTRAINT_PARTS = (
     r"请(?!问)|需要|须|必须|只|不要|务必|禁止|应该|应当|不得|不能|不可|切勿|勿|别|一定|要求|确保|保证|避免|始终|总是|永远|绝不"
     r"|不允许|严禁|记得|记住|不超过|以内|至少|最多|格式|语气|口吻|风格|字数|篇幅|一律|统一|均须|均需|一概|一概不|都要|都得"
     r"|(?:回答|回复|答案|代码|注释|语言|内容|输出|句子|段落|标题|解释|说明)[^，。,.]{0,3}要",
-    r"(?:用|使用|以)[^，。,.]{0,8}(?:回答|回复|作答|输出|表达|书写|语言)",
+    r"(?:用|使用|以)[^，。,.]{0,8}(?:回答|回复|作答|输出|表达|书写|语言)|(?:都|全|一律)?(?:用|使用)(?:中文|英文|英语|日语|日文|韩语|"
+    r"法语|德语|简体|繁体|粤语)|(?:简短|简洁|简明|精简|详细|正式|礼貌|委婉|口语化|通俗)一?(?:点|些)",
     r"\b(?:must|should|shall|only|always|never|do not|don't|please|need to|needs to|have to|has to|required?|"
     r"make sure|be sure|ensure|avoid|limit|keep|use|answer|respond|reply|write|format|include|provide|output|"
     r"return|stay|follow|remember|at most|at least|no more than|words|sentences|bullets?|tone|formal|concise|"
@@ -990,6 +991,10 @@ def _why_not_a_constraint_copy(view: TextView, s: int, e: int, sent: tuple[int, 
     if not (standing or _has_constraint_word(span)
             or _has_constraint_word(text[label.end() if label is not None else sent[0]:sent[1]])):
         return "not an instruction or requirement", s
+    if _ABBREVIATION_END.search(text, max(s, e - 10), e) and text[e:line_end].strip():
+        # ("Remember the deadline is 5:00 p.m. PST on October 2 now.": the sentence goes on after "p.m.", and a cut there
+        # would leave "PST on October 2 now.")
+        return "ends at an abbreviation inside its sentence", s
     narrowed = _allowed_after(view, s, sent, span)
     if narrowed:
         return f"narrowed: a later sentence of this turn allows it for another case ({narrowed!r})", s
@@ -1012,6 +1017,11 @@ def _why_not_a_constraint_copy(view: TextView, s: int, e: int, sent: tuple[int, 
             and _ZH_ELIDED.match(text[e:sent[1]].lstrip(_CLAUSE_STRIP)) is not None:
         left = "a clause whose noun the next one shares (it names what that one's amount is of)"
     return (left, s) if left else ("", cut)
+
+
+# an abbreviation's period, which the sentence splitter takes for a sentence end ("5:00 p.m. PST", "1200 Main St. Suite 9")
+_ABBREVIATION_END = re.compile(r"(?i:\b(?:a\.m|p\.m|st|dr|mr|mrs|ms|no|vs|approx|dept|inc|ltd|co|jr|sr|e\.g|i\.e|etc|fig|vol|"
+                               r"ave|rd|mt|ft|u\.s|u\.k|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.)\Z")
 
 
 # a permission in a sentence after a prohibition said again, for another case: "Don't mention the reason. Email Marcus too,
