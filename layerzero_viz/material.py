@@ -4572,17 +4572,20 @@ _TO_SAY = re.compile(r"(?i:\b(?:wants?|wanted|would[ \t]+like|needs?)[ \t]+(?:it
                      r"banner|popup|toast|email|caption))[ \t]+(?:should|must|will|has[ \t]+to|needs[ \t]+to)[ \t]+(?:say|read)"
                      # "Write a text to my neighbor that says thanks for … and please knock next time."
                      r"|\b(?:a|an|the)[ \t]+(?:text|message|note|card|e-?mail|reply|sign)[ \t]+(?:to[ \t]+[^.!?\n]{1,30}?[ \t]+)?"
-                     r"(?:that|which)[ \t]+(?:says|reads)"
-                     # words dictated inline: "Text my landlord saying sorry, …, thanks for understanding.", "Tell my landlord
-                     # the rent will be late, thanks for understanding.", "Let the team know the standup is moved, thanks
-                     # everyone." (not "Tell me …", "Let me know …")
-                     r"|\b(?:write|text|post|reply|respond|e-?mail|message|send|dm|ping|answer|note|sign|card|greeting|"
-                     r"out-of-office|voicemail|caption|announcement|notice|tweet|slack|comment|sms)\b[^.!?\n:]{0,60}?\bsaying(?![ \t]*:)|(?:^|(?<=[.!?])[ \t]+)(?:please[ \t]+)?(?:(?:can|could)[ \t]+you[ \t]+)?"
-                     r"(?:tell|remind|inform|notify)[ \t]+(?!(?:me|us|you|him|her|them)\b)(?:(?:my|our|the|his|her|their|all)[ \t]+)?"
-                     r"[a-z]+(?:[ \t]+(?:team|group|channel|guests?|staff|class))?(?:[ \t]+that)?"
-                     r"|(?:^|(?<=[.!?])[ \t]+)(?:please[ \t]+)?let[ \t]+(?!(?:me|us)\b)(?:(?:my|our|the|his|her|their|all)[ \t]+)?"
-                     r"[a-z]+[ \t]+know(?:[ \t]+that)?)[ \t]+"
-                     r"(?=[A-Za-z\"“'‘])", re.MULTILINE)
+                     r"(?:that|which)[ \t]+(?:says|reads))[ \t]+"
+                     r"(?=[A-Za-z\"“'‘])")
+# words dictated inline: "Text my landlord saying sorry, …, thanks for understanding." (looked for only in a block that
+# holds "saying")
+_SAYING = re.compile(r"(?i:\b(?:write|text|post|reply|respond|e-?mail|message|send|dm|ping|answer|note|sign|card|greeting|"
+                     r"out-of-office|voicemail|caption|announcement|notice|tweet|slack|comment|sms)\b[^.!?\n:]{0,60}?\bsaying)"
+                     r"(?![ \t]*:)[ \t]+(?=[A-Za-z\"“'‘])")
+# … "Tell my landlord the rent will be late, thanks for understanding.", "Let the team know the standup is moved, thanks
+# everyone." (not "Tell me …", "Let me know …"), at a sentence's start
+_TELL_THEM = re.compile(r"(?:^|(?<=[.!?])[ \t]+)(?i:(?:please[ \t]+)?(?:(?:can|could)[ \t]+you[ \t]+)?"
+                        r"(?:tell|remind|inform|notify)[ \t]+(?!(?:me|us|you|him|her|them)\b)(?:(?:my|our|the|his|her|their|all)[ \t]+)?"
+                        r"[a-z]+(?:[ \t]+(?:team|group|channel|guests?|staff|class))?(?:[ \t]+that)?"
+                        r"|(?:please[ \t]+)?let[ \t]+(?!(?:me|us)\b)(?:(?:my|our|the|his|her|their|all)[ \t]+)?"
+                        r"[a-z]+[ \t]+know(?:[ \t]+that)?)[ \t]+(?=[A-Za-z\"“'‘])", re.MULTILINE)
 _SAY_END = re.compile(r"[.!?](?=\s|$)|\n")
 # … in Chinese: a message asked for, then what it is to say after 说 (to the sentence's end): "帮我写条消息给房东，说这个月房租
 # 晚3天交，15号前一定交上，不好意思。", "发微信告诉他说我明天请假" (not 说一下 / 说明 / 说清楚, which ask about the content)
@@ -4597,15 +4600,16 @@ _TO_SAY_ZH = re.compile(r"(?:(?:写|发|回|编|拟)一?(?:条|封|个|段|句)?
                         r"他们|她们|对方|[\u4e00-\u9fff]{1,3}?(?:们|总|经理|老师|主管|部)))"
                         r")[ \t]*[，,]?[ \t]*(?=[^\s：:，,])")
 _SAY_END_ZH = re.compile(r"[。！？!?]|\n")
-_SAY_HINTS = (" say", " read", "saying", "ell ", "know", "emind", "otify", "nform")
+_TELL_HINTS = ("ell ", " know", "emind", "otify", "nform")
 _SAY_HINTS_ZH = ("说", "告诉", "通知", "提醒", "转告")
 
 
 def _words_to_say(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
     """The words a user turn [s, e) says a text is to say, without a colon (``_TO_SAY``)."""
     out = []
-    for rx, end_rx in ((_TO_SAY, _SAY_END), (_TO_SAY_ZH, _SAY_END_ZH)):
-        if not any(h in seg for h in (_SAY_HINTS if rx is _TO_SAY else _SAY_HINTS_ZH)):
+    for rx, end_rx, hints in ((_TO_SAY, _SAY_END, (" say", " read")), (_SAYING, _SAY_END, ("saying",)),
+                              (_TELL_THEM, _SAY_END, _TELL_HINTS), (_TO_SAY_ZH, _SAY_END_ZH, _SAY_HINTS_ZH)):
+        if not any(h in seg for h in hints):
             continue
         for m in rx.finditer(text, s, e):
             stop = end_rx.search(text, m.end(), e)
