@@ -1227,7 +1227,10 @@ _LABEL_TASK = re.compile(
     r"utterance|query|ticket)\b|\b(?:tag|label|classify|categori[sz]e)[ \t]+(?:each|every|them|these)\b)"
     r"|(?:只|仅)(?:回复|输出|返回|回答|给出?)(?:一个)?(?:类别|标签|分类|情感|意图)"
     r"|(?:情感|意图|情绪|礼貌|攻击性|毒性|意向)(?:标签|倾向|分类|类别|程度|判断|分析)|标注|打标签|打标|"
-    r"每(?:条|行|句|个)(?:评论|评价|留言|消息|句子|邮件|回复|文本)?(?:给|打|标|判断|分类)")
+    r"每(?:条|行|句|个)(?:评论|评价|留言|消息|句子|邮件|回复|文本)?(?:给|打|标|判断|分类)"
+    # (a count of who answered what: "统计接龙人数：", "统计谁选A谁选B：", "按班级分组：", "Please help me count the RSVPs.")
+    r"|统计(?:一下)?(?:接龙|人数|谁|回复|名单|投票|报名|票数|选项|各)|接龙|数一数|数一下|清点|按[^，。\n：:]{1,6}分组|(?i:\bcount\s+(?:the\s+|up\s+the\s+)?(?:rsvps?|responses|replies|votes|"
+    r"answers|sign-?ups|names|yes(?:es)?)\b|\btally\b)")
 
 
 _LABEL_TASK_WITHIN = 200  # characters: the request to label opens the turn
@@ -2957,7 +2960,8 @@ _TASK_INTRO = re.compile(
     r"subject(?:[ \t]+line)?)[ \t]+(?:was|is|reads|read|said|says)(?:[ \t]+(?:just|only|simply))?)"
     # ("I wrote this:", "Tom sent me this:", "It prints this and then exits:")
     r"(?:[ \t]+(?:(?:me|us)[ \t]+)?(?:this|the[ \t]+following|back)(?:[ \t]+(?:feedback|comment|review|message|e-?mail|note|"
-    r"reply|text|dm|post|question|request|inquiry|complaint))?(?:[ \t]+and(?:[ \t]+then)?[ \t]+[a-z]+)?"
+    r"reply|text|dm|post|question|request|inquiry|complaint|remittance|invoice|statement|notice|sms|letter|document|"
+    r"report|quote|receipt))?(?:[ \t]+and(?:[ \t]+then)?[ \t]+[a-z]+)?"
     # ("We keep getting this in prod:", "Got this from a client:", "My coworker wrote this in the group card:")
     r"(?:[ \t]+(?:in|on|from|at)[ \t]+(?:(?:the|a|an|my|our)[ \t]+)?[\w./-]+(?:[ \t]+[\w./-]+)?)?|[ \t]+(?:me|us))?"
     # ("Your colleague wrote this to me yesterday:")
@@ -2980,6 +2984,16 @@ _TASK_INTRO = re.compile(
     r"|[ \t]*(?:请|麻烦)?(?:你)?(?:帮我)?把(?:这|下面|以下)[^：:\n]{0,10}?(?:改得|写得|翻得|说得|改成|写成|翻成)[^：:\n]{0,12}?"
     # more of the same work: "谢谢！继续，一条都不要漏："
     r"|[ \t]*继续[^：:\n。！？]{0,20}?"
+    # a UI string after what to do with it: "What's the French for: Please wait", "Shorten to 15 chars: Please check …",
+    # "Change this label to title case: please select a file"
+    r"|(?i:[ \t]*what(?:'s|[ \t]+is)[ \t]+the[ \t]+[a-z]+(?:[ \t]+(?:word|phrase|translation|version))?[ \t]+for"
+    r"|[ \t]*(?:please[ \t]+)?(?:shorten|trim|cut|truncate|condense|abbreviate)(?:[ \t]+(?:it|this|the[ \t]+[a-z]+))?[ \t]+to[ \t]+"
+    r"(?:under[ \t]+|at[ \t]+most[ \t]+)?\d+[ \t]*(?:chars?|characters|words|letters)?"
+    r"|[ \t]*(?:please[ \t]+)?(?:change|convert|put|turn|make)[ \t]+(?:this|it|the[ \t]+following)(?:[ \t]+[a-z-]+)?[ \t]+(?:to|into|in)[ \t]+"
+    r"(?:title|sentence|upper|lower)[ \t-]?case)"
+    # a message to pass on, to whom: "Tell Jen: sorry, I can't make it tonight, please save me a seat."
+    r"|(?i:[ \t]*(?:please[ \t]+)?(?:tell|remind|text|message|e-?mail|dm|ping)[ \t]+(?:(?:my|our|the)[ \t]+[a-z]+(?:[ \t]+[a-z]+)?|"
+    r"(?-i:[A-Z][a-z]+)))"
     # a message received: "收到这条私信，不知道怎么回：", "看到一条评论："
     r"|[^：:\n]{0,8}?(?:收到|收到了|接到|看到)(?:一条|这条|这封|这个|一封|这段|一段)[\u4e00-\u9fff]{0,6}?(?:私信|消息|邮件|评论|留言|短信|微信|"
     r"回复)[^：:\n]{0,20}?"
@@ -3137,7 +3151,7 @@ _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\bdo the same\b|번역|訳して|\
                        r"\bcontinue\b|\bcarry on\b|\bemailed\b|\be-mailed\b|\bforwarded\b|继续写|接着写|往下写|"
                        r"准备|打算|想发|要发|要回|想回|要说|想说|回|群里|表示|称|说道|指出|坦言|强调|透露|感慨|直言|转述|复述|说一声|\bfill\b|设置成|设成|设为|发给|给[\u4e00-\u9fff]{1,6}?(?:发|回)|写个|写张|写条|写封|写段|写句|写一|通知|替换|"
                        r"这样|这么|如下|原样|原封不动|一字不改|一字不差|一个字都不|照发|照着发|逐字|照读|照念|"
-                       r"按这个发|直接发|日记|备忘|便利贴|便签|提醒，|留言，|纸条|贺卡|卡片|祝福|短信，|消息，|微信，|朋友圈|文案|通知，|公告，|继续|要念|要读|要唱|要诵|念的|读的|唱的|诵的|写得|改得|\bremove\b|\bdelete\b|\bdrop\b|\bstrip\b|\btake out\b|去除|收到这|接到|看到这|看到一|去掉|删掉|删除|张贴|贴到|贴在|贴上|打印|挂到|挂在|公布|别改|不要改|不能改|勿删|删减|翻成|译成|回复我|回复了我|回我|收到的|收到了|收到一|发来|发过来|回过来|传来|发了|回了|写了|写着|"
+                       r"按这个发|直接发|\bfor$|\bcase$|\bchars?$|\bcharacters$|\bwords$|\btell\b|\bremind\b|\btext\b|\bmessage\b|\bdm\b|日记|备忘|便利贴|便签|提醒，|留言，|纸条|贺卡|卡片|祝福|短信，|消息，|微信，|朋友圈|文案|通知，|公告，|继续|要念|要读|要唱|要诵|念的|读的|唱的|诵的|写得|改得|\bremove\b|\bdelete\b|\bdrop\b|\bstrip\b|\btake out\b|去除|收到这|接到|看到这|看到一|去掉|删掉|删除|张贴|贴到|贴在|贴上|打印|挂到|挂在|公布|别改|不要改|不能改|勿删|删减|翻成|译成|回复我|回复了我|回我|收到的|收到了|收到一|发来|发过来|回过来|传来|发了|回了|写了|写着|"
                        r"上写|写道|贴了|发的是|回的是|提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|"
                        r"修改|修正|摘要|tl;?dr|报错|报了错|出错|错误提示|错误信息|\bgot\b|\bsent\b|\bprint|\bshow|\bthr[eo]w|\boutput|\breturn|\bdisplay|\bfail|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
                        r"\breplied\b|\bposted\b|\btexted\b|\bmessaged\b|\b(?:was|is|reads?)\b|\breplying\b|\bresponding\b|"
@@ -3463,6 +3477,12 @@ _REPORTED = (
     r"(?:\([^)\n]{0,60}\))?(?:,[^:：\n]{0,40})?)"
     r"|给[\u4e00-\u9fff]{1,6}?的(?:提醒|留言|消息|短信|微信|信|卡片|贺卡|纸条|便条|话)(?:（[^）\n]{0,30}）)?"
     r"|(?:[\u4e00-\u9fff]{0,4}?日记|备忘(?:录)?(?:里)?(?:给自己的话)?|给自己的话|便利贴|便签)"
+    # a piece to be said, named as a draft or by its occasion: "Voicemail greeting draft:", "My vows:", "Speech for my
+    # sister's wedding (read aloud):"
+    r"|(?i:(?:[a-z-]+[ \t]+){0,3}?(?:prayer|grace|vows|toast|speech|eulogy|greeting|blessing|announcement|caption|message)"
+    r"(?:[ \t]+[a-z-]+){0,3}?,?[ \t]+draft(?:[ \t]*\([^)\n]{0,30}\))?"
+    r"|(?:my|our|his|her|their)[ \t]+(?:wedding[ \t]+)?vows"
+    r"|(?:speech|toast|eulogy|vows|prayer|blessing|reading|grace)[ \t]+(?:for|at)[ \t]+[^:：\n]{1,40}?(?:[ \t]*\([^)\n]{0,30}\))?)"
     # words to be said at an occasion: "My closing words for the memorial:", "Our officiant's final words:"
     r"|(?i:(?:my|our|his|her|their|the)[ \t]+(?:[a-z][\w-]*(?:'s|’s|s')[ \t]+)?(?:closing|opening|final|last|parting|welcoming)[ \t]+"
     r"(?:words|lines|blessing|prayer|toast|remarks)(?:[ \t]+(?:for|at)[ \t]+[^:：\n]{1,30}?)?)"
@@ -3521,7 +3541,7 @@ _LABEL_WORDS = ("差评", "好评", "投诉", "告警", "报警", "警报", "字
                 "被投訴", "eported", "lagged", "@", "rompt", "提示词", "prompt", "翻译", "译文", "版本", "方案", "输出", "回答", "结果",
                 "cene", "oem", "yrics", "creenplay", "hapter", "ct", "pisode", "art", "场景", "剧本", "诗", "歌词", "章：", "章:", "幕：", "幕:",
                 "场：", "场:", "lause", "rticle", "rt.", "§", "一句", "一条", "一段", "稿：", "稿:", "ource", "andidate", "eference",
-                "ypothesis", "行：", "条：", "句：", "eminder", "日记", "备忘", "给自己", "便利贴", "便签", "的提醒")
+                "ypothesis", "行：", "条：", "句：", "eminder", "raft", "ows", "peech", "rayer", "race", "日记", "备忘", "给自己", "便利贴", "便签", "的提醒")
 # a rule line that fences the text a turn hands over ("---", "———", "***", "===")
 _FENCE_RULE = re.compile(r"^[ \t]*(?:-{3,}|—{2,}|_{3,}|\*{3,}|={3,}|<{3,}|>{3,}|\"{3}|'{3})[ \t]*$", re.MULTILINE)
 # a paragraph after the text that says what it was: "——以上是我要发给老师的邮件，请帮我看看语气", "That's the email."
@@ -4050,6 +4070,13 @@ _DASH_LABEL = re.compile(r"[ \t]*(?i:(?:(?:my|our|the|a|her|his)[ \t]+)?(?:[a-z-
                          r"(?:[ \t]+draft)?)[ \t]*[—–-]+[ \t]*")
 
 
+# a first line that asks about a text received, under it: "Our bank sent this SMS, is it legit?", "客户在微信上发了这个，我该怎么
+# 回？", "这条银行短信是真的吗？"
+_RECEIVED_ASK = re.compile(r"(?i:\b(?:sent|got|received|forwarded|texted|e-?mailed)\s+(?:me\s+|us\s+)?this\b|\bthis\s+(?:sms|text|message|"
+                           r"e-?mail|dm|letter|notice|voicemail|reply)\b)"
+                           r"|(?:发了|发来|收到|转来|回了)(?:这个|这条|这封|一条|一封)|这(?:条|封|个)[^？?\n]{0,12}?(?:短信|消息|邮件|微信|通知|私信|留言)")
+
+
 def _request_line_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
     """The lines after a turn's first line when that line is a short request that points at a text, with no colon
     ("判断这条评价的情感倾向（正面/负面/中性）⏎谢谢你们的服务，不过…", "帮我把这段话改得礼貌一点⏎老板，谢谢你的提醒，…")."""
@@ -4068,7 +4095,8 @@ def _request_line_payload(text: str, s: int, e: int) -> list[tuple[int, int, str
             _requests_work_on(text, a, b) or text[a:b].endswith(("如下", "如下所示", "below", "Below")) or bare
             or _BASED_ON_SOURCE.search(text, a, b)
             or _ANNOUNCES_TEXT.match(text, a, b) and text[b - 1] in "?？" or announced
-            or _POSTED_AS_IS.search(text, a, b) or _DASH_LABEL.fullmatch(text, a, b)):
+            or _POSTED_AS_IS.search(text, a, b) or _DASH_LABEL.fullmatch(text, a, b)
+            or text[b - 1] in "?？" and _RECEIVED_ASK.search(text, a, b)):
         # ("Fix the grammar⏎Hi, could you …", "翻译一下⏎请把发票发给我", "Here's v2, what changed?⏎…")
         return []
     pa, pb = _stripped(text, nl, _handed_text_end(text, nl, e, None))
@@ -4216,6 +4244,13 @@ _PREVIEW_SENTENCE = re.compile(
     r"text|e-?mail|share|publish|put\s+up)\s+this\b[^.!?:\n]{0,50}?[?:][ \t]+)(?=[^ \t\n])")
 
 
+# a draft named at a turn's start, a dash after it and its words on the line: "Closing prayer draft — Thank you, Lord, …",
+# "Grace before dinner, draft — …", "要念的悼词草稿——谢谢大家今天来…", "祝酒词草稿——谢谢各位赏光！…"
+_DRAFT_DASH = re.compile(r"[ \t]*(?:(?i:(?:(?:my|our|the|a)[ \t]+)?(?:[a-z-]+[ \t]+){0,4}?(?:prayer|grace|vows?|toast|speech|eulogy|greeting|"
+                         r"blessing|message|note|caption|announcement|poem|letter|card|script|text|reading)(?:[ \t]+[a-z-]+){0,3}?"
+                         r",?[ \t]+draft)|[^。！？\n—]{0,12}?(?:草稿|初稿))[ \t]*(?:——|—|–)[ \t]*(?=\S)")
+
+
 def _opening_sentence_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
     """What follows a turn's opening sentence that hands it over without a colon (``_VERBATIM_SENTENCE``,
     ``_TONE_QUESTION``, ``_REPORTED_SENTENCE``, ``_TRANSLATE_SENTENCE``, ``_NAMED_TEXT_SENTENCE``, ``_BARE_WORK_SENTENCE``),
@@ -4223,7 +4258,8 @@ def _opening_sentence_payload(text: str, s: int, e: int) -> list[tuple[int, int,
     a = s
     while a < e and text[a] in " \t\n":
         a += 1
-    m = _VERBATIM_SENTENCE.match(text, a, e) or _TONE_QUESTION.match(text, a, e) or _REPORTED_SENTENCE.match(text, a, e) \
+    m = _DRAFT_DASH.match(text, a, e) or _VERBATIM_SENTENCE.match(text, a, e) or _TONE_QUESTION.match(text, a, e) \
+        or _REPORTED_SENTENCE.match(text, a, e) \
         or _TRANSLATE_SENTENCE.match(text, a, e) or _NAMED_TEXT_SENTENCE.match(text, a, e) \
         or _BARE_WORK_SENTENCE.match(text, a, e) or _PREVIEW_SENTENCE.match(text, a, e)
     if m is None:  # (reported words may follow a greeting: "Hi there! Hope you're well. Got this text from a customer. …")
@@ -4830,7 +4866,10 @@ _ONE_TASK_MAX = 300
 _LABEL_ONLY = re.compile(r"(?i:\b(?:only|just)\s+(?:output|return|respond\s+with|reply\s+with|answer\s+with|give)\s+(?:the\s+|a\s+|one\s+)?"
                          r"(?:label|category|class|sentiment|intent|tag)s?\b|\b(?:output|return|respond\s+with|reply\s+with)\s+"
                          r"(?:only\s+)?(?:the\s+|a\s+|one\s+)?(?:label|category|class|sentiment|intent|tag)s?\s+only\b)"
-                         r"|只(?:输出|返回|回复|回答|给出?)(?:一个)?(?:标签|类别|分类|情感|意图)")
+                         r"|只(?:输出|返回|回复|回答|给出?)(?:一个)?(?:标签|类别|分类|情感|意图)"
+                         # (or edits every turn: "You are a copy editor for app strings.", "你是界面文案校对。")
+                         r"|(?i:\byou\s+are\s+(?:a|an)\s+(?:[a-z-]+\s+){0,3}?(?:copy\s*editor|proofreader|copyeditor)\b)"
+                         r"|你是[^。\n]{0,10}?(?:文案|文字|字幕)?(?:校对|审校)(?:员|助手)?")
 
 
 def _declares_processing(text: str, s: int, e: int, system: bool = True) -> re.Match[str] | None:

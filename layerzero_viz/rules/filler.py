@@ -686,14 +686,14 @@ _SAY_CUE = re.compile(
     r"(?i:(?:\b(?:say|says|said|saying|use|uses|using|write|writes|type|types|add|adds|include|includes|"
     # words handled as data: "do not trim greetings, thanks, apologies or emojis"
     r"trim|trims|remove|removes|strip|strips|delete|deletes|drop|drops|preserve|preserves|count|counts|detect|detects|"
-    r"flag|flags|ignore|ignores|exclude|excludes|filter|filters)\b"
+    r"flag|flags|ignore|ignores|exclude|excludes|filter|filters|ban|bans|banned|forbid|forbids|avoid|avoids|allow|allows)\b"
     r"|\b(?:reply|replies|replying|respond|responds|responding|answer|answers|start|starts|begin|begins|end|ends|"
     r"open|opens|close|closes)\s+with\b|\bfill\s+in(?:\s+the\s+blanks?)?\s+with\b|\bchoose\s+(?:from|between)\b|"
     r"\bpick\s+(?:from|one\s+of)\b)(?:\s+(?:the|a)?\s*(?:words?|phrases?|greetings?))?)[ \t]*[\"'“‘「]?"
     r"|(?:说|回复|回答|写上|加上|使用)[“\"'「]?")
 # a substring every _SAY_CUE match holds (lower case): a cheap test before it
 _SAY_HINT = re.compile(r"say|said|us[ei]|writ|wrot|typ|add|includ|with|trim|remov|strip|delet|drop|preserv|count|detect|flag|"
-                       r"choose|pick|"
+                       r"choose|pick|ban|forbid|avoid|allow|"
                        r"ignor|exclud|filter|说|回复|回答|写上|加上|使用|统一|一律|开头|结尾|开场|结束")
 # a verb whose object is a whole script, to the end of its sentence ("开头统一用 您好，很高兴为您服务。", "Always start with:
 # Hi, thanks for reaching out to Acme."): each politeness phrase in it is the script's

@@ -933,7 +933,9 @@ _ANOTHER_ONE = re.compile(r"(?i:\b(?:another|a\s+second|a\s+different)\s+(?!one\
 
 
 # whom a piece of work is for ("再给我婆婆写一张" after "给我妈妈写张生日卡"; "for my aunt Rita")
-_RECIPIENT = re.compile(r"给(?:我的?)?[\u4e00-\u9fff]{1,3}?(?=写|发|做|画|起|回|买|准备)|给[\u4e00-\u9fffA-Za-z]{1,6}?的(?!话)|(?i:\bfor\s+(?:my|our|the)\s+[a-z]+(?:\s+[a-z]+)?)")
+_RECIPIENT = re.compile(r"给(?:我的?)?[\u4e00-\u9fffA-Za-z0-9]{1,6}?(?=写|发|做|画|起|回|买|准备)|给[\u4e00-\u9fffA-Za-z]{1,6}?的(?!话)|(?i:\bfor\s+(?:my|our|the)\s+[a-z]+(?:\s+[a-z]+)?)"
+                        # ("Remind Zenith about invoice 11.", "Email Acme about …")
+                        r"|(?i:\b(?:remind|email|e-mail|text|message|write\s+to|reply\s+to|invoice|chase|ping)\s+(?-i:[A-Z][\w&.-]*))")
 
 
 # a sentence that asks for a piece of work: "Now a hotel in Osaka, 6–9 May.", "Find a hotel in Tokyo …", "帮我订…"
