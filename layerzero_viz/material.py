@@ -1228,6 +1228,8 @@ _LABEL_TASK = re.compile(
     r"|(?:只|仅)(?:回复|输出|返回|回答|给出?)(?:一个)?(?:类别|标签|分类|情感|意图)"
     r"|(?:情感|意图|情绪|礼貌|攻击性|毒性|意向)(?:标签|倾向|分类|类别|程度|判断|分析)|标注|打标签|打标|"
     r"每(?:条|行|句|个)(?:评论|评价|留言|消息|句子|邮件|回复|文本)?(?:给|打|标|判断|分类)"
+    # (canned replies to sort or tabulate: "把客服快捷短语整理成表格：")
+    r"|快捷短语|快捷回复|常用语|回复模板"
     # (a count of who answered what: "统计接龙人数：", "统计谁选A谁选B：", "按班级分组：", "Please help me count the RSVPs.")
     r"|统计(?:一下)?(?:接龙|人数|谁|回复|名单|投票|报名|票数|选项|各)|接龙|数一数|数一下|清点|按[^，。\n：:]{1,6}分组|(?i:\bcount\s+(?:the\s+|up\s+the\s+)?(?:rsvps?|responses|replies|votes|"
     r"answers|sign-?ups|names|yes(?:es)?)\b|\btally\b)")
@@ -2965,7 +2967,8 @@ _TASK_INTRO = re.compile(
     # ("We keep getting this in prod:", "Got this from a client:", "My coworker wrote this in the group card:")
     r"(?:[ \t]+(?:in|on|from|at)[ \t]+(?:(?:the|a|an|my|our)[ \t]+)?[\w./-]+(?:[ \t]+[\w./-]+)?)?|[ \t]+(?:me|us))?"
     # ("Your colleague wrote this to me yesterday:")
-    r"(?:[ \t]+(?:to|for)[ \t]+(?:me|us|him|her|them))?(?:[ \t]+(?:yesterday|today|earlier|this[ \t]+morning|last[ \t]+(?:week|night|time)))?"
+    r"(?:[ \t]+(?:to|for)[ \t]+(?:me|us|him|her|them|(?:my|our|the|a|his|her|their)[ \t]+[a-z]+(?:[ \t]+[a-z]+)?))?"
+    r"(?:[ \t]+(?:yesterday|today|earlier|this[ \t]+morning|last[ \t]+(?:week|night|time)))?"
     r"(?:[ \t]*(?:[,;—–-]|[ \t]and\b|[ \t]but\b)[^:：\n]{0,80}?)?)"
     # said to pass on as written: "Send this to #eng-all, word for word:", "Post it verbatim:"
     r"|(?i:[^:：\n]{0,80}?\b(?:verbatim|word[ \t]+for[ \t]+word|as[ \t]+is|exactly[ \t]+(?:as[ \t]+(?:written|it[ \t]+is)|this|"
@@ -2987,10 +2990,13 @@ _TASK_INTRO = re.compile(
     # a UI string after what to do with it: "What's the French for: Please wait", "Shorten to 15 chars: Please check …",
     # "Change this label to title case: please select a file"
     r"|(?i:[ \t]*what(?:'s|[ \t]+is)[ \t]+the[ \t]+[a-z]+(?:[ \t]+(?:word|phrase|translation|version))?[ \t]+for"
+    r"|[ \t]*(?:and|now|also|then)[ \t]+for"
     r"|[ \t]*(?:please[ \t]+)?(?:shorten|trim|cut|truncate|condense|abbreviate)(?:[ \t]+(?:it|this|the[ \t]+[a-z]+))?[ \t]+to[ \t]+"
     r"(?:under[ \t]+|at[ \t]+most[ \t]+)?\d+[ \t]*(?:chars?|characters|words|letters)?"
     r"|[ \t]*(?:please[ \t]+)?(?:change|convert|put|turn|make)[ \t]+(?:this|it|the[ \t]+following)(?:[ \t]+[a-z-]+)?[ \t]+(?:to|into|in)[ \t]+"
     r"(?:title|sentence|upper|lower)[ \t-]?case)"
+    # words to check for their tone or grammar: "帮我看看语气：…", "麻烦帮我看看语法：我写的是 …"
+    r"|[ \t]*(?:请|麻烦)?(?:你)?(?:帮我)?(?:看看|看一下|检查一下|检查|查查)(?:这段|这句|下面)?(?:的)?(?:语气|措辞|用词|语法|标点|有没有语病)"
     # a message to pass on, to whom: "Tell Jen: sorry, I can't make it tonight, please save me a seat."
     r"|(?i:[ \t]*(?:please[ \t]+)?(?:tell|remind|text|message|e-?mail|dm|ping)[ \t]+(?:(?:my|our|the)[ \t]+[a-z]+(?:[ \t]+[a-z]+)?|"
     r"(?-i:[A-Z][a-z]+)))"
@@ -3349,6 +3355,9 @@ _IN_A_FORMAT = re.compile(r"(?i:\bin[ \t]+(?:a|an|the)[ \t]+(?:[a-z-]+[ \t]+){0,
 # who sends a user the words they paste (for the labels below)
 # labels that report whose words or what record follows (material with no verb in the turn): "Ticket #4411 from
 # customer:", "Invoice:", "Standup notes:", "输入：", "会议记录：", "这是我的翻译作业："
+# the pieces of writing a user drafts and names ("Closing prayer draft —", "Voicemail greeting draft:", "Wedding toast draft —")
+_PIECES_EN = (r"prayer|grace|vows?|toast|speech|eulogy|greeting|blessing|message|note|caption|announcement|poem|letter|card|"
+              r"script|text|reading|e-?mail|post|intro|outro|flyer|bio|pitch|newsletter|invitation|invite|tagline|slogan|blurb")
 _REPORTED = (
     r"(?i:(?:new\s+)?(?:ticket|e-?mail|message|review|complaint)\b[^:：\n]{0,20}?\bfrom\s+[\w.+-]+@[\w-]+(?:\.[\w-]+)+)"
     r"|[^：:\n]{0,8}?有(?:一)?条(?:新的?)?(?:评论|评价|留言|差评|好评|投诉)"
@@ -3479,8 +3488,7 @@ _REPORTED = (
     r"|(?:[\u4e00-\u9fff]{0,4}?日记|备忘(?:录)?(?:里)?(?:给自己的话)?|给自己的话|便利贴|便签)"
     # a piece to be said, named as a draft or by its occasion: "Voicemail greeting draft:", "My vows:", "Speech for my
     # sister's wedding (read aloud):"
-    r"|(?i:(?:[a-z-]+[ \t]+){0,3}?(?:prayer|grace|vows|toast|speech|eulogy|greeting|blessing|announcement|caption|message)"
-    r"(?:[ \t]+[a-z-]+){0,3}?,?[ \t]+draft(?:[ \t]*\([^)\n]{0,30}\))?"
+    r"|(?i:(?:[a-z-]+[ \t]+){0,3}?(?:" + _PIECES_EN + r")(?:[ \t]+[a-z-]+){0,3}?,?[ \t]+draft(?:[ \t]*\([^)\n]{0,30}\))?"
     r"|(?:my|our|his|her|their)[ \t]+(?:wedding[ \t]+)?vows"
     r"|(?:speech|toast|eulogy|vows|prayer|blessing|reading|grace)[ \t]+(?:for|at)[ \t]+[^:：\n]{1,40}?(?:[ \t]*\([^)\n]{0,30}\))?)"
     # words to be said at an occasion: "My closing words for the memorial:", "Our officiant's final words:"
@@ -3546,6 +3554,13 @@ _LABEL_WORDS = ("差评", "好评", "投诉", "告警", "报警", "警报", "字
 _FENCE_RULE = re.compile(r"^[ \t]*(?:-{3,}|—{2,}|_{3,}|\*{3,}|={3,}|<{3,}|>{3,}|\"{3}|'{3})[ \t]*$", re.MULTILINE)
 # a paragraph after the text that says what it was: "——以上是我要发给老师的邮件，请帮我看看语气", "That's the email."
 _TRAILING_REFERENCE = re.compile(
+    # a last line that asks for work on the text above it by name: "把这条快捷回复翻译成英文", "帮我优化这个脚本", "Tighten up this
+    # script."
+    r"^[ \t]*(?:(?:请|麻烦)?(?:你)?(?:帮我)?把(?:这(?:条|段|个|篇|封)|上面的?|以上的?)[^。！？\n]{0,10}?(?:翻译|翻|译|改写|润色|优化|缩短|精简|整理)"
+    r"|(?:请|麻烦)?(?:你)?(?:帮我)?(?:优化|改|润色|缩短|精简|翻译)(?:一下)?(?:这个|这段|这条|上面的?)[^。！？\n]{0,6}?(?:脚本|话术|文案|稿子|回复|内容)"
+    r"|(?i:(?:please\s+)?(?:tighten(?:\s+up)?|polish|shorten|improve|rewrite|translate|edit|fix)\s+(?:up\s+)?(?:this|that|the\s+above)\s+"
+    r"(?:script|copy|text|message|reply|post|caption|draft|speech|toast)\b))[^\n]{0,40}$"
+    r"|"
     r"^[ \t]*(?:[-—_*=^]+[ \t]*)?(?:(?:以上|上面)(?:是|为|就是|这)[^。！？\n]{0,20}?(?:邮件|信|文章|内容|文字|段落|稿|简历|作文|文案|回复|"
     r"消息|通知|发言|材料)|(?i:(?:that's|that\s+is|this\s+is|the\s+above\s+is|above\s+is)\s+(?:my|the|our)\s+"
     r"(?:draft|email|e-mail|letter|message|text|post|reply|note|announcement|push|notification|toast|copy|string|banner|"
@@ -4051,9 +4066,10 @@ _ANNOUNCED_WORK = re.compile(
     r"(?:chapters?|scenes?|poems?|lyrics|songs?|stor(?:y|ies)|drafts?|essays?|letters?|speech|script|verses?|stanzas?|chorus|"
     r"prologue|epilogue|excerpt|passage|toast|eulogy|manuscript|screenplay|v\d{1,2}|version\s+\d{1,2})\b(?:\s*\d{1,3})?"
     r"(?:\s+(?:draft|again|now))?\s*[,—–-]\s*)"
-    r"|[ \t]*这是(?:我(?:写|改)?的|我们的|新的?|改过的|修改后的|最新的?)?[\u4e00-\u9fff]{0,10}?(?:第[一二三四五六七八九十\d]+[章节幕场集回版稿]|"
+    r"|[ \t]*(?:[^。！？\n]{0,20}?[，,][ \t]*)?这是(?:我(?:写|改)?的|我们的|新的?|改过的|修改后的|最新的?)?[\u4e00-\u9fff]{0,10}?(?:第[一二三四五六七八九十\d]+[章节幕场集回版稿]|"
     r"诗|歌词|小说|故事|剧本|稿子?|文章|作文|开头|结尾|台词|散文|章节|初稿|草稿|[新二三四五终]版|文案|通知|公告|致辞|发言稿|摘要|"
-    r"简历|邮件|报告|告示|须知|标语|海报|说明书?|祷文|祷告|祷词|经文|誓词|悼词|祭文|主持词|祝酒词|回向文?|致歉词|道歉信?)"
+    r"简历|邮件|报告|告示|须知|标语|海报|说明书?|祷文|祷告|祷词|经文|誓词|悼词|祭文|主持词|祝酒词|回向文?|致歉词|道歉信?|话术|脚本|"
+    r"开场白|快捷回复|直播稿)"
     r"[\u4e00-\u9fff]{0,2}?[，,：:][ \t]*")
 
 
@@ -4065,8 +4081,7 @@ _POSTED_AS_IS = re.compile(r"(?:以下|下面|如下)[^。！？\n]{0,12}?(?:张
 
 
 # a piece named on a line of its own, a dash after it: "Closing prayer draft —⏎⏎Lord, thank you …"
-_DASH_LABEL = re.compile(r"[ \t]*(?i:(?:(?:my|our|the|a|her|his)[ \t]+)?(?:[a-z-]+[ \t]+){0,3}?(?:prayer|speech|toast|eulogy|vows?|"
-                         r"poem|draft|letter|message|e-?mail|note|caption|post|script|announcement|blessing|reading|text|card)"
+_DASH_LABEL = re.compile(r"[ \t]*(?i:(?:(?:my|our|the|a|her|his)[ \t]+)?(?:[a-z-]+[ \t]+){0,3}?(?:" + _PIECES_EN + r"|draft)"
                          r"(?:[ \t]+draft)?)[ \t]*[—–-]+[ \t]*")
 
 
@@ -4246,8 +4261,7 @@ _PREVIEW_SENTENCE = re.compile(
 
 # a draft named at a turn's start, a dash after it and its words on the line: "Closing prayer draft — Thank you, Lord, …",
 # "Grace before dinner, draft — …", "要念的悼词草稿——谢谢大家今天来…", "祝酒词草稿——谢谢各位赏光！…"
-_DRAFT_DASH = re.compile(r"[ \t]*(?:(?i:(?:(?:my|our|the|a)[ \t]+)?(?:[a-z-]+[ \t]+){0,4}?(?:prayer|grace|vows?|toast|speech|eulogy|greeting|"
-                         r"blessing|message|note|caption|announcement|poem|letter|card|script|text|reading)(?:[ \t]+[a-z-]+){0,3}?"
+_DRAFT_DASH = re.compile(r"[ \t]*(?:(?i:(?:(?:my|our|the|a)[ \t]+)?(?:[a-z-]+[ \t]+){0,4}?(?:" + _PIECES_EN + r")(?:[ \t]+[a-z-]+){0,3}?"
                          r",?[ \t]+draft)|[^。！？\n—]{0,12}?(?:草稿|初稿))[ \t]*(?:——|—|–)[ \t]*(?=\S)")
 
 
@@ -4539,7 +4553,10 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
     if payload and not out:  # (a turn whose text a finder, a label or a rule line hands over has said so already)
         # (a request paragraph before the text it points at comes first: "Hey, could you make this email sound less
         # stiff? Thanks a lot!⏎⏎Dear Team, …" hands over the email, not the rest of its own paragraph)
-        out.extend(_leading_question_payload(text, s, e) or _request_payload(text, s, e)
+        # (a draft named at the turn's start, with a dash, is the text whatever follows it: "Closing prayer draft — …⏎⏎Can
+        # you make it warmer?")
+        out.extend((_opening_sentence_payload(text, s, e) if _DRAFT_DASH.match(text, s, e) else [])
+                   or _leading_question_payload(text, s, e) or _request_payload(text, s, e)
                    or _opening_sentence_payload(text, s, e) or _request_line_payload(text, s, e))
     # (the paragraph that says what the text was ends the turn: looked for in its last characters)
     tail = max(s, e - _REFERENCE_TAIL)
@@ -4979,7 +4996,8 @@ _WRITE_A_TEXT = re.compile(
     r"\b(?:text|message|e-?mail|dm|ping|write\s+to)\s+(?:(?:my|our|the|his|her|their)\s+[a-z]+(?:\s+[a-z]+)?|(?-i:[A-Z][a-z]+))"
     r"\s+(?:that|about|saying|to\s+(?:say|tell|let|ask|remind|confirm))\b|"
     r"\b(?:slack|teams|e-?mail|sms|whatsapp|wechat|linkedin)\s+(?:message|note|post|dm)?\s*to\s+(?:the\s+|my\s+|our\s+|#)?[\w-]+|"
-    r"\b(?:make|write|do|give\s+me)\s+(?:a|another|one)\s+(?:version|one|variant)\s+for\b|\bone\s+more\s+for\b)"
+    r"\b(?:make|write|do|give\s+me)\s+(?:a|another|one)\s+(?:version|one|variant)\s+for\b|\bone\s+more\s+for\b|"
+    r"^\s*(?:please\s+)?(?:tell|text|message|remind)\s+(?-i:[A-Z][a-z]+)\s*:)"
     r"|^\s*(?:请|麻烦)?(?:你)?帮我回复(?:一下)?(?:客户|买家|用户|顾客|订单)"  # ("帮我回复订单 881。": the reply is a text)
     r"|(?:写|寫|起草|拟|擬|撰写|撰寫|编|編)[^。！？\n]{0,14}?(?:邮件|郵件|信|通知|短信|簡訊|訊息|文案|发言|發言|致辞|致詞|祝福|问候|"
     r"問候|贺词|賀詞|公告|邀请函|消息|回复|回覆|开场|開場|结尾|結尾|主持詞|故事|第[一二三四五六七八九十\d]+[页頁章段]|"
@@ -4993,7 +5011,8 @@ _WRITE_A_TEXT = re.compile(
     r"通知|留言|私信|祝福|问候)"
     r"|帮我回复(?:一下)?[^。！？\n，,：:]{0,4}?(?:客户|顾客|买家|卖家|房东|房客|租客|老板|领导|同事|朋友|对方|他|她|老师|家长|"
     r"[\u4e00-\u9fff]总|这(?:条|封|则|个)(?:举报|投诉|评论|留言|私信|消息|邮件|差评))|帮我催(?:一下|下)?(?:款|账|帐|付款|回款|房租|租金)|帮我回(?:复|一下)?[，,：:]"
-    r"|通知(?:大家|各位|全员|全体|同事们?|家长们?)[：:]")
+    r"|通知(?:大家|各位|全员|全体|同事们?|家长们?)[：:]"
+    r"|(?:回复|话术|文案|消息|通知|邮件|短语)[^。！？\n]{0,6}?帮我写")
 # a sign, a notice or a card asked for before a label of its words ("Make a door sign for the warehouse. Text: …",
 # "帮我写个门牌，内容：请勿在此停车，谢谢！")
 _A_TEXT_MADE = re.compile(rf"(?i:\b(?:{_MAKE_EN})\b[^.!?\n]{{0,30}}?\b(?:{'|'.join(_SIGN_EN)}|card|flyer|sms|text\s+message|"

@@ -935,7 +935,8 @@ _ANOTHER_ONE = re.compile(r"(?i:\b(?:another|a\s+second|a\s+different)\s+(?!one\
 # whom a piece of work is for ("再给我婆婆写一张" after "给我妈妈写张生日卡"; "for my aunt Rita")
 _RECIPIENT = re.compile(r"给(?:我的?)?[\u4e00-\u9fffA-Za-z0-9]{1,6}?(?=写|发|做|画|起|回|买|准备)|给[\u4e00-\u9fffA-Za-z]{1,6}?的(?!话)|(?i:\bfor\s+(?:my|our|the)\s+[a-z]+(?:\s+[a-z]+)?)"
                         # ("Remind Zenith about invoice 11.", "Email Acme about …")
-                        r"|(?i:\b(?:remind|email|e-mail|text|message|write\s+to|reply\s+to|invoice|chase|ping)\s+(?-i:[A-Z][\w&.-]*))")
+                        r"|(?i:\b(?:remind|email|e-mail|text|message|write\s+to|reply\s+to|invoice|chase|ping)\s+(?-i:[A-Z][\w&.-]*))"
+                        r"|(?i:\b(?:reminder|message|e-?mail|letter|note|reply)\s+(?:to|for)\s+(?-i:[A-Z][\w&.-]*))")
 
 
 # a sentence that asks for a piece of work: "Now a hotel in Osaka, 6–9 May.", "Find a hotel in Tokyo …", "帮我订…"
@@ -997,6 +998,9 @@ def _why_not_a_constraint_copy(view: TextView, s: int, e: int, sent: tuple[int, 
         # ("Remember the deadline is 5:00 p.m. PST on October 2 now.": the sentence goes on after "p.m.", and a cut there
         # would leave "PST on October 2 now.")
         return "ends at an abbreviation inside its sentence", s
+    back = _refers_back(view, s, sent)
+    if back:
+        return f"the next sentence speaks of it ({back!r})", s
     narrowed = _allowed_after(view, s, sent, span)
     if narrowed:
         return f"narrowed: a later sentence of this turn allows it for another case ({narrowed!r})", s
@@ -1022,8 +1026,32 @@ def _why_not_a_constraint_copy(view: TextView, s: int, e: int, sent: tuple[int, 
 
 
 # an abbreviation's period, which the sentence splitter takes for a sentence end ("5:00 p.m. PST", "1200 Main St. Suite 9")
-_ABBREVIATION_END = re.compile(r"(?i:\b(?:a\.m|p\.m|st|dr|mr|mrs|ms|no|vs|approx|dept|inc|ltd|co|jr|sr|e\.g|i\.e|etc|fig|vol|"
+# (not "no.", "etc.": they end sentences as often: "Answer yes or no. Keep it short.")
+_ABBREVIATION_END = re.compile(r"(?i:\b(?:a\.m|p\.m|st|dr|mr|mrs|ms|vs|approx|dept|inc|ltd|jr|sr|e\.g|i\.e|fig|vol|"
                                r"ave|rd|mt|ft|u\.s|u\.k|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.)\Z")
+
+
+# a sentence that speaks of the rule just said, to change, narrow or take it back: "Ignore that rule for the final
+# section.", "Scratch that.", "Just kidding, make it formal.", "I changed my mind, include them.", "附录不受这个限制。",
+# "上面这条规则只适用于第一段。", "刚才说错了，这次用表格。" — the repeat is what it speaks of
+_REFERS_BACK = re.compile(r"(?i:\b(?:that|this|the\s+above|the\s+last|the\s+previous)\s+(?:rule|restriction|limit|constraint|"
+                          r"instruction|requirement)\b|\bscratch\s+that\b|\bjust\s+kidding\b|\bchanged\s+my\s+mind\b|"
+                          r"\b(?:ignore|forget|drop|disregard)\s+(?:that|this|it)\b|\bnever\s*mind\b|\bon\s+second\s+thought\b)"
+                          r"|这(?:个|条|一条)(?:限制|规则|要求|约束)|(?:上面|上述|前面|刚才)(?:这|那|的)?(?:条|个)?(?:规则|要求|限制)"
+                          r"|(?:刚才|刚刚)?说错了|开玩笑的?|不算数?|作废")
+_NEXT_SENTENCE_REACH = 120  # characters
+
+
+def _refers_back(view: TextView, s: int, sent: tuple[int, int]) -> str:
+    """The sentence right after the one at ``sent`` in its block when it speaks of the rule said there ("" if not)."""
+    text = view.text
+    block = view.block_at(s)
+    hi = min(block.end, sent[1] + _NEXT_SENTENCE_REACH)
+    nxt = text[sent[1]:hi]
+    stop = re.search(r"[.!?。！？](?=\\s|$)|[。！？]|\\n", nxt.lstrip())
+    first = nxt.lstrip()[:stop.end()] if stop is not None else nxt.lstrip()
+    m = _REFERS_BACK.search(first)
+    return first.strip() if m is not None else ""
 
 
 # a permission in a sentence after a prohibition said again, for another case: "Don't mention the reason. Email Marcus too,
