@@ -2266,7 +2266,7 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:"
                          r"notice|sign|banner|announcement|push\s+notification|notification|policy|post|message|e-?mail|note|memo|"
                          r"dm|update|caption|tweet|card)(?:\s+(?:to|for)\s+(?:the\s+|our\s+|"
                          r"all\s+|my\s+)?[a-z]+(?:\s+[a-z]+)?)?|"
-                         r"(?:say|reply|respond|answer)(?:\s+(?:exactly|verbatim|only|just|first|always|"
+                         r"(?:say|reply|respond|answer|(?:(?<=[.!?][ \t])|(?<=\n)|(?<=\A))write)(?:\s+(?:exactly|verbatim|only|just|first|always|"
                          r"instead|immediately|once))?(?:\s+with)?"
                          r"(?:\s+(?:exactly|verbatim|only|just))?|"
                          r"(?:start|begin|open|end|close|finish|sign\s+off)\s+with|(?:message\s+|e-?mail\s+)?body|"
@@ -2960,6 +2960,8 @@ _TASK_INTRO = re.compile(
     r"comment|reply|text|note|post|answer|output|error|log|line|sentence|greeting|tagline|slogan|headline|title|caption|"
     r"copy|string|opener|closing[ \t]+line|opening[ \t]+line|sign-?off|status|bio|template|script|"
     r"subject(?:[ \t]+line)?)[ \t]+(?:was|is|reads|read|said|says)(?:[ \t]+(?:just|only|simply))?)"
+    # ("I texted my landlord:", "I emailed HR:": whom, before what was sent)
+    r"(?:[ \t]+(?:(?:my|our|his|her|their)[ \t]+[a-z]+(?:[ \t]+[a-z]+)?|(?-i:[A-Z][A-Za-z]{1,20})))?"
     # ("I wrote this:", "Tom sent me this:", "It prints this and then exits:")
     r"(?:[ \t]+(?:(?:me|us)[ \t]+)?(?:this|the[ \t]+following|back)(?:[ \t]+(?:feedback|comment|review|message|e-?mail|note|"
     r"reply|text|dm|post|question|request|inquiry|complaint|remittance|invoice|statement|notice|sms|letter|document|"
@@ -2970,6 +2972,10 @@ _TASK_INTRO = re.compile(
     r"(?:[ \t]+(?:to|for)[ \t]+(?:me|us|him|her|them|(?:my|our|the|a|his|her|their)[ \t]+[a-z]+(?:[ \t]+[a-z]+)?))?"
     r"(?:[ \t]+(?:yesterday|today|earlier|this[ \t]+morning|last[ \t]+(?:week|night|time)))?"
     r"(?:[ \t]*(?:[,;—–-]|[ \t]and\b|[ \t]but\b)[^:：\n]{0,80}?)?)"
+    # its wording to keep: "Reformat as a list, keep the wording:", "整理成列表，不要改字：", "把下面的内容排版一下，文字不要动："
+    r"|(?i:[^:：\n]{0,60}?\b(?:keep[ \t]+(?:the|its|my)[ \t]+wording|(?:don'?t|do[ \t]+not)[ \t]+change[ \t]+(?:the|its|my)[ \t]+wording|"
+    r"wording[ \t]+unchanged)\b[^:：\n]{0,20}?)"
+    r"|[^：:\n]{0,30}?(?:不要改字|不改字|字不要改|别改字|文字不要动|不要动文字|措辞不要改)[^：:\n]{0,10}?"
     # said to pass on as written: "Send this to #eng-all, word for word:", "Post it verbatim:"
     r"|(?i:[^:：\n]{0,80}?\b(?:verbatim|word[ \t]+for[ \t]+word|as[ \t]+is|exactly[ \t]+(?:as[ \t]+(?:written|it[ \t]+is)|this|"
     r"like[ \t]+(?:this|so))|this[ \t]+exact[ \t]+(?:[a-z-]+[ \t]+)?(?:opening|wording|text|greeting|line|sentence|phrase|"
@@ -2995,6 +3001,11 @@ _TASK_INTRO = re.compile(
     r"(?:under[ \t]+|at[ \t]+most[ \t]+)?\d+[ \t]*(?:chars?|characters|words|letters)?"
     r"|[ \t]*(?:please[ \t]+)?(?:change|convert|put|turn|make)[ \t]+(?:this|it|the[ \t]+following)(?:[ \t]+[a-z-]+)?[ \t]+(?:to|into|in)[ \t]+"
     r"(?:title|sentence|upper|lower)[ \t-]?case)"
+    # ("Ok, final version, just fix punctuation: hey jamie …")
+    r"|(?i:[ \t]*(?:just[ \t]+|only[ \t]+)?(?:fix|correct|check)[ \t]+(?:the[ \t]+)?(?:punctuation|spelling|grammar|typos|"
+    r"capitali[sz]ation)(?:[ \t]+only)?)"
+    # ("表白文案帮我看看：")
+    r"|[^：:\n]{0,10}?(?:文案|草稿|消息|短信|邮件|回复|稿子)帮我(?:看看|看一下|改改|改一下|润色)"
     # words to check for their tone or grammar: "帮我看看语气：…", "麻烦帮我看看语法：我写的是 …"
     r"|[ \t]*(?:请|麻烦)?(?:你)?(?:帮我)?(?:看看|看一下|检查一下|检查|查查)(?:这段|这句|下面)?(?:的)?(?:语气|措辞|用词|语法|标点|有没有语病)"
     # a message to pass on, to whom: "Tell Jen: sorry, I can't make it tonight, please save me a seat."
@@ -3157,7 +3168,7 @@ _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\bdo the same\b|번역|訳して|\
                        r"\bcontinue\b|\bcarry on\b|\bemailed\b|\be-mailed\b|\bforwarded\b|继续写|接着写|往下写|"
                        r"准备|打算|想发|要发|要回|想回|要说|想说|回|群里|表示|称|说道|指出|坦言|强调|透露|感慨|直言|转述|复述|说一声|\bfill\b|设置成|设成|设为|发给|给[\u4e00-\u9fff]{1,6}?(?:发|回)|写个|写张|写条|写封|写段|写句|写一|通知|替换|"
                        r"这样|这么|如下|原样|原封不动|一字不改|一字不差|一个字都不|照发|照着发|逐字|照读|照念|"
-                       r"按这个发|直接发|\bfor$|\bcase$|\bchars?$|\bcharacters$|\bwords$|\btell\b|\bremind\b|\btext\b|\bmessage\b|\bdm\b|日记|备忘|便利贴|便签|提醒，|留言，|纸条|贺卡|卡片|祝福|短信，|消息，|微信，|朋友圈|文案|通知，|公告，|继续|要念|要读|要唱|要诵|念的|读的|唱的|诵的|写得|改得|\bremove\b|\bdelete\b|\bdrop\b|\bstrip\b|\btake out\b|去除|收到这|接到|看到这|看到一|去掉|删掉|删除|张贴|贴到|贴在|贴上|打印|挂到|挂在|公布|别改|不要改|不能改|勿删|删减|翻成|译成|回复我|回复了我|回我|收到的|收到了|收到一|发来|发过来|回过来|传来|发了|回了|写了|写着|"
+                       r"按这个发|直接发|\bwording\b|改字|文字不要动|不要动文字|\bfor$|\bpunctuation\b|\bspelling\b|\bgrammar\b|\btypos\b|帮我看看|\bcase$|\bchars?$|\bcharacters$|\bwords$|\btell\b|\bremind\b|\btext\b|\bmessage\b|\bdm\b|日记|备忘|便利贴|便签|提醒，|留言，|纸条|贺卡|卡片|祝福|短信，|消息，|微信，|朋友圈|文案|通知，|公告，|继续|要念|要读|要唱|要诵|念的|读的|唱的|诵的|写得|改得|\bremove\b|\bdelete\b|\bdrop\b|\bstrip\b|\btake out\b|去除|收到这|接到|看到这|看到一|去掉|删掉|删除|张贴|贴到|贴在|贴上|打印|挂到|挂在|公布|别改|不要改|不能改|勿删|删减|翻成|译成|回复我|回复了我|回我|收到的|收到了|收到一|发来|发过来|回过来|传来|发了|回了|写了|写着|"
                        r"上写|写道|贴了|发的是|回的是|提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|"
                        r"修改|修正|摘要|tl;?dr|报错|报了错|出错|错误提示|错误信息|\bgot\b|\bsent\b|\bprint|\bshow|\bthr[eo]w|\boutput|\breturn|\bdisplay|\bfail|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
                        r"\breplied\b|\bposted\b|\btexted\b|\bmessaged\b|\b(?:was|is|reads?)\b|\breplying\b|\bresponding\b|"
@@ -3480,6 +3491,11 @@ _REPORTED = (
     # what a translation grader is shown: "Source (zh):", "Candidate:", "Reference:"; a corpus row by its number: "第59行："
     r"|(?P<graded>(?i:source[ \t]*\([a-z]{2,3}(?:-[a-z]{2,4})?\)|candidate(?:[ \t]+translation)?|reference[ \t]+translation|"
     r"hypothesis|mt[ \t]+output|system[ \t]+output)|第[\d一二三四五六七八九十百]{1,5}(?:行|条|句))"
+    # rules of a team or a place, to be made into a poster or a sign: "Our team rules are:", "The pool rules are:"
+    r"|(?i:(?:our|my|the)[ \t]+(?:team|club|house|class|classroom|school|office|gym|pool|league|family)[ \t]+"
+    r"(?:rules|guidelines|motto|values|policy)[ \t]+(?:are|is))"
+    # what the user sent, or someone sent them: "这是我发的：", "女朋友发来一段话："
+    r"|(?:这是|以下是|下面是)我(?:发|写|回)的|[\u4e00-\u9fff]{1,6}?(?:发来|发了|回了|说了)(?:一段话|一句话|一条消息|一段|这个|这些|一条)"
     # a message, a note or a card named by whom it is for: "Text to Jen, fix typos only:", "Reminder for Dad (he's 78, keep it
     # simple):", "Note to self:", "给我爸的提醒（…）：", "日记：", "备忘录里给自己的话："
     r"|(?i:(?:text|message|note|reminder|card|e-?mail|dm|letter)[ \t]+(?:to|for)[ \t]+(?:[a-z][\w'’-]*[ \t]*){1,3}"
@@ -3549,7 +3565,7 @@ _LABEL_WORDS = ("差评", "好评", "投诉", "告警", "报警", "警报", "字
                 "被投訴", "eported", "lagged", "@", "rompt", "提示词", "prompt", "翻译", "译文", "版本", "方案", "输出", "回答", "结果",
                 "cene", "oem", "yrics", "creenplay", "hapter", "ct", "pisode", "art", "场景", "剧本", "诗", "歌词", "章：", "章:", "幕：", "幕:",
                 "场：", "场:", "lause", "rticle", "rt.", "§", "一句", "一条", "一段", "稿：", "稿:", "ource", "andidate", "eference",
-                "ypothesis", "行：", "条：", "句：", "eminder", "raft", "ows", "peech", "rayer", "race", "日记", "备忘", "给自己", "便利贴", "便签", "的提醒")
+                "ypothesis", "行：", "条：", "句：", "eminder", "raft", "ows", "peech", "rayer", "race", "我发的", "我写的", "我回的", "ules are", "olicy is", "otto is", "发来", "发了", "回了", "说了", "日记", "备忘", "给自己", "便利贴", "便签", "的提醒")
 # a rule line that fences the text a turn hands over ("---", "———", "***", "===")
 _FENCE_RULE = re.compile(r"^[ \t]*(?:-{3,}|—{2,}|_{3,}|\*{3,}|={3,}|<{3,}|>{3,}|\"{3}|'{3})[ \t]*$", re.MULTILINE)
 # a paragraph after the text that says what it was: "——以上是我要发给老师的邮件，请帮我看看语气", "That's the email."
@@ -4160,6 +4176,9 @@ _NAMED_TEXT_SENTENCE = re.compile(
     r"[^.!?\n]{0,30}?)?\?[ \t]+)"
     r"|这(?:个|位|条|封|句)(?:客户|用户|顾客|买家|评论|消息|留言|邮件|评价|回复)[^。！？\n]{0,12}?(?:吗|么|呢|没有|不)[？?][ \t]*"
     r"|(?:这条|这句)[^。！？\n]{0,8}?(?:是什么|属于|算)(?:什么)?(?:意图|情感|类别|标签)[^。！？\n]{0,6}?[？?][ \t]*"
+    # "Can you make this text shorter? Thanks for everything …"
+    r"|(?i:(?:can|could|would)\s+you\s+(?:please\s+)?(?:make|get)\s+(?:this|my)\s+(?:[a-z-]+\s+){0,2}?(?:text|message|e-?mail|note|"
+    r"reply|post|caption|card|letter|draft)\b[^.!?\n]{0,40}?\?[ \t]+)"
     # "Here's what I want to text my landlord, can you make it sound better? Hi Tom! …"
     r"|(?i:here(?:'s|[ \t]+is)[ \t]+what[ \t]+I[ \t]+(?:want|plan|'m[ \t]+going|am[ \t]+going|need)[ \t]+to[ \t]+(?:text|send|say|write|"
     r"post|tell|e-?mail)\b[^.!?\n]{0,60}?\?[ \t]+)"

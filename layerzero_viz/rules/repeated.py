@@ -936,7 +936,9 @@ _ANOTHER_ONE = re.compile(r"(?i:\b(?:another|a\s+second|a\s+different)\s+(?!one\
 _RECIPIENT = re.compile(r"给(?:我的?)?[\u4e00-\u9fffA-Za-z0-9]{1,6}?(?=写|发|做|画|起|回|买|准备)|给[\u4e00-\u9fffA-Za-z]{1,6}?的(?!话)|(?i:\bfor\s+(?:my|our|the)\s+[a-z]+(?:\s+[a-z]+)?)"
                         # ("Remind Zenith about invoice 11.", "Email Acme about …")
                         r"|(?i:\b(?:remind|email|e-mail|text|message|write\s+to|reply\s+to|invoice|chase|ping)\s+(?-i:[A-Z][\w&.-]*))"
-                        r"|(?i:\b(?:reminder|message|e-?mail|letter|note|reply)\s+(?:to|for)\s+(?-i:[A-Z][\w&.-]*))")
+                        r"|(?i:\b(?:reminder|message|e-?mail|letter|note|reply)\s+(?:to|for)\s+(?-i:[A-Z][\w&.-]*))"
+                        # ("Max's note: …" then "Luna's note now.")
+                        r"|(?-i:[A-Z][a-z]+)(?:'s|’s)\s+(?i:note|card|letter|message|e-?mail|version|one|plan|schedule)\b")
 
 
 # a sentence that asks for a piece of work: "Now a hotel in Osaka, 6–9 May.", "Find a hotel in Tokyo …", "帮我订…"
@@ -1036,8 +1038,9 @@ _ABBREVIATION_END = re.compile(r"(?i:\b(?:a\.m|p\.m|st|dr|mr|mrs|ms|vs|approx|de
 # "上面这条规则只适用于第一段。", "刚才说错了，这次用表格。" — the repeat is what it speaks of
 _REFERS_BACK = re.compile(r"(?i:\b(?:that|this|the\s+above|the\s+last|the\s+previous)\s+(?:rule|restriction|limit|constraint|"
                           r"instruction|requirement)\b|\bscratch\s+that\b|\bjust\s+kidding\b|\bchanged\s+my\s+mind\b|"
-                          r"\b(?:ignore|forget|drop|disregard)\s+(?:that|this|it)\b|\bnever\s*mind\b|\bon\s+second\s+thought\b)"
-                          r"|这(?:个|条|一条)(?:限制|规则|要求|约束)|(?:上面|上述|前面|刚才)(?:这|那|的)?(?:条|个)?(?:规则|要求|限制)"
+                          r"\b(?:ignore|forget|drop|disregard)\s+(?:that|this|it)\b|\bnever\s*mind\b|\bon\s+second\s+thought\b|"
+                          r"\bforget\s+I\s+said\s+(?:that|it)\b|^(?:well,?\s+|but\s+)?(?:except|not\s+(?:in|for|on|when|really))\b)"
+                          r"|这(?:个|条|一条)(?:限制|规则|要求|约束)|(?:以上|上面|上述|前面|刚才)(?:这|那|的)?(?:条|个)?(?:规则|要求|限制)"
                           r"|(?:刚才|刚刚)?说错了|开玩笑的?|不算数?|作废")
 _NEXT_SENTENCE_REACH = 120  # characters
 
