@@ -2298,7 +2298,7 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:"
                          r"(?:写|拟|起草|编)一?(?:个|条|份|张|封|则|段)?[\u4e00-\u9fff]{0,8}?(?:消息|通知|短信|公告|告示|标语|请假条|便条|"
                          r"留言|文案|祝福语?|贺卡|感谢信|朋友圈|动态|说明|须知|广播稿?|导游词|解说词|讲解词|欢迎词|致辞|主持词|串词|"
                          r"发言稿|讲话稿|演讲稿|祝酒词|播报)"
-                         r"(?:发(?:到|给)[\u4e00-\u9fff]{1,6})?|"
+                         r"(?:发?(?:到|给)[\u4e00-\u9fff]{1,6})?|"
                          # ("帮我给客户回一条：好的，谢谢您的反馈，…")
                          r"(?:给|跟|向)[\u4e00-\u9fff]{1,6}?(?:回|发)一?(?:条|句)(?:消息|微信|短信)?|(?:语音|电话|留言|销售|外呼|客服|直播)(?:留言)?脚本|"
                          # the words of a sign or a card dictated ("提示牌，主句是：请自己洗杯子，谢谢。")
@@ -3494,6 +3494,7 @@ _REPORTED = (
     # rules of a team or a place, to be made into a poster or a sign: "Our team rules are:", "The pool rules are:"
     r"|(?i:(?:our|my|the)[ \t]+(?:team|club|house|class|classroom|school|office|gym|pool|league|family)[ \t]+"
     r"(?:rules|guidelines|motto|values|policy)[ \t]+(?:are|is))"
+    r"|我们的?(?:团队|宿舍|班级|俱乐部|公司|办公室|家庭|球队)(?:规则|守则|公约|规定)(?:是|如下)"
     # what the user sent, or someone sent them: "这是我发的：", "女朋友发来一段话："
     r"|(?:这是|以下是|下面是)我(?:发|写|回)的|[\u4e00-\u9fff]{1,6}?(?:发来|发了|回了|说了)(?:一段话|一句话|一条消息|一段|这个|这些|一条)"
     # a message, a note or a card named by whom it is for: "Text to Jen, fix typos only:", "Reminder for Dad (he's 78, keep it
@@ -3565,7 +3566,7 @@ _LABEL_WORDS = ("差评", "好评", "投诉", "告警", "报警", "警报", "字
                 "被投訴", "eported", "lagged", "@", "rompt", "提示词", "prompt", "翻译", "译文", "版本", "方案", "输出", "回答", "结果",
                 "cene", "oem", "yrics", "creenplay", "hapter", "ct", "pisode", "art", "场景", "剧本", "诗", "歌词", "章：", "章:", "幕：", "幕:",
                 "场：", "场:", "lause", "rticle", "rt.", "§", "一句", "一条", "一段", "稿：", "稿:", "ource", "andidate", "eference",
-                "ypothesis", "行：", "条：", "句：", "eminder", "raft", "ows", "peech", "rayer", "race", "我发的", "我写的", "我回的", "ules are", "olicy is", "otto is", "发来", "发了", "回了", "说了", "日记", "备忘", "给自己", "便利贴", "便签", "的提醒")
+                "ypothesis", "行：", "条：", "句：", "eminder", "raft", "ows", "peech", "rayer", "race", "我发的", "我写的", "我回的", "ules are", "olicy is", "otto is", "规则是", "守则是", "公约是", "发来", "发了", "回了", "说了", "日记", "备忘", "给自己", "便利贴", "便签", "的提醒")
 # a rule line that fences the text a turn hands over ("---", "———", "***", "===")
 _FENCE_RULE = re.compile(r"^[ \t]*(?:-{3,}|—{2,}|_{3,}|\*{3,}|={3,}|<{3,}|>{3,}|\"{3}|'{3})[ \t]*$", re.MULTILINE)
 # a paragraph after the text that says what it was: "——以上是我要发给老师的邮件，请帮我看看语气", "That's the email."
@@ -4666,7 +4667,8 @@ _TO_SAY_ZH = re.compile(r"(?:(?:写|发|回|编|拟)一?(?:条|封|个|段|句)?
                         r"说(?![一下明清说])"
                         # ("帮我回客户说货已经发了，感谢耐心等待。", "帮我在群里说一声明天团建取消了，不好意思大家。", "告诉同事周五之前交报告，
                         # 谢谢大家。" — not 告诉我 / 提醒我)
-                        r"|(?:回|回复|跟|对|向)(?:客户|顾客|买家|房东|房客|老板|领导|同事|大家|他|她|他们|她们|对方)说(?:一下|一声)?(?![明清说])"
+                        r"|(?:回|回复|跟|对|向)(?:客户|顾客|买家|房东|房客|老板|领导|同事|大家|他|她|他们|她们|对方|导师|老师|教练|班主任|"
+                        r"辅导员|教授)说(?:一下|一声)?(?![明清说])"
                         r"|(?:在|到)[\u4e00-\u9fff]{0,6}?群里?(?:说|发|通知)一(?:声|下)"
                         r"|(?:告诉|通知|提醒|转告)(?:一下)?(?=(?:同事|大家|客户|顾客|买家|房东|房客|老板|领导|全员|全体|员工|学生|家长|他|她|"
                         r"他们|她们|对方|[\u4e00-\u9fff]{1,3}?(?:们|总|经理|老师|主管|部)))"
