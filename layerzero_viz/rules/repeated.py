@@ -1042,19 +1042,16 @@ _REFERS_BACK = re.compile(r"(?i:\b(?:that|this|the\s+above|the\s+last|the\s+prev
                           r"\bforget\s+I\s+said\s+(?:that|it)\b|^(?:well,?\s+|but\s+)?(?:except|not\s+(?:in|for|on|when|really))\b)"
                           r"|这(?:个|条|一条)(?:限制|规则|要求|约束)|(?:以上|上面|上述|前面|刚才)(?:这|那|的)?(?:条|个)?(?:规则|要求|限制)"
                           r"|(?:刚才|刚刚)?说错了|开玩笑的?|不算数?|作废")
-_NEXT_SENTENCE_REACH = 120  # characters
 
 
 def _refers_back(view: TextView, s: int, sent: tuple[int, int]) -> str:
     """The sentence right after the one at ``sent`` in its block when it speaks of the rule said there ("" if not)."""
-    text = view.text
-    block = view.block_at(s)
-    hi = min(block.end, sent[1] + _NEXT_SENTENCE_REACH)
-    nxt = text[sent[1]:hi]
-    stop = re.search(r"[.!?。！？](?=\\s|$)|[。！？]|\\n", nxt.lstrip())
-    first = nxt.lstrip()[:stop.end()] if stop is not None else nxt.lstrip()
-    m = _REFERS_BACK.search(first)
-    return first.strip() if m is not None else ""
+    starts, ends = _sentence_bounds(view, view.block_at(s))
+    k = bisect.bisect_left(starts, sent[1])
+    if k >= len(starts):
+        return ""
+    nxt = view.text[starts[k]:ends[k]].strip()
+    return nxt if _REFERS_BACK.search(nxt) is not None else ""
 
 
 # a permission in a sentence after a prohibition said again, for another case: "Don't mention the reason. Email Marcus too,
