@@ -1256,10 +1256,11 @@ def _labeled_items(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, 
         if ib > ia:
             out.append((ia, ib, "exam_item", f"kept: the items listed after {_short(text[cue.start():colon].strip(), 40)!r}"))
     a = text.find("\n", cue.end(), e)
-    if a < 0 or a - (text.rfind("\n", s, cue.start()) + 1 or s) > _REQUEST_LINE_MAX * 2:
+    ls = text.rfind("\n", s, cue.start()) + 1 or s  # (the cue's line)
+    if a < 0 or a - ls > _REQUEST_LINE_MAX * 2:
         return out
     b = _handed_text_end(text, a + 1, e, None)
-    label = _short(text[text.rfind("\n", s, cue.start()) + 1 or s:a].strip(), 40)
+    label = _short(text[ls:a].strip(), 40)
     for m in _LINE.finditer(text, a + 1, b):
         la, lb = _stripped(text, m.start(), m.end())
         if _RULES_HEADING.fullmatch(text, la, lb):
@@ -1270,8 +1271,8 @@ def _labeled_items(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, 
 
 
 # a heading of the user's own rules or notes: "Rules:", "Requirements:", "规则：", "要求："
-_RULES_HEADING = re.compile(r"[ 	*#]*(?:(?i:rules?|instructions?|requirements?|guidelines?|constraints?|notes?|format|steps?|"
-                            r"output(?:[ 	]+format)?)|规则|要求|注意(?:事项)?|说明|格式|步骤|输出格式)[ 	*]*[:：]?[ 	*]*")
+_RULES_HEADING = re.compile(r"[ \t*#]*(?:(?i:rules?|instructions?|requirements?|guidelines?|constraints?|notes?|format|steps?|"
+                            r"output(?:[ \t]+format)?)|规则|要求|注意(?:事项)?|说明|格式|步骤|输出格式)[ \t*]*[:：]?[ \t*]*")
 
 
 # rows of data whose fields a " | " separates, two or more in a row, not a Markdown table's ("请不要再给我打电话了。 | 负面⏎
