@@ -1806,10 +1806,15 @@ def _courtesy_items(text: str, s: int, e: int, seg: str) -> list[tuple[int, int,
 # a line that ends with a colon and names the kind of text below it, with the writer's own or a determiner before the
 # noun ("Continue my screenplay:", "Here is my thank-you card draft, check the tone:", "Lyrics for my song, check the
 # rhyme:", "改正悼词的语病：", "歌词帮我看看押韵："): the lines below are that text
+_NAMED_NOUNS_EN = (r"(?:screenplay|script|scene|lyrics|song|poem|verse|haiku|limerick|sonnet|card|draft|toast|eulogy|vows|speech|"
+                   r"monologue|story|chapter|essay|letter|e-?mail|caption|tweet|post|bio|invitation|announcement|"
+                   r"cover\s+letter|play|dialogue|(?:self-)?introduction)s?\b")
 _NAMED_TEXT = re.compile(
-    r"(?i:(?:^|\b(?:my|our|his|her|their|the|this|these|a|an|last\s+(?:year|month|week)'s|(?:yester|to)day's)\s+(?:[\w'-]+\s+){0,2}?)(?:screenplay|script|scene|lyrics|"
-    r"song|poem|verse|haiku|limerick|sonnet|card|draft|toast|eulogy|vows|speech|monologue|story|chapter|essay|letter|"
-    r"e-?mail|caption|tweet|post|bio|invitation|announcement|cover\s+letter|play|dialogue|(?:self-)?introduction)s?\b"
+    r"(?i:(?:^|\b(?:my|our|his|her|their|the|this|these|a|an|last\s+(?:year|month|week)'s|(?:yester|to)day's)\s+(?:[\w'-]+\s+){0,2}?)"
+    + _NAMED_NOUNS_EN +
+    # (or a line that opens with the piece's name, a word or two before it, then a comma: "Status page draft, fix typos
+    # only, don't rephrase:")
+    r"|^(?:[\w'-]+[ \t]+){1,2}?" + _NAMED_NOUNS_EN + r"(?=[ \t]*[,(—–])"
     # (a prompt only the user's own or one below: a system prompt's "Then, rewrite the prompt into …:" is its task)
     r"|\b(?:my|our|this)\s+(?:[\w'-]+\s+){0,2}?(?:system\s+)?prompts?\b|\bthe\s+(?:system\s+)?prompt\s+below\b)"
     r"|自我介绍|悼词|贺卡|歌词|剧本|台词|贺词|祝酒词|致辞|发言稿|演讲稿|卡片|誓词|情书|小说|散文|草稿|初稿|作文|日记|求职信|感谢信|请柬|邀请函|"
@@ -2296,10 +2301,11 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:"
                          r"|说|回复|回答|答复|开头用|结尾用|开场白|结束语|口头禅|口头语|常说|发送|话术|模板|"
                          r"(?:回复|回答|答复|客服|固定)(?:格式|范例)|"
                          # ("写一个跟进消息发到群里：感谢大家今天参会，…")
-                         r"(?:写|拟|起草|编)一?(?:个|条|份|张|封|则|段)?[\u4e00-\u9fff]{0,8}?(?:消息|通知|短信|公告|告示|标语|请假条|便条|"
+                         r"(?:写|拟|起草|编|做|制作)一?(?:个|条|份|张|封|则|段)?[\u4e00-\u9fff]{0,8}?(?:消息|通知|短信|公告|告示|标语|请假条|便条|"
                          r"留言|文案|祝福语?|贺卡|感谢信|朋友圈|动态|说明|须知|广播稿?|导游词|解说词|讲解词|欢迎词|致辞|主持词|串词|"
-                         r"发言稿|讲话稿|演讲稿|祝酒词|播报)"
-                         r"(?:发?(?:到|给)[\u4e00-\u9fff]{1,6})?|"
+                         r"发言稿|讲话稿|演讲稿|祝酒词|播报|温馨提示|提示|(?<=段)话)"
+                         # ("帮我写一段话贴在楼道：请勿在楼道内吸烟，…，谢谢合作！")
+                         r"(?:(?:发?(?:到|给)|(?:贴|挂|放)(?:在|到))[\u4e00-\u9fff]{1,6})?|"
                          # ("帮我给客户回一条：好的，谢谢您的反馈，…")
                          r"(?:给|跟|向)[\u4e00-\u9fff]{1,6}?(?:回|发)一?(?:条|句)(?:消息|微信|短信)?|(?:语音|电话|留言|销售|外呼|客服|直播)(?:留言)?脚本|"
                          # the words of a sign or a card dictated ("提示牌，主句是：请自己洗杯子，谢谢。")
@@ -2309,7 +2315,10 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:"
                          r"(?:为|是|用|说|写|加上|加|附上)"
                          r"|(?:加上|附上|带上|写上|说)(?:这句话|这句|下面这句话?|以下这句话?)|(?:加|补|附|写|添)(?:上)?一句(?:话)?"
                          # "每条回复都用这句开头：", "以下面这句结尾："
-                         r"|(?:用|以)(?:这句|下面这句|以下这句|这段|这一句)(?:话)?(?:开头|结尾|结束|开场|收尾))"
+                         r"|(?:用|以)(?:这句|下面这句|以下这句|这段|这一句)(?:话)?(?:开头|结尾|结束|开场|收尾)"
+                         # the words to put in another language: "外卖备注怎么写英文：不要辣，谢谢！", "英文怎么说："
+                         r"|(?:英文|英语|中文|日文|日语|韩语|韩文|法语|德语|西班牙语)怎么(?:写|说)"
+                         r"|怎么(?:写|说)成?(?:英文|英语|中文|日文|日语|韩语|韩文|法语|德语|西班牙语))"
                          r"[ \t]*(?:\*\*)?[ \t]*\Z")
 # a line that points at what follows it to be passed on as written ("Send this SMS exactly, filling in {time}:",
 # "请原样发送下面这条短信，只替换{时间}：") — not the rules or the format to follow exactly, nor "Offer exactly 7 categories:"
@@ -2333,7 +2342,7 @@ _PRESCRIBED_PART = re.compile(r"(?i:\bwith\s*$)|(?:加上|加|附上|写上)\s*$
 # where _scripts looks: a colon after the last letter of a say-verb or a field (say, reply, respond, answer, with,
 # body, be, sign-off, greeting, 说, 回复, 回答, 开头用, 开场白, 内容是 …: a character class before a colon is one fast search; "The content is:"
 # is not looked for, only "内容是：")
-_SCRIPT_COLON = re.compile(r"[yYdDrRhHmMeEsStTgG)说复答用白语是为下话上句写加头尾束场禅送术板式例本息知信告语里条案福卡圈态明播词稿辞师][ \t*]{0,4}[:：]")
+_SCRIPT_COLON = re.compile(r"[yYdDrRhHmMeEsStTgG)说复答用白语是为下话上句写加头尾束场禅送术板式例本息知信告语里条案福卡圈态明播词稿辞师文道示][ \t*]{0,4}[:：]")
 # a request to the model for the work, after the words a line gives: "…谢谢。帮我改短一点", "…！请帮我写个发送的脚本。"
 _WORK_ASKED_AFTER = re.compile(r"(?<=[。！？!?])[ \t]*(?=(?:请|麻烦)?(?:你|您)?(?:再)?帮我(?:写|改|翻|译|生成|做|润色|缩短|精简|把|优化)"
                                r"|然后(?:帮我|写|改))")
@@ -2647,7 +2656,13 @@ def _log_lines(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str,
         else:
             runs.append([a, b, 1, int(sure)])
     return [(a, b, "quote", "kept: pasted log lines (as the program printed them)") for a, b, n, sure in runs
-            if n >= 2 or sure]
+            if n >= 2 or sure or _OUTPUT_HEADING.fullmatch(text, _line_start(text, s, max(s, a - 1)), max(s, a - 1))]
+
+
+# a line alone that heads what a program printed ("Output:⏎WARNING: please upgrade pip"): a single level line under it
+# is a log line too
+_OUTPUT_HEADING = re.compile(r"[ \t]*(?i:(?:terminal|console|command|program|script)?[ \t]*(?:output|logs?)|terminal|console|stdout|stderr)"
+                             r"[ \t]*[:：][ \t]*|[ \t]*(?:输出|日志|终端输出|控制台输出)[ \t]*[:：][ \t]*")
 
 
 def _fixed_texts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
@@ -2863,7 +2878,9 @@ _SENDERS_EN = (r"recruiter|customer|client|landlord|tenant|boss|manager|colleagu
                r"clinic|hospital|dentist|vet|school|principal|bank|insurer|lawyer|attorney|agent|agency|court|vendor|"
                r"supplier|contractor|partner|wife|husband|girlfriend|boyfriend|sister|brother|son|daughter|team|"
                r"professor|student|interviewer|company|employer|airline|hotel|host|coach|trainer|tutor|mentor|instructor|"
-               r"supervisor|advisor|adviser|counselor|counsellor|examiner|grader|reporter|journalist")
+               r"supervisor|advisor|adviser|counselor|counsellor|examiner|grader|reporter|journalist|ta|dean|registrar|"
+               r"roommate|housemate|classmate|teammate|cousin|aunt|uncle|grandma|grandpa|editor|publisher|officer|clerk|"
+               r"official|embassy|consulate|receptionist|cashier|inspector|caseworker|case\s+worker|property\s+manager|super")
 _SENDERS_ZH = (r"老板|领导|上司|客户|同事|朋友|老师|家长|房东|房客|租客|对方|买家|卖家|邻居|妈妈|爸爸|老婆|老公|女朋友|男朋友|HR|人事|猎头|中介|面试官|"
                r"导师|班主任|辅导员|快递员|外卖员|物业|客服|师傅|医生|主管|经理|教练|审稿人|编辑|候选人|求职者|应聘者|记者|网友|粉丝|"
                r"他|她")
@@ -2920,7 +2937,7 @@ _TASK_INTRO = re.compile(
     r"(?i:(?:ok|okay|now|next|also|and|then|great|thanks)[ \t]*[,!.]?[ \t]+)?"
     r"(?:"
     # the verb's object is the text that follows: "this", "it", "the following", "my …", or a language to put it in
-    r"(?i:(?:(?:can|could|would|will)[ \t]+you[ \t]+(?:please[ \t]+)?|please[ \t]+)?"
+    r"(?i:(?:(?:can|could|would|will)[ \t]+you[ \t]+(?:please[ \t]+)?|please[ \t]+)?(?:help[ \t]+me[ \t]+)?"
     rf"(?:{_TASK_VERB_EN}|make|turn|send|post|publish|forward|share|announce)\b[^:：\n.!?]{{0,60}}?"
     r"(?:\b(?:this|these|it|the[ \t]+following|following|below|my|each|every|all|both|(?:in)?to[ \t]+(?-i:[A-Z])[a-z]+|这个|这段|这篇|这些|这份|这条|下面的?|以下的?)\b[^:：\n.!?]{0,60}?"
     # ("Make the caption less formal — drop the please …, they sound stiff: …")
@@ -2950,6 +2967,12 @@ _TASK_INTRO = re.compile(
     r"(?:send|say|post|write|reply|read)|sending|saying|posting|writing|replying|texting|e-?mailing|messaging|telling|reading)|"
     r"(?:'ll|’ll|[ \t]+will)[ \t]+(?:send|say|post|write|reply|read))(?:[ \t]+[^:：\n.!?]{1,40}?)?|I(?:'m|’m|[ \t]+am)[ \t]+(?:replying|responding|sending|saying|writing[ \t]+back|going[ \t]+"
     r"to[ \t]+(?:reply|say|send))(?:[ \t]+with)?(?:[ \t]+(?:this|it|the[ \t]+following))?(?:[ \t]+to[ \t]+[^:：\n.!?]{1,30}?)?|I[ \t]+(?:want|plan|intend)[ \t]+to[ \t]+(?:reply|say|send|post)(?:[ \t]+(?:with|this|the[ \t]+following))?)"
+    # the user's own draft as it stands: "Here's what I have so far:", "Have a look:", "I changed it a bit:", "这是我现在的
+    # 版本：", "我改了一下，你看看行不行："
+    r"|(?i:(?:here(?:'s|’s|[ \t]+is)[ \t]+)?what[ \t]+I(?:'ve|’ve|[ \t]+have)?[ \t]+(?:have|got|came[ \t]+up[ \t]+with)"
+    r"(?:[ \t]+so[ \t]+far)?|(?:have|take)[ \t]+a[ \t]+look|I[ \t]+(?:changed|edited|revised|tweaked|updated|reworked|rewrote)"
+    r"[ \t]+it(?:[ \t]+a[ \t]+(?:bit|little))?(?:[ \t]+more)?)"
+    r"|这是我(?:现在|目前|最新|修改后|改过|改好)的(?:版本|稿子|草稿|稿)|我(?:又)?改了(?:一下|一版|一点)(?:[，,][^：:\n]{0,12}?)?"
     # an example of the text wanted, or the words a status or an auto-reply is set to, or a story to go on with:
     # "Something like:", "Set my Slack status to:", "Keep writing:"
     r"|(?i:[^:：\n]{0,60}?\b(?:something|anything)[ \t]+(?:like|along[ \t]+the[ \t]+lines[ \t]+of)(?:[ \t]+this)?)"
@@ -3173,7 +3196,7 @@ _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\bdo the same\b|번역|訳して|\
                        r"上写|写道|贴了|发的是|回的是|提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|"
                        r"修改|修正|摘要|tl;?dr|报错|报了错|出错|错误提示|错误信息|\bgot\b|\bsent\b|\bprint|\bshow|\bthr[eo]w|\boutput|\breturn|\bdisplay|\bfail|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
                        r"\breplied\b|\bposted\b|\btexted\b|\bmessaged\b|\b(?:was|is|reads?)\b|\breplying\b|\bresponding\b|"
-                       r"\bsaying\b|\bgetting\b|\bseeing\b|\bsending\b|每条|每一条|每封|改了|写了|翻了|拟了|的是|答案|造的|这句|这段|\bstart\b|"
+                       r"\bsaying\b|\bgetting\b|\bseeing\b|\bsending\b|\bhave\b|\bgot\b|\bcame up\b|\blook\b|\bchanged\b|\bedited\b|\brevised\b|\btweaked\b|\bupdated\b|\breworked\b|\brewrote\b|版本|稿|每条|每一条|每封|改了|写了|翻了|拟了|的是|答案|造的|这句|这段|\bstart\b|"
                        r"写的|发的|开的|留的|用(?:英|中|日|法|德|西班牙|韩|粤)[文语]|"
                        r"\bbegin\b|\bfirst\b|\bcount\b|\bneeded\b|\bnecessary\b|\brequired\b|\bcorrect\b|\bok\b|\bokay\b|"
                        r"\brude\b|\bpolite\b|\bnatural\b|\bgrammatical\b|\b(?:spanish|french|german|italian|portuguese|japanese|korean|chinese|english|russian|"
@@ -3444,7 +3467,8 @@ _REPORTED = (
     r"|(?:[a-z][\w-]*[ \t]+)?(?:message|text|e-?mail|dm|reply|note|letter|voicemail)[ \t]+from[ \t]+[^:：\n]{1,30}?"
     # ("The reviewer's exact words:")
     r"|(?:(?:(?:my|our|the|a|an)[ \t]+)?[a-z][\w-]*(?:'s|’s|s')|his|her|their)[ \t]+(?:exact[ \t]+|own[ \t]+)?(?:words|wording)"
-    r"|(?:(?:(?:my|our|the|a|an)[ \t]+)?(?:" + _SENDERS_EN + r")|he|she|they)[ \t]+(?:(?:just|also|then)[ \t]+)?"
+    r"|(?:(?:(?:my|our|the|a|an)[ \t]+)?(?:" + _SENDERS_EN + r")|he|she|they)[ \t]+"
+    r"(?:(?:just|also|then|literally|actually|even|only|specifically|clearly|already|finally)[ \t]+)?"
     r"(?:says|said|wrote(?:[ \t]+back)?|writes|texted|emailed|messaged|replied|responded|asked|asks|told|sent|posted|"
     r"commented|shared|tweeted)"
     r"(?:[ \t]+(?:me|us|him|her|them))?"
@@ -3458,8 +3482,8 @@ _REPORTED = (
     r"|(?:用户|观众|粉丝|网友|打赏|礼物|醒目|直播间|(?i:sc)|客户|顾客|买家|品牌方?|商家|博主)?(?:发来的|发的)?(?:私信|留言|评论)"
     # (not the user's own comment on the last answer: "评论：我觉得你上一个回答太长了，谢谢")
     r"(?![ \t]*[:：][^\n]{0,20}?你(?:上一?个|刚才|之前|的)(?:回答|回复))"
-    r"|(?:" + _SENDERS_ZH + r")(?:刚|刚刚|刚才|又|今天|昨天)?(?:批注|评语|批语|评论)?(?:说|问|写道|回复说|回我说|发来|给我留言|留言|"
-    r"回信(?:就|只有)?(?:一句|一段)?(?:话)?)|(?:评论|留言)\d{1,3})"
+    r"|(?:[\u4e00-\u9fff]{0,4}?群里)?(?:" + _SENDERS_ZH + r")(?:刚|刚刚|刚才|又|今天|昨天)?(?:批注|评语|批语|评论)?(?:说|问|写道|回复说|回我说|发来|给我留言|留言|"
+    r"回信(?:就|只有)?(?:一句|一段)?(?:话)?|在?群里发了?|发了?)|(?:评论|留言)\d{1,3})"
     # the original words of a message or alert, whatever it is called: "PagerDuty 原文：", "告警原文："
     r"|[\u4e00-\u9fffA-Za-z\d#_-]{0,16}[ \t]?(?:原文|原话)"
     r"|(?:这是|以下是|下面是)(?:我|我们|我儿子|我女儿|孩子|学生)(?:写|改|编|作)?的[\u4e00-\u9fff]{0,6}?(?:作业|作文|翻译|答案|文章|简历|模板|文案|通知|"
@@ -3563,7 +3587,7 @@ _LABEL_WORDS = ("差评", "好评", "投诉", "告警", "报警", "警报", "字
                 "短信", "消息", "留言", "私信", "来信", "回复", "说", "问", "写道", "的话", "原话", "问题", "提问", "模板", "文案", "话术", "欢迎语", "公告", "通知",
                 "tudent", "学生", "打印", "显示", "提示", "weet", "tatus", "pener", "emplate", "xcerpt", "备注", "贺卡", "oast",
                 "peech", "nnouncement", "otice", "isting", "escription", "cript", "ersion", "aption", "post", "bio",
-                "原话", "发来", "回信", "ords", "ngrave", "nscription", "话术", "标准回复", "统一回复", "被举报", "被舉報", "被投诉",
+                "原话", "发来", "发：", "发了：", "回信", "ords", "ngrave", "nscription", "话术", "标准回复", "统一回复", "被举报", "被舉報", "被投诉",
                 "被投訴", "eported", "lagged", "@", "rompt", "提示词", "prompt", "翻译", "译文", "版本", "方案", "输出", "回答", "结果",
                 "cene", "oem", "yrics", "creenplay", "hapter", "ct", "pisode", "art", "场景", "剧本", "诗", "歌词", "章：", "章:", "幕：", "幕:",
                 "场：", "场:", "lause", "rticle", "rt.", "§", "一句", "一条", "一段", "稿：", "稿:", "ource", "andidate", "eference",
@@ -3585,6 +3609,16 @@ _TRAILING_REFERENCE = re.compile(
     r"popup|pop-up|tweet|caption)\b)"
     # "——以上翻成英文", "上面这段润色一下"
     r"|(?:以上|上面)(?:的|这段|这些|这几句)?(?:内容|文字)?[^。！？\n]{0,6}?(?:翻成|翻译成|译成|翻译为|翻译|改成|润色|校对)"
+    # whose it was, after it: "这是物业发的，我想问…", "This was posted in my building.", "My landlord sent this."
+    r"|(?:这|上面|以上)(?:是|就是)[^，,。！？\n]{0,10}?(?:" + _SENDERS_ZH + r"|群里|楼道|门口|电梯里?)[^，,。！？\n]{0,6}?"
+    r"(?:发|贴|写|寄|留|给)(?:来|出|过来|给我)?的"
+    r"|(?i:this[ \t]+(?:was|got)[ \t]+(?:posted|put[ \t]+up|taped|stuck|left|slipped|sent|pinned)\b"
+    r"|(?:my|our|the)[ \t]+(?:" + _SENDERS_EN + r")[ \t]+(?:just[ \t]+)?(?:sent|posted|wrote|left|texted|e-?mailed|forwarded)"
+    r"[ \t]+(?:me[ \t]+|us[ \t]+)?(?:this|that)\b)"
+    # a paragraph that asks about the words of a short one above it: "感谢配合⏎⏎这四个字放在通知结尾合适吗？", "Thanks!⏎⏎My
+    # landlord replied with just that one word. …"
+    r"|(?<=\n\n)(?P<words>(?:这|这[一二两三四五六七八九十几\d]+)个?(?:字|词)|这句话?(?=[^\n]{0,20}?[吗么嘛？?])"
+    r"|(?i:[^\n]{0,80}?\b(?:that|this|those|these)[ \t]+(?:one[ \t]+|two[ \t]+|three[ \t]+|single[ \t]+)?(?:word|words|phrase)\b))"
     # a paragraph that asks about the text above it, alone after a blank line: "这样写可以吗？", "审稿人这样说，我们该怎么办？"
     r"|(?<=\n\n)(?:(?:这样|这么)(?:写|说|回|改)(?:可以|行|合适|好|得体|妥当|对)(?:吗|不|么|嘛)|[\u4e00-\u9fff]{1,6}?(?:这样|这么)说[，,。？?])"
     # … and the turn's last line, in Chinese or English: "太客气了吗？", "Too blunt?", "Is this status page text OK to
@@ -3605,6 +3639,9 @@ _TRAILING_REFERENCE = re.compile(
     r"|(?:这|上面|以上|前面)(?:两|几|三|四)(?:句|行)(?:话|歌词)?[^。！？\n]{0,12}?[吗么嘛？?]))"
     r"(?=[ \t]*(?:(?i:thanks|thank[ \t]+you|thx|ty|cheers)\b[^\n?]{0,30}|(?:谢谢|多谢|感谢|谢啦|谢了)[^\n？?]{0,8})?\s*\Z))",
     re.MULTILINE)
+
+
+_WORDS_ASKED_MAX = 60  # characters of the words a paragraph after them asks about ("这四个字", "that one word")
 
 
 # … or on the text's own line, after it: "您好，…请查收。——这是我准备发给客户的，帮我看看。", "Hi Sam, … <- that's what I'm about
@@ -3628,7 +3665,14 @@ _ASKED_AFTER = re.compile(r"(?<=[^\s])[ \t]*(?:这样|这么)(?:回复|回|说|�
                           r"自然)(?:吗|不|么|嘛)?[？?]"
                           # … or asks to put it in another form: "…，谢谢。请帮我写成一则简讯。"
                           r"|(?<=[。！？!?])[ \t]*(?:请|麻烦)?(?:你|您)?(?:帮我)?(?:把(?:它|这|上面的?))?(?:写成|改写成|整理成|转成|变成|改成)"
-                          r"(?:一[则条封段篇个])?(?:简讯|短信|消息|邮件|微信|通知|私信)[。！!.]?[ \t]*")
+                          r"(?:一[则条封段篇个])?(?:简讯|短信|消息|邮件|微信|通知|私信)[。！!.]?[ \t]*"
+                          # … or how to put it in another language: "不好意思，我今天不能去了。这句英文怎么说？", "不好意思，打扰了
+                          # 翻译成英文", "Sorry to bother you, but could you help me? — translate this to Chinese"
+                          r"|(?<=[。！？!?])[ \t]*(?:这句话?|这段话?|这个)(?:用)?(?:英文|英语|中文|日文|日语|韩语|法语)?(?:该|要)?"
+                          r"怎么(?:说|讲|写|翻译?)[？?][ \t]*"
+                          r"|(?:(?<=[。！？!?])|(?<=[^\s])[ \t]+)(?:请|麻烦)?(?:帮我)?(?:翻译|翻成|译成)(?:一下)?成?"
+                          r"(?:英文|英语|中文|日文|日语|韩语|法语)[。！!.]?[ \t]*"
+                          r"|[ \t]+(?:—|–|--)[ \t]*(?i:(?:please\s+)?translate\s+(?:this|that|it)\s+(?:in)?to\s+[a-z]+)[.!]?[ \t]*")
 
 
 # a request after the words a line dictates, on that line: "… Then write the body.", "…！麻烦帮我写个年会致辞"
@@ -3841,6 +3885,10 @@ def _request_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str
                                            f"({_short(text[last.end():e].strip(), 40)!r})")]
     for a, b, pa, pb in ((s, first.start(), first.end(), e), (last.end(), e, s, last.start())):
         a, b = _stripped(text, a, b)
+        k = _SENTENCE_BEFORE.search(text, a, b)
+        if k is not None and _thanks_only(text, *_stripped(text, k.end(), b)):
+            b = _stripped(text, a, k.end())[1]  # (the request without its closing thanks: "What does this error mean? Thanks
+            # in advance.⏎⏎ERROR: …")
         if b - a > _REQUEST_MAX or _ROLE_SETUP.match(text, a, b):
             continue
         # (a request before the text points at it: "explain this clause", "here is my essay", or asks about it: "What
@@ -4192,7 +4240,8 @@ _NAMED_TEXT_SENTENCE = re.compile(
     r"note|pitch|post|caption|draft|greeting|intro|opener|bio|tweet|reply|blurb|toast|speech)(?:[ \t]+(?:I|we)(?:'m|[ \t]+am|'re|"
     r"[ \t]+are)?[ \t]+(?:using|sending|wrote|drafted|have|planning[ \t]+to[ \t]+(?:use|send)))?[ \t]*[,—–][ \t]*"
     r"(?:is|does|would|will|should|can|could)[ \t]+(?:it|this|that)\b[^.!?\n]{0,60}?\?[ \t]+)"
-    rf"|(?i:(?:please\s+)?(?:{_TASK_VERB_EN}|shorten)\s+(?:this|the\s+following)\b[^.!?:\n]{{0,60}}?\.[ \t]+)"
+    rf"|(?i:(?:please\s+)?(?:{_TASK_VERB_EN}|shorten)\s+(?:this|the\s+following)\b(?![ \t]+(?:dear|hi|hello|hey)\b)"
+    r"[^.!?:\n]{0,60}?\.[ \t]+)"  # (not "polish this Dear Professor Adams, …": the text opens at its salutation)
     # "How do you say this in Spanish? Thank you so much for everything!", "这句用英语怎么说？谢谢您的耐心等待。"
     r"|(?i:how\s+(?:do\s+(?:you|I)|would\s+you|to)\s+say\s+this\s+in\s+[a-z]+\s*\?[ \t]+)"
     r"|(?:这句|这个|这段)(?:话)?用(?:英语|英文|中文|日语|日文|韩语|法语|德语|西班牙语)(?:该)?怎么(?:说|讲|写)[？?][ \t]*"
@@ -4200,6 +4249,13 @@ _NAMED_TEXT_SENTENCE = re.compile(
     r"|(?i:(?:can|could|would)\s+you\s+(?:please\s+)?(?:check|fix|correct|proofread|improve)\s+(?:the\s+|my\s+)?"
     r"(?:grammar|spelling|punctuation|wording|english)\b[^.!?\n]{0,30}?\?[ \t]+)"
     r"|(?:这条|这段|这封|这句|这个|这则)(?:回复|评价|评论|消息|短信|邮件|留言|文案|通知|公告|话术|开场白)[^。！？\n]{0,20}?[？?][ \t]*"
+    # what a text in Chinese means, asked in English before it: "What does this mean? 不好意思，今天不营业。", "My neighbor
+    # left this note, what does it say? 你好，…", "Can you translate? 谢谢，不用了。"
+    r"|(?i:(?:[^.!?\n]{0,80}?[,;—–][ \t]*)?what\s+(?:does|do|did)\s+(?:this|it|that|these|they|he|she)\b[^.!?\n]{0,50}?"
+    r"\b(?:mean|say)\s*\?[ \t]+(?=[\u4e00-\u9fff])"
+    r"|(?:can|could)\s+you\s+(?:please\s+)?translate(?:\s+(?:this|it))?(?:\s+for\s+me)?\s*\?[ \t]+(?=[\u4e00-\u9fff]))"
+    # … or in Chinese: "这是什么意思？不好意思，今天不营业。"
+    r"|(?:这|这句话?|这段话?|这条|这个)(?:是|又是)?(?:什么|啥)意思[？?][ \t]*"
     r"(?=[^ \t\n])")
 # (only opening the turn: "1. 请总结。2. 请翻译。" lists tasks)
 _BARE_WORK_SENTENCE = re.compile(rf"(?:(?:请|麻烦)?(?:帮我)?{_TASK_VERB_ZH}(?:一下)?[。！][ \t]*"
@@ -4209,7 +4265,15 @@ _BARE_WORK_SENTENCE = re.compile(rf"(?:(?:请|麻烦)?(?:帮我)?{_TASK_VERB_ZH}
                                  # "Check the grammar of my sentence. I'm sorry for reply late, …"
                                  r"|(?:please\s+)?(?:check|fix|correct|proofread)\s+(?:the\s+(?:grammar|spelling|english|wording)\s+"
                                  r"(?:of|in)\s+)?(?:my|this)\s+(?:sentence|line|paragraph|message|reply|answer|translation)s?)"
-                                 r"[.!][ \t]+)(?=[^ \t\n])")
+                                 r"[.!][ \t]+)(?=[^ \t\n])"
+                                 # (or no stop at all, the text opening with its salutation: "polish this Dear Professor
+                                 # Adams, sorry to bother you. …", "帮我润色一下 王老师您好，不好意思打扰您，…")
+                                 r"|(?i:(?:please\s+)?(?:proofread|polish|edit|fix|check|correct|improve|rewrite|shorten|"
+                                 r"translate|reword|rephrase)\s+this(?:\s+(?:for\s+me|e-?mail|message|note|text|draft))?[ \t]+)"
+                                 r"(?=(?i:dear|hi|hello|hey|good\s+(?:morning|afternoon|evening))\b)"
+                                 rf"|(?:请|麻烦)?(?:帮我)?{_TASK_VERB_ZH}(?:一下)?[ \t]+"
+                                 r"(?=(?:尊敬的|亲爱的)|[\u4e00-\u9fff]{0,6}?(?:您好|你好))"
+                                 r"|(?:请|麻烦)?(?:帮我)?(?:翻译|翻成|译成)(?:一下)?(?:成?(?:英文|英语|中文|日文|日语))?[ \t]+(?=[^ \t\n])")
 
 
 _VERBATIM_HINT = re.compile(r"(?i:word\s+for\s+word|verbatim|exactly\s+as|as\s+is)|原样|一字不改|原封不动")
@@ -4410,10 +4474,13 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
         # one line without a colon (most chat turns): no intro, label, rule line, paragraph or reference; an opening
         # sentence may still hand the rest over ("…, exactly as it is. Hi! Thanks so much for your email. …")
         seg = text[s:e]
-        if payload and ("—" in seg or "–" in seg or "--" in seg or "成一" in seg or "写成" in seg or "整理成" in seg or "<-" in seg or "←" in seg or "what I" in seg or "这样" in seg or "这么" in seg) \
+        if payload and ("—" in seg or "–" in seg or "--" in seg or "成一" in seg or "写成" in seg or "整理成" in seg or "<-" in seg or "←" in seg or "what I" in seg or "这样" in seg or "这么" in seg
+                        or "怎么" in seg or "翻" in seg or "译成" in seg) \
                 and (ref := _INLINE_REFERENCE.search(text, s, e) or _asked_after(text, s, e)) is not None \
                 and ref.start() > s:
             a, b = _stripped(text, s, ref.start())
+            if _CLOSING_THANKS.fullmatch(text, a, b) and _TRANSLATES.search(ref.group(0)):
+                return out  # ("谢谢！翻译成英文。" after a reply: the thanks is the user's, the reply is what to translate)
             return [(a, b, "introduced", f"kept: the text that {_short(ref.group(0).strip(' -—<←'), 40)!r} says it hands over")]
         if payload and ("?" in seg or "？" in seg or "—" in seg or _VERBATIM_HINT.search(seg)
                         or any(w in seg for w in ("ranslate", "翻译", "翻成", "译成", "译中", "译英", "译汉", "elow"))
@@ -4585,7 +4652,11 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
     ref = _TRAILING_REFERENCE.search(text, tail, e) or _INLINE_REFERENCE.search(text, s, e)
     if ref is not None and ref.start() > s:
         a, b = _stripped(text, s, ref.start())
-        if b > a:
+        if b > a and not (ref.re is _TRAILING_REFERENCE and ref.group("words") is not None
+                          and (b - a > _WORDS_ASKED_MAX or "\n" in text[a:b] or _TASK_VERB.search(text, a, b)
+                               or _is_task_instruction(text, a, b) or _WRITE_A_TEXT.search(text, a, b))):
+            # (words asked about are a short line, no request: not the user's own "Write a story. Thanks!" before "Use
+            # this phrase as the title.")
             out.append((a, b, "introduced", f"kept: the text that {_short(ref.group(0).strip(' -—_*='), 40)!r} "
                                             "says it hands over"))
     return out
@@ -4668,8 +4739,8 @@ _TO_SAY_ZH = re.compile(r"(?:(?:写|发|回|编|拟)一?(?:条|封|个|段|句)?
                         r"说(?![一下明清说])"
                         # ("帮我回客户说货已经发了，感谢耐心等待。", "帮我在群里说一声明天团建取消了，不好意思大家。", "告诉同事周五之前交报告，
                         # 谢谢大家。" — not 告诉我 / 提醒我)
-                        r"|(?:回|回复|跟|对|向)(?:客户|顾客|买家|房东|房客|老板|领导|同事|大家|他|她|他们|她们|对方|导师|老师|教练|班主任|"
-                        r"辅导员|教授)说(?:一下|一声)?(?![明清说])"
+                        r"|(?:回|回复|跟|对|向)(?:" + _SENDERS_ZH + r"|大家|他们|她们|教授|辅导员|班主任|快递小哥|保安|室友|同学)"
+                        r"说(?:一下|一声)?(?![明清说])"
                         r"|(?:在|到)[\u4e00-\u9fff]{0,6}?群里?(?:说|发|通知)一(?:声|下)"
                         r"|(?:告诉|通知|提醒|转告)(?:一下)?(?=(?:同事|大家|客户|顾客|买家|房东|房客|老板|领导|全员|全体|员工|学生|家长|他|她|"
                         r"他们|她们|对方|[\u4e00-\u9fff]{1,3}?(?:们|总|经理|老师|主管|部)))"
@@ -4908,7 +4979,16 @@ _LABEL_ONLY = re.compile(r"(?i:\b(?:only|just)\s+(?:output|return|respond\s+with
                          r"|只(?:输出|返回|回复|回答|给出?)(?:一个)?(?:标签|类别|分类|情感|意图)"
                          # (or edits every turn: "You are a copy editor for app strings.", "你是界面文案校对。")
                          r"|(?i:\byou\s+are\s+(?:a|an)\s+(?:[a-z-]+\s+){0,3}?(?:copy\s*editor|proofreader|copyeditor)\b)"
-                         r"|你是[^。\n]{0,10}?(?:文案|文字|字幕)?(?:校对|审校)(?:员|助手)?")
+                         r"|你是[^。\n]{0,10}?(?:文案|文字|字幕)?(?:校对|审校)(?:员|助手)?"
+                         # (or translates every turn: "You are a translation assistant. Translate faithfully", "你是一个专业的
+                         # 中英翻译助手。只输出译文")
+                         # (a role alone — "You are a translator." — says nothing of what the turns are)
+                         r"|(?i:\byou\s+are\s+(?:a|an)\s+(?:[a-z-]+\s+){0,3}?(?:translator|translation\s+(?:assistant|engine|tool|bot))\b"
+                         r"(?=[^\n]{0,80}?\btranslat)"
+                         r"|\b(?:only\s+(?:output|return|give)|output\s+only|reply\s+only\s+with|respond\s+only\s+with)\s+(?:the\s+|a\s+)?"
+                         r"translations?\b)"
+                         r"|你是[^。\n]{0,12}?翻译(?:助手|官|员|家|引擎|工具|机器人|专家)(?=[^\n]{0,40}?(?:翻译|译文|译成))"
+                         r"|只(?:输出|返回|给出?)(?:翻译后的文本|译文|翻译结果)")
 
 
 def _declares_processing(text: str, s: int, e: int, system: bool = True) -> re.Match[str] | None:
@@ -5001,7 +5081,7 @@ _WRITE_A_TEXT = re.compile(
     # sales outreach: "Write a voicemail for a prospect", "Give me a closing line for a discovery call", "write 3 LinkedIn
     # follow-ups"
     r"voicemail|follow-?up|inmail|(?:closing|opening|intro|subject)\s+line|connection\s+request|sign|poster|placard|banner|"
-    r"flyer|menu|label)s?\b|"
+    r"flyer|menu|label|macro|canned\s+(?:reply|response)|saved\s+reply|auto-?reply|quick\s+reply)s?\b|"
     r"\b(?:make|write|draft|do)\s+(?:one|another(?:\s+one)?)\s+for\b|"  # ("Make one for a cold lead.")
     # a piece asked for by its name alone: "Rap verse, no swearing.", "Another verse, same flow."
     r"^\s*(?:(?:a|an|another|one\s+more|new|next)\s+)?(?:[a-z-]+\s+)?(?:verse|chorus|poem|haiku|limerick|sonnet|song|rap|"
@@ -5025,7 +5105,7 @@ _WRITE_A_TEXT = re.compile(
     r"問候|贺词|賀詞|公告|邀请函|消息|回复|回覆|开场|開場|结尾|結尾|主持詞|故事|第[一二三四五六七八九十\d]+[页頁章段]|"
     r"演讲稿|朋友圈|贺卡|感谢|道歉|欢迎词|介绍|简介|说明|帖子|留言|话术|主持词|祝酒词|请假条|假条|便条|申请|请示|报告|"
     r"总结|检讨|启事|声明|简历|评语|回帖|歌词|副歌|主歌|诗|歌|台词|对白|剧本|邀请|邀约|拒信|录用|offer|JD|致歉信|感谢信|脚本|开场白|结束语|"
-    r"告示|标语|提示牌|提示语|牌子|海报|广播|导游词|解说词|讲解词|串词|播报)"
+    r"告示|标语|提示牌|提示语|牌子|海报|广播|导游词|解说词|讲解词|串词|播报|宏|快捷回复|自动回复|客服模板|回复模板)"
     r"|(?:照|按|按照|仿照|模仿|参照)着?(?:这个|这封|这篇|这种|上面的?)(?:语气|风格|口吻|格式|写法|文风)[^。！？\n]{0,6}?写"
     r"|(?:写|起草|拟)(?:一|个|一个|两|几)?(?:段|封|篇|条|份|则|句)"
     # a message to someone ("帮我给张总发条微信，说…", "给老师发一条教师节祝福", "帮我回复闲鱼买家：…", "帮我催一下款")
@@ -5097,6 +5177,11 @@ def _deliverables(view: TextView, reuse: bool = False) -> dict[int, str]:
             # "Keep the opening.", "保留第一句。": the reply before is a text in the works, its parts named
             out[blocks[k - 1].msg_pos] = f"kept: the text the turn after keeps part of ({_short(text[b.start:b.end].strip(), 40)!r})"
             last = blocks[k - 1]
+        if b.role == "user" and k > 0 and blocks[k - 1].role == "assistant" and blocks[k - 1].msg_pos not in out \
+                and _edits_the_reply(text, b, blocks[k - 1]):
+            # '把“谢谢配合”去掉。', "Make it 10 PM." after "Here's the notice:⏎⏎…": the reply before is a text in the works
+            out[blocks[k - 1].msg_pos] = f"kept: the text the turn after edits ({_short(text[b.start:b.end].strip(), 40)!r})"
+            last = blocks[k - 1]
         if b.role != "user" or k + 1 >= len(blocks):
             continue
         nxt = blocks[k + 1]
@@ -5125,6 +5210,29 @@ def _deliverables(view: TextView, reuse: bool = False) -> dict[int, str]:
                     out[nxt.msg_pos] = f"kept: a new version of the text in message {earlier.message}"
                     break
     return out
+
+
+# words a turn quotes ('把“谢谢配合”去掉。', 'Drop "thanks for your cooperation".')
+_QUOTED_WORDS = re.compile(r"[“\"「『‘']([^”\"」』’'\n]{2,40})[”\"」』’']")
+# a reply that opens by naming the piece it delivers: "Here's the notice:", "Here is a draft of the email:", "以下是通知："
+_PIECE_INTRO = re.compile(r"[ \t]*(?:(?i:here(?:'s|’s|\s+is)\s+(?:the|a|an|your)\s+(?:[a-z-]+\s+){0,2}?(?:" + _PIECES_EN
+                          + r"|notice|draft|reply|response|sign|memo)s?\b[^:\n]{0,30}:)"
+                          r"|(?:以下是|下面是|这是)[^：:\n]{0,8}?(?:通知|草稿|回复|消息|邮件|告示|公告|文案|话术|短信)[：:])[ \t]*\n")
+# … and a short change asked of it: "Make it 10 PM.", "Change the date to June 2."
+_MAKE_IT = re.compile(r"\s*(?i:(?:now\s+|please\s+|ok(?:ay)?,?\s+)?(?:make|change|set)\s+(?:it|that|the\s+[a-z]+)\b)")
+
+
+def _edits_the_reply(text: str, turn: BlockRef, reply: BlockRef) -> bool:
+    """Whether the short user turn asks to change words it quotes from the reply before it, or makes a short change to
+    a reply that named the piece it delivers: that reply is a text in the works."""
+    a, b = _stripped(text, turn.start, turn.end)
+    if not 0 < b - a <= _ADDS_MAX:
+        return False
+    if _ADDS_TO_IT.match(text, a, b) is not None and any(
+            q.group(1) in text[reply.start:reply.end] for q in _QUOTED_WORDS.finditer(text, a, b)):
+        return True
+    return (_MAKE_IT.match(text, a, b) is not None or _ADDS_TO_IT.match(text, a, b) is not None) \
+        and _PIECE_INTRO.match(text, reply.start, reply.end) is not None
 
 
 # a task set for each text the user will hand over: "I'll paste customer reviews; for each, write a short reply.", "每条评论
@@ -5572,7 +5680,7 @@ _SALUTATION = re.compile(
 _SIGN_OFF = re.compile(
     r"(?:^|(?<=[.!?])[ \t]+)[ \t]*(?:Best(?:[ \t]+(?:regards|wishes))?|Kind[ \t]+regards|Warm(?:est)?[ \t]+regards|Regards|Cheers|"
     r"Thanks(?:[ \t]+again|[ \t]+so[ \t]+much)?|Thank[ \t]+you|Many[ \t]+thanks|Love|Sincerely|Yours(?:[ \t]+(?:truly|sincerely))?|"
-    r"All[ \t]+the[ \t]+best|Talk[ \t]+soon|Take[ \t]+care|Hugs)[ \t]*[,!.]?[ \t]*\n?[ \t]*(?:[-—–][ \t]*)?"
+    r"All[ \t]+the[ \t]+best|Talk[ \t]+soon|Take[ \t]+care|Hugs)[ \t]*[,!.]?[ \t]*\n?[ \t]*\n?[ \t]*(?:[-—–][ \t]*)?"
     r"(?:the[ \t]+)?[A-Z][\w.'’-]*(?:[ \t]+[A-Z][\w.'’-]*){0,3}[ \t]*[.!]?[ \t]*$", re.MULTILINE)
 # the signature line of a Chinese letter: a short line without sentence punctuation after a blank line ("张敏", "小吴",
 # "宜居家具客服部"), after a closing line or not ("此致", "谢谢！")
@@ -5626,6 +5734,25 @@ def _letters(text: str, s: int, e: int, role: str) -> list[tuple[int, int, str, 
                                  f"({_short(text[a:z], 40)!r})")]
 
 
+# the field labels of a form the user pastes to fill in: two or more lines in a row, each ending with its colon ("Full
+# name (as in passport):⏎Have you ever been refused a visa? (Yes/No):", "姓名：⏎护照号码：")
+_FORM_FIELDS = re.compile(r"(?:^[ \t]*[^\n:：*#>-][^\n:：]{1,60}[:：][ \t]*(?:\n|\Z)){2,}", re.MULTILINE)
+# … in a turn that asks to fill it in
+_FILL_A_FORM = re.compile(r"(?i:\bfill(?:ing)?\s+(?:in|out)\b|\bcomplete\s+(?:this|the|my)\s+(?:[a-z-]+\s+)?form\b)|填写|帮我填|填一下|填表")
+
+
+def _form_fields(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
+    """The field labels of a form a user turn asks to fill in: as written."""
+    if "ill" not in seg and "form" not in seg and "填" not in seg or _FILL_A_FORM.search(seg) is None:
+        return []
+    out = []
+    for m in _FORM_FIELDS.finditer(text, s, e):
+        a, b = _stripped(text, m.start(), m.end())
+        if b > a:
+            out.append((a, b, "quote", "kept: the field labels of a form to fill in, as written"))
+    return out
+
+
 def _own_material(text: str, s: int, e: int, role: str, acted: bool = False) -> list[Material]:
     """The material a block [s, e) of ``role`` holds by its own text alone (what ``find_material`` finds in a block
     no other turn marks as a whole): it depends on the block's text and role only, and on ``acted`` (an agent's
@@ -5641,7 +5768,8 @@ def _own_material(text: str, s: int, e: int, role: str, acted: bool = False) -> 
             extra += _reported_inline(text, s, e)
         extra += [*_compared_items(text, s, e, seg), *_labeled_items(text, s, e, seg), *_compared_inline(text, s, e), *_candidates_above(text, s, e),
                   *_exercise_lines(text, s, e), *_in_character(text, s, e, seg), *_words_to_say(text, s, e, seg),
-                  *_named_strings(text, s, e, seg), *_before_after(text, s, e, seg), *_data_values(text, s, e, seg)]
+                  *_named_strings(text, s, e, seg), *_before_after(text, s, e, seg), *_data_values(text, s, e, seg),
+                  *_form_fields(text, s, e, seg)]
         if ">" in seg:  # (a message quoted with "> " lines: "帮我回这条 Slack 消息：⏎> Could you please check …? Thanks!")
             extra += [(m.start(), m.end(), "quote", "kept: quoted lines (> …)") for m in _BLOCKQUOTE.finditer(text, s, e)]
         found.extend(r for r in extra if not any(a <= r[0] and r[1] <= z for a, z, _, _ in found))
@@ -5715,7 +5843,8 @@ _REPORTED_INLINE_MAX = 300  # characters
 _OPENS_A_MESSAGE = re.compile(r"[ \t]*(?i:hey|hi|hello|dear|yo|please|pls|thanks|thank\s+you|can\s+you|could\s+you|sorry)\b")
 # … and what the user asks after it: the reply ("帮我回复", "怎么回", "how do I say", "what should I reply")
 _HOW_TO_ANSWER = re.compile(r"(?i:\bhow\s+(?:do|should|can|could)\s+I\s+(?:say|reply|respond|answer|tell|decline|word)|"
-                            r"\bwhat\s+(?:do|should|can)\s+I\s+(?:say|reply|answer|tell)|\b(?:help\s+me\s+)?(?:reply|respond)\b)"
+                            r"\bwhat\s+(?:do|should|can)\s+I\s+(?:say|reply|answer|tell)|\b(?:help\s+me\s+)?(?:reply|respond)\b|"
+                            r"\b(?:should|do|must)\s+I\s+(?:need\s+to\s+)?(?:answer|write\s+back)\b)"
                             r"|回复|回覆|怎么回|如何回|回他|回她|回一下|怎么说|怎么答|要回吗|要不要回|这是[^。！？\n]{0,8}?吗|这算|什么意思|啥意思")
 
 
