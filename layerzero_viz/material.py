@@ -3073,6 +3073,12 @@ _TASK_INTRO = re.compile(
     # the verb alone as the label of what follows, opening the turn: "分类：谢谢你们，快递三天就到了", "Translate: Thank you
     # so much!" (not "4. Update: Add only the missing commands" in a list of steps)
     rf"|(?P<bare>[ \t]*(?:{_TASK_VERB_ZH}|(?i:{_TASK_VERB_EN})))"
+    # … or what is wrong with it, asked: "Is there anything wrong with: Hello, I hope you are doing well."
+    r"|[ \t]*(?i:is\s+there\s+anything\s+wrong\s+with|what'?s\s+wrong\s+with|anything\s+wrong\s+with|"
+    r"is\s+(?:this|it)\s+(?:correct|right|natural|ok|okay|grammatical))"
+    # … or the check asked for, named: "Grammar check: We kindly ask …", "Tone check:", 语法检查：
+    r"|[ \t]*(?i:(?:grammar|tone|spelling|spell|punctuation|typo|wording|style)[ \t]+check|check[ \t]+(?:the[ \t]+)?(?:grammar|tone|"
+    r"spelling|wording|punctuation))|[ \t]*(?:语法|语气|错别字|标点|措辞)检查"
     rf"|[ \t]*(?:请|麻烦|帮我|帮忙|请你|请您|麻烦你|麻烦您)(?:你|您)?(?:帮我|帮忙)?(?:把它)?{_TASK_VERB_ZH}(?:成[\u4e00-\u9fff]{{1,3}}[文语])?"
     # reported words: "房东刚给我发微信：", "客户回了一封邮件："
     r"|[^：:\n]{0,12}?(?:" + _SENDERS_ZH + r")(?:刚|刚刚|刚才|又|今天|昨天)?"
@@ -3196,7 +3202,7 @@ _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\bdo the same\b|번역|訳して|\
                        r"上写|写道|贴了|发的是|回的是|提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|"
                        r"修改|修正|摘要|tl;?dr|报错|报了错|出错|错误提示|错误信息|\bgot\b|\bsent\b|\bprint|\bshow|\bthr[eo]w|\boutput|\breturn|\bdisplay|\bfail|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
                        r"\breplied\b|\bposted\b|\btexted\b|\bmessaged\b|\b(?:was|is|reads?)\b|\breplying\b|\bresponding\b|"
-                       r"\bsaying\b|\bgetting\b|\bseeing\b|\bsending\b|\bhave\b|\bgot\b|\bcame up\b|\blook\b|\bchanged\b|\bedited\b|\brevised\b|\btweaked\b|\bupdated\b|\breworked\b|\brewrote\b|版本|稿|每条|每一条|每封|改了|写了|翻了|拟了|的是|答案|造的|这句|这段|\bstart\b|"
+                       r"\bsaying\b|\bgetting\b|\bseeing\b|\bsending\b|\bwrong\b|\bnatural\b|\bgrammatical\b|\bhave\b|\bgot\b|\bcame up\b|\blook\b|\bchanged\b|\bedited\b|\brevised\b|\btweaked\b|\bupdated\b|\breworked\b|\brewrote\b|版本|稿|每条|每一条|每封|改了|写了|翻了|拟了|的是|答案|造的|这句|这段|\bstart\b|"
                        r"写的|发的|开的|留的|用(?:英|中|日|法|德|西班牙|韩|粤)[文语]|"
                        r"\bbegin\b|\bfirst\b|\bcount\b|\bneeded\b|\bnecessary\b|\brequired\b|\bcorrect\b|\bok\b|\bokay\b|"
                        r"\brude\b|\bpolite\b|\bnatural\b|\bgrammatical\b|\b(?:spanish|french|german|italian|portuguese|japanese|korean|chinese|english|russian|"
@@ -3617,8 +3623,11 @@ _TRAILING_REFERENCE = re.compile(
     r"[ \t]+(?:me[ \t]+|us[ \t]+)?(?:this|that)\b)"
     # a paragraph that asks about the words of a short one above it: "感谢配合⏎⏎这四个字放在通知结尾合适吗？", "Thanks!⏎⏎My
     # landlord replied with just that one word. …"
-    r"|(?<=\n\n)(?P<words>(?:这|这[一二两三四五六七八九十几\d]+)个?(?:字|词)|这句话?(?=[^\n]{0,20}?[吗么嘛？?])"
-    r"|(?i:[^\n]{0,80}?\b(?:that|this|those|these)[ \t]+(?:one[ \t]+|two[ \t]+|three[ \t]+|single[ \t]+)?(?:word|words|phrase)\b))"
+    r"|(?<=\n\n)(?P<words>[^\n]{0,30}?(?:这|这[一二两三四五六七八九十几\d]+)个?(?:字|词)|这句话?(?=[^\n]{0,20}?[吗么嘛？?])"
+    r"|(?i:[^\n]{0,80}?\b(?:that|this|those|these)[ \t]+(?:one[ \t]+|two[ \t]+|three[ \t]+|single[ \t]+)?(?:word|words|phrase)\b"
+    r"|[^\n]{0,60}?\b(?:replied|answered|responded|wrote|texted|said)\s+(?:back\s+)?(?:with\s+)?(?:just|only)\s+(?:this|that)\b))"
+    # whose note it was, opening the paragraph after it: "邻居贴在我车上的，我该怎么回？"
+    r"|(?<=\n\n)(?:" + _SENDERS_ZH + r")(?:贴|发|写|留|塞|放)(?:在|到|给)?[^，,。！？\n]{0,8}?的(?=[，,。！？])"
     # a paragraph that asks about the text above it, alone after a blank line: "这样写可以吗？", "审稿人这样说，我们该怎么办？"
     r"|(?<=\n\n)(?:(?:这样|这么)(?:写|说|回|改)(?:可以|行|合适|好|得体|妥当|对)(?:吗|不|么|嘛)|[\u4e00-\u9fff]{1,6}?(?:这样|这么)说[，,。？?])"
     # … and the turn's last line, in Chinese or English: "太客气了吗？", "Too blunt?", "Is this status page text OK to
@@ -3672,7 +3681,10 @@ _ASKED_AFTER = re.compile(r"(?<=[^\s])[ \t]*(?:这样|这么)(?:回复|回|说|�
                           r"怎么(?:说|讲|写|翻译?)[？?][ \t]*"
                           r"|(?:(?<=[。！？!?])|(?<=[^\s])[ \t]+)(?:请|麻烦)?(?:帮我)?(?:翻译|翻成|译成)(?:一下)?成?"
                           r"(?:英文|英语|中文|日文|日语|韩语|法语)[。！!.]?[ \t]*"
-                          r"|[ \t]+(?:—|–|--)[ \t]*(?i:(?:please\s+)?translate\s+(?:this|that|it)\s+(?:in)?to\s+[a-z]+)[.!]?[ \t]*")
+                          r"|[ \t]+(?:—|–|--)[ \t]*(?i:(?:please\s+)?translate\s+(?:this|that|it)\s+(?:in)?to\s+[a-z]+)[.!]?[ \t]*"
+                          # ("Please accept our apologies for the delay. … Can you put this in Chinese?")
+                          r"|(?<=[.!?])[ \t]+(?i:(?:can|could|would)\s+you\s+(?:please\s+)?(?:put|translate|say)\s+(?:this|that|it)\s+"
+                          r"(?:in|into)\s+[a-z]+\s*\?)[ \t]*")
 
 
 # a request after the words a line dictates, on that line: "… Then write the body.", "…！麻烦帮我写个年会致辞"
@@ -4240,22 +4252,39 @@ _NAMED_TEXT_SENTENCE = re.compile(
     r"note|pitch|post|caption|draft|greeting|intro|opener|bio|tweet|reply|blurb|toast|speech)(?:[ \t]+(?:I|we)(?:'m|[ \t]+am|'re|"
     r"[ \t]+are)?[ \t]+(?:using|sending|wrote|drafted|have|planning[ \t]+to[ \t]+(?:use|send)))?[ \t]*[,—–][ \t]*"
     r"(?:is|does|would|will|should|can|could)[ \t]+(?:it|this|that)\b[^.!?\n]{0,60}?\?[ \t]+)"
-    rf"|(?i:(?:please\s+)?(?:{_TASK_VERB_EN}|shorten)\s+(?:this|the\s+following)\b(?![ \t]+(?:dear|hi|hello|hey)\b)"
+    rf"|(?i:(?:please\s+)?(?:{_TASK_VERB_EN}|shorten|make)\s+(?:this|the\s+following)\b(?![ \t]+(?:dear|hi|hello|hey)\b)"
     r"[^.!?:\n]{0,60}?\.[ \t]+)"  # (not "polish this Dear Professor Adams, …": the text opens at its salutation)
+    # "Can you proofread this RSVP card? Please RSVP by …", "Check the tone of this line from our invite. We kindly …"
+    rf"|(?i:(?P<piece>(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:{_TASK_VERB_EN})|what\s+do\s+you\s+think\s+(?:of|about))"
+    r"\s+(?:this|my|our)\s+(?:[a-z-]+\s+){0,2}?"
+    r"(?:" + _PIECES_EN + r"|line|sentence|notice|sign|rsvp|paragraph|wording)s?\b[^.!?\n]{0,40}?\?[ \t]+)"
+    r"|(?:please\s+)?(?:check|proofread|review|fix|polish|improve)\s+(?:the\s+)?(?:tone|grammar|wording|spelling|punctuation)\s+"
+    r"(?:of|in)\s+(?:this|my|our)\b[^.!?:\n]{0,60}?\.[ \t]+)"
+    # "帮我看看这句话。请各位来宾于11点前入席，谢谢配合。"
+    r"|(?:请|麻烦)?(?:你)?(?:帮我)?(?:看看|看一下|检查一下|改改|改一下)(?:这句话|这段话|这句|这段|这条)[。！][ \t]*"
     # "How do you say this in Spanish? Thank you so much for everything!", "这句用英语怎么说？谢谢您的耐心等待。"
     r"|(?i:how\s+(?:do\s+(?:you|I)|would\s+you|to)\s+say\s+this\s+in\s+[a-z]+\s*\?[ \t]+)"
     r"|(?:这句|这个|这段)(?:话)?用(?:英语|英文|中文|日语|日文|韩语|法语|德语|西班牙语)(?:该)?怎么(?:说|讲|写)[？?][ \t]*"
     # "Can you check the grammar? I am writing to kindly remind you …"
     r"|(?i:(?:can|could|would)\s+you\s+(?:please\s+)?(?:check|fix|correct|proofread|improve)\s+(?:the\s+|my\s+)?"
     r"(?:grammar|spelling|punctuation|wording|english)\b[^.!?\n]{0,30}?\?[ \t]+)"
-    r"|(?:这条|这段|这封|这句|这个|这则)(?:回复|评价|评论|消息|短信|邮件|留言|文案|通知|公告|话术|开场白)[^。！？\n]{0,20}?[？?][ \t]*"
+    r"|(?:这条|这段|这封|这句|这个|这则)[\u4e00-\u9fff]{0,2}?(?:回复|评价|评论|消息|短信|邮件|留言|文案|通知|公告|话术|开场白)"
+    r"[^。！？\n]{0,20}?[？?][ \t]*"
+
     # what a text in Chinese means, asked in English before it: "What does this mean? 不好意思，今天不营业。", "My neighbor
     # left this note, what does it say? 你好，…", "Can you translate? 谢谢，不用了。"
-    r"|(?i:(?:[^.!?\n]{0,80}?[,;—–][ \t]*)?what\s+(?:does|do|did)\s+(?:this|it|that|these|they|he|she)\b[^.!?\n]{0,50}?"
+    r"|(?i:(?:[^.!?\n]{0,80}?[,;—–][ \t]*)?(?:what\s+(?:does|do|did)\s+(?:this|it|that|these|they|he|she)\b[^.!?\n]{0,50}?"
     r"\b(?:mean|say)\s*\?[ \t]+(?=[\u4e00-\u9fff])"
-    r"|(?:can|could)\s+you\s+(?:please\s+)?translate(?:\s+(?:this|it))?(?:\s+for\s+me)?\s*\?[ \t]+(?=[\u4e00-\u9fff]))"
-    # … or in Chinese: "这是什么意思？不好意思，今天不营业。"
-    r"|(?:这|这句话?|这段话?|这条|这个)(?:是|又是)?(?:什么|啥)意思[？?][ \t]*"
+    r"|(?:can|could|would)\s+you\s+(?:please\s+)?translate(?:\s+(?:this|it))?(?:\s+(?:in)?to\s+[a-z]+)?(?:\s+for\s+me)?\s*\?[ \t]+"
+    r"(?=[\u4e00-\u9fff])))"
+    # … or in Chinese: "这是什么意思？不好意思，今天不营业。", "这句话对吗？不好意思，…", "这句话哪里不对？…"
+    r"|(?:请问)?(?:这|这句话?|这段话?|这条|这个)(?:是|又是)?(?:什么|啥)意思(?:啊|呀|呢)?[？?][ \t]*"
+    r"|(?:请问)?(?:这句话?|这段话?|这样说|这么说)(?:对吗|对不对|通顺吗|自然吗|地道吗|有问题吗|有没有问题|有没有错|哪里不对|哪里错了|"
+    r"有语病吗|礼貌吗)(?:啊|呀|呢)?[？?][ \t]*"
+    # "Natural? Sorry to bother you again.", "Is this natural? …", "What do you think of this opening line for my cover
+    # letter? Hello, …"
+    r"|(?i:(?:is\s+(?:this|it)\s+|does\s+(?:this|it)\s+sound\s+)?(?:natural|correct|grammatical|idiomatic|polite|rude)"
+    r"(?:\s+english)?\s*\?[ \t]+)"
     r"(?=[^ \t\n])")
 # (only opening the turn: "1. 请总结。2. 请翻译。" lists tasks)
 _BARE_WORK_SENTENCE = re.compile(rf"(?:(?:请|麻烦)?(?:帮我)?{_TASK_VERB_ZH}(?:一下)?[。！][ \t]*"
@@ -4326,6 +4355,8 @@ _MORE_OF_THE_TASK = re.compile(r"[ \t]*(?i:make|keep|add|remove|cut|change|use|d
 # an opening sentence that says the user is about to send what follows and asks about it: "我准备这么回客户，你看行不行。…",
 # "I'm going to post this in #general, any tweaks? Hi all! …"
 _PREVIEW_SENTENCE = re.compile(
+    # "请柬最后一句这样写行吗？恭候您的光临，谢谢！", "这样回复老师可以吗？好的，谢谢老师，辛苦了！"
+    r"[^。！？\n]{0,12}?(?:这么|这样)(?:写|说|回|回复)[\u4e00-\u9fff]{0,4}?(?:行|可以|合适|好|得体)(?:吗|不|么)[？?][ \t]*|"
     r"[^。！？\n]{0,12}?(?:我|准备|打算|想|要|就)(?:这么|这样)(?:回|回复|写|说|发|回答|答复)[^。！？\n]{0,16}?[，,]?[^。！？\n]{0,10}?"
     r"(?:行不行|可不可以|可以吗|行吗|好吗|怎么样|合适吗|妥吗|看看|如何)[。？?！!][ \t]*"
     # (the text after the frame's comma or colon: "我想这样回客户，感谢您的耐心等待，…。可以吗", "我准备给客户发这个：您好，…")
@@ -4348,6 +4379,19 @@ _PREVIEW_SENTENCE = re.compile(
 # "Grace before dinner, draft — …", "要念的悼词草稿——谢谢大家今天来…", "祝酒词草稿——谢谢各位赏光！…"
 _DRAFT_DASH = re.compile(r"[ \t]*(?:(?i:(?:(?:my|our|the|a)[ \t]+)?(?:[a-z-]+[ \t]+){0,4}?(?:" + _PIECES_EN + r")(?:[ \t]+[a-z-]+){0,3}?"
                          r",?[ \t]+draft)|[^。！？\n—]{0,12}?(?:草稿|初稿))[ \t]*(?:——|—|–)[ \t]*(?=\S)")
+
+
+def _is_cjk(words: str) -> bool:
+    """Whether ``words`` hold more Chinese characters than Latin letters."""
+    han = sum(1 for c in words if "\u4e00" <= c <= "\u9fff")
+    return han > sum(1 for c in words if c.isascii() and c.isalpha())
+
+
+def _names_its_piece(text: str, a: int, e: int) -> bool:
+    """Whether the sentence at ``a`` asks for work on a piece it names ("Can you proofread this RSVP card?"): what
+    follows is that piece, however it opens ("Please RSVP by April 20.")."""
+    m = _NAMED_TEXT_SENTENCE.match(text, a, e)
+    return m is not None and m.group("piece") is not None
 
 
 def _opening_sentence_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
@@ -4382,7 +4426,11 @@ def _opening_sentence_payload(text: str, s: int, e: int) -> list[tuple[int, int,
     # (what a colon opens is the text asked about: "Is this too blunt: please reply by Friday, thanks."; a translation
     # request that names what it hands over hands over instructions too: "客服机器人提示词，翻译成英文。回答不要超过三句话。")
     named = m.re is _TRANSLATE_SENTENCE and ("，" in m.group(0) or "," in m.group(0))
-    if m.group(0).rstrip().endswith(("?", "？")) and m.re is not _TRANSLATE_SENTENCE and _CLOSING_THANKS.fullmatch(text, pa, pb):
+    # (words in the other script than the question's are what it asks about, whatever they say: "这是什么意思？Thanks!",
+    # "What does this mean? 谢谢")
+    crossed = pb > pa and _is_cjk(m.group(0)) != _is_cjk(text[pa:pb])
+    if m.group(0).rstrip().endswith(("?", "？")) and m.re is not _TRANSLATE_SENTENCE and not crossed \
+            and m.re is not _PREVIEW_SENTENCE and _CLOSING_THANKS.fullmatch(text, pa, pb):
         return []  # ("这个顺序对吗？谢谢！": the thanks after the question is the user's; "Translate to English. 谢谢！" hands
         # the thanks over)
     if m.re is _BARE_WORK_SENTENCE and m.group("edit") and (_CLOSING_THANKS.fullmatch(text, pa, pb)
@@ -4390,7 +4438,8 @@ def _opening_sentence_payload(text: str, s: int, e: int) -> list[tuple[int, int,
                                                             or _MORE_OF_THE_TASK.match(text, pa, pb)):
         return []  # after "Rewrite.", "Make it shorter, thanks!" says more of the task and "Thanks!" is the user's own
     if pb <= pa or _is_task_instruction(text, pa, pb) and not (m.group(0).rstrip().endswith((":", "：")) or named
-                                                                or m.re is _TONE_QUESTION or m.re is _PREVIEW_SENTENCE):
+                                                                or m.re is _TONE_QUESTION or m.re is _PREVIEW_SENTENCE
+                                                                or _names_its_piece(text, m.start(), e) or crossed):
         # (after a question about a text's tone, or a frame that says it is about to be sent, what follows is that text
         # however it opens: "Can you make this sound less desperate? Please, please reply, thanks.")
         return []
@@ -4475,7 +4524,7 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
         # sentence may still hand the rest over ("…, exactly as it is. Hi! Thanks so much for your email. …")
         seg = text[s:e]
         if payload and ("—" in seg or "–" in seg or "--" in seg or "成一" in seg or "写成" in seg or "整理成" in seg or "<-" in seg or "←" in seg or "what I" in seg or "这样" in seg or "这么" in seg
-                        or "怎么" in seg or "翻" in seg or "译成" in seg) \
+                        or "怎么" in seg or "翻" in seg or "译成" in seg or " you " in seg) \
                 and (ref := _INLINE_REFERENCE.search(text, s, e) or _asked_after(text, s, e)) is not None \
                 and ref.start() > s:
             a, b = _stripped(text, s, ref.start())
@@ -4987,7 +5036,9 @@ _LABEL_ONLY = re.compile(r"(?i:\b(?:only|just)\s+(?:output|return|respond\s+with
                          r"(?=[^\n]{0,80}?\btranslat)"
                          r"|\b(?:only\s+(?:output|return|give)|output\s+only|reply\s+only\s+with|respond\s+only\s+with)\s+(?:the\s+|a\s+)?"
                          r"translations?\b)"
-                         r"|你是[^。\n]{0,12}?翻译(?:助手|官|员|家|引擎|工具|机器人|专家)(?=[^\n]{0,40}?(?:翻译|译文|译成))"
+                         r"|(?i:\btranslate\s+(?:everything|every\s+message|each\s+message|all\s+(?:the\s+)?messages|whatever|anything)\s+"
+                         r"(?:the\s+user|users?|I)\s+(?:writes?|says?|sends?|types?|pastes?)\b)"
+                         r"|你是[^。\n]{0,12}?翻译(?:助手|官|员|家|引擎|工具|机器人|专家)(?=[^\n]{0,40}?(?:翻译|译文|译成|翻成))"
                          r"|只(?:输出|返回|给出?)(?:翻译后的文本|译文|翻译结果)")
 
 
@@ -5022,7 +5073,8 @@ def _declares_processing(text: str, s: int, e: int, system: bool = True) -> re.M
 # trainee waiter practicing my service lines.", "我是服务员学员，正在练习服务用语。", "我来练习怎么聊天")
 _PRACTICE_LINES = re.compile(r"(?i:\btrainees?\b|\bpractic(?:e|ing)\s+(?:my\s+|our\s+)?(?:service\s+|sales\s+)?"
                              r"(?:lines|script|dialogue|conversation|small\s+talk|speaking)\b)"
-                             r"|(?i:\blet'?s\s+practi[cs]e\b)|学员|模拟面试|练习(?:怎么|如何)?(?:聊天|对话|口语|服务用语|用语|话术|台词|接待|相亲|应对)"
+                             r"|(?i:\blet'?s\s+practi[cs]e\b|\bpractice\s+(?:a|an|the|my)\s+[a-z-]+(?:\s+[a-z-]+)?\s+with\s+me\b)"
+                             r"|(?:我们|咱们)?来练习(?:一下)?[\u4e00-\u9fff]{0,6}?(?:[。，,！!]|$)|学员|模拟面试|练习(?:怎么|如何)?(?:聊天|对话|口语|服务用语|用语|话术|台词|接待|相亲|应对)"
                              # a role-play the user sets up: their turns are their character's lines ("Let's RP. You're
                              # the tavern keeper." → "*sits down* An ale, please.")
                              r"|(?i:\blet'?s\s+(?:do\s+(?:a|an|some)\s+)?(?:rp|role-?play)\b|\b(?:we(?:'re|\s+are)|i(?:'m|\s+am))\s+"
@@ -5081,7 +5133,7 @@ _WRITE_A_TEXT = re.compile(
     # sales outreach: "Write a voicemail for a prospect", "Give me a closing line for a discovery call", "write 3 LinkedIn
     # follow-ups"
     r"voicemail|follow-?up|inmail|(?:closing|opening|intro|subject)\s+line|connection\s+request|sign|poster|placard|banner|"
-    r"flyer|menu|label|macro|canned\s+(?:reply|response)|saved\s+reply|auto-?reply|quick\s+reply)s?\b|"
+    r"flyer|menu|label|macro|canned\s+(?:reply|response)|saved\s+reply|auto-?reply|quick\s+reply|inquiry|enquiry|rsvp)s?\b|"
     r"\b(?:make|write|draft|do)\s+(?:one|another(?:\s+one)?)\s+for\b|"  # ("Make one for a cold lead.")
     # a piece asked for by its name alone: "Rap verse, no swearing.", "Another verse, same flow."
     r"^\s*(?:(?:a|an|another|one\s+more|new|next)\s+)?(?:[a-z-]+\s+)?(?:verse|chorus|poem|haiku|limerick|sonnet|song|rap|"
@@ -5098,14 +5150,14 @@ _WRITE_A_TEXT = re.compile(
     r"\b(?:text|message|e-?mail|dm|ping|write\s+to)\s+(?:(?:my|our|the|his|her|their)\s+[a-z]+(?:\s+[a-z]+)?|(?-i:[A-Z][a-z]+))"
     r"\s+(?:that|about|saying|to\s+(?:say|tell|let|ask|remind|confirm))\b|"
     r"\b(?:slack|teams|e-?mail|sms|whatsapp|wechat|linkedin)\s+(?:message|note|post|dm)?\s*to\s+(?:the\s+|my\s+|our\s+|#)?[\w-]+|"
-    r"\b(?:make|write|do|give\s+me)\s+(?:a|another|one)\s+(?:version|one|variant)\s+for\b|\bone\s+more\s+for\b|"
+    r"\b(?:make|write|do|give\s+me)\s+(?:a|another|one)\s+(?:[a-z-]+\s+)?(?:version|one|variant)\s+for\b|\bone\s+more\s+for\b|"
     r"^\s*(?:please\s+)?(?:tell|text|message|remind)\s+(?-i:[A-Z][a-z]+)\s*:)"
     r"|^\s*(?:请|麻烦)?(?:你)?帮我回复(?:一下)?(?:客户|买家|用户|顾客|订单)"  # ("帮我回复订单 881。": the reply is a text)
     r"|(?:写|寫|起草|拟|擬|撰写|撰寫|编|編)[^。！？\n]{0,14}?(?:邮件|郵件|信|通知|短信|簡訊|訊息|文案|发言|發言|致辞|致詞|祝福|问候|"
     r"問候|贺词|賀詞|公告|邀请函|消息|回复|回覆|开场|開場|结尾|結尾|主持詞|故事|第[一二三四五六七八九十\d]+[页頁章段]|"
     r"演讲稿|朋友圈|贺卡|感谢|道歉|欢迎词|介绍|简介|说明|帖子|留言|话术|主持词|祝酒词|请假条|假条|便条|申请|请示|报告|"
     r"总结|检讨|启事|声明|简历|评语|回帖|歌词|副歌|主歌|诗|歌|台词|对白|剧本|邀请|邀约|拒信|录用|offer|JD|致歉信|感谢信|脚本|开场白|结束语|"
-    r"告示|标语|提示牌|提示语|牌子|海报|广播|导游词|解说词|讲解词|串词|播报|宏|快捷回复|自动回复|客服模板|回复模板)"
+    r"告示|标语|提示牌|提示语|牌子|海报|广播|导游词|解说词|讲解词|串词|播报|宏|快捷回复|自动回复|客服模板|回复模板|通报|喜帖|请柬|答谢词|版本)"
     r"|(?:照|按|按照|仿照|模仿|参照)着?(?:这个|这封|这篇|这种|上面的?)(?:语气|风格|口吻|格式|写法|文风)[^。！？\n]{0,6}?写"
     r"|(?:写|起草|拟)(?:一|个|一个|两|几)?(?:段|封|篇|条|份|则|句)"
     # a message to someone ("帮我给张总发条微信，说…", "给老师发一条教师节祝福", "帮我回复闲鱼买家：…", "帮我催一下款")
@@ -5384,7 +5436,14 @@ _TRANSLATES_FROM_NOW = re.compile(r"(?i:\b(?:from\s+now\s+on|going\s+forward)\b[
 # "我会一条一条发客户邮件，你给每条打意图标签"
 _SENDS_ONE_BY_ONE = re.compile(r"(?i:\b(?:i'll|i\s+will|i'm\s+going\s+to|i'm\s+gonna)\s+(?:paste|send|give\s+you|share|post)\b"
                                r"[^.!?\n]{0,60}?\b(?:one\s+at\s+a\s+time|one\s+by\s+one|each\s+in\s+its\s+own\s+message)\b)"
-                               r"|一(?:条|个|封|句)一(?:条|个|封|句)(?:地)?(?:发|贴|给)|逐条(?:发|贴|给)")
+                               r"|一(?:条|个|封|句)一(?:条|个|封|句)(?:地)?(?:发|贴|给)|逐条(?:发|贴|给)|每次(?:发|给你|贴)一(?:条|个|封|句)"
+                               # "I'll answer in Chinese and you correct me."
+                               r"|(?i:\bI(?:'ll|\s+will)\s+(?:answer|reply|respond|write)\b[^.!?\n]{0,30}?\band\s+you\s+correct\s+me\b)"
+                               r"|我(?:来)?(?:回答|答|说|写)[^。！？\n]{0,10}?你(?:来)?(?:纠正|改)")
+# … to be checked or corrected each: "你告诉我对不对", "tell me if it's natural", "correct each one"
+_CHECK_EACH = re.compile(r"告诉我(?:对不对|对吗|哪里不(?:对|自然)|自不自然|自然吗|有没有(?:错|问题)|通不通顺)|帮我(?:改|纠正|检查|看看)|纠正我"
+                         r"|(?i:\btell\s+me\s+(?:if|whether)\s+(?:it'?s|they'?re|each\s+is)\s+(?:correct|natural|right|ok|okay|polite)"
+                         r"|\bcorrect\s+(?:it|them|me|each)\b|\bcheck\s+(?:it|them|each)\b)")
 # … and one that ends it
 _STOPS_STANDING = re.compile(r"(?i:\b(?:stop|no\s+more|don'?t)\s+translat|\bnever\s*mind\b)|不用(?:再)?翻译|别翻译|停止翻译|不要再?翻译")
 
@@ -5420,7 +5479,8 @@ def _announced_turns(view: TextView, reuse: bool = False) -> dict[int, str]:
                     out[b.msg_pos] = standing
                 continue
         if _TRANSLATES_FROM_NOW.search(text, b.start, b.end) or (_SENDS_ONE_BY_ONE.search(text, b.start, b.end)
-                                                                 and _LABEL_TASK.search(text, b.start, b.end)):
+                                                                 and (_LABEL_TASK.search(text, b.start, b.end)
+                                                                      or _CHECK_EACH.search(text, b.start, b.end))):
             standing = f"kept: a text sent after {_short(text[b.start:b.end].strip(), 40)!r}"
         if pending is not None and b.msg_pos > pending[0]:
             if not (_CHANGED_MIND.match(text, b.start, b.end) or _quotes_its_text(text, b.start, b.end)
@@ -5579,6 +5639,11 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
             where = "the system prompt" if system else f"message {b.message}"
             processed_after, declared = b.msg_pos, f"{where}: {_short(m.group(0), 60)!r}"
             break
+    first_user = next((b for b in blocks if b.role == "user"), None)
+    if processed_after is None and system and first_user is not None \
+            and (m := _PRACTICE_LINES.search(text, first_user.start, first_user.end)) is not None:
+        # (a practice the user sets up in the first turn, under any system prompt: "我们来练习点餐。你是服务员。")
+        processed_after, declared = first_user.msg_pos, f"message {first_user.message}: {_short(m.group(0), 60)!r}"
     drafts: set[int] = set()  # the assistant messages the next user turn works on
     revisions: set[int] = set()  # the user messages that ask for the last reply again, changed: instructions
     announced = _announced_turns(view, reuse)  # the user messages an earlier turn announced as the text to work on
@@ -5675,17 +5740,21 @@ _SALUTATION = re.compile(
     # (an English one names whom it greets, or stands alone on its line: "Hey, could you …" greets the assistant)
     r"^[ \t]*(?:(?:Hi|Hello|Hey|Dear|Good\s+(?:morning|afternoon|evening))(?:(?:[ \t]+(?:[A-Z][\w.'’-]*|everyone|all|team|"
     r"there|folks|guys))+[ \t]*[,!:—-]|[ \t]*[,!:—-]?[ \t]*(?=\n))"
+    # ("Dear colleagues,", "Dear valued customers,")
+    r"|^[ \t]*Dear(?:[ \t]+[\w.'’-]+){1,4}[ \t]*[,:!]"
     r"|(?P<zh>(?:尊敬的|亲爱的)[^\n，,：:！!。]{1,12}|[^\n，,：:！!。\s]{1,8}(?:您好|你好)|大家好|各位[^\n，,：:！!。\s]{1,6}好|"
-    r"[^\n，,：:！!。\s]{1,6}们好)[ \t]*[，,：:！!])", re.MULTILINE)
+    r"[^\n，,：:！!。\s]{1,6}们好|(?:各位|全体)[^\n，,：:！!。\s]{1,6}(?=[：:][ \t]*\n))[ \t]*[，,：:！!])", re.MULTILINE)
 _SIGN_OFF = re.compile(
     r"(?:^|(?<=[.!?])[ \t]+)[ \t]*(?:Best(?:[ \t]+(?:regards|wishes))?|Kind[ \t]+regards|Warm(?:est)?[ \t]+regards|Regards|Cheers|"
-    r"Thanks(?:[ \t]+again|[ \t]+so[ \t]+much)?|Thank[ \t]+you|Many[ \t]+thanks|Love|Sincerely|Yours(?:[ \t]+(?:truly|sincerely))?|"
+    r"(?:Thanks(?:[ \t]+again|[ \t]+so[ \t]+much)?|Thank[ \t]+you)(?:[ \t]+for[ \t]+[^\n.!?]{1,40})?|Many[ \t]+thanks|Love|Sincerely|"
+    r"Yours(?:[ \t]+(?:truly|sincerely))?|"
     r"All[ \t]+the[ \t]+best|Talk[ \t]+soon|Take[ \t]+care|Hugs)[ \t]*[,!.]?[ \t]*\n?[ \t]*\n?[ \t]*(?:[-—–][ \t]*)?"
     r"(?:the[ \t]+)?[A-Z][\w.'’-]*(?:[ \t]+[A-Z][\w.'’-]*){0,3}[ \t]*[.!]?[ \t]*$", re.MULTILINE)
 # the signature line of a Chinese letter: a short line without sentence punctuation after a blank line ("张敏", "小吴",
 # "宜居家具客服部"), after a closing line or not ("此致", "谢谢！")
 _SIGNATURE_ZH = re.compile(r"(?:\n[ \t]*\n|(?<=[。！!])[ \t]*\n)(?P<closing>[ \t]*(?:祝好|此致|敬礼|顺祝[^\n]{0,8}|祝[^\n]{1,10}|"
-                           r"(?:谢谢|多谢|感谢|非常感谢)(?:您|你|大家|各位|了)?)[！!。]?[ \t]*\n)?"
+                           r"(?:谢谢|多谢|感谢|非常感谢)(?:您|你|大家|各位|了)?"
+                           r"(?:[^\n。！？!?]{0,10}?(?:配合|支持|理解|关注|参与))?)[！!。]?[ \t]*\n(?:[ \t]*\n)?)?"
                            r"[ \t]*[^\n。！？!?，,：:；;“”\"]{1,16}?[ \t]*(?=\n|\Z)")
 # a salutation that names someone other than the assistant ("Hi Tom,", "Dear Hiring Manager,", "李经理您好，", "刘老师您好，"): a
 # turn that opens with it and is signed is a letter to them, whatever the turn asks (not "Hi Claude,", "AI你好", "老师您好"
@@ -5732,6 +5801,22 @@ def _letters(text: str, s: int, e: int, role: str) -> list[tuple[int, int, str, 
     a, z = _stripped(text, sal.start(), end.end())
     return [(a, z, "introduced", f"kept: a letter or message, from its salutation to its sign-off "
                                  f"({_short(text[a:z], 40)!r})")]
+
+
+# the subject line that opens an email a reply drafts ("Subject: We're moving to Teams on July 1", "**主题：**系统维护通知"),
+# in its first lines
+_SUBJECT_LINE = re.compile(r"^[ \t]*(?:\*\*)?(?:(?i:subject(?:[ \t]+line)?)|主题|邮件主题)(?:\*\*)?[ \t]*[:：]", re.MULTILINE)
+_SUBJECT_WITHIN = 200  # characters from the reply's start
+
+
+def _drafted_email(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
+    """The email an assistant reply drafts, from its Subject: line near the start to the reply's end, without a
+    closing paragraph of the reply's own ("Let me know if you'd like changes.")."""
+    m = _SUBJECT_LINE.search(text, s, min(e, s + _SUBJECT_WITHIN))
+    if m is None:
+        return []
+    a, b = _stripped(text, m.start(), _before_reply_outro(text, m.start(), e, _REPLY_OUTRO))
+    return [(a, b, "introduced", "kept: an email the reply drafts, from its Subject: line")] if b > a else []
 
 
 # the field labels of a form the user pastes to fill in: two or more lines in a row, each ending with its colon ("Full
@@ -5783,6 +5868,8 @@ def _own_material(text: str, s: int, e: int, role: str, acted: bool = False) -> 
         # (the words an edit request replaces hand no text over: "I'll paste my draft below …⏎⏎Good evening. …⏎⏎Change 1992
         # to 1993." — the draft is still the text before them)
         found.extend(r for r in _replacements(text, s, e, seg) if not any(a <= r[0] and r[1] <= z for a, z, _, _ in found))
+    if role == "assistant":  # (an email the reply drafts, from its Subject: line)
+        found.extend(r for r in _drafted_email(text, s, e) if not any(a <= r[0] and r[1] <= z for a, z, _, _ in found))
     out = list(map(_as_material, found))
     if role in ("system", "developer"):  # (a line under an Initialization heading is found there already)
         out.extend(m for m in _agent_lines(text, s, e) if not any(a <= m.start and m.end <= z for a, z, _, _ in found))

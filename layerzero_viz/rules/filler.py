@@ -689,10 +689,10 @@ _SAY_CUE = re.compile(
     r"flag|flags|ignore|ignores|exclude|excludes|filter|filters|ban|bans|banned|forbid|forbids|avoid|avoids|allow|allows)\b"
     r"|\b(?:reply|replies|replying|respond|responds|responding|answer|answers|start|starts|begin|begins|end|ends|"
     r"open|opens|close|closes)\s+with\b|\bfill\s+in(?:\s+the\s+blanks?)?\s+with\b|\bchoose\s+(?:from|between)\b|"
-    r"\bpick\s+(?:from|one\s+of)\b)(?:\s+(?:the|a)?\s*(?:words?|phrases?|greetings?))?)[ \t]*[\"'“‘「]?"
+    r"\bpick\s+(?:from|one\s+of)\b|\bleave\s+out\b|\bomit\b|\bskip\b)(?:\s+(?:the|a)?\s*(?:words?|phrases?|greetings?))?)[ \t]*[\"'“‘「]?"
     r"|(?:说|回复|回答|写上|加上|使用)[“\"'「]?")
 # a substring every _SAY_CUE match holds (lower case): a cheap test before it
-_SAY_HINT = re.compile(r"say|said|us[ei]|writ|wrot|typ|add|includ|with|trim|remov|strip|delet|drop|preserv|count|detect|flag|"
+_SAY_HINT = re.compile(r"say|said|us[ei]|writ|wrot|typ|add|includ|with|trim|remov|strip|delet|drop|preserv|count|detect|flag|leave|omit|skip|"
                        r"choose|pick|ban|forbid|avoid|allow|"
                        r"ignor|exclud|filter|说|回复|回答|写上|加上|使用|统一|一律|开头|结尾|开场|结束")
 # a verb whose object is a whole script, to the end of its sentence ("开头统一用 您好，很高兴为您服务。", "Always start with:
@@ -706,7 +706,9 @@ _SAID_NOW = re.compile(r"(?i:\b(?:I|we)\s+(?:just\s+|really\s+|also\s+)?(?:want(
                        r"\bI\s+(?:just\s+)?)$|(?:我|我们)(?:只是|就是|真的|也)?(?:想|要|得|必须)?$")
 # the words between a say-verb and a later item of the same list of words ("say please and thank you", "say hello,
 # thanks or sorry"): one word each ("Reply with the translation only, please" is no list)
-_SAID_LIST = re.compile(r"(?:[ \t]*(?:,|、|/)[ \t]*)?(?:[\w'’-]+[\"'”’」]?[ \t]*(?:,|、|/|\band\b|\bor\b|和|或)[ \t]*[\"'“‘「]?){0,4}")
+_SAID_LIST = re.compile(r"(?:[ \t]*(?:,|、|/)[ \t]*)?(?:(?:(?i:thank[ \t]+you|excuse[ \t]+me|good[ \t]+(?:morning|night|bye))|[\w'’-]+)"
+                        r"[\"'”’」]?[ \t]*"
+                        r"(?:,[ \t]*(?:and|or)\b|,|、|/|\band\b|\bor\b|和|或)[ \t]*[\"'“‘「]?){0,4}")
 # an item of a list of labels or words after a colon ("Allowed labels: hello, thanks, please-help, sorry, other.",
 # "意图：问候、感谢、投诉、其他"): three or more short items between list separators (a Chinese "，" separates clauses,
 # not items: "好的，谢谢，没有问题了" is no list)
