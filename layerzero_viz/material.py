@@ -1814,21 +1814,23 @@ _NAMED_TEXT = re.compile(
     + _NAMED_NOUNS_EN +
     # (or a line that opens with the piece's name, a word or two before it, then a comma: "Status page draft, fix typos
     # only, don't rephrase:")
-    r"|^(?:[\w'-]+[ \t]+){1,2}?" + _NAMED_NOUNS_EN + r"(?=[ \t]*[,(—–])"
+    r"|^(?:[\w'-]+[ \t]+){1,2}?(?:" + _NAMED_NOUNS_EN + r"|(?:message|review|comment|reply|text)s?\b)(?=[ \t]*[,(—–])"
     # (a prompt only the user's own or one below: a system prompt's "Then, rewrite the prompt into …:" is its task)
     r"|\b(?:my|our|this)\s+(?:[\w'-]+\s+){0,2}?(?:system\s+)?prompts?\b|\bthe\s+(?:system\s+)?prompt\s+below\b)"
     r"|自我介绍|悼词|贺卡|歌词|剧本|台词|贺词|祝酒词|致辞|发言稿|演讲稿|卡片|誓词|情书|小说|散文|草稿|初稿|作文|日记|求职信|感谢信|请柬|邀请函|"
     r"朋友圈文案|祝福语|提示词|(?:prompt|回复|消息|邮件|通知)模板|邮件|译文|(?:中文|英文|日文|韩文)版|翻译稿", re.MULTILINE)
 # … written by the user ("my", "our", "here is") or to be worked on ("check", "continue", "改正", "帮我看看")
 _WORK_ON_NAMED = re.compile(r"(?i:\b(?:my|our|here\s+is|here's|check|continue|finish|fix|correct|edit|improve|proofread|"
-                            r"rewrite|polish|translate|review|shorten|tighten|critique|rate|reuse|update|adapt|refresh)\b)"
+                            r"rewrite|polish|translate|review|shorten|tighten|critique|rate|reuse|update|adapt|refresh|pasted|forwarded|"
+                            r"received|copied)\b)"
                             r"|帮我|改正|修改|检查|润色|续写|翻译|校对|看看|看一下|改一下|优化|点评|评价|我的|我写的|只改|不要删减|不要改")
 _ABOUT_A_TEXT = re.compile(r"[ \t]*(?:[-*#>]+[ \t]*)?(?:\*\*)?(?:(?i:for|about|regarding|re|on|in)\b|关于|对于|针对|在)")
 _NAMED_TEXT_HINTS = ("creenplay", "cript", "cene", "yrics", "ong", "oem", "erse", "aiku", "imerick", "onnet", "ard",
                      "raft", "oast", "ulogy", "ows", "peech", "onologue", "tory", "hapter", "ssay", "etter", "mail",
                      "aption", "weet", "ost", "bio", "nvitation", "nnouncement", "lay", "ialogue", "ntroduction", "自我介绍", "悼词", "贺卡", "歌词", "剧本", "台词", "贺词",
                      "祝酒词", "致辞", "发言稿", "演讲稿", "卡片", "誓词", "情书", "小说", "散文", "草稿", "初稿", "作文", "日记",
-                     "求职信", "感谢信", "请柬", "邀请函", "文案", "祝福语", "模板", "rompt", "提示词", "邮件", "译文", "文版", "翻译稿")
+                     "求职信", "感谢信", "请柬", "邀请函", "文案", "祝福语", "模板", "rompt", "提示词", "邮件", "译文", "文版", "翻译稿",
+                     "essage", "eview", "omment", "eply", "ext")
 
 
 def _names_a_text(text: str, ls: int, c: int) -> bool:
@@ -2272,7 +2274,7 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:"
                          r"notice|sign|banner|announcement|push\s+notification|notification|policy|post|message|e-?mail|note|memo|"
                          r"dm|update|caption|tweet|card)(?:\s+(?:to|for)\s+(?:the\s+|our\s+|"
                          r"all\s+|my\s+)?[a-z]+(?:\s+[a-z]+)?)?|"
-                         r"(?:say|reply|respond|answer|(?:(?<=[.!?][ \t])|(?<=\n)|(?<=\A))write)(?:\s+(?:exactly|verbatim|only|just|first|always|"
+                         r"(?:say|reply|respond|answer|(?:(?<=[.!?][ \t])|(?<=\n)|(?<=\A))(?:write|mention))(?:\s+(?:exactly|verbatim|only|just|first|always|"
                          r"instead|immediately|once))?(?:\s+with)?"
                          r"(?:\s+(?:exactly|verbatim|only|just))?|"
                          r"(?:start|begin|open|end|close|finish|sign\s+off)\s+with|(?:message\s+|e-?mail\s+)?body|"
@@ -2317,6 +2319,8 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:"
                          # "每条回复都用这句开头：", "以下面这句结尾："
                          r"|(?:用|以)(?:这句|下面这句|以下这句|这段|这一句)(?:话)?(?:开头|结尾|结束|开场|收尾)"
                          # the words to put in another language: "外卖备注怎么写英文：不要辣，谢谢！", "英文怎么说："
+                         # a sentence-opening 写： ("写：请勿吸烟，谢谢合作！")
+                         r"|(?:(?<=[。！？!?\n])|(?<=\A))[ \t]*(?:请|帮我)?写"
                          r"|(?:英文|英语|中文|日文|日语|韩语|韩文|法语|德语|西班牙语)怎么(?:写|说)"
                          r"|怎么(?:写|说)成?(?:英文|英语|中文|日文|日语|韩语|韩文|法语|德语|西班牙语))"
                          r"[ \t]*(?:\*\*)?[ \t]*\Z")
@@ -2342,7 +2346,7 @@ _PRESCRIBED_PART = re.compile(r"(?i:\bwith\s*$)|(?:加上|加|附上|写上)\s*$
 # where _scripts looks: a colon after the last letter of a say-verb or a field (say, reply, respond, answer, with,
 # body, be, sign-off, greeting, 说, 回复, 回答, 开头用, 开场白, 内容是 …: a character class before a colon is one fast search; "The content is:"
 # is not looked for, only "内容是：")
-_SCRIPT_COLON = re.compile(r"[yYdDrRhHmMeEsStTgG)说复答用白语是为下话上句写加头尾束场禅送术板式例本息知信告语里条案福卡圈态明播词稿辞师文道示][ \t*]{0,4}[:：]")
+_SCRIPT_COLON = re.compile(r"[yYdDrRhHmMeEsStTgG)说复答用白语是为下话上句写加头尾束场禅送术板式例本息知信告语里条案福卡圈态明播词稿辞师文道示nN][ \t*]{0,4}[:：]")
 # a request to the model for the work, after the words a line gives: "…谢谢。帮我改短一点", "…！请帮我写个发送的脚本。"
 _WORK_ASKED_AFTER = re.compile(r"(?<=[。！？!?])[ \t]*(?=(?:请|麻烦)?(?:你|您)?(?:再)?帮我(?:写|改|翻|译|生成|做|润色|缩短|精简|把|优化)"
                                r"|然后(?:帮我|写|改))")
@@ -3066,6 +3070,8 @@ _TASK_INTRO = re.compile(
     r"(?:points|notes|bullets|facts|details|items|data|list|draft|outline|transcript)))"
     r")"
     rf"|[^：:\n]{{0,30}}?{_TASK_VERB_ZH}[^：:\n]{{0,30}}?(?:这段|这篇|这封|这句|这份|这条|这则|这个|这几条|这批|这些|这首|下面|以下|如下|它|成[\u4e00-\u9fff]{{1,3}}[文语])[^：:\n]{{0,30}}?"
+    # someone's words named before the request: "这是顾客在美团上的原话，你帮我看看他想表达什么："
+    r"|[^：:\n]{0,12}?(?:" + _SENDERS_ZH + r"|用户|顾客|网友|买家)[^：:\n，,。]{0,10}?的?(?:原话|原文|留言|评价|评论|差评|好评)[，,][^：:\n]{0,24}?"
     # the text pointed at before the request: "下面是我的求职信草稿，麻烦只改语病，尽量保留我的措辞："
     rf"|[^：:\n]{{0,6}}?(?:下面|以下)(?:是|为)?[^：:\n]{{0,40}}?{_TASK_VERB_ZH}[^：:\n]{{0,30}}?"
     # a bare request to work on what follows: "帮我润色一下 thanks:", "麻烦你帮我翻译：" (a request form before the verb)
@@ -3202,7 +3208,7 @@ _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\bdo the same\b|번역|訳して|\
                        r"上写|写道|贴了|发的是|回的是|提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|"
                        r"修改|修正|摘要|tl;?dr|报错|报了错|出错|错误提示|错误信息|\bgot\b|\bsent\b|\bprint|\bshow|\bthr[eo]w|\boutput|\breturn|\bdisplay|\bfail|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
                        r"\breplied\b|\bposted\b|\btexted\b|\bmessaged\b|\b(?:was|is|reads?)\b|\breplying\b|\bresponding\b|"
-                       r"\bsaying\b|\bgetting\b|\bseeing\b|\bsending\b|\bwrong\b|\bnatural\b|\bgrammatical\b|\bhave\b|\bgot\b|\bcame up\b|\blook\b|\bchanged\b|\bedited\b|\brevised\b|\btweaked\b|\bupdated\b|\breworked\b|\brewrote\b|版本|稿|每条|每一条|每封|改了|写了|翻了|拟了|的是|答案|造的|这句|这段|\bstart\b|"
+                       r"\bsaying\b|\bgetting\b|\bseeing\b|\bsending\b|\bwrong\b|原话|原文|\bnatural\b|\bgrammatical\b|\bhave\b|\bgot\b|\bcame up\b|\blook\b|\bchanged\b|\bedited\b|\brevised\b|\btweaked\b|\bupdated\b|\breworked\b|\brewrote\b|版本|稿|每条|每一条|每封|改了|写了|翻了|拟了|的是|答案|造的|这句|这段|\bstart\b|"
                        r"写的|发的|开的|留的|用(?:英|中|日|法|德|西班牙|韩|粤)[文语]|"
                        r"\bbegin\b|\bfirst\b|\bcount\b|\bneeded\b|\bnecessary\b|\brequired\b|\bcorrect\b|\bok\b|\bokay\b|"
                        r"\brude\b|\bpolite\b|\bnatural\b|\bgrammatical\b|\b(?:spanish|french|german|italian|portuguese|japanese|korean|chinese|english|russian|"
@@ -3563,7 +3569,9 @@ _TEXT_LABEL = re.compile(r"[ \t]*(?:\*\*)?((?i:paragraph|draft|email|e-mail|lett
 _REPORTED_LABEL = re.compile(r"[ \t]*(?:\*\*)?((?P<self>(?P<reported>" + _REPORTED + r")))"
                              r"(?:[ \t]*[（(][^）)\n]{0,40}[）)])?(?:\*\*)?[ \t]*(?:如下|如下所示)?[:：]")
 _TASK_VERB = re.compile(rf"(?i:\b{_TASK_VERB_EN}\b|\b(?:turn|make|convert|transform)\s+(?:this|these|it|them|that|those|the|my)"
-                        rf"(?:\s+[a-z-]+){{0,6}}\s+(?:into|sound|look|read|feel)\b)|{_TASK_VERB_ZH}")
+                        rf"(?:\s+[a-z-]+){{0,6}}\s+(?:into|sound|look|read|feel)\b"
+                        # ("Make this reply more sincere, please.⏎⏎Sorry for the inconvenience. …")
+                        rf"|\bmake\s+(?:this|it|my|the)(?:\s+[a-z-]+){{0,2}}\s+(?:more|less)\s+[a-z-]+)|{_TASK_VERB_ZH}")
 # a short paragraph that asks for the work on the rest of the turn ("Could you please explain this clause in plain
 # English?", "here is my essay, please grade it honestly", "帮我整理成待办清单，按负责人列"): what it points at, or a
 # request form opening it ("can you summarize …", "帮我整理…")
@@ -4302,7 +4310,14 @@ _BARE_WORK_SENTENCE = re.compile(rf"(?:(?:请|麻烦)?(?:帮我)?{_TASK_VERB_ZH}
                                  r"(?=(?i:dear|hi|hello|hey|good\s+(?:morning|afternoon|evening))\b)"
                                  rf"|(?:请|麻烦)?(?:帮我)?{_TASK_VERB_ZH}(?:一下)?[ \t]+"
                                  r"(?=(?:尊敬的|亲爱的)|[\u4e00-\u9fff]{0,6}?(?:您好|你好))"
-                                 r"|(?:请|麻烦)?(?:帮我)?(?:翻译|翻成|译成)(?:一下)?(?:成?(?:英文|英语|中文|日文|日语))?[ \t]+(?=[^ \t\n])")
+                                 r"|(?:请|麻烦)?(?:帮我)?(?:翻译|翻成|译成)(?:一下)?(?:成?(?:英文|英语|中文|日文|日语))?[ \t]+(?=[^ \t\n])"
+                                 # (or a dash or an arrow between the request and its text: "fix grammar - sorry for late
+                                 # rent, …", "make it polite → hi, sorry to bother you, …", "帮我改得正式一点——不好意思，…")
+                                 r"|(?i:(?:please\s+)?(?:fix|check|correct|proofread|polish|rewrite|reword|rephrase|shorten|"
+                                 r"translate|make|improve|edit|tidy)\b[^.!?:\n—–→>\-]{0,50}?)[ \t]*(?:[ \t]-|—|–|→|->|=>)[ \t]*(?=\S)"
+                                 rf"|(?:请|麻烦)?(?:帮我)?(?:{_TASK_VERB_ZH}|改得|写得)[^。！？：:\n—]{{0,12}}?[ \t]*(?:——|—|→|->)[ \t]*(?=\S)"
+                                 # (or a translation asked, then the words in the other script: "translate to english 非常抱歉，…")
+                                 r"|(?i:(?:please\s+)?translate\s+(?:(?:this|it)\s+)?(?:in)?to\s+[a-z]+)[ \t]+(?=[\u4e00-\u9fff])")
 
 
 _VERBATIM_HINT = re.compile(r"(?i:word\s+for\s+word|verbatim|exactly\s+as|as\s+is)|原样|一字不改|原封不动")
@@ -5073,8 +5088,10 @@ def _declares_processing(text: str, s: int, e: int, system: bool = True) -> re.M
 # trainee waiter practicing my service lines.", "我是服务员学员，正在练习服务用语。", "我来练习怎么聊天")
 _PRACTICE_LINES = re.compile(r"(?i:\btrainees?\b|\bpractic(?:e|ing)\s+(?:my\s+|our\s+)?(?:service\s+|sales\s+)?"
                              r"(?:lines|script|dialogue|conversation|small\s+talk|speaking)\b)"
-                             r"|(?i:\blet'?s\s+practi[cs]e\b|\bpractice\s+(?:a|an|the|my)\s+[a-z-]+(?:\s+[a-z-]+)?\s+with\s+me\b)"
-                             r"|(?:我们|咱们)?来练习(?:一下)?[\u4e00-\u9fff]{0,6}?(?:[。，,！!]|$)|学员|模拟面试|练习(?:怎么|如何)?(?:聊天|对话|口语|服务用语|用语|话术|台词|接待|相亲|应对)"
+                             r"|(?i:\blet'?s\s+practi[cs]e\b|\bpractice\s+(?:a|an|the|my)\s+[a-z-]+(?:\s+[a-z-]+)?\s+with\s+me\b"
+                             r"|\bpractice\s+mode\b|\bmock\s+(?:[a-z-]+\s+){0,2}?(?:chat|call|interview|conversation|meeting|negotiation)\b)"
+                             r"|(?:我们|咱们)?来练习(?:一下)?[\u4e00-\u9fff]{0,6}?(?:[。，,！!]|$)"
+                             r"|(?:我们|咱们|陪我|帮我|跟我)练习(?:一下)?[\u4e00-\u9fff]{0,8}?(?:[。，,！!吧]|$)|学员|模拟面试|练习(?:怎么|如何)?(?:聊天|对话|口语|服务用语|用语|话术|台词|接待|相亲|应对)"
                              # a role-play the user sets up: their turns are their character's lines ("Let's RP. You're
                              # the tavern keeper." → "*sits down* An ale, please.")
                              r"|(?i:\blet'?s\s+(?:do\s+(?:a|an|some)\s+)?(?:rp|role-?play)\b|\b(?:we(?:'re|\s+are)|i(?:'m|\s+am))\s+"
@@ -5223,7 +5240,8 @@ def _deliverables(view: TextView, reuse: bool = False) -> dict[int, str]:
             last = b
         if b.role == "user" and standing is None and found_in(_FOR_EACH_TEXT, text, b.start, b.end, reuse):
             standing = f"kept: a reply to the task set for each text ({_short(text[b.start:b.end].strip(), 40)!r})"
-            continue
+            if _FIRST_ITEM.search(text, b.start, b.end) is None:
+                continue  # (a turn that hands the first text over too — "… First one: …" — is answered by a reply)
         if b.role == "user" and k > 0 and blocks[k - 1].role == "assistant" and blocks[k - 1].msg_pos not in out \
                 and found_in(_KEEPS_A_PART, text, b.start, b.end, reuse, at_start=True):
             # "Keep the opening.", "保留第一句。": the reply before is a text in the works, its parts named
@@ -5270,6 +5288,11 @@ _QUOTED_WORDS = re.compile(r"[“\"「『‘']([^”\"」』’'\n]{2,40})[”\"
 _PIECE_INTRO = re.compile(r"[ \t]*(?:(?i:here(?:'s|’s|\s+is)\s+(?:the|a|an|your)\s+(?:[a-z-]+\s+){0,2}?(?:" + _PIECES_EN
                           + r"|notice|draft|reply|response|sign|memo)s?\b[^:\n]{0,30}:)"
                           r"|(?:以下是|下面是|这是)[^：:\n]{0,8}?(?:通知|草稿|回复|消息|邮件|告示|公告|文案|话术|短信)[：:])[ \t]*\n")
+# a change of words, anywhere in the turn: "别写“…”", "Don't say \"…\"", "remove \"…\""
+_EDIT_WORDS = re.compile(r"别写|不要写|别说|不要说|去掉|删掉|删除|改成|换成|改为|(?i:\b(?:don'?t\s+(?:say|write|mention)|remove|drop|delete|"
+                         r"change|replace|swap)\b)")
+# an item of the reply made again: "第2条再真诚一点。", "第二条改短一点"
+_ITEM_AGAIN = re.compile(r"[ \t]*第\s*[一二三四五六七八九十\d]+\s*(?:条|个|句|段|版)\s*(?:再|改|换|写得|重写|重新)")
 # … and a short change asked of it: "Make it 10 PM.", "Change the date to June 2."
 _MAKE_IT = re.compile(r"\s*(?i:(?:now\s+|please\s+|ok(?:ay)?,?\s+)?(?:make|change|set)\s+(?:it|that|the\s+[a-z]+)\b)")
 
@@ -5280,18 +5303,23 @@ def _edits_the_reply(text: str, turn: BlockRef, reply: BlockRef) -> bool:
     a, b = _stripped(text, turn.start, turn.end)
     if not 0 < b - a <= _ADDS_MAX:
         return False
-    if _ADDS_TO_IT.match(text, a, b) is not None and any(
+    if (_ADDS_TO_IT.match(text, a, b) is not None or _EDIT_WORDS.search(text, a, b) is not None) and any(
             q.group(1) in text[reply.start:reply.end] for q in _QUOTED_WORDS.finditer(text, a, b)):
-        return True
+        return True  # ('把“谢谢配合”去掉。', '挺好的，但是别写“参加英语培训”。')
+    if _ITEM_AGAIN.match(text, a, b) is not None:
+        return True  # ("第2条再真诚一点。": an item of the reply, made again)
     return (_MAKE_IT.match(text, a, b) is not None or _ADDS_TO_IT.match(text, a, b) is not None) \
         and _PIECE_INTRO.match(text, reply.start, reply.end) is not None
 
 
 # a task set for each text the user will hand over: "I'll paste customer reviews; for each, write a short reply.", "每条评论
 # 帮我写一个回复"
-_FOR_EACH_TEXT = re.compile(r"(?i:\bfor\s+(?:each|every)(?:\s+one|\s+of\s+them|\s+[a-z]+)?\b[^.?!\n]{0,40}?\b(?:write|draft|"
+_FOR_EACH_TEXT = re.compile(r"(?i:\b(?:keep|make)\s+(?:every|each)\s+(?:reply|response)\b[^.?!\n]{0,40}?[.!]\s+(?:first|here'?s\s+the\s+first)"
+                            r"(?:\s+one|\s+review|\s+message|\s+comment)?\s*:|"
+                            r"\bfor\s+(?:each|every)(?:\s+one|\s+of\s+them|\s+[a-z]+)?\b[^.?!\n]{0,40}?\b(?:write|draft|"
                             r"reply|respond|answer)\b|\b(?:write|draft)\b[^.?!\n]{0,30}?\b(?:reply|response|answer)\s+(?:to|for)\s+"
                             r"(?:each|every)\b)|每(?:一)?(?:条|封|个|篇)[^。！？\n]{0,20}?(?:写|回|起草)")
+_FIRST_ITEM = re.compile(r"(?i:\b(?:first|here'?s\s+the\s+first)(?:\s+one|\s+review|\s+message|\s+comment)?\s*:)|第一条[：:]")
 _VERSION_MIN = 40  # characters: a reply shorter than this is an answer, not a text
 _VERSION_SIMILAR = 0.6  # the share of character 4-grams two versions of one text have in common (Dice)
 _VERSION_READ = 4000  # characters compared at most
@@ -5819,6 +5847,20 @@ def _drafted_email(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]
     return [(a, b, "introduced", "kept: an email the reply drafts, from its Subject: line")] if b > a else []
 
 
+# the wording of a message given in brackets after its name: "到期前3天发温馨提醒（麻烦客户留意付款日期，谢谢）" (not English: "a
+# message (e.g., approached the table, …)" describes it)
+_BRACKETED_WORDING = re.compile(r"(?:提醒|通知|短信|消息|话术|回复|告示|提示|留言|邮件|私信|微信)[ \t]*[（(]([^（）()\n]{4,120})[）)]")
+
+
+def _worded_in_brackets(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
+    """The wording of a message a user turn gives in brackets right after naming it (a politeness word in it is the
+    message's)."""
+    if "（" not in seg and "(" not in seg:
+        return []
+    return [(m.start(1), m.end(1), "quote", "kept: the wording of a message, given in brackets after its name")
+            for m in _BRACKETED_WORDING.finditer(text, s, e)]
+
+
 # the field labels of a form the user pastes to fill in: two or more lines in a row, each ending with its colon ("Full
 # name (as in passport):⏎Have you ever been refused a visa? (Yes/No):", "姓名：⏎护照号码：")
 _FORM_FIELDS = re.compile(r"(?:^[ \t]*[^\n:：*#>-][^\n:：]{1,60}[:：][ \t]*(?:\n|\Z)){2,}", re.MULTILINE)
@@ -5854,7 +5896,7 @@ def _own_material(text: str, s: int, e: int, role: str, acted: bool = False) -> 
         extra += [*_compared_items(text, s, e, seg), *_labeled_items(text, s, e, seg), *_compared_inline(text, s, e), *_candidates_above(text, s, e),
                   *_exercise_lines(text, s, e), *_in_character(text, s, e, seg), *_words_to_say(text, s, e, seg),
                   *_named_strings(text, s, e, seg), *_before_after(text, s, e, seg), *_data_values(text, s, e, seg),
-                  *_form_fields(text, s, e, seg)]
+                  *_form_fields(text, s, e, seg), *_worded_in_brackets(text, s, e, seg)]
         if ">" in seg:  # (a message quoted with "> " lines: "帮我回这条 Slack 消息：⏎> Could you please check …? Thanks!")
             extra += [(m.start(), m.end(), "quote", "kept: quoted lines (> …)") for m in _BLOCKQUOTE.finditer(text, s, e)]
         found.extend(r for r in extra if not any(a <= r[0] and r[1] <= z for a, z, _, _ in found))

@@ -599,12 +599,18 @@ _ZH_GREETING_ONLY = re.compile(r"(?:(?i:hi|hello|hey)|你好|您好|嗨|哈喽|�
                                r"[\u4e00-\u9fff]{1,3}(?:老师|医生|经理|总)(?:您好|你好|好)?)+[啊呀！!，,～~ \t]*")
 
 
+# a thanks to be said, right after its verb: "感谢一下", "感谢一下顾客", "谢一句"
+_THANK_THEM = re.compile(r"一下|一句|一番")
+
+
 def _not_filler_zh(text: str, s: int, e: int) -> bool:
     """Whether a Chinese lexicon hit is part of a word: 嗨 before a letter or a CJK character (嗨皮, 嗨翻天) — or a
     sarcastic thanks before what went wrong ("谢谢你啊，把我整个下载文件夹都删了"), or the thanks of a polite decline
     ("不用了，谢谢！": "不用了！" refuses curtly)."""
     if text[s] in "谢感多" and (sarcastic_thanks(text, e) or _ZH_DECLINE_BEFORE.search(text, max(0, s - 6), s)):
         return True
+    if text[s] in "谢感" and _THANK_THEM.match(text, e) and _MESSAGE_REQUEST.search(text, max(0, s - 80, text.rfind("\x00", 0, s)), s):
+        return True  # "帮我写个回复，感谢一下，再说一下…": what the reply is to do (thank them), not the user's thanks
     if text.startswith(("顺便", "順便"), s) and _MESSAGE_REQUEST.search(text, max(0, s - 80, text.rfind("\x00", 0, s)), s):
         return True  # "帮我写一条短信，感谢张师傅…，顺便问一下维修费怎么付": what the message is to ask or say too
     if (text.startswith("如果可以", s) or text.startswith("可以的话", s)) and _ASKED_IF_POSSIBLE.search(text, max(0, s - 80, text.rfind("\x00", 0, s)), s):

@@ -1041,6 +1041,11 @@ _REFERS_BACK = re.compile(r"(?i:\b(?:that|this|the\s+above|the\s+last|the\s+prev
                           r"\b(?:ignore|forget|drop|disregard)\s+(?:that|this|it)\b|\bnever\s*mind\b|\bon\s+second\s+thought\b|"
                           r"\bforget\s+I\s+said\s+(?:that|it)\b|^(?:well,?\s+|but\s+)?(?:except|not\s+(?:in|for|on|when|really))\b)"
                           r"|这(?:个|条|一条)(?:限制|规则|要求|约束)|(?:以上|上面|上述|前面|刚才)(?:这|那|的)?(?:条|个)?(?:规则|要求|限制)"
+                          # … or says it was broken, or that it holds without exception ("Not a big deal, but the last one
+                          # had one.", "Not even one.", 一个都不行)
+                          r"|(?i:\bthe\s+(?:last|previous)\s+(?:one|reply|answer|tweet|post|draft|version|time)\s+(?:still\s+)?"
+                          r"(?:had|used|included|contained|broke)\b|\bnot\s+even\s+(?:one|once|a\s+single)\b)"
+                          r"|(?:一个|一次|一句|一点)(?:都|也)不(?:行|要|能|许)|上一?(?:个|次|条|版|篇)(?:还是|又)?(?:用了|有|带了)"
                           r"|(?:刚才|刚刚)?说错了|开玩笑的?|不算数?|作废")
 
 
