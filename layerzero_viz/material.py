@@ -2971,6 +2971,8 @@ _TASK_INTRO = re.compile(
     r"(?:send|say|post|write|reply|read)|sending|saying|posting|writing|replying|texting|e-?mailing|messaging|telling|reading)|"
     r"(?:'ll|’ll|[ \t]+will)[ \t]+(?:send|say|post|write|reply|read))(?:[ \t]+[^:：\n.!?]{1,40}?)?|I(?:'m|’m|[ \t]+am)[ \t]+(?:replying|responding|sending|saying|writing[ \t]+back|going[ \t]+"
     r"to[ \t]+(?:reply|say|send))(?:[ \t]+with)?(?:[ \t]+(?:this|it|the[ \t]+following))?(?:[ \t]+to[ \t]+[^:：\n.!?]{1,30}?)?|I[ \t]+(?:want|plan|intend)[ \t]+to[ \t]+(?:reply|say|send|post)(?:[ \t]+(?:with|this|the[ \t]+following))?)"
+    # the user's own reply named: "My reply to Reviewer 1 comment 3 is:"
+    r"|(?i:(?:my|our)[ \t]+(?:draft[ \t]+)?(?:reply|response|answer|rebuttal)\b[^:：\n.!?]{0,40}?[ \t]+is)"
     # the user's own draft as it stands: "Here's what I have so far:", "Have a look:", "I changed it a bit:", "这是我现在的
     # 版本：", "我改了一下，你看看行不行："
     r"|(?i:(?:here(?:'s|’s|[ \t]+is)[ \t]+)?what[ \t]+I(?:'ve|’ve|[ \t]+have)?[ \t]+(?:have|got|came[ \t]+up[ \t]+with)"
@@ -3078,7 +3080,7 @@ _TASK_INTRO = re.compile(
     rf"|[^：:\n]{{0,10}}?{_TASK_VERB_ZH}一下[^：:\n]{{0,12}}?"
     # the verb alone as the label of what follows, opening the turn: "分类：谢谢你们，快递三天就到了", "Translate: Thank you
     # so much!" (not "4. Update: Add only the missing commands" in a list of steps)
-    rf"|(?P<bare>[ \t]*(?:{_TASK_VERB_ZH}|(?i:{_TASK_VERB_EN})))"
+    rf"|(?P<bare>[ \t]*(?:{_TASK_VERB_ZH}|(?i:(?:please[ \t]+)?{_TASK_VERB_EN})))"
     # … or what is wrong with it, asked: "Is there anything wrong with: Hello, I hope you are doing well."
     r"|[ \t]*(?i:is\s+there\s+anything\s+wrong\s+with|what'?s\s+wrong\s+with|anything\s+wrong\s+with|"
     r"is\s+(?:this|it)\s+(?:correct|right|natural|ok|okay|grammatical))"
@@ -3486,7 +3488,7 @@ _REPORTED = (
     r"(?:[ \t]+(?:me|us|him|her|them))?"
     # "From the customer:", "From my landlord:"
     r"|from[ \t]+(?:the|a|my|our)[ \t]+(?:" + _SENDERS_EN + r")"
-    r"|(?:review|comment|message|e-?mail|text|post|tweet|reply|answer|response)[ \t]*#?\d{1,3})"
+    r"|(?:review|reviewer|comment|message|e-?mail|text|post|tweet|reply|answer|response)[ \t]*#?\d{1,3})"
     r"(?i:[ \t]+(?:in|on|via|over|through|by)[ \t]+(?:(?:the|a|my|our|his|her|their)[ \t]+)?[a-z]+(?:[ \t]+(?:app|portal|chat))?)?"
     r"|(?:(?![你您])[\u4e00-\u9fff]{1,6}?的|[A-Za-z]{2,12}的|" + _SENDERS_ZH + r")(?:发来的|发的|回的)?(?:微信|短信|消息|邮件|留言|私信|来信|回复|评论)"
     # ("转来候选人的话：", "这是记者的问题：", "用户私信：")
@@ -3623,6 +3625,8 @@ _TRAILING_REFERENCE = re.compile(
     r"popup|pop-up|tweet|caption)\b)"
     # "——以上翻成英文", "上面这段润色一下"
     r"|(?:以上|上面)(?:的|这段|这些|这几句)?(?:内容|文字)?[^。！？\n]{0,6}?(?:翻成|翻译成|译成|翻译为|翻译|改成|润色|校对)"
+    # a line that points up at it: "^ how do I make this sound less like a template", "↑ 帮我看看"
+    r"|(?:\^|↑)[ \t]*(?=[A-Za-z\u4e00-\u9fff])"
     # whose it was, after it: "这是物业发的，我想问…", "This was posted in my building.", "My landlord sent this."
     r"|(?:这|上面|以上)(?:是|就是)[^，,。！？\n]{0,10}?(?:" + _SENDERS_ZH + r"|群里|楼道|门口|电梯里?)[^，,。！？\n]{0,6}?"
     r"(?:发|贴|写|寄|留|给)(?:来|出|过来|给我)?的"
@@ -3768,7 +3772,8 @@ def _text_labels(text: str, s: int, e: int) -> list[re.Match[str]]:
             ls = nl + 1 if nl >= 0 else s if lo == s else -1  # (-1: its line starts out of reach)
             # (a label opens its line, or a sentence on it: "**Paragraph 2**:", "会议记录（…）：", "您好！用户投诉原文：")
             near = max(ls, k - _LABEL_REACH)
-            stop = max(text.rfind(c, near, k) for c in "。！？!?.，")  # (or a Chinese clause: "…已发货，买家备注：…")
+            stop = max(text.rfind(c, near, k) for c in "。！？!?.，—")  # (or a Chinese clause: "…已发货，买家备注：…"; or
+            # after a dash: "Next — Reviewer 2: Please clarify …")
             ls = stop + 1 if stop >= 0 else ls
             while 0 <= ls < k and text[ls] in " \t":
                 ls += 1
@@ -4325,16 +4330,24 @@ _VERBATIM_HINT = re.compile(r"(?i:word\s+for\s+word|verbatim|exactly\s+as|as\s+i
 
 # reported words that open a turn, with a full stop ("Our customer wrote this. Hello, …"), and a label with one
 # ("原文。尊敬的王老师，…")
-_REPORTED_SENTENCE = re.compile(r"(?i:(?:our|the|my|a|this)?\s*(?:" + _SENDERS_EN + r"|user|mother|father|he|she|they|someone)\s+"
+_REPORTED_SENTENCE = re.compile(r"(?i:(?:our|the|my|a|this)?\s*(?:" + _SENDERS_EN + r"|user|mother|father|he|she|they|someone|"
+                                r"co-?author|reviewer)\s+"
                                 r"(?:just\s+|already\s+|also\s+)?"
                                 r"(?:wrote|said|sent|texted|e-?mailed|posted|replied|messaged|forwarded)\s+(?:me\s+|us\s+)?"
-                                r"(?:this|the\s+following)\s*[.。]|(?:got|received|here'?s|here\s+is)\s+(?:this|a|the)\s+(?:text|message|"
+                                # ("My co-author wrote this to the editor and I think it's too informal.")
+                                r"(?:this|the\s+following)(?:\s+(?:to|for)\s+(?:the|my|our|a|an)\s+[a-z-]+)?"
+                                r"(?:\s*,?\s+(?:and|but)\s+[^.!?\n]{1,60})?\s*[.。]"
+                                # ("Here is what I wrote to the reviewer.")
+                                r"|here(?:'s|’s|\s+is)\s+what\s+(?:I|we)\s+(?:wrote|sent|drafted|have)(?:\s+(?:to|for)\s+(?:the|my|our|a|an)\s+"
+                                r"[a-z-]+(?:\s+[a-z-]+)?)?\s*[.。]|(?:got|received|here'?s|here\s+is)\s+(?:this|a|the)\s+(?:text|message|"
                                 r"e-?mail|note|reply|comment|review|voicemail|dm)\s+(?:I\s+got\s+)?from\s+(?:(?:my|our|the|a|an)\s+)?"
                                 r"[a-z]+(?:\s+[a-z]+)?\s*(?:[.:。]|,[^.?!\n]{0,40}?\?)|(?:my|our|the)\s+(?:[a-z-]+\s+){0,2}?(?:paragraph|essay|conclusion|"
                                 r"introduction|intro|answer|draft|story|poem|summary|abstract|statement|e-?mail|letter|"
                                 r"message|text|sentence|response|cover\s+letter|template|reply|script|prompt|bio|post|"
                                 r"announcement|notice|invitation|note)\s+is\s+below\s*[.:。])"
                                 r"|(?:原文|原话|内容|正文|全文)[。.]"
+                                # ("这是我写给编辑的邮件。")
+                                r"|(?:这是|以下是|下面是)(?:我|我们)(?:写|发|回)给[\u4e00-\u9fff]{1,8}?的(?:邮件|信|消息|回复|留言|短信|微信)[。.]"
                                 # what someone said, asked about before it: "review 里有人这么说，什么意思？⏎⏎…"
                                 r"|[^。！？\n]{0,20}?(?:这么|这样)(?:说|写|回复?|评论|留言)(?:的|了)?[，,][^。！？\n]{0,16}?[？?]"
                                 r"(?:[^。！？\n]{0,12}(?=\n))?"
@@ -5154,7 +5167,8 @@ _WRITE_A_TEXT = re.compile(
     r"\b(?:make|write|draft|do)\s+(?:one|another(?:\s+one)?)\s+for\b|"  # ("Make one for a cold lead.")
     # a piece asked for by its name alone: "Rap verse, no swearing.", "Another verse, same flow."
     r"^\s*(?:(?:a|an|another|one\s+more|new|next)\s+)?(?:[a-z-]+\s+)?(?:verse|chorus|poem|haiku|limerick|sonnet|song|rap|"
-    r"lyrics|story)\b(?!\s+(?:is|was|are|has)\b)|"
+    r"lyrics|story|cover\s+letter|acknowledge?ments|response\s+to\s+(?:the\s+)?(?:reviewer|editor)s?|rebuttal|abstract)\b"
+    r"(?!\s+(?:is|was|are|has)\b)|"
     r"\b(?:write|draft)\b[^.!?\n]{0,60}?\b(?:in\s+the\s+same\s+(?:tone|style|voice)|a\s+new\s+one|another\s+one)\b|"
     r"\bwrite\s+(?:one|another)\b|"
     r"\b(?:reply|respond|answer)\s+to\s+(?:this|the|her|his|their|my|an?)\s+(?:e-?mail|message|letter|note|text|review|comment)s?\b|"
@@ -5170,6 +5184,7 @@ _WRITE_A_TEXT = re.compile(
     r"\b(?:make|write|do|give\s+me)\s+(?:a|another|one)\s+(?:[a-z-]+\s+)?(?:version|one|variant)\s+for\b|\bone\s+more\s+for\b|"
     r"^\s*(?:please\s+)?(?:tell|text|message|remind)\s+(?-i:[A-Z][a-z]+)\s*:)"
     r"|^\s*(?:请|麻烦)?(?:你)?帮我回复(?:一下)?(?:客户|买家|用户|顾客|订单)"  # ("帮我回复订单 881。": the reply is a text)
+    r"|^\s*给[\u4e00-\u9fff]{1,6}?的(?:回复|回信|邮件|信|致谢|投稿信)[，,。]"  # ("给审稿人的回复，关于图2。")
     r"|(?:写|寫|起草|拟|擬|撰写|撰寫|编|編)[^。！？\n]{0,14}?(?:邮件|郵件|信|通知|短信|簡訊|訊息|文案|发言|發言|致辞|致詞|祝福|问候|"
     r"問候|贺词|賀詞|公告|邀请函|消息|回复|回覆|开场|開場|结尾|結尾|主持詞|故事|第[一二三四五六七八九十\d]+[页頁章段]|"
     r"演讲稿|朋友圈|贺卡|感谢|道歉|欢迎词|介绍|简介|说明|帖子|留言|话术|主持词|祝酒词|请假条|假条|便条|申请|请示|报告|"
