@@ -2272,8 +2272,11 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:"
                          # a public text asked for, with its words on the line: "Write an SMS to customers: Please note …"
                          r"(?:write|draft|compose|make|create|prepare)\s+(?:an?|the|one|our|my)\s+(?:[a-z-]+\s+)?(?:sms|text\s+message|"
                          r"notice|sign|banner|announcement|push\s+notification|notification|policy|post|message|e-?mail|note|memo|"
-                         r"dm|update|caption|tweet|card)(?:\s+(?:to|for)\s+(?:the\s+|our\s+|"
+                         r"dm|update|caption|tweet|card|comment|reply)(?:\s+(?:to|for)\s+(?:the\s+|our\s+|an?\s+|"
                          r"all\s+|my\s+)?[a-z]+(?:\s+[a-z]+)?)?|"
+                         # ("Please write this as an SMS for customers:")
+                         r"write\s+(?:this|it)\s+(?:up\s+)?as\s+(?:an?\s+)?(?:sms|text|message|notice|e-?mail|tweet|post)"
+                         r"(?:\s+(?:to|for)\s+[a-z]+)?|"
                          r"(?:say|reply|respond|answer|(?:(?<=[.!?][ \t])|(?<=\n)|(?<=\A))(?:write|mention))(?:\s+(?:exactly|verbatim|only|just|first|always|"
                          r"instead|immediately|once))?(?:\s+with)?"
                          r"(?:\s+(?:exactly|verbatim|only|just))?|"
@@ -2322,6 +2325,9 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:"
                          # a sentence-opening 写： ("写：请勿吸烟，谢谢合作！")
                          r"|(?:(?<=[。！？!?\n])|(?<=\A))[ \t]*(?:请|帮我)?写"
                          r"|(?:英文|英语|中文|日文|日语|韩语|韩文|法语|德语|西班牙语)怎么(?:写|说)"
+                         # ("内容写：", "告示内容：", "帮我回复贡献者：感谢 PR，…")
+                         r"|内容(?:就)?写|(?:告示|通知|公告|标语|牌子|卡片|短信|消息|纸条|横幅)(?:的)?内容"
+                         r"|(?:回复|回)(?:一下)?(?:客户|顾客|买家|用户|贡献者|维护者|房东|租客|老板|同事|老师|家长|评论|留言)"
                          r"|怎么(?:写|说)成?(?:英文|英语|中文|日文|日语|韩语|韩文|法语|德语|西班牙语))"
                          r"[ \t]*(?:\*\*)?[ \t]*\Z")
 # a line that points at what follows it to be passed on as written ("Send this SMS exactly, filling in {time}:",
@@ -2346,7 +2352,7 @@ _PRESCRIBED_PART = re.compile(r"(?i:\bwith\s*$)|(?:加上|加|附上|写上)\s*$
 # where _scripts looks: a colon after the last letter of a say-verb or a field (say, reply, respond, answer, with,
 # body, be, sign-off, greeting, 说, 回复, 回答, 开头用, 开场白, 内容是 …: a character class before a colon is one fast search; "The content is:"
 # is not looked for, only "内容是：")
-_SCRIPT_COLON = re.compile(r"[yYdDrRhHmMeEsStTgG)说复答用白语是为下话上句写加头尾束场禅送术板式例本息知信告语里条案福卡圈态明播词稿辞师文道示nN][ \t*]{0,4}[:：]")
+_SCRIPT_COLON = re.compile(r"[yYdDrRhHmMeEsStTgG)说复答用白语是为下话上句写加头尾束场禅送术板式例本息知信告语里条案福卡圈态明播词稿辞师文道示nN容者户家客东论言][ \t*]{0,4}[:：]")
 # a request to the model for the work, after the words a line gives: "…谢谢。帮我改短一点", "…！请帮我写个发送的脚本。"
 _WORK_ASKED_AFTER = re.compile(r"(?<=[。！？!?])[ \t]*(?=(?:请|麻烦)?(?:你|您)?(?:再)?帮我(?:写|改|翻|译|生成|做|润色|缩短|精简|把|优化)"
                                r"|然后(?:帮我|写|改))")
@@ -2884,10 +2890,11 @@ _SENDERS_EN = (r"recruiter|customer|client|landlord|tenant|boss|manager|colleagu
                r"professor|student|interviewer|company|employer|airline|hotel|host|coach|trainer|tutor|mentor|instructor|"
                r"supervisor|advisor|adviser|counselor|counsellor|examiner|grader|reporter|journalist|ta|dean|registrar|"
                r"roommate|housemate|classmate|teammate|cousin|aunt|uncle|grandma|grandpa|editor|publisher|officer|clerk|"
-               r"official|embassy|consulate|receptionist|cashier|inspector|caseworker|case\s+worker|property\s+manager|super")
+               r"official|embassy|consulate|receptionist|cashier|inspector|caseworker|case\s+worker|property\s+manager|super|"
+               r"reviewer|maintainer|contributor|co-?author")
 _SENDERS_ZH = (r"老板|领导|上司|客户|同事|朋友|老师|家长|房东|房客|租客|对方|买家|卖家|邻居|妈妈|爸爸|老婆|老公|女朋友|男朋友|HR|人事|猎头|中介|面试官|"
                r"导师|班主任|辅导员|快递员|外卖员|物业|客服|师傅|医生|主管|经理|教练|审稿人|编辑|候选人|求职者|应聘者|记者|网友|粉丝|"
-               r"他|她")
+               r"孩子|儿子|女儿|同学|银行|维护者|贡献者|开发者|作者|reviewer|Reviewer|他|她")
 
 # a line of a user's turn that asks for work on the text after its colon: "Translate to Spanish, keep it short for a
 # push notification:", "Label this opener: Sorry to bother you again, …", "Now this one:", "Write release notes from
@@ -3073,7 +3080,10 @@ _TASK_INTRO = re.compile(
     r")"
     rf"|[^：:\n]{{0,30}}?{_TASK_VERB_ZH}[^：:\n]{{0,30}}?(?:这段|这篇|这封|这句|这份|这条|这则|这个|这几条|这批|这些|这首|下面|以下|如下|它|成[\u4e00-\u9fff]{{1,3}}[文语])[^：:\n]{{0,30}}?"
     # someone's words named before the request: "这是顾客在美团上的原话，你帮我看看他想表达什么："
-    r"|[^：:\n]{0,12}?(?:" + _SENDERS_ZH + r"|用户|顾客|网友|买家)[^：:\n，,。]{0,10}?的?(?:原话|原文|留言|评价|评论|差评|好评)[，,][^：:\n]{0,24}?"
+    r"|[^：:\n]{0,12}?(?:" + _SENDERS_ZH + r"|用户|顾客|网友|买家)[^：:\n，,。]{0,10}?(?:的?(?:原话|原文|留言|评价|评论|差评|好评|小?纸条|便条|"
+    r"作文|日记|信|邮件|消息)|写的|发的|说的)(?:[，,]|——|—)[^：:\n]{0,24}?"
+    # ("这条微信消息是我收到的：")
+    r"|[^：:\n]{0,16}?是(?:我|我们)(?:收到|接到)的"
     # the text pointed at before the request: "下面是我的求职信草稿，麻烦只改语病，尽量保留我的措辞："
     rf"|[^：:\n]{{0,6}}?(?:下面|以下)(?:是|为)?[^：:\n]{{0,40}}?{_TASK_VERB_ZH}[^：:\n]{{0,30}}?"
     # a bare request to work on what follows: "帮我润色一下 thanks:", "麻烦你帮我翻译：" (a request form before the verb)
@@ -3210,7 +3220,7 @@ _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\bdo the same\b|번역|訳して|\
                        r"上写|写道|贴了|发的是|回的是|提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|"
                        r"修改|修正|摘要|tl;?dr|报错|报了错|出错|错误提示|错误信息|\bgot\b|\bsent\b|\bprint|\bshow|\bthr[eo]w|\boutput|\breturn|\bdisplay|\bfail|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
                        r"\breplied\b|\bposted\b|\btexted\b|\bmessaged\b|\b(?:was|is|reads?)\b|\breplying\b|\bresponding\b|"
-                       r"\bsaying\b|\bgetting\b|\bseeing\b|\bsending\b|\bwrong\b|原话|原文|\bnatural\b|\bgrammatical\b|\bhave\b|\bgot\b|\bcame up\b|\blook\b|\bchanged\b|\bedited\b|\brevised\b|\btweaked\b|\bupdated\b|\breworked\b|\brewrote\b|版本|稿|每条|每一条|每封|改了|写了|翻了|拟了|的是|答案|造的|这句|这段|\bstart\b|"
+                       r"\bsaying\b|\bgetting\b|\bseeing\b|\bsending\b|\bwrong\b|原话|原文|纸条|便条|收到的|接到的|写的|\bnatural\b|\bgrammatical\b|\bhave\b|\bgot\b|\bcame up\b|\blook\b|\bchanged\b|\bedited\b|\brevised\b|\btweaked\b|\bupdated\b|\breworked\b|\brewrote\b|版本|稿|每条|每一条|每封|改了|写了|翻了|拟了|的是|答案|造的|这句|这段|\bstart\b|"
                        r"写的|发的|开的|留的|用(?:英|中|日|法|德|西班牙|韩|粤)[文语]|"
                        r"\bbegin\b|\bfirst\b|\bcount\b|\bneeded\b|\bnecessary\b|\brequired\b|\bcorrect\b|\bok\b|\bokay\b|"
                        r"\brude\b|\bpolite\b|\bnatural\b|\bgrammatical\b|\b(?:spanish|french|german|italian|portuguese|japanese|korean|chinese|english|russian|"
@@ -3481,14 +3491,20 @@ _REPORTED = (
     r"|(?:[a-z][\w-]*[ \t]+)?(?:message|text|e-?mail|dm|reply|note|letter|voicemail)[ \t]+from[ \t]+[^:：\n]{1,30}?"
     # ("The reviewer's exact words:")
     r"|(?:(?:(?:my|our|the|a|an)[ \t]+)?[a-z][\w-]*(?:'s|’s|s')|his|her|their)[ \t]+(?:exact[ \t]+|own[ \t]+)?(?:words|wording)"
-    r"|(?:(?:(?:my|our|the|a|an)[ \t]+)?(?:" + _SENDERS_EN + r")|he|she|they)[ \t]+"
+    r"|(?:here'?s[ \t]+what[ \t]+)?(?:(?:(?:my|our|the|a|an)[ \t]+)?(?:" + _SENDERS_EN + r")|he|she|they)[ \t]+"
     r"(?:(?:just|also|then|literally|actually|even|only|specifically|clearly|already|finally)[ \t]+)?"
     r"(?:says|said|wrote(?:[ \t]+back)?|writes|texted|emailed|messaged|replied|responded|asked|asks|told|sent|posted|"
-    r"commented|shared|tweeted)"
+    r"commented|shared|tweeted|left)"
     r"(?:[ \t]+(?:me|us|him|her|them))?"
+    # ("The teacher sent this to parents:", "Reviewer left this on line 42:", "what the teacher wrote at the bottom of the
+    # test:")
+    r"(?:[ \t]+this)?(?:[ \t]+to[ \t]+(?:all[ \t]+)?(?:the[ \t]+)?[a-z]+)?"
+    r"(?:[ \t]+(?:at|on|under)[ \t]+(?:the[ \t]+)?(?:bottom|top|end|line)(?:[ \t]+of[ \t]+(?:the|my|a)[ \t]+[a-z]+|[ \t]+\d+)?)?"
     # "From the customer:", "From my landlord:"
     r"|from[ \t]+(?:the|a|my|our)[ \t]+(?:" + _SENDERS_EN + r")"
-    r"|(?:review|reviewer|comment|message|e-?mail|text|post|tweet|reply|answer|response)[ \t]*#?\d{1,3})"
+    r"|(?:review|reviewer|comment|message|e-?mail|text|post|tweet|reply|answer|response)[ \t]*#?\d{1,3}"
+    # the texts of a batch, one after another: "First review: Loved the latte, thank you!", "Next one:", "Review:"
+    r"|(?:(?:first|next|second|third|last|another|new)[ \t]+)?(?:customer[ \t]+)?review|(?:first|next|second|third|last)[ \t]+one)"
     r"(?i:[ \t]+(?:in|on|via|over|through|by)[ \t]+(?:(?:the|a|my|our|his|her|their)[ \t]+)?[a-z]+(?:[ \t]+(?:app|portal|chat))?)?"
     r"|(?:(?![你您])[\u4e00-\u9fff]{1,6}?的|[A-Za-z]{2,12}的|" + _SENDERS_ZH + r")(?:发来的|发的|回的)?(?:微信|短信|消息|邮件|留言|私信|来信|回复|评论)"
     # ("转来候选人的话：", "这是记者的问题：", "用户私信：")
@@ -3496,7 +3512,8 @@ _REPORTED = (
     r"|(?:用户|观众|粉丝|网友|打赏|礼物|醒目|直播间|(?i:sc)|客户|顾客|买家|品牌方?|商家|博主)?(?:发来的|发的)?(?:私信|留言|评论)"
     # (not the user's own comment on the last answer: "评论：我觉得你上一个回答太长了，谢谢")
     r"(?![ \t]*[:：][^\n]{0,20}?你(?:上一?个|刚才|之前|的)(?:回答|回复))"
-    r"|(?:[\u4e00-\u9fff]{0,4}?群里)?(?:" + _SENDERS_ZH + r")(?:刚|刚刚|刚才|又|今天|昨天)?(?:批注|评语|批语|评论)?(?:说|问|写道|回复说|回我说|发来|给我留言|留言|"
+    r"|(?:[\u4e00-\u9fff]{0,4}?群里)?(?:" + _SENDERS_ZH + r"|用户)(?:刚|刚刚|刚才|又|今天|昨天)?(?:[ \t]*在[^：:\n，,。]{1,12}?)?"
+    r"(?:批注|评语|批语|评论)?(?:说|问|写道|写|回复说|回我说|回复我|回我|发来|给我留言|留言|"
     r"回信(?:就|只有)?(?:一句|一段)?(?:话)?|在?群里发了?|发了?)|(?:评论|留言)\d{1,3})"
     # the original words of a message or alert, whatever it is called: "PagerDuty 原文：", "告警原文："
     r"|[\u4e00-\u9fffA-Za-z\d#_-]{0,16}[ \t]?(?:原文|原话)"
@@ -3603,7 +3620,7 @@ _LABEL_WORDS = ("差评", "好评", "投诉", "告警", "报警", "警报", "字
                 "短信", "消息", "留言", "私信", "来信", "回复", "说", "问", "写道", "的话", "原话", "问题", "提问", "模板", "文案", "话术", "欢迎语", "公告", "通知",
                 "tudent", "学生", "打印", "显示", "提示", "weet", "tatus", "pener", "emplate", "xcerpt", "备注", "贺卡", "oast",
                 "peech", "nnouncement", "otice", "isting", "escription", "cript", "ersion", "aption", "post", "bio",
-                "原话", "发来", "发：", "发了：", "回信", "ords", "ngrave", "nscription", "话术", "标准回复", "统一回复", "被举报", "被舉報", "被投诉",
+                "原话", "发来", "发：", "发了：", "写：", "irst one", "ext one", "回信", "ords", "ngrave", "nscription", "话术", "标准回复", "统一回复", "被举报", "被舉報", "被投诉",
                 "被投訴", "eported", "lagged", "@", "rompt", "提示词", "prompt", "翻译", "译文", "版本", "方案", "输出", "回答", "结果",
                 "cene", "oem", "yrics", "creenplay", "hapter", "ct", "pisode", "art", "场景", "剧本", "诗", "歌词", "章：", "章:", "幕：", "幕:",
                 "场：", "场:", "lause", "rticle", "rt.", "§", "一句", "一条", "一段", "稿：", "稿:", "ource", "andidate", "eference",
@@ -3647,6 +3664,9 @@ _TRAILING_REFERENCE = re.compile(
     r"|(?:(?<=\n\n)(?:(?:这样|这么)(?:写|说|回|改|开头|结尾|发|回复|措辞)?[^。！？\n]{0,10}?(?:可以|行|合适|好|得体|妥当|对|生硬|正式|"
     r"礼貌|客气|自然|通顺|奇怪|太[\u4e00-\u9fff]{1,3})[^。！？\n]{0,6}?[吗么嘛？?]"
     r"|太[\u4e00-\u9fff]{1,3}了?(?:吗|么|嘛|不)?[？?]"
+    # ("…谢谢！⏎⏎这是真的吗", "是骗子吗", "Is this legit or a scam")
+    r"|[^\n]{0,40}?(?:真的|骗子|诈骗|骗局|钓鱼|正规|官方的|靠谱|可信|什么意思|啥意思)[^\n]{0,24}?(?:吗|么|嘛|[？?])[^\n]{0,20}?"
+    r"|(?i:[^\n]{0,30}?\b(?:legit|legitimate|a[ \t]+scam|phishing|genuine|real[ \t]+or)\b[^\n]{0,40}?)"
     r"|(?i:(?:is|are|does|do)[ \t]+['\"“‘][^\n]{1,60}?['\"”’][^\n]{0,60}?\?)"
     r"|(?i:too[ \t]+[a-z-]+(?:[ \t]+or[ \t]+[a-z-]+)?[ \t]*\?"
     r"|(?:is|does|would|will|should)[ \t]+(?:this|that|the[ \t]+above)\b[^\n]{0,60}?\?"
@@ -5163,11 +5183,14 @@ _WRITE_A_TEXT = re.compile(
     # sales outreach: "Write a voicemail for a prospect", "Give me a closing line for a discovery call", "write 3 LinkedIn
     # follow-ups"
     r"voicemail|follow-?up|inmail|(?:closing|opening|intro|subject)\s+line|connection\s+request|sign|poster|placard|banner|"
-    r"flyer|menu|label|macro|canned\s+(?:reply|response)|saved\s+reply|auto-?reply|quick\s+reply|inquiry|enquiry|rsvp)s?\b|"
+    r"flyer|menu|label|macro|canned\s+(?:reply|response)|saved\s+reply|auto-?reply|quick\s+reply|inquiry|enquiry|rsvp|"
+    r"dispute|appeal|comment)s?\b|"
     r"\b(?:make|write|draft|do)\s+(?:one|another(?:\s+one)?)\s+for\b|"  # ("Make one for a cold lead.")
     # a piece asked for by its name alone: "Rap verse, no swearing.", "Another verse, same flow."
     r"^\s*(?:(?:a|an|another|one\s+more|new|next)\s+)?(?:[a-z-]+\s+)?(?:verse|chorus|poem|haiku|limerick|sonnet|song|rap|"
-    r"lyrics|story|cover\s+letter|acknowledge?ments|response\s+to\s+(?:the\s+)?(?:reviewer|editor)s?|rebuttal|abstract)\b"
+    r"lyrics|story|cover\s+letter|acknowledge?ments|response\s+to\s+(?:the\s+)?(?:reviewer|editor)s?|rebuttal|abstract|"
+    r"toast|speech|eulogy|invitation|(?:out-of-office|ooo|away|welcome|farewell|birthday|thank-you)\s+(?:message|note|reply|card|e-?mail)|"
+    r"auto-?reply)\b"
     r"(?!\s+(?:is|was|are|has)\b)|"
     r"\b(?:write|draft)\b[^.!?\n]{0,60}?\b(?:in\s+the\s+same\s+(?:tone|style|voice)|a\s+new\s+one|another\s+one)\b|"
     r"\bwrite\s+(?:one|another)\b|"
@@ -5185,6 +5208,9 @@ _WRITE_A_TEXT = re.compile(
     r"^\s*(?:please\s+)?(?:tell|text|message|remind)\s+(?-i:[A-Z][a-z]+)\s*:)"
     r"|^\s*(?:请|麻烦)?(?:你)?帮我回复(?:一下)?(?:客户|买家|用户|顾客|订单)"  # ("帮我回复订单 881。": the reply is a text)
     r"|^\s*给[\u4e00-\u9fff]{1,6}?的(?:回复|回信|邮件|信|致谢|投稿信)[，,。]"  # ("给审稿人的回复，关于图2。")
+    # a piece named alone: "请假条", "婚礼致辞，给我哥。"
+    r"|^\s*[\u4e00-\u9fff]{0,6}?(?:致辞|请假条|假条|贺词|祝酒词|发言稿|演讲稿|邀请函|请柬|贺卡|感谢信|道歉信|检讨书|自我介绍|开场白)"
+    r"(?:[，,][^。！？\n]{0,12})?[。！]?\s*$"
     r"|(?:写|寫|起草|拟|擬|撰写|撰寫|编|編)[^。！？\n]{0,14}?(?:邮件|郵件|信|通知|短信|簡訊|訊息|文案|发言|發言|致辞|致詞|祝福|问候|"
     r"問候|贺词|賀詞|公告|邀请函|消息|回复|回覆|开场|開場|结尾|結尾|主持詞|故事|第[一二三四五六七八九十\d]+[页頁章段]|"
     r"演讲稿|朋友圈|贺卡|感谢|道歉|欢迎词|介绍|简介|说明|帖子|留言|话术|主持词|祝酒词|请假条|假条|便条|申请|请示|报告|"
@@ -5250,6 +5276,10 @@ def _deliverables(view: TextView, reuse: bool = False) -> dict[int, str]:
     blocks = view.blocks
     last: BlockRef | None = None  # the last reply found to deliver a text
     standing: str | None = None  # a task set for each text to come ("I'll paste reviews; for each, write a reply.")
+    for b in blocks:  # (or by the system prompt: "You reply to customer reviews for a coffee shop.")
+        if b.role in ("system", "developer") and (m := _REPLIES_TO_EACH.search(text, b.start, b.end)) is not None:
+            standing = f"kept: a reply to the task the system prompt sets for each text ({_short(m.group(0), 40)!r})"
+            break
     for k, b in enumerate(blocks):
         if b.msg_pos in out:
             last = b
@@ -5334,6 +5364,10 @@ _FOR_EACH_TEXT = re.compile(r"(?i:\b(?:keep|make)\s+(?:every|each)\s+(?:reply|re
                             r"\bfor\s+(?:each|every)(?:\s+one|\s+of\s+them|\s+[a-z]+)?\b[^.?!\n]{0,40}?\b(?:write|draft|"
                             r"reply|respond|answer)\b|\b(?:write|draft)\b[^.?!\n]{0,30}?\b(?:reply|response|answer)\s+(?:to|for)\s+"
                             r"(?:each|every)\b)|每(?:一)?(?:条|封|个|篇)[^。！？\n]{0,20}?(?:写|回|起草)")
+# a system prompt whose task is a reply to each text the user brings
+_REPLIES_TO_EACH = re.compile(r"(?i:\byou\s+(?:reply|respond|write\s+(?:replies|responses))\s+to\s+(?:(?:customer|guest|user|app|google|online)\s+)?"
+                              r"(?:reviews|comments|messages|e-?mails|tickets|complaints)\b)"
+                              r"|(?:你|您)(?:负责|的任务是)?回复(?:顾客|客户|用户|买家)?的?(?:评价|评论|留言|消息|差评)")
 _FIRST_ITEM = re.compile(r"(?i:\b(?:first|here'?s\s+the\s+first)(?:\s+one|\s+review|\s+message|\s+comment)?\s*:)|第一条[：:]")
 _VERSION_MIN = 40  # characters: a reply shorter than this is an answer, not a text
 _VERSION_SIMILAR = 0.6  # the share of character 4-grams two versions of one text have in common (Dice)
@@ -5876,6 +5910,18 @@ def _worded_in_brackets(text: str, s: int, e: int, seg: str) -> list[tuple[int, 
             for m in _BRACKETED_WORDING.finditer(text, s, e)]
 
 
+# lines marked right or wrong ("请 √⏎谢谢 √⏎对不起 ×"): a graded list, each item as written
+_MARKED_LINES = re.compile(r"(?:^[ \t]*[^\n√×✓✗✔✘]{1,30}?[ \t]*[√×✓✗✔✘][ \t]*(?:\n|\Z)){2,}", re.MULTILINE)
+
+
+def _marked_lines(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
+    """Two or more lines in a row, each marked right or wrong: graded items, kept as written."""
+    if not any(c in seg for c in "√×✓✗✔✘"):
+        return []
+    return [(a, b, "quote", "kept: items marked right or wrong, as written")
+            for m in _MARKED_LINES.finditer(text, s, e) for a, b in [_stripped(text, m.start(), m.end())] if b > a]
+
+
 # the field labels of a form the user pastes to fill in: two or more lines in a row, each ending with its colon ("Full
 # name (as in passport):⏎Have you ever been refused a visa? (Yes/No):", "姓名：⏎护照号码：")
 _FORM_FIELDS = re.compile(r"(?:^[ \t]*[^\n:：*#>-][^\n:：]{1,60}[:：][ \t]*(?:\n|\Z)){2,}", re.MULTILINE)
@@ -5911,7 +5957,7 @@ def _own_material(text: str, s: int, e: int, role: str, acted: bool = False) -> 
         extra += [*_compared_items(text, s, e, seg), *_labeled_items(text, s, e, seg), *_compared_inline(text, s, e), *_candidates_above(text, s, e),
                   *_exercise_lines(text, s, e), *_in_character(text, s, e, seg), *_words_to_say(text, s, e, seg),
                   *_named_strings(text, s, e, seg), *_before_after(text, s, e, seg), *_data_values(text, s, e, seg),
-                  *_form_fields(text, s, e, seg), *_worded_in_brackets(text, s, e, seg)]
+                  *_form_fields(text, s, e, seg), *_worded_in_brackets(text, s, e, seg), *_marked_lines(text, s, e, seg)]
         if ">" in seg:  # (a message quoted with "> " lines: "帮我回这条 Slack 消息：⏎> Could you please check …? Thanks!")
             extra += [(m.start(), m.end(), "quote", "kept: quoted lines (> …)") for m in _BLOCKQUOTE.finditer(text, s, e)]
         found.extend(r for r in extra if not any(a <= r[0] and r[1] <= z for a, z, _, _ in found))

@@ -695,7 +695,7 @@ _SAY_CUE = re.compile(
     r"flag|flags|ignore|ignores|exclude|excludes|filter|filters|ban|bans|banned|forbid|forbids|avoid|avoids|allow|allows)\b"
     r"|\b(?:reply|replies|replying|respond|responds|responding|answer|answers|start|starts|begin|begins|end|ends|"
     r"open|opens|close|closes)\s+with\b|\bfill\s+in(?:\s+the\s+blanks?)?\s+with\b|\bchoose\s+(?:from|between)\b|"
-    r"\bpick\s+(?:from|one\s+of)\b|\bleave\s+out\b|\bomit\b|\bskip\b)(?:\s+(?:the|a)?\s*(?:words?|phrases?|greetings?))?)[ \t]*[\"'“‘「]?"
+    r"\bpick\s+(?:from|one\s+of)\b|\bleave\s+out\b|\bomit\b|\bskip\b|\b(?:complete|fill\s+in)\s+with\b)(?:\s+(?:the|a)?\s*(?:words?|phrases?|greetings?))?)[ \t]*[\"'“‘「]?"
     r"|(?:说|回复|回答|写上|加上|使用)[“\"'「]?")
 # a substring every _SAY_CUE match holds (lower case): a cheap test before it
 _SAY_HINT = re.compile(r"say|said|us[ei]|writ|wrot|typ|add|includ|with|trim|remov|strip|delet|drop|preserv|count|detect|flag|leave|omit|skip|"
