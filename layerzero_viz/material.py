@@ -2276,7 +2276,9 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:"
                          r"all\s+|my\s+)?[a-z]+(?:\s+[a-z]+)?)?|"
                          # ("Please write this as an SMS for customers:")
                          r"write\s+(?:this|it)\s+(?:up\s+)?as\s+(?:an?\s+)?(?:sms|text|message|notice|e-?mail|tweet|post)"
-                         r"(?:\s+(?:to|for)\s+[a-z]+)?|"
+                         r"(?:\s+(?:to|for)\s+[a-z]+)?(?:\s*,\s*(?:thanks|thank\s+you|please))?|"
+                         # ("Things I want to say to Mom before the surgery:")
+                         r"(?:things|words|what)\s+I\s+(?:want|need|'d\s+like|wish|would\s+like)\s+to\s+(?:say|tell)\b[^:\n]{0,40}|"
                          r"(?:say|reply|respond|answer|(?:(?<=[.!?][ \t])|(?<=\n)|(?<=\A))(?:write|mention))(?:\s+(?:exactly|verbatim|only|just|first|always|"
                          r"instead|immediately|once))?(?:\s+with)?"
                          r"(?:\s+(?:exactly|verbatim|only|just))?|"
@@ -2327,6 +2329,8 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:"
                          r"|(?:英文|英语|中文|日文|日语|韩语|韩文|法语|德语|西班牙语)怎么(?:写|说)"
                          # ("内容写：", "告示内容：", "帮我回复贡献者：感谢 PR，…")
                          r"|内容(?:就)?写|(?:告示|通知|公告|标语|牌子|卡片|短信|消息|纸条|横幅)(?:的)?内容"
+                         # ("手术前我想对妈妈说的话：")
+                         r"|(?:想|要)(?:对|跟|和)[\u4e00-\u9fff]{1,6}?说的话|转告[\u4e00-\u9fff]{1,6}"
                          r"|(?:回复|回)(?:一下)?(?:客户|顾客|买家|用户|贡献者|维护者|房东|租客|老板|同事|老师|家长|评论|留言)"
                          r"|怎么(?:写|说)成?(?:英文|英语|中文|日文|日语|韩语|韩文|法语|德语|西班牙语))"
                          r"[ \t]*(?:\*\*)?[ \t]*\Z")
@@ -2352,7 +2356,7 @@ _PRESCRIBED_PART = re.compile(r"(?i:\bwith\s*$)|(?:加上|加|附上|写上)\s*$
 # where _scripts looks: a colon after the last letter of a say-verb or a field (say, reply, respond, answer, with,
 # body, be, sign-off, greeting, 说, 回复, 回答, 开头用, 开场白, 内容是 …: a character class before a colon is one fast search; "The content is:"
 # is not looked for, only "内容是：")
-_SCRIPT_COLON = re.compile(r"[yYdDrRhHmMeEsStTgG)说复答用白语是为下话上句写加头尾束场禅送术板式例本息知信告语里条案福卡圈态明播词稿辞师文道示nN容者户家客东论言][ \t*]{0,4}[:：]")
+_SCRIPT_COLON = re.compile(r"[yYdDrRhHmMeEsStTgG)说复答用白语是为下话上句写加头尾束场禅送术板式例本息知信告语里条案福卡圈态明播词稿辞师文道示nN容者户家客东论言yY姆工][ \t*]{0,4}[:：]")
 # a request to the model for the work, after the words a line gives: "…谢谢。帮我改短一点", "…！请帮我写个发送的脚本。"
 _WORK_ASKED_AFTER = re.compile(r"(?<=[。！？!?])[ \t]*(?=(?:请|麻烦)?(?:你|您)?(?:再)?帮我(?:写|改|翻|译|生成|做|润色|缩短|精简|把|优化)"
                                r"|然后(?:帮我|写|改))")
@@ -2894,7 +2898,8 @@ _SENDERS_EN = (r"recruiter|customer|client|landlord|tenant|boss|manager|colleagu
                r"reviewer|maintainer|contributor|co-?author")
 _SENDERS_ZH = (r"老板|领导|上司|客户|同事|朋友|老师|家长|房东|房客|租客|对方|买家|卖家|邻居|妈妈|爸爸|老婆|老公|女朋友|男朋友|HR|人事|猎头|中介|面试官|"
                r"导师|班主任|辅导员|快递员|外卖员|物业|客服|师傅|医生|主管|经理|教练|审稿人|编辑|候选人|求职者|应聘者|记者|网友|粉丝|"
-               r"孩子|儿子|女儿|同学|银行|维护者|贡献者|开发者|作者|reviewer|Reviewer|他|她")
+               r"孩子|儿子|女儿|同学|银行|维护者|贡献者|开发者|作者|reviewer|Reviewer|我爸|我妈|婆婆|公公|奶奶|爷爷|外婆|外公|姥姥|姥爷|"
+               r"保姆|护工|阿姨|叔叔|舅舅|姑姑|亲戚|他|她")
 
 # a line of a user's turn that asks for work on the text after its colon: "Translate to Spanish, keep it short for a
 # push notification:", "Label this opener: Sorry to bother you again, …", "Now this one:", "Write release notes from
@@ -2978,6 +2983,8 @@ _TASK_INTRO = re.compile(
     r"(?:send|say|post|write|reply|read)|sending|saying|posting|writing|replying|texting|e-?mailing|messaging|telling|reading)|"
     r"(?:'ll|’ll|[ \t]+will)[ \t]+(?:send|say|post|write|reply|read))(?:[ \t]+[^:：\n.!?]{1,40}?)?|I(?:'m|’m|[ \t]+am)[ \t]+(?:replying|responding|sending|saying|writing[ \t]+back|going[ \t]+"
     r"to[ \t]+(?:reply|say|send))(?:[ \t]+with)?(?:[ \t]+(?:this|it|the[ \t]+following))?(?:[ \t]+to[ \t]+[^:：\n.!?]{1,30}?)?|I[ \t]+(?:want|plan|intend)[ \t]+to[ \t]+(?:reply|say|send|post)(?:[ \t]+(?:with|this|the[ \t]+following))?)"
+    # a message someone received: "My grandpa got a voicemail:"
+    r"|(?i:[^:：\n]{0,30}?\b(?:got|received|left)[ \t]+(?:a|this|the|an)[ \t]+(?:voicemail|text|message|letter|e-?mail|note|dm))"
     # the user's own reply named: "My reply to Reviewer 1 comment 3 is:"
     r"|(?i:(?:my|our)[ \t]+(?:draft[ \t]+)?(?:reply|response|answer|rebuttal)\b[^:：\n.!?]{0,40}?[ \t]+is)"
     # the user's own draft as it stands: "Here's what I have so far:", "Have a look:", "I changed it a bit:", "这是我现在的
@@ -3079,6 +3086,9 @@ _TASK_INTRO = re.compile(
     r"(?:points|notes|bullets|facts|details|items|data|list|draft|outline|transcript)))"
     r")"
     rf"|[^：:\n]{{0,30}}?{_TASK_VERB_ZH}[^：:\n]{{0,30}}?(?:这段|这篇|这封|这句|这份|这条|这则|这个|这几条|这批|这些|这首|下面|以下|如下|它|成[\u4e00-\u9fff]{{1,3}}[文语])[^：:\n]{{0,30}}?"
+    # whom to answer, named: "帮我回一下这个供应商：⏎⏎您好，…⏎⏎告诉他可以分批。"
+    r"|[ \t]*(?:请|麻烦)?(?:你)?(?:帮我)?回(?:复)?(?:一下)?(?:这个|这位|这条|这封|这家)?(?:供应商|客户|买家|卖家|顾客|用户|同事|老板|房东|"
+    r"租客|工厂|厂家|经销商)[^：:\n]{0,8}?"
     # someone's words named before the request: "这是顾客在美团上的原话，你帮我看看他想表达什么："
     r"|[^：:\n]{0,12}?(?:" + _SENDERS_ZH + r"|用户|顾客|网友|买家)[^：:\n，,。]{0,10}?(?:的?(?:原话|原文|留言|评价|评论|差评|好评|小?纸条|便条|"
     r"作文|日记|信|邮件|消息)|写的|发的|说的)(?:[，,]|——|—)[^：:\n]{0,24}?"
@@ -3220,7 +3230,7 @@ _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\bdo the same\b|번역|訳して|\
                        r"上写|写道|贴了|发的是|回的是|提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|"
                        r"修改|修正|摘要|tl;?dr|报错|报了错|出错|错误提示|错误信息|\bgot\b|\bsent\b|\bprint|\bshow|\bthr[eo]w|\boutput|\breturn|\bdisplay|\bfail|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
                        r"\breplied\b|\bposted\b|\btexted\b|\bmessaged\b|\b(?:was|is|reads?)\b|\breplying\b|\bresponding\b|"
-                       r"\bsaying\b|\bgetting\b|\bseeing\b|\bsending\b|\bwrong\b|原话|原文|纸条|便条|收到的|接到的|写的|\bnatural\b|\bgrammatical\b|\bhave\b|\bgot\b|\bcame up\b|\blook\b|\bchanged\b|\bedited\b|\brevised\b|\btweaked\b|\bupdated\b|\breworked\b|\brewrote\b|版本|稿|每条|每一条|每封|改了|写了|翻了|拟了|的是|答案|造的|这句|这段|\bstart\b|"
+                       r"\bsaying\b|\bgetting\b|\bseeing\b|\bsending\b|\bwrong\b|\breceived\b|原话|原文|纸条|便条|收到的|接到的|写的|\bnatural\b|\bgrammatical\b|\bhave\b|\bgot\b|\bcame up\b|\blook\b|\bchanged\b|\bedited\b|\brevised\b|\btweaked\b|\bupdated\b|\breworked\b|\brewrote\b|版本|稿|每条|每一条|每封|改了|写了|翻了|拟了|的是|答案|造的|这句|这段|\bstart\b|"
                        r"写的|发的|开的|留的|用(?:英|中|日|法|德|西班牙|韩|粤)[文语]|"
                        r"\bbegin\b|\bfirst\b|\bcount\b|\bneeded\b|\bnecessary\b|\brequired\b|\bcorrect\b|\bok\b|\bokay\b|"
                        r"\brude\b|\bpolite\b|\bnatural\b|\bgrammatical\b|\b(?:spanish|french|german|italian|portuguese|japanese|korean|chinese|english|russian|"
@@ -3486,12 +3496,13 @@ _REPORTED = (
     # email:", "My doctor's message in the app:", "Message from Sarah:", "She wrote:", "The nurse told me:", "My manager
     # wrote in Slack:", "Review 2:", 老板的微信：, 客户发的消息：, 客户说：, 评论2：
     r"|(?P<received>(?i:(?:(?:(?:my|our|the|a|an)[ \t]+)?[a-z][\w-]*(?:'s|’s|s')|his|her|their|my|our|" + _SENDERS_EN + r")"
-    r"[ \t]+(?:message|text|e-?mail|dm|reply|response|note|letter|voicemail|review|comment|instructions|feedback|remarks|"
+    r"[ \t]+(?:(?:last|latest|first|new|recent|voice-to-text|voice|long|whole)[ \t]+)?"
+    r"(?:message|text|e-?mail|dm|reply|response|note|letter|voicemail|review|comment|instructions|feedback|remarks|"
     r"questions?|inquiry|enquiry|post)"
     r"|(?:[a-z][\w-]*[ \t]+)?(?:message|text|e-?mail|dm|reply|note|letter|voicemail)[ \t]+from[ \t]+[^:：\n]{1,30}?"
     # ("The reviewer's exact words:")
     r"|(?:(?:(?:my|our|the|a|an)[ \t]+)?[a-z][\w-]*(?:'s|’s|s')|his|her|their)[ \t]+(?:exact[ \t]+|own[ \t]+)?(?:words|wording)"
-    r"|(?:here'?s[ \t]+what[ \t]+)?(?:(?:(?:my|our|the|a|an)[ \t]+)?(?:" + _SENDERS_EN + r")|he|she|they)[ \t]+"
+    r"|(?:here'?s[ \t]+what[ \t]+)?(?:(?:(?:my|our|the|a|an)[ \t]+)?(?:" + _SENDERS_EN + r"|user|kid|child)|he|she|they)[ \t]+"
     r"(?:(?:just|also|then|literally|actually|even|only|specifically|clearly|already|finally)[ \t]+)?"
     r"(?:says|said|wrote(?:[ \t]+back)?|writes|texted|emailed|messaged|replied|responded|asked|asks|told|sent|posted|"
     r"commented|shared|tweeted|left)"
@@ -3506,7 +3517,9 @@ _REPORTED = (
     # the texts of a batch, one after another: "First review: Loved the latte, thank you!", "Next one:", "Review:"
     r"|(?:(?:first|next|second|third|last|another|new)[ \t]+)?(?:customer[ \t]+)?review|(?:first|next|second|third|last)[ \t]+one)"
     r"(?i:[ \t]+(?:in|on|via|over|through|by)[ \t]+(?:(?:the|a|my|our|his|her|their)[ \t]+)?[a-z]+(?:[ \t]+(?:app|portal|chat))?)?"
-    r"|(?:(?![你您])[\u4e00-\u9fff]{1,6}?的|[A-Za-z]{2,12}的|" + _SENDERS_ZH + r")(?:发来的|发的|回的)?(?:微信|短信|消息|邮件|留言|私信|来信|回复|评论)"
+    r"|(?:(?![你您])[\u4e00-\u9fff]{1,6}?的|[A-Za-z]{2,12}的|" + _SENDERS_ZH + r")(?:刚)?(?:发来的|发来|发的|回的)?(?:微信|短信|消息|邮件|留言|私信|来信|回复|评论)"
+    # ("我爸口述的：", "我转成文字了：")
+    r"|(?:" + _SENDERS_ZH + r")口述的?|[^：:\n]{0,12}?(?:转成文字了?|语音转文字|转写的?)"
     # ("转来候选人的话：", "这是记者的问题：", "用户私信：")
     r"|(?:这是|以下是|下面是|[^：:\n，。]{0,8}?(?:转来|转发了?|发来|转给我))?(?:" + _SENDERS_ZH + r"|用户)的?(?:原话|话|问题|提问)"
     r"|(?:用户|观众|粉丝|网友|打赏|礼物|醒目|直播间|(?i:sc)|客户|顾客|买家|品牌方?|商家|博主)?(?:发来的|发的)?(?:私信|留言|评论)"
@@ -3620,7 +3633,7 @@ _LABEL_WORDS = ("差评", "好评", "投诉", "告警", "报警", "警报", "字
                 "短信", "消息", "留言", "私信", "来信", "回复", "说", "问", "写道", "的话", "原话", "问题", "提问", "模板", "文案", "话术", "欢迎语", "公告", "通知",
                 "tudent", "学生", "打印", "显示", "提示", "weet", "tatus", "pener", "emplate", "xcerpt", "备注", "贺卡", "oast",
                 "peech", "nnouncement", "otice", "isting", "escription", "cript", "ersion", "aption", "post", "bio",
-                "原话", "发来", "发：", "发了：", "写：", "irst one", "ext one", "回信", "ords", "ngrave", "nscription", "话术", "标准回复", "统一回复", "被举报", "被舉報", "被投诉",
+                "原话", "发来", "发：", "发了：", "写：", "irst one", "ext one", "口述", "转成文字", "文字了", "回信", "ords", "ngrave", "nscription", "话术", "标准回复", "统一回复", "被举报", "被舉報", "被投诉",
                 "被投訴", "eported", "lagged", "@", "rompt", "提示词", "prompt", "翻译", "译文", "版本", "方案", "输出", "回答", "结果",
                 "cene", "oem", "yrics", "creenplay", "hapter", "ct", "pisode", "art", "场景", "剧本", "诗", "歌词", "章：", "章:", "幕：", "幕:",
                 "场：", "场:", "lause", "rticle", "rt.", "§", "一句", "一条", "一段", "稿：", "稿:", "ource", "andidate", "eference",
@@ -3688,6 +3701,11 @@ _WORDS_ASKED_MAX = 60  # characters of the words a paragraph after them asks abo
 # … or on the text's own line, after it: "您好，…请查收。——这是我准备发给客户的，帮我看看。", "Hi Sam, … <- that's what I'm about
 # to send. Too stiff?"
 _INLINE_REFERENCE = re.compile(
+    # words named by the sentence after them: "Thanks for everything. Those were the last words my grandpa said to me.",
+    # "Thanks so much! That's how I end every email, …", "谢谢你。这是我爸最后跟我说的话。"
+    r"(?<=[.!?。！？])[ \t]*(?i:(?:that|those|these|this)(?:'s|\s+(?:was|were|is|are))\s+(?:what|how|the\s+(?:last\s+|exact\s+|only\s+)?"
+    r"words?)\b)"
+    r"|(?<=[。！？!?])[ \t]*这(?:是|就是)[^。！？\n]{0,12}?(?:说的话|的原话|说过的话|最后的话|口头禅)|"
     r"(?:——|—|<-|<--|←)[ \t]*(?:这是|这就是|以上是|上面是)[^，,。！？\n]{0,4}?我?(?:准备|打算|要|想)?(?:发|回|回复)给[^，,。！？\n]{1,8}?的"
     r"|(?:(?:<-|<--|←|—|–)[ \t]*|(?<=[.!?])[ \t]+)(?i:that'?s|this\s+is)\s+what\s+I(?:'m|\s+am)\s+(?:about|going|planning)\s+to\s+"
     r"(?:send|post|say|reply|text|e-?mail)\b"
@@ -4572,7 +4590,8 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
         # sentence may still hand the rest over ("…, exactly as it is. Hi! Thanks so much for your email. …")
         seg = text[s:e]
         if payload and ("—" in seg or "–" in seg or "--" in seg or "成一" in seg or "写成" in seg or "整理成" in seg or "<-" in seg or "←" in seg or "what I" in seg or "这样" in seg or "这么" in seg
-                        or "怎么" in seg or "翻" in seg or "译成" in seg or " you " in seg) \
+                        or "怎么" in seg or "翻" in seg or "译成" in seg or " you " in seg or "hat's" in seg or "hose " in seg
+                        or "这是" in seg or "这就是" in seg) \
                 and (ref := _INLINE_REFERENCE.search(text, s, e) or _asked_after(text, s, e)) is not None \
                 and ref.start() > s:
             a, b = _stripped(text, s, ref.start())
@@ -5110,8 +5129,9 @@ def _declares_processing(text: str, s: int, e: int, system: bool = True) -> re.M
                 b = stop.end() if stop is not None else min(e, b + 300)
             if transform.search(text, a, b):
                 return m
-    if system and (label_only := _LABEL_ONLY.search(text, s, e)) is not None:
-        return label_only  # a classifier's prompt: "只输出标签：正面、负面、中性。" — each user turn is a text to label
+    if system and (label_only := _LABEL_ONLY.search(text, s, e) or _REPLIES_TO_EACH.search(text, s, e)) is not None:
+        return label_only  # a classifier's prompt: "只输出标签：正面、负面、中性。" — each user turn is a text to label (or to
+        # reply to: "You reply to customer reviews for a bakery.")
     # (a first user turn "Summarize the report." asks for one piece of work: the turns after it are a chat)
     return _ONE_TASK.search(text, s, e) if system and e - s <= _ONE_TASK_MAX else None
 
@@ -5184,7 +5204,7 @@ _WRITE_A_TEXT = re.compile(
     # follow-ups"
     r"voicemail|follow-?up|inmail|(?:closing|opening|intro|subject)\s+line|connection\s+request|sign|poster|placard|banner|"
     r"flyer|menu|label|macro|canned\s+(?:reply|response)|saved\s+reply|auto-?reply|quick\s+reply|inquiry|enquiry|rsvp|"
-    r"dispute|appeal|comment)s?\b|"
+    r"dispute|appeal|comment|counter-?offer|quotation|quote)s?\b|"
     r"\b(?:make|write|draft|do)\s+(?:one|another(?:\s+one)?)\s+for\b|"  # ("Make one for a cold lead.")
     # a piece asked for by its name alone: "Rap verse, no swearing.", "Another verse, same flow."
     r"^\s*(?:(?:a|an|another|one\s+more|new|next)\s+)?(?:[a-z-]+\s+)?(?:verse|chorus|poem|haiku|limerick|sonnet|song|rap|"
@@ -5205,6 +5225,7 @@ _WRITE_A_TEXT = re.compile(
     r"\s+(?:that|about|saying|to\s+(?:say|tell|let|ask|remind|confirm))\b|"
     r"\b(?:slack|teams|e-?mail|sms|whatsapp|wechat|linkedin)\s+(?:message|note|post|dm)?\s*to\s+(?:the\s+|my\s+|our\s+|#)?[\w-]+|"
     r"\b(?:make|write|do|give\s+me)\s+(?:a|another|one)\s+(?:[a-z-]+\s+)?(?:version|one|variant)\s+for\b|\bone\s+more\s+for\b|"
+    r"\b(?:make|write|do|give\s+me)\s+(?:a|an|another)\s+(?:[a-z-]+\s+){0,2}(?:version|variant)\b|"
     r"^\s*(?:please\s+)?(?:tell|text|message|remind)\s+(?-i:[A-Z][a-z]+)\s*:)"
     r"|^\s*(?:请|麻烦)?(?:你)?帮我回复(?:一下)?(?:客户|买家|用户|顾客|订单)"  # ("帮我回复订单 881。": the reply is a text)
     r"|^\s*给[\u4e00-\u9fff]{1,6}?的(?:回复|回信|邮件|信|致谢|投稿信)[，,。]"  # ("给审稿人的回复，关于图2。")
@@ -5359,15 +5380,17 @@ def _edits_the_reply(text: str, turn: BlockRef, reply: BlockRef) -> bool:
 
 # a task set for each text the user will hand over: "I'll paste customer reviews; for each, write a short reply.", "每条评论
 # 帮我写一个回复"
-_FOR_EACH_TEXT = re.compile(r"(?i:\b(?:keep|make)\s+(?:every|each)\s+(?:reply|response)\b[^.?!\n]{0,40}?[.!]\s+(?:first|here'?s\s+the\s+first)"
+_FOR_EACH_TEXT = re.compile(r"(?i:\b(?:reply|respond)\s+to\s+(?:these|the\s+following|each\s+of\s+these)\s+(?:[a-z]+\s+)?(?:reviews|comments|"
+                            r"messages|e-?mails|tickets)\b|"
+                            r"\b(?:keep|make)\s+(?:every|each)\s+(?:reply|response)\b[^.?!\n]{0,40}?[.!]\s+(?:first|here'?s\s+the\s+first)"
                             r"(?:\s+one|\s+review|\s+message|\s+comment)?\s*:|"
                             r"\bfor\s+(?:each|every)(?:\s+one|\s+of\s+them|\s+[a-z]+)?\b[^.?!\n]{0,40}?\b(?:write|draft|"
                             r"reply|respond|answer)\b|\b(?:write|draft)\b[^.?!\n]{0,30}?\b(?:reply|response|answer)\s+(?:to|for)\s+"
                             r"(?:each|every)\b)|每(?:一)?(?:条|封|个|篇)[^。！？\n]{0,20}?(?:写|回|起草)")
 # a system prompt whose task is a reply to each text the user brings
-_REPLIES_TO_EACH = re.compile(r"(?i:\byou\s+(?:reply|respond|write\s+(?:replies|responses))\s+to\s+(?:(?:customer|guest|user|app|google|online)\s+)?"
+_REPLIES_TO_EACH = re.compile(r"(?i:\byou\s+(?:reply|respond|write\s+(?:replies|responses))\s+to\s+(?:[a-z-]+\s+){0,2}?"
                               r"(?:reviews|comments|messages|e-?mails|tickets|complaints)\b)"
-                              r"|(?:你|您)(?:负责|的任务是)?回复(?:顾客|客户|用户|买家)?的?(?:评价|评论|留言|消息|差评)")
+                              r"|(?:你|您)(?:负责|的任务是)?回复[\u4e00-\u9fff]{0,6}?(?:评价|评论|留言|差评)")
 _FIRST_ITEM = re.compile(r"(?i:\b(?:first|here'?s\s+the\s+first)(?:\s+one|\s+review|\s+message|\s+comment)?\s*:)|第一条[：:]")
 _VERSION_MIN = 40  # characters: a reply shorter than this is an answer, not a text
 _VERSION_SIMILAR = 0.6  # the share of character 4-grams two versions of one text have in common (Dice)
@@ -5911,7 +5934,8 @@ def _worded_in_brackets(text: str, s: int, e: int, seg: str) -> list[tuple[int, 
 
 
 # lines marked right or wrong ("请 √⏎谢谢 √⏎对不起 ×"): a graded list, each item as written
-_MARKED_LINES = re.compile(r"(?:^[ \t]*[^\n√×✓✗✔✘]{1,30}?[ \t]*[√×✓✗✔✘][ \t]*(?:\n|\Z)){2,}", re.MULTILINE)
+_MARKED_LINES = re.compile(r"(?:^[ \t]*(?:[√×✓✗✔✘][ \t]*[^\n√×✓✗✔✘]{1,60}?|[^\n√×✓✗✔✘]{1,30}?[ \t]*[√×✓✗✔✘])[ \t]*(?:\n|\Z)){2,}",
+                           re.MULTILINE)
 
 
 def _marked_lines(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:

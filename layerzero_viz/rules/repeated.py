@@ -936,9 +936,17 @@ _ANOTHER_ONE = re.compile(r"(?i:\b(?:another|a\s+second|a\s+different)\s+(?!one\
 _RECIPIENT = re.compile(r"给(?:我的?)?[\u4e00-\u9fffA-Za-z0-9]{1,6}?(?=写|发|做|画|起|回|买|准备)|给[\u4e00-\u9fffA-Za-z]{1,6}?的(?!话)|(?i:\bfor\s+(?:my|our|the)\s+[a-z]+(?:\s+[a-z]+)?)"
                         # ("Remind Zenith about invoice 11.", "Email Acme about …")
                         r"|(?i:\b(?:remind|email|e-mail|text|message|write\s+to|reply\s+to|invoice|chase|ping)\s+(?-i:[A-Z][\w&.-]*))"
+
                         r"|(?i:\b(?:reminder|message|e-?mail|letter|note|reply)\s+(?:to|for)\s+(?-i:[A-Z][\w&.-]*))"
                         # ("Max's note: …" then "Luna's note now.")
                         r"|(?-i:[A-Z][a-z]+)(?:'s|’s)\s+(?i:note|card|letter|message|e-?mail|version|one|plan|schedule)\b")
+
+
+# the person a reply is for, named in the turn ("Now help me reply to my aunt who asked the same thing." after "Help me
+# reply to my cousin, …")
+_REPLY_TO_PERSON = re.compile(r"(?i:\b(?:reply|respond|write|answer)\s+to\s+(?:my|our|the)\s+(aunt|uncle|cousin|mom|mum|dad|sister|"
+                              r"brother|boss|manager|landlord|tenant|neighbou?r|friend|coworker|colleague|teacher|client|customer|"
+                              r"grandma|grandpa|mother-in-law|father-in-law|partner|wife|husband)\b)")
 
 
 # a sentence that asks for a piece of work: "Now a hotel in Osaka, 6–9 May.", "Find a hotel in Tokyo …", "帮我订…"
@@ -1307,6 +1315,11 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                         before = _RECIPIENT.search(text, blocks[first_block].start, first.start)
                         if before is not None and whom.group(0) != before.group(0):
                             why = f"a rule said again for someone else ({whom.group(0)!r}): its 她/her is theirs"
+                    elif (whom := _REPLY_TO_PERSON.search(text, blocks[bi].start, s)) is not None \
+                            and (before := _REPLY_TO_PERSON.search(text, blocks[first_block].start, first.start)) is not None \
+                            and whom.group(1).lower() != before.group(1).lower():
+                        # (the turn's words before it: "Now help me reply to my aunt who asked the same thing.")
+                        why = f"a rule said again for a reply to someone else ({whom.group(0)!r})"
                 if not why and first_block != bi and blocks[bi].role == "user" and blocks[first_block].role == "user" \
                         and _only_instruction(text, blocks[bi].start, blocks[bi].end, s, e, material):
                     why = "the turn's only instruction: the rest of it is a new text it hands over, which the rule is for"
