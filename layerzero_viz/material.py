@@ -1807,6 +1807,7 @@ def _courtesy_items(text: str, s: int, e: int, seg: str) -> list[tuple[int, int,
 # noun ("Continue my screenplay:", "Here is my thank-you card draft, check the tone:", "Lyrics for my song, check the
 # rhyme:", "改正悼词的语病：", "歌词帮我看看押韵："): the lines below are that text
 _NAMED_NOUNS_EN = (r"(?:screenplay|script|scene|lyrics|song|poem|verse|haiku|limerick|sonnet|card|draft|toast|eulogy|vows|speech|"
+                   r"faq\s+answer|fallback|"
                    r"monologue|story|chapter|essay|letter|e-?mail|caption|tweet|post|bio|invitation|announcement|"
                    r"cover\s+letter|play|dialogue|(?:self-)?introduction)s?\b")
 _NAMED_TEXT = re.compile(
@@ -1830,7 +1831,7 @@ _NAMED_TEXT_HINTS = ("creenplay", "cript", "cene", "yrics", "ong", "oem", "erse"
                      "aption", "weet", "ost", "bio", "nvitation", "nnouncement", "lay", "ialogue", "ntroduction", "自我介绍", "悼词", "贺卡", "歌词", "剧本", "台词", "贺词",
                      "祝酒词", "致辞", "发言稿", "演讲稿", "卡片", "誓词", "情书", "小说", "散文", "草稿", "初稿", "作文", "日记",
                      "求职信", "感谢信", "请柬", "邀请函", "文案", "祝福语", "模板", "rompt", "提示词", "邮件", "译文", "文版", "翻译稿",
-                     "essage", "eview", "omment", "eply", "ext")
+                     "essage", "eview", "omment", "eply", "ext", "FAQ", "faq", "allback")
 
 
 def _names_a_text(text: str, ls: int, c: int) -> bool:
@@ -2266,6 +2267,9 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:"
                          r"templates?(?:\s+for\s+(?:(?:the|a|an|our|my|this|each|every)\s+)?(?:[\w-]+\s+){0,3}[\w-]+)?"
                          r"(?:\s*\([^)\n]{0,40}\))?|"
                          r"(?:voicemail|phone|call|cold[- ]call|sales|ivr|on-hold)\s+(?:scripts?|greetings?)|"
+                         # ("The greeting script:", "Current version:", "Fallback message:")
+                         r"(?:greeting|closing|welcome|fallback|opening|goodbye|error)\s+(?:scripts?|messages?|replies|reply|texts?)|"
+                         r"(?:current|existing|old|original)\s+(?:version|text|wording|copy|draft|message|reply|greeting|fallback)|"
                          # ("Snippet we paste into tickets:")
                          r"(?:snippet|boilerplate|blurb|text|reply|message|paragraph)s?\s+(?:we|I)\s+(?:always\s+)?(?:paste|use|send|copy)"
                          r"(?:\s+(?:into|in|to|for|on)\s+(?:our\s+|the\s+|every\s+|each\s+)?[a-z]+(?:\s+[a-z]+)?)?|"
@@ -2278,7 +2282,7 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:"
                          r"write\s+(?:this|it)\s+(?:up\s+)?as\s+(?:an?\s+)?(?:sms|text|message|notice|e-?mail|tweet|post)"
                          r"(?:\s+(?:to|for)\s+[a-z]+)?(?:\s*,\s*(?:thanks|thank\s+you|please))?|"
                          # ("Things I want to say to Mom before the surgery:")
-                         r"(?:things|words|what)\s+I\s+(?:want|need|'d\s+like|wish|would\s+like)\s+to\s+(?:say|tell)\b[^:\n]{0,40}|"
+                         r"(?:things|words|what|stuff)\s+I\s+(?:want|need|'d\s+like|wish|would\s+like)\s+to\s+(?:say|tell)\b[^:\n]{0,40}|"
                          r"(?:say|reply|respond|answer|(?:(?<=[.!?][ \t])|(?<=\n)|(?<=\A))(?:write|mention))(?:\s+(?:exactly|verbatim|only|just|first|always|"
                          r"instead|immediately|once))?(?:\s+with)?"
                          r"(?:\s+(?:exactly|verbatim|only|just))?|"
@@ -2305,7 +2309,7 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:"
                          r"(?:always\s+)?(?:be|say|read|(?:start|begin|open|end|close)\s+with)|is\s+always|will\s+always\s+be)))"
                          r"|(?i:\b(?:lines?|catchphrases?|phrases?|sayings?)\s+(?:often\s+|usually\s+|always\s+|might\s+|may\s+)?"
                          r"include|\bcatchphrases?)"
-                         r"|说|回复|回答|答复|开头用|结尾用|开场白|结束语|口头禅|口头语|常说|发送|话术|模板|"
+                         r"|说|回复|回答|答复|开头用|结尾用|开场白|结束语|欢迎语|问候语|兜底话术|兜底回复|口头禅|口头语|常说|发送|话术|模板|"
                          r"(?:回复|回答|答复|客服|固定)(?:格式|范例)|"
                          # ("写一个跟进消息发到群里：感谢大家今天参会，…")
                          r"(?:写|拟|起草|编|做|制作)一?(?:个|条|份|张|封|则|段)?[\u4e00-\u9fff]{0,8}?(?:消息|通知|短信|公告|告示|标语|请假条|便条|"
@@ -2330,7 +2334,7 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:"
                          # ("内容写：", "告示内容：", "帮我回复贡献者：感谢 PR，…")
                          r"|内容(?:就)?写|(?:告示|通知|公告|标语|牌子|卡片|短信|消息|纸条|横幅)(?:的)?内容"
                          # ("手术前我想对妈妈说的话：")
-                         r"|(?:想|要)(?:对|跟|和)[\u4e00-\u9fff]{1,6}?说的话|转告[\u4e00-\u9fff]{1,6}"
+                         r"|(?:想|要)(?:在|对|跟|和)[\u4e00-\u9fff]{1,6}?说的话|转告[\u4e00-\u9fff]{1,6}"
                          r"|(?:回复|回)(?:一下)?(?:客户|顾客|买家|用户|贡献者|维护者|房东|租客|老板|同事|老师|家长|评论|留言)"
                          r"|怎么(?:写|说)成?(?:英文|英语|中文|日文|日语|韩语|韩文|法语|德语|西班牙语))"
                          r"[ \t]*(?:\*\*)?[ \t]*\Z")
@@ -2356,7 +2360,7 @@ _PRESCRIBED_PART = re.compile(r"(?i:\bwith\s*$)|(?:加上|加|附上|写上)\s*$
 # where _scripts looks: a colon after the last letter of a say-verb or a field (say, reply, respond, answer, with,
 # body, be, sign-off, greeting, 说, 回复, 回答, 开头用, 开场白, 内容是 …: a character class before a colon is one fast search; "The content is:"
 # is not looked for, only "内容是：")
-_SCRIPT_COLON = re.compile(r"[yYdDrRhHmMeEsStTgG)说复答用白语是为下话上句写加头尾束场禅送术板式例本息知信告语里条案福卡圈态明播词稿辞师文道示nN容者户家客东论言yY姆工][ \t*]{0,4}[:：]")
+_SCRIPT_COLON = re.compile(r"[yYdDrRhHmMeEsStTgG)说复答用白语是为下话上句写加头尾束场禅送术板式例本息知信告语里条案福卡圈态明播词稿辞师文道示nN容者户家客东论言yY姆工pP我][ \t*]{0,4}[:：]")
 # a request to the model for the work, after the words a line gives: "…谢谢。帮我改短一点", "…！请帮我写个发送的脚本。"
 _WORK_ASKED_AFTER = re.compile(r"(?<=[。！？!?])[ \t]*(?=(?:请|麻烦)?(?:你|您)?(?:再)?帮我(?:写|改|翻|译|生成|做|润色|缩短|精简|把|优化)"
                                r"|然后(?:帮我|写|改))")
@@ -2367,6 +2371,8 @@ _WORK_ON_IT_LINE = re.compile(r"^[ \t]*(?:(?i:(?:please\s+|can\s+you\s+|could\s+
                               r"(?:请|麻烦)?(?:你|您)?帮我(?:把|改|翻|译|润色|缩短|精简|优化|检查|看看)|把(?:它|这(?:个|段|条|句)?)(?:改|翻|译))",
                               re.MULTILINE)
 _SAY_LINE_MAX = 50  # characters of a line that says what to say, with the words on the lines under it
+# the kinds of say-lines whose words may stand a blank line below: a script or a version of one named
+_SCRIPT_ALONE = re.compile(r"(?i:\b(?:scripts?|version|fallback|wording|copy|greeting|messages?|replies|reply)\s*$)|欢迎语|结束语|兜底|话术|问候语")
 _SAID_LINE_MAX = 200  # characters of the first line of those words
 # a line under such words that goes on with the instructions ("每次回复先说：⏎您好！⏎然后再回答问题。")
 _THEN_LINE = re.compile(r"^[ \t]*(?:然后|再|否则|接着|之后|其他|其余|其它|(?i:then|otherwise|after\s+that|and\s+then|else)\b)",
@@ -2467,7 +2473,10 @@ def _scripts(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, s
                 if after is not None:  # (up to a request for the work after the words: "消息应该是：您好，…谢谢！请帮我写个
                     # 发送的脚本。" — a request in them is theirs: "Body: Hi Dana, … Could you add the Q3 slide?")
                     b = _stripped(text, a, after.start())[1]
-            elif _PRESCRIBED_PART.search(say.group(0)) or _passes_on_what_follows(text, ls, c):
+            elif _PRESCRIBED_PART.search(say.group(0)) or _passes_on_what_follows(text, ls, c) \
+                    or _SCRIPT_ALONE.search(say.group(0)) and c - _sentence_start(text, ls, say.start()) <= _SAY_LINE_MAX:
+                # (or a script or a version named alone on its line, a blank line before its words: "Update the fallback.
+                # Current version:⏎⏎Sorry, I didn't get that. …")
                 a, b = _paragraph_after(text, le, e)
             elif c - _sentence_start(text, ls, say.start()) <= _SAY_LINE_MAX and say.group(0).strip().lower() != "answer" \
                     and (nxt := _line_end(text, le + 1, e)) - le - 1 <= _SAID_LINE_MAX and text[le + 1:nxt].strip():
@@ -2984,7 +2993,10 @@ _TASK_INTRO = re.compile(
     r"(?:'ll|’ll|[ \t]+will)[ \t]+(?:send|say|post|write|reply|read))(?:[ \t]+[^:：\n.!?]{1,40}?)?|I(?:'m|’m|[ \t]+am)[ \t]+(?:replying|responding|sending|saying|writing[ \t]+back|going[ \t]+"
     r"to[ \t]+(?:reply|say|send))(?:[ \t]+with)?(?:[ \t]+(?:this|it|the[ \t]+following))?(?:[ \t]+to[ \t]+[^:：\n.!?]{1,30}?)?|I[ \t]+(?:want|plan|intend)[ \t]+to[ \t]+(?:reply|say|send|post)(?:[ \t]+(?:with|this|the[ \t]+following))?)"
     # a message someone received: "My grandpa got a voicemail:"
-    r"|(?i:[^:：\n]{0,30}?\b(?:got|received|left)[ \t]+(?:a|this|the|an)[ \t]+(?:voicemail|text|message|letter|e-?mail|note|dm))"
+    r"|(?i:[^:：\n]{0,30}?\b(?:got|received|left)[ \t]+(?:a|this|the|an)[ \t]+(?:voicemail|text|message|letter|e-?mail|note|dm)"
+    r"(?:[ \t]+(?:from|on|in|under|at)[ \t]+[^:：\n.!?]{1,30}?)?)"
+    # a text said to be off, with its words after the colon: "The thank-you reply is too long: Thank you so much …"
+    r"|(?i:[^:：\n]{0,40}?\b(?:reply|message|greeting|text|answer|line|copy|script)[ \t]+(?:is|sounds|feels|seems)[ \t]+too[ \t]+[a-z]+)"
     # the user's own reply named: "My reply to Reviewer 1 comment 3 is:"
     r"|(?i:(?:my|our)[ \t]+(?:draft[ \t]+)?(?:reply|response|answer|rebuttal)\b[^:：\n.!?]{0,40}?[ \t]+is)"
     # the user's own draft as it stands: "Here's what I have so far:", "Have a look:", "I changed it a bit:", "这是我现在的
@@ -3230,7 +3242,7 @@ _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\bdo the same\b|번역|訳して|\
                        r"上写|写道|贴了|发的是|回的是|提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|"
                        r"修改|修正|摘要|tl;?dr|报错|报了错|出错|错误提示|错误信息|\bgot\b|\bsent\b|\bprint|\bshow|\bthr[eo]w|\boutput|\breturn|\bdisplay|\bfail|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
                        r"\breplied\b|\bposted\b|\btexted\b|\bmessaged\b|\b(?:was|is|reads?)\b|\breplying\b|\bresponding\b|"
-                       r"\bsaying\b|\bgetting\b|\bseeing\b|\bsending\b|\bwrong\b|\breceived\b|原话|原文|纸条|便条|收到的|接到的|写的|\bnatural\b|\bgrammatical\b|\bhave\b|\bgot\b|\bcame up\b|\blook\b|\bchanged\b|\bedited\b|\brevised\b|\btweaked\b|\bupdated\b|\breworked\b|\brewrote\b|版本|稿|每条|每一条|每封|改了|写了|翻了|拟了|的是|答案|造的|这句|这段|\bstart\b|"
+                       r"\bsaying\b|\bgetting\b|\bseeing\b|\bsending\b|\bwrong\b|\breceived\b|\btoo\b|原话|原文|纸条|便条|收到的|接到的|写的|\bnatural\b|\bgrammatical\b|\bhave\b|\bgot\b|\bcame up\b|\blook\b|\bchanged\b|\bedited\b|\brevised\b|\btweaked\b|\bupdated\b|\breworked\b|\brewrote\b|版本|稿|每条|每一条|每封|改了|写了|翻了|拟了|的是|答案|造的|这句|这段|\bstart\b|"
                        r"写的|发的|开的|留的|用(?:英|中|日|法|德|西班牙|韩|粤)[文语]|"
                        r"\bbegin\b|\bfirst\b|\bcount\b|\bneeded\b|\bnecessary\b|\brequired\b|\bcorrect\b|\bok\b|\bokay\b|"
                        r"\brude\b|\bpolite\b|\bnatural\b|\bgrammatical\b|\b(?:spanish|french|german|italian|portuguese|japanese|korean|chinese|english|russian|"
@@ -3489,7 +3501,7 @@ _REPORTED = (
     # 签名：", "My signature:", "Message:" (what a message to set up or send says)
     r"|(?P<subject>邮件(?:标题|主题))|群公告|朋友圈|(?i:student(?:'s)?(?:[ \t]+answer)?|my[ \t]+answer)|学生(?:的)?(?:回答|答案)"
     r"|(?i:(?:my|our)[ \t]+(?:e-?mail[ \t]+)?signature|"
-    r"(?:auto-?reply|out-of-office|away|sms|text|push|notification)[ \t]+message)|(?P<message>Message)"
+    r"(?:auto-?reply|out-of-office|away|sms|text|push|notification)[ \t]+message)|(?P<message>Message|Ticket|Customer|SMS)"
     r"|我的[\u4e00-\u9fff]{0,4}?(?:签名|草稿|回复|开场白|自我介绍|简介)|[\u4e00-\u9fff]{1,8}?(?:草稿|初稿|修改稿|修订稿|定稿|终稿|送审稿|征求意见稿)"
     r"|[\u4e00-\u9fff]{0,8}?(?:话术|标准回复|统一回复|开场白)(?:是|为)"
     # a message received, named by whose it is or who said it: "Recruiter message:", "Her message:", "My landlord's
@@ -3498,7 +3510,7 @@ _REPORTED = (
     r"|(?P<received>(?i:(?:(?:(?:my|our|the|a|an)[ \t]+)?[a-z][\w-]*(?:'s|’s|s')|his|her|their|my|our|" + _SENDERS_EN + r")"
     r"[ \t]+(?:(?:last|latest|first|new|recent|voice-to-text|voice|long|whole)[ \t]+)?"
     r"(?:message|text|e-?mail|dm|reply|response|note|letter|voicemail|review|comment|instructions|feedback|remarks|"
-    r"questions?|inquiry|enquiry|post)"
+    r"questions?|inquiry|enquiry|post)(?:[ \t]+to[ \t]+(?:me|us))?"
     r"|(?:[a-z][\w-]*[ \t]+)?(?:message|text|e-?mail|dm|reply|note|letter|voicemail)[ \t]+from[ \t]+[^:：\n]{1,30}?"
     # ("The reviewer's exact words:")
     r"|(?:(?:(?:my|our|the|a|an)[ \t]+)?[a-z][\w-]*(?:'s|’s|s')|his|her|their)[ \t]+(?:exact[ \t]+|own[ \t]+)?(?:words|wording)"
@@ -3513,11 +3525,16 @@ _REPORTED = (
     r"(?:[ \t]+(?:at|on|under)[ \t]+(?:the[ \t]+)?(?:bottom|top|end|line)(?:[ \t]+of[ \t]+(?:the|my|a)[ \t]+[a-z]+|[ \t]+\d+)?)?"
     # "From the customer:", "From my landlord:"
     r"|from[ \t]+(?:the|a|my|our)[ \t]+(?:" + _SENDERS_EN + r")"
-    r"|(?:review|reviewer|comment|message|e-?mail|text|post|tweet|reply|answer|response)[ \t]*#?\d{1,3}"
+    r"|(?:review|reviewer|comment|message|e-?mail|text|post|tweet|reply|answer|response|customer|user|buyer|guest|client)[ \t]*#?\d{1,3}"
+    # ("Policy 3.4: Please note: …")
+    r"|(?:policy|section|article|clause|rule)[ \t]*\d+(?:\.\d+)*"
     # the texts of a batch, one after another: "First review: Loved the latte, thank you!", "Next one:", "Review:"
     r"|(?:(?:first|next|second|third|last|another|new)[ \t]+)?(?:customer[ \t]+)?review|(?:first|next|second|third|last)[ \t]+one)"
     r"(?i:[ \t]+(?:in|on|via|over|through|by)[ \t]+(?:(?:the|a|my|our|his|her|their)[ \t]+)?[a-z]+(?:[ \t]+(?:app|portal|chat))?)?"
-    r"|(?:(?![你您])[\u4e00-\u9fff]{1,6}?的|[A-Za-z]{2,12}的|" + _SENDERS_ZH + r")(?:刚)?(?:发来的|发来|发的|回的)?(?:微信|短信|消息|邮件|留言|私信|来信|回复|评论)"
+    r"|(?:(?![你您])[\u4e00-\u9fff]{1,6}?的|[A-Za-z]{2,12}的|[\u4e00-\u9fff]{0,4}?(?:" + _SENDERS_ZH + r"))(?:刚)?(?:发来的|发来|发的|回的)?"
+    r"(?:微信|短信|消息|邮件|留言|私信|来信|回复|评论)"
+    # ("邮件1：", "1. 邮件（来自财务）：")
+    r"|(?:邮件|消息|短信|评论|回复|留言|工单)[ \t]*\d{1,3}|(?:邮件|短信|微信|消息|通知)(?=[ \t]*[（(])"
     # ("我爸口述的：", "我转成文字了：")
     r"|(?:" + _SENDERS_ZH + r")口述的?|[^：:\n]{0,12}?(?:转成文字了?|语音转文字|转写的?)"
     # ("转来候选人的话：", "这是记者的问题：", "用户私信：")
@@ -3526,7 +3543,7 @@ _REPORTED = (
     # (not the user's own comment on the last answer: "评论：我觉得你上一个回答太长了，谢谢")
     r"(?![ \t]*[:：][^\n]{0,20}?你(?:上一?个|刚才|之前|的)(?:回答|回复))"
     r"|(?:[\u4e00-\u9fff]{0,4}?群里)?(?:" + _SENDERS_ZH + r"|用户)(?:刚|刚刚|刚才|又|今天|昨天)?(?:[ \t]*在[^：:\n，,。]{1,12}?)?"
-    r"(?:批注|评语|批语|评论)?(?:说|问|写道|写|回复说|回我说|回复我|回我|发来|给我留言|留言|"
+    r"(?:批注|评语|批语|评论)?(?:说|问|写道|写|回复说|回我说|回复我|回我|私信我|私聊我|微信我|发来|给我留言|留言|"
     r"回信(?:就|只有)?(?:一句|一段)?(?:话)?|在?群里发了?|发了?)|(?:评论|留言)\d{1,3})"
     # the original words of a message or alert, whatever it is called: "PagerDuty 原文：", "告警原文："
     r"|[\u4e00-\u9fffA-Za-z\d#_-]{0,16}[ \t]?(?:原文|原话)"
@@ -3633,7 +3650,7 @@ _LABEL_WORDS = ("差评", "好评", "投诉", "告警", "报警", "警报", "字
                 "短信", "消息", "留言", "私信", "来信", "回复", "说", "问", "写道", "的话", "原话", "问题", "提问", "模板", "文案", "话术", "欢迎语", "公告", "通知",
                 "tudent", "学生", "打印", "显示", "提示", "weet", "tatus", "pener", "emplate", "xcerpt", "备注", "贺卡", "oast",
                 "peech", "nnouncement", "otice", "isting", "escription", "cript", "ersion", "aption", "post", "bio",
-                "原话", "发来", "发：", "发了：", "写：", "irst one", "ext one", "口述", "转成文字", "文字了", "回信", "ords", "ngrave", "nscription", "话术", "标准回复", "统一回复", "被举报", "被舉報", "被投诉",
+                "原话", "发来", "发：", "发了：", "写：", "irst one", "ext one", "olicy ", "ection ", "icket", "口述", "转成文字", "文字了", "私信我", "私聊我", "回信", "ords", "ngrave", "nscription", "话术", "标准回复", "统一回复", "被举报", "被舉報", "被投诉",
                 "被投訴", "eported", "lagged", "@", "rompt", "提示词", "prompt", "翻译", "译文", "版本", "方案", "输出", "回答", "结果",
                 "cene", "oem", "yrics", "creenplay", "hapter", "ct", "pisode", "art", "场景", "剧本", "诗", "歌词", "章：", "章:", "幕：", "幕:",
                 "场：", "场:", "lause", "rticle", "rt.", "§", "一句", "一条", "一段", "稿：", "稿:", "ource", "andidate", "eference",
@@ -3704,8 +3721,13 @@ _INLINE_REFERENCE = re.compile(
     # words named by the sentence after them: "Thanks for everything. Those were the last words my grandpa said to me.",
     # "Thanks so much! That's how I end every email, …", "谢谢你。这是我爸最后跟我说的话。"
     r"(?<=[.!?。！？])[ \t]*(?i:(?:that|those|these|this)(?:'s|\s+(?:was|were|is|are))\s+(?:what|how|the\s+(?:last\s+|exact\s+|only\s+)?"
-    r"words?)\b)"
-    r"|(?<=[。！？!?])[ \t]*这(?:是|就是)[^。！？\n]{0,12}?(?:说的话|的原话|说过的话|最后的话|口头禅)|"
+    r"words?)\b"
+    # ("That's my usual sign-off with clients.", "I say this to every cashier.", "I start almost every message like that.")
+    r"|(?:that'?s|this\s+is)\s+(?:my|our|his|her)\s+(?:usual\s+|standard\s+|go-to\s+|default\s+)?(?:sign-?off|opener|greeting|"
+    r"closing|line|phrase|catchphrase)\b|I\s+(?:always\s+)?(?:say|write|use)\s+(?:this|that|it)\s+(?:to|with|in|when|at)\b"
+    r"|I\s+(?:start|end|open|close|begin|sign\s+off)\s+(?:almost\s+)?(?:every|each|all|most)\s+[a-z]+\s+(?:like|with)\s+(?:that|this|it)\b)"
+    r"|(?<=[。！？!?])[ \t]*这(?:是|就是)[^。！？\n]{0,12}?(?:说的话|的原话|说过的话|最后的话|最后一句话|口头禅|开头和结尾|开头|结尾)"
+    r"|(?<=[。！？!?])[ \t]*这句话?(?=[^。！？\n]{0,20}?(?:都有|都用|常用|老是|总是|每次))|"
     r"(?:——|—|<-|<--|←)[ \t]*(?:这是|这就是|以上是|上面是)[^，,。！？\n]{0,4}?我?(?:准备|打算|要|想)?(?:发|回|回复)给[^，,。！？\n]{1,8}?的"
     r"|(?:(?:<-|<--|←|—|–)[ \t]*|(?<=[.!?])[ \t]+)(?i:that'?s|this\s+is)\s+what\s+I(?:'m|\s+am)\s+(?:about|going|planning)\s+to\s+"
     r"(?:send|post|say|reply|text|e-?mail)\b"
@@ -4591,7 +4613,7 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
         seg = text[s:e]
         if payload and ("—" in seg or "–" in seg or "--" in seg or "成一" in seg or "写成" in seg or "整理成" in seg or "<-" in seg or "←" in seg or "what I" in seg or "这样" in seg or "这么" in seg
                         or "怎么" in seg or "翻" in seg or "译成" in seg or " you " in seg or "hat's" in seg or "hose " in seg
-                        or "这是" in seg or "这就是" in seg) \
+                        or "这是" in seg or "这就是" in seg or "这句" in seg or " I " in seg) \
                 and (ref := _INLINE_REFERENCE.search(text, s, e) or _asked_after(text, s, e)) is not None \
                 and ref.start() > s:
             a, b = _stripped(text, s, ref.start())
@@ -4650,6 +4672,9 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
                     and _OBSERVED.match(m.group("agent")) and not _after_an_action(text, s, m.start(), acted)):
                 continue  # "Observation: the page loads slowly on mobile. Could you …": the user's own note
             b = _handed_text_end(text, a, e, next((p for p in starts[k + 1:] if p > a), None)) if a < e else a
+            if m.re is _REPORTED_LABEL and m.group("message") is not None and m.group("message") != "Message" \
+                    and (br := _PARA_BREAK.search(text, a, b)) is not None:
+                b = _stripped(text, a, br.start())[1]  # ("Ticket:⏎…⏎⏎What should I do first? Thanks!": one paragraph)
             if agent:  # what a tool returned is one paragraph ("Observation:⏎…⏎⏎Could you please write …?"), or the
                 # rest of its label's line ("Tool output: Please retry.⏎Please explain, thanks.")
                 br = _PARA_BREAK.search(text, a, b)
@@ -5204,12 +5229,12 @@ _WRITE_A_TEXT = re.compile(
     # follow-ups"
     r"voicemail|follow-?up|inmail|(?:closing|opening|intro|subject)\s+line|connection\s+request|sign|poster|placard|banner|"
     r"flyer|menu|label|macro|canned\s+(?:reply|response)|saved\s+reply|auto-?reply|quick\s+reply|inquiry|enquiry|rsvp|"
-    r"dispute|appeal|comment|counter-?offer|quotation|quote)s?\b|"
+    r"dispute|appeal|comment|counter-?offer|quotation|quote|template)s?\b|"
     r"\b(?:make|write|draft|do)\s+(?:one|another(?:\s+one)?)\s+for\b|"  # ("Make one for a cold lead.")
     # a piece asked for by its name alone: "Rap verse, no swearing.", "Another verse, same flow."
     r"^\s*(?:(?:a|an|another|one\s+more|new|next)\s+)?(?:[a-z-]+\s+)?(?:verse|chorus|poem|haiku|limerick|sonnet|song|rap|"
     r"lyrics|story|cover\s+letter|acknowledge?ments|response\s+to\s+(?:the\s+)?(?:reviewer|editor)s?|rebuttal|abstract|"
-    r"toast|speech|eulogy|invitation|(?:out-of-office|ooo|away|welcome|farewell|birthday|thank-you)\s+(?:message|note|reply|card|e-?mail)|"
+    r"toast|speech|eulogy|invitation|template|(?:out-of-office|ooo|away|welcome|farewell|birthday|thank-you)\s+(?:message|note|reply|card|e-?mail)|"
     r"auto-?reply)\b"
     r"(?!\s+(?:is|was|are|has)\b)|"
     r"\b(?:write|draft)\b[^.!?\n]{0,60}?\b(?:in\s+the\s+same\s+(?:tone|style|voice)|a\s+new\s+one|another\s+one)\b|"
@@ -5227,7 +5252,7 @@ _WRITE_A_TEXT = re.compile(
     r"\b(?:make|write|do|give\s+me)\s+(?:a|another|one)\s+(?:[a-z-]+\s+)?(?:version|one|variant)\s+for\b|\bone\s+more\s+for\b|"
     r"\b(?:make|write|do|give\s+me)\s+(?:a|an|another)\s+(?:[a-z-]+\s+){0,2}(?:version|variant)\b|"
     r"^\s*(?:please\s+)?(?:tell|text|message|remind)\s+(?-i:[A-Z][a-z]+)\s*:)"
-    r"|^\s*(?:请|麻烦)?(?:你)?帮我回复(?:一下)?(?:客户|买家|用户|顾客|订单)"  # ("帮我回复订单 881。": the reply is a text)
+    r"|^\s*(?:请|麻烦)?(?:你)?帮我回复(?:一下)?(?:客户|买家|用户|顾客|订单|这条评价|这条评论|这条留言|这个评价)"  # ("帮我回复订单 881。": the reply is a text)
     r"|^\s*给[\u4e00-\u9fff]{1,6}?的(?:回复|回信|邮件|信|致谢|投稿信)[，,。]"  # ("给审稿人的回复，关于图2。")
     # a piece named alone: "请假条", "婚礼致辞，给我哥。"
     r"|^\s*[\u4e00-\u9fff]{0,6}?(?:致辞|请假条|假条|贺词|祝酒词|发言稿|演讲稿|邀请函|请柬|贺卡|感谢信|道歉信|检讨书|自我介绍|开场白)"
@@ -5236,7 +5261,7 @@ _WRITE_A_TEXT = re.compile(
     r"問候|贺词|賀詞|公告|邀请函|消息|回复|回覆|开场|開場|结尾|結尾|主持詞|故事|第[一二三四五六七八九十\d]+[页頁章段]|"
     r"演讲稿|朋友圈|贺卡|感谢|道歉|欢迎词|介绍|简介|说明|帖子|留言|话术|主持词|祝酒词|请假条|假条|便条|申请|请示|报告|"
     r"总结|检讨|启事|声明|简历|评语|回帖|歌词|副歌|主歌|诗|歌|台词|对白|剧本|邀请|邀约|拒信|录用|offer|JD|致歉信|感谢信|脚本|开场白|结束语|"
-    r"告示|标语|提示牌|提示语|牌子|海报|广播|导游词|解说词|讲解词|串词|播报|宏|快捷回复|自动回复|客服模板|回复模板|通报|喜帖|请柬|答谢词|版本)"
+    r"告示|标语|提示牌|提示语|牌子|海报|广播|导游词|解说词|讲解词|串词|播报|宏|快捷回复|自动回复|客服模板|回复模板|通报|喜帖|请柬|答谢词|版本|模板)"
     r"|(?:照|按|按照|仿照|模仿|参照)着?(?:这个|这封|这篇|这种|上面的?)(?:语气|风格|口吻|格式|写法|文风)[^。！？\n]{0,6}?写"
     r"|(?:写|起草|拟)(?:一|个|一个|两|几)?(?:段|封|篇|条|份|则|句)"
     # a message to someone ("帮我给张总发条微信，说…", "给老师发一条教师节祝福", "帮我回复闲鱼买家：…", "帮我催一下款")
@@ -5337,6 +5362,8 @@ def _deliverables(view: TextView, reuse: bool = False) -> dict[int, str]:
                                                   or b.end - b.start <= _ADDS_MAX and _ADDS_TO_IT.match(text, b.start, b.end)))):
             # a new version of a text delivered before ("Make the email above more formal.", "把上面的邮件改得更正式一些")
             out[nxt.msg_pos] = f"kept: the new version the turn before asked for ({_short(text[b.start:b.end], 40)!r})"
+        elif _VERSION_INTRO.match(text, nxt.start, nxt.end) is not None:
+            out[nxt.msg_pos] = "kept: the new version the reply names and delivers"
         elif nxt.msg_pos not in out:
             # a reply that is another version of a text in the works — the last text delivered, or the text the turn
             # before handed over — whatever the turn asked ("Make it Tuesday." / "她是周二入职。" after a draft; "帮我看看
@@ -5359,6 +5386,9 @@ _EDIT_WORDS = re.compile(r"别写|不要写|别说|不要说|去掉|删掉|删�
                          r"change|replace|swap)\b)")
 # an item of the reply made again: "第2条再真诚一点。", "第二条改短一点"
 _ITEM_AGAIN = re.compile(r"[ \t]*第\s*[一二三四五六七八九十\d]+\s*(?:条|个|句|段|版)\s*(?:再|改|换|写得|重写|重新)")
+# a reply that opens by naming the new version it delivers: "Here's a friendlier version:", "新的欢迎语：", "修改后的版本："
+_VERSION_INTRO = re.compile(r"[ \t]*(?:(?i:here(?:'s|’s|\s+is)\s+(?:a|an|the|your)\s+(?:[a-z-]+\s+){0,2}?(?:version|rewrite|revision)\b"
+                            r"[^:\n]{0,30}:)|(?:新的|修改后的|改好的|优化后的|改写后的)[\u4e00-\u9fff]{0,6}?[：:])[ \t]*\n")
 # … and a short change asked of it: "Make it 10 PM.", "Change the date to June 2."
 _MAKE_IT = re.compile(r"\s*(?i:(?:now\s+|please\s+|ok(?:ay)?,?\s+)?(?:make|change|set)\s+(?:it|that|the\s+[a-z]+)\b)")
 
@@ -5390,7 +5420,7 @@ _FOR_EACH_TEXT = re.compile(r"(?i:\b(?:reply|respond)\s+to\s+(?:these|the\s+foll
 # a system prompt whose task is a reply to each text the user brings
 _REPLIES_TO_EACH = re.compile(r"(?i:\byou\s+(?:reply|respond|write\s+(?:replies|responses))\s+to\s+(?:[a-z-]+\s+){0,2}?"
                               r"(?:reviews|comments|messages|e-?mails|tickets|complaints)\b)"
-                              r"|(?:你|您)(?:负责|的任务是)?回复[\u4e00-\u9fff]{0,6}?(?:评价|评论|留言|差评)")
+                              r"|(?:你|您)(?:[^。\n]{0,10}?(?:负责|的任务是))?回复[\u4e00-\u9fff]{0,10}?(?:评价|评论|留言|差评)")
 _FIRST_ITEM = re.compile(r"(?i:\b(?:first|here'?s\s+the\s+first)(?:\s+one|\s+review|\s+message|\s+comment)?\s*:)|第一条[：:]")
 _VERSION_MIN = 40  # characters: a reply shorter than this is an answer, not a text
 _VERSION_SIMILAR = 0.6  # the share of character 4-grams two versions of one text have in common (Dice)
