@@ -1211,7 +1211,12 @@ _PICK_CUE = re.compile(r"(?i:\b(?:options|candidates|shortlist)[ \t]*[:：][ \t]
                        r"the\s+best|a\s+name|from|between|among|your\s+favou?rite)\b|\bwhich\s+one\b)"
                        r"|候选|备选|选(?:一|两|二|三|几)个|挑(?:一|两|几)个|选哪")
 _PICK_LINE_MAX = 100
-_COMPARED_ITEM = re.compile(r"[ \t]*(?:[-*•]|\d{1,2}[.)、．]|[A-Da-d][.)、．])[ \t]+(\S[^\n]*)")
+_COMPARED_ITEM = re.compile(r"[ \t]*(?:[-*•]|\d{1,2}[.)、．]|[A-Da-d][.)、．]|\(?[A-Da-d1-9]\)|[（(][A-Da-d1-9][）)]|[A-Da-d]）|#\d{1,2}:)"
+                            r"[ \t]+(\S[^\n]*)")
+# a request to merge or combine the items under it ("Merge these two drafts into one email.", "请帮我把下面两条通知合并成一条：")
+_MERGE_CUE = re.compile(r"(?i:\b(?:merge|combine)\s+(?:these|them|the\s+following|both|the\s+two|all)\b)|合并成|合并为|整合成")
+# a rule line between items ("---")
+_ITEM_RULE = re.compile(r"[ \t]*(?:-{3,}|—{2,}|_{3,}|\*{3,}|={3,})[ \t]*$", re.MULTILINE)
 
 
 # a request to label, classify or grade the texts under it, or to do a task for each of them: "Label the toxicity of these
@@ -1296,6 +1301,52 @@ def _pipe_rows(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str,
     return out
 
 
+def _items_under(text: str, k: int, e: int) -> list[tuple[int, int]]:
+    """The items from ``k`` on, under a line that asks to compare or merge them: marked lines ("- …", "1) …", "(c) …",
+    "#1: …"), each with the unmarked lines that go on with it, blank lines between them allowed — or, with no marks,
+    paragraphs set apart by blank lines or "---" rules (two or more, each short), up to a last line that asks something."""
+    items: list[tuple[int, int]] = []
+    while k < e and text[k] in " \t\n":
+        k += 1
+    while k < e:
+        m = _COMPARED_ITEM.match(text, k, e)
+        if m is None:
+            break
+        a, b = m.span(1)
+        nk = b
+        opens = text[a:b].rstrip()[-1:] in (",", "，", ":", "：")
+        while nk < e and opens:
+            # (its unmarked lines, after a first line that opens a message: "1. Hi Sam,⏎please send me the Q3 numbers.⏎
+            # Thanks!" — not "3. Omelette⏎Only output the sorted list.")
+            ls = nk + 1
+            le = _line_end(text, ls, e)
+            if ls >= e or not text[ls:le].strip() or _COMPARED_ITEM.match(text, ls, e) or text[ls:le].rstrip()[-1:] in ("?", "？"):
+                break
+            b, nk = le, le
+        items.append((a, _stripped(text, a, b)[1]))
+        k = nk + 1
+        while k < e and text[k] in " \t\n":
+            k += 1
+    if items:
+        return items if len(items) >= 2 else []
+    # (no marks: short paragraphs between blank lines or rule lines)
+    chunks = []
+    pos = k
+    for sep in re.finditer(r"\n[ \t]*\n|^[ \t]*(?:-{3,}|—{2,}|_{3,}|\*{3,}|={3,})[ \t]*$", text[k:e], re.MULTILINE):
+        chunks.append((pos, k + sep.start()))
+        pos = k + sep.end()
+    chunks.append((pos, e))
+    paras = [(a, b) for a, b in (_stripped(text, a, b) for a, b in chunks) if b > a and not _ITEM_RULE.fullmatch(text, a, b)]
+    if paras and text[paras[-1][0]:paras[-1][1]].rstrip()[-1:] in ("?", "？") and "\n" not in text[paras[-1][0]:paras[-1][1]]:
+        paras = paras[:-1]  # (a last question is the user's own: "Which one is warmer?")
+    if len(paras) >= 2 and all(b - a <= _ITEM_MAX and "\n" not in text[a:b] for a, b in paras):
+        return paras
+    return []
+
+
+_ITEM_MAX = 200  # characters of an unmarked item
+
+
 def _compared_items(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, int, str, str]]:
     """The items listed under a line that asks to compare, rate, rank, count, classify or pick from them: each is a
     text whose every word counts ("- Sit down.⏎- Please sit down." — the second is no repeat of the first)."""
@@ -1307,18 +1358,18 @@ def _compared_items(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, 
         if le < 0:
             return
         line = text[pos:le].rstrip()
-        if line[-1:] in ("?", "？", ":", "：") and (_COMPARE_CUE.search(line) or _TALLY_CUE.search(line)
+        if line[-1:] in ("?", "？", ":", "：") and (_COMPARE_CUE.search(line) or _TALLY_CUE.search(line) or _MERGE_CUE.search(line)
                                                   or len(line) <= _PICK_LINE_MAX and _PICK_CUE.search(line)) \
-                or line[-1:] in (".", "。") and _TALLY_CUE.search(line):
-            items = []
-            k = le + 1
-            while k < e:
-                m = _COMPARED_ITEM.match(text, k, e)
-                if m is None:
-                    break
-                items.append(m.span(1))
-                nk = text.find("\n", k, e)
-                k = e if nk < 0 else nk + 1
+                or line[-1:] in (".", "。") and (_TALLY_CUE.search(line) or _MERGE_CUE.search(line)):
+            if pos == s:  # (a question that opens the turn: the rest is its items, marked or set apart)
+                items = _items_under(text, le + 1, e)
+                k = items[-1][1] if items else le + 1
+            else:  # (deeper in a turn, only marked lines right under it: a prompt's own lists go on)
+                items, k = [], le + 1
+                while k < e and (m := _COMPARED_ITEM.match(text, k, e)) is not None:
+                    items.append(m.span(1))
+                    nk = text.find("\n", k, e)
+                    k = e if nk < 0 else nk + 1
             if len(items) >= 2:
                 cue = _short(line.strip(), 40)
                 for a, b in items:
@@ -2904,7 +2955,7 @@ _SENDERS_EN = (r"recruiter|customer|client|landlord|tenant|boss|manager|colleagu
                r"supervisor|advisor|adviser|counselor|counsellor|examiner|grader|reporter|journalist|ta|dean|registrar|"
                r"roommate|housemate|classmate|teammate|cousin|aunt|uncle|grandma|grandpa|editor|publisher|officer|clerk|"
                r"official|embassy|consulate|receptionist|cashier|inspector|caseworker|case\s+worker|property\s+manager|super|"
-               r"reviewer|maintainer|contributor|co-?author")
+               r"reviewer|maintainer|contributor|co-?author|pilot|captain|announcer|driver|conductor")
 _SENDERS_ZH = (r"老板|领导|上司|客户|同事|朋友|老师|家长|房东|房客|租客|对方|买家|卖家|邻居|妈妈|爸爸|老婆|老公|女朋友|男朋友|HR|人事|猎头|中介|面试官|"
                r"导师|班主任|辅导员|快递员|外卖员|物业|客服|师傅|医生|主管|经理|教练|审稿人|编辑|候选人|求职者|应聘者|记者|网友|粉丝|"
                r"孩子|儿子|女儿|同学|银行|维护者|贡献者|开发者|作者|reviewer|Reviewer|我爸|我妈|婆婆|公公|奶奶|爷爷|外婆|外公|姥姥|姥爷|"
@@ -2962,7 +3013,8 @@ _TASK_INTRO = re.compile(
     r"(?i:(?:ok|okay|now|next|also|and|then|great|thanks)[ \t]*[,!.]?[ \t]+)?"
     r"(?:"
     # the verb's object is the text that follows: "this", "it", "the following", "my …", or a language to put it in
-    r"(?i:(?:(?:can|could|would|will)[ \t]+you[ \t]+(?:please[ \t]+)?|please[ \t]+)?(?:help[ \t]+me[ \t]+)?"
+    r"(?i:(?:(?:can|could|would|will)[ \t]+you[ \t]+(?:please[ \t]+)?|(?:please|pls|plz)[ \t]+)?(?:help[ \t]+me[ \t]+)?"
+    r"(?:(?:just|only|simply)[ \t]+)?"
     rf"(?:{_TASK_VERB_EN}|make|turn|send|post|publish|forward|share|announce)\b[^:：\n.!?]{{0,60}}?"
     r"(?:\b(?:this|these|it|the[ \t]+following|following|below|my|each|every|all|both|(?:in)?to[ \t]+(?-i:[A-Z])[a-z]+|这个|这段|这篇|这些|这份|这条|下面的?|以下的?)\b[^:：\n.!?]{0,60}?"
     # ("Make the caption less formal — drop the please …, they sound stiff: …")
@@ -2992,6 +3044,10 @@ _TASK_INTRO = re.compile(
     r"(?:send|say|post|write|reply|read)|sending|saying|posting|writing|replying|texting|e-?mailing|messaging|telling|reading)|"
     r"(?:'ll|’ll|[ \t]+will)[ \t]+(?:send|say|post|write|reply|read))(?:[ \t]+[^:：\n.!?]{1,40}?)?|I(?:'m|’m|[ \t]+am)[ \t]+(?:replying|responding|sending|saying|writing[ \t]+back|going[ \t]+"
     r"to[ \t]+(?:reply|say|send))(?:[ \t]+with)?(?:[ \t]+(?:this|it|the[ \t]+following))?(?:[ \t]+to[ \t]+[^:：\n.!?]{1,30}?)?|I[ \t]+(?:want|plan|intend)[ \t]+to[ \t]+(?:reply|say|send|post)(?:[ \t]+(?:with|this|the[ \t]+following))?)"
+    # a message the user gets: "This is the auto-reply I get from their support:", "这是我每次打电话听到的："
+    r"|(?i:(?:this[ \t]+is|here'?s)[ \t]+(?:the|an?)[ \t]+(?:auto-?reply|out-of-office|message|e-?mail|text|recording|voicemail|"
+    r"notice|reply)[ \t]+(?:I|we)[ \t]+(?:always[ \t]+)?(?:get|got|received|hear|heard)\b[^:：\n]{0,40}?)"
+    r"|[^：:\n]{0,16}?(?:是)?(?:我|我们)[^：:\n，,。]{0,8}?(?:收到|接到|听到|看到)的"
     # a message someone received: "My grandpa got a voicemail:"
     r"|(?i:[^:：\n]{0,30}?\b(?:got|received|left)[ \t]+(?:a|this|the|an)[ \t]+(?:voicemail|text|message|letter|e-?mail|note|dm)"
     r"(?:[ \t]+(?:from|on|in|under|at)[ \t]+[^:：\n.!?]{1,30}?)?)"
@@ -3010,7 +3066,8 @@ _TASK_INTRO = re.compile(
     r"|(?i:[^:：\n]{0,60}?\b(?:something|anything)[ \t]+(?:like|along[ \t]+the[ \t]+lines[ \t]+of)(?:[ \t]+this)?)"
     r"|(?i:[^:：\n]{0,40}?\bset[ \t]+(?:my|our|the)[ \t]+[^:：\n.!?]{1,30}?[ \t]+to)"
     r"|(?i:(?:keep|continue|carry[ \t]+on)[ \t]+(?:writing|the[ \t]+story|going)|continue)"
-    r"|(?i:[^:：\n]{0,60}?\b(?:wrote|writes|said|says|reads|replied|posted|texted|messaged|e-?mailed|forwarded|got|getting|seeing|sent|prints?|printed|shows?|showed|"
+    r"|(?i:[^:：\n]{0,60}?\b(?:wrote|writes|said|says|reads|replied|posted|texted|messaged|e-?mailed|forwarded|got|getting|seeing|sent|sends|"
+    r"hear|heard|prints?|printed|shows?|showed|"
     r"left|commented(?:[ \t]+on[ \t]+(?:my|our|the|a)[ \t]+[\w-]+)?|"
     r"throws?|threw|returns|returned|displays?|displayed|fails?[ \t]+with|failed[ \t]+with|(?:message|email|e-mail|review|"
     r"comment|reply|text|note|post|answer|output|error|log|line|sentence|greeting|tagline|slogan|headline|title|caption|"
@@ -3112,7 +3169,8 @@ _TASK_INTRO = re.compile(
     rf"|[^：:\n]{{0,10}}?{_TASK_VERB_ZH}一下[^：:\n]{{0,12}}?"
     # the verb alone as the label of what follows, opening the turn: "分类：谢谢你们，快递三天就到了", "Translate: Thank you
     # so much!" (not "4. Update: Add only the missing commands" in a list of steps)
-    rf"|(?P<bare>[ \t]*(?:{_TASK_VERB_ZH}|(?i:(?:please[ \t]+)?{_TASK_VERB_EN})))"
+    rf"|(?P<bare>[ \t]*(?:{_TASK_VERB_ZH}|(?i:(?:please[ \t]+|pls[ \t]+|plz[ \t]+)?(?:{_TASK_VERB_EN}|make[ \t]+(?:it[ \t]+|this[ \t]+)?"
+    r"(?:shorter|friendlier|nicer|warmer|clearer|simpler|kinder|softer|longer|better|politer|punchier|tighter)))))"
     # … or what is wrong with it, asked: "Is there anything wrong with: Hello, I hope you are doing well."
     r"|[ \t]*(?i:is\s+there\s+anything\s+wrong\s+with|what'?s\s+wrong\s+with|anything\s+wrong\s+with|"
     r"is\s+(?:this|it)\s+(?:correct|right|natural|ok|okay|grammatical))"
@@ -3242,7 +3300,7 @@ _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\bdo the same\b|번역|訳して|\
                        r"上写|写道|贴了|发的是|回的是|提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|"
                        r"修改|修正|摘要|tl;?dr|报错|报了错|出错|错误提示|错误信息|\bgot\b|\bsent\b|\bprint|\bshow|\bthr[eo]w|\boutput|\breturn|\bdisplay|\bfail|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
                        r"\breplied\b|\bposted\b|\btexted\b|\bmessaged\b|\b(?:was|is|reads?)\b|\breplying\b|\bresponding\b|"
-                       r"\bsaying\b|\bgetting\b|\bseeing\b|\bsending\b|\bwrong\b|\breceived\b|\btoo\b|原话|原文|纸条|便条|收到的|接到的|写的|\bnatural\b|\bgrammatical\b|\bhave\b|\bgot\b|\bcame up\b|\blook\b|\bchanged\b|\bedited\b|\brevised\b|\btweaked\b|\bupdated\b|\breworked\b|\brewrote\b|版本|稿|每条|每一条|每封|改了|写了|翻了|拟了|的是|答案|造的|这句|这段|\bstart\b|"
+                       r"\bsaying\b|\bgetting\b|\bseeing\b|\bsending\b|\bwrong\b|\breceived\b|\btoo\b|\bsends\b|\bhear\b|\bheard\b|原话|原文|纸条|便条|收到的|接到的|写的|\bnatural\b|\bgrammatical\b|\bhave\b|\bgot\b|\bcame up\b|\blook\b|\bchanged\b|\bedited\b|\brevised\b|\btweaked\b|\bupdated\b|\breworked\b|\brewrote\b|版本|稿|每条|每一条|每封|改了|写了|翻了|拟了|的是|答案|造的|这句|这段|\bstart\b|"
                        r"写的|发的|开的|留的|用(?:英|中|日|法|德|西班牙|韩|粤)[文语]|"
                        r"\bbegin\b|\bfirst\b|\bcount\b|\bneeded\b|\bnecessary\b|\brequired\b|\bcorrect\b|\bok\b|\bokay\b|"
                        r"\brude\b|\bpolite\b|\bnatural\b|\bgrammatical\b|\b(?:spanish|french|german|italian|portuguese|japanese|korean|chinese|english|russian|"
@@ -3515,10 +3573,12 @@ _REPORTED = (
     # ("The reviewer's exact words:")
     r"|(?:(?:(?:my|our|the|a|an)[ \t]+)?[a-z][\w-]*(?:'s|’s|s')|his|her|their)[ \t]+(?:exact[ \t]+|own[ \t]+)?(?:words|wording)"
     r"|(?:here'?s[ \t]+what[ \t]+)?(?:(?:(?:my|our|the|a|an)[ \t]+)?(?:" + _SENDERS_EN + r"|user|kid|child)|he|she|they)[ \t]+"
-    r"(?:(?:just|also|then|literally|actually|even|only|specifically|clearly|already|finally)[ \t]+)?"
+    r"(?:(?:just|also|then|literally|actually|even|only|specifically|clearly|already|finally|always|usually|often)[ \t]+)?"
     r"(?:says|said|wrote(?:[ \t]+back)?|writes|texted|emailed|messaged|replied|responded|asked|asks|told|sent|posted|"
     r"commented|shared|tweeted|left)"
     r"(?:[ \t]+(?:me|us|him|her|them))?"
+    # ("My mom always says this when we leave:")
+    r"(?:[ \t]+this[ \t]+when[ \t]+[^:：\n.!?]{1,30}?)?"
     # ("The teacher sent this to parents:", "Reviewer left this on line 42:", "what the teacher wrote at the bottom of the
     # test:")
     r"(?:[ \t]+this)?(?:[ \t]+to[ \t]+(?:all[ \t]+)?(?:the[ \t]+)?[a-z]+)?"
@@ -3620,7 +3680,12 @@ _REPORTED_LABEL = re.compile(r"[ \t]*(?:\*\*)?((?P<self>(?P<reported>" + _REPORT
 _TASK_VERB = re.compile(rf"(?i:\b{_TASK_VERB_EN}\b|\b(?:turn|make|convert|transform)\s+(?:this|these|it|them|that|those|the|my)"
                         rf"(?:\s+[a-z-]+){{0,6}}\s+(?:into|sound|look|read|feel)\b"
                         # ("Make this reply more sincere, please.⏎⏎Sorry for the inconvenience. …")
-                        rf"|\bmake\s+(?:this|it|my|the)(?:\s+[a-z-]+){{0,2}}\s+(?:more|less)\s+[a-z-]+)|{_TASK_VERB_ZH}")
+                        rf"|\bmake\s+(?:this|it|my|the)(?:\s+[a-z-]+){{0,2}}\s+(?:more|less)\s+[a-z-]+"
+                        # ("Make this friendlier!", "pls make shorter:")
+                        rf"|\bmake(?:\s+(?:this|it|my|the)(?:\s+[a-z-]+){{0,2}})?\s+(?:friendlier|shorter|nicer|warmer|clearer|simpler|"
+                        rf"kinder|softer|longer|better|politer|punchier|tighter)\b)"
+                        # (改短 / 改得更…: "把这条短信改短一点。")
+                        rf"|{_TASK_VERB_ZH}|改(?:短|长|简单|简洁|正式|礼貌|客气|亲切|通顺)")
 # a short paragraph that asks for the work on the rest of the turn ("Could you please explain this clause in plain
 # English?", "here is my essay, please grade it honestly", "帮我整理成待办清单，按负责人列"): what it points at, or a
 # request form opening it ("can you summarize …", "帮我整理…")
@@ -3725,7 +3790,12 @@ _INLINE_REFERENCE = re.compile(
     # ("That's my usual sign-off with clients.", "I say this to every cashier.", "I start almost every message like that.")
     r"|(?:that'?s|this\s+is)\s+(?:my|our|his|her)\s+(?:usual\s+|standard\s+|go-to\s+|default\s+)?(?:sign-?off|opener|greeting|"
     r"closing|line|phrase|catchphrase)\b|I\s+(?:always\s+)?(?:say|write|use)\s+(?:this|that|it)\s+(?:to|with|in|when|at)\b"
-    r"|I\s+(?:start|end|open|close|begin|sign\s+off)\s+(?:almost\s+)?(?:every|each|all|most)\s+[a-z]+\s+(?:like|with)\s+(?:that|this|it)\b)"
+    r"|I\s+(?:always\s+)?(?:start|end|open|close|begin|sign\s+off)\s+(?:almost\s+)?(?:every|each|all|most)\s+(?:[a-z]+\s+){1,2}?"
+    r"(?:like|with)\s+(?:that|this|it)\b"
+    # ("Please and thank you! My kids have to say that at dinner.")
+    r"|(?:[\w']+\s+){0,3}?(?:have|has|had)\s+to\s+say\s+(?:that|this|it)\b)"
+    # ("不好意思打扰一下！我每次问老师问题都这样开头。", "…都是这么结尾的")
+    r"|(?<=[。！？!?])[^。！？\n]{0,20}?(?:都|总是|每次)(?:是)?(?:这样|这么)(?:开头|结尾|说|写)"
     r"|(?<=[。！？!?])[ \t]*这(?:是|就是)[^。！？\n]{0,12}?(?:说的话|的原话|说过的话|最后的话|最后一句话|口头禅|开头和结尾|开头|结尾)"
     r"|(?<=[。！？!?])[ \t]*这句话?(?=[^。！？\n]{0,20}?(?:都有|都用|常用|老是|总是|每次))|"
     r"(?:——|—|<-|<--|←)[ \t]*(?:这是|这就是|以上是|上面是)[^，,。！？\n]{0,4}?我?(?:准备|打算|要|想)?(?:发|回|回复)给[^，,。！？\n]{1,8}?的"
@@ -4613,7 +4683,7 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
         seg = text[s:e]
         if payload and ("—" in seg or "–" in seg or "--" in seg or "成一" in seg or "写成" in seg or "整理成" in seg or "<-" in seg or "←" in seg or "what I" in seg or "这样" in seg or "这么" in seg
                         or "怎么" in seg or "翻" in seg or "译成" in seg or " you " in seg or "hat's" in seg or "hose " in seg
-                        or "这是" in seg or "这就是" in seg or "这句" in seg or " I " in seg) \
+                        or "这是" in seg or "这就是" in seg or "这句" in seg or " I " in seg or " say " in seg) \
                 and (ref := _INLINE_REFERENCE.search(text, s, e) or _asked_after(text, s, e)) is not None \
                 and ref.start() > s:
             a, b = _stripped(text, s, ref.start())
@@ -5261,7 +5331,7 @@ _WRITE_A_TEXT = re.compile(
     r"問候|贺词|賀詞|公告|邀请函|消息|回复|回覆|开场|開場|结尾|結尾|主持詞|故事|第[一二三四五六七八九十\d]+[页頁章段]|"
     r"演讲稿|朋友圈|贺卡|感谢|道歉|欢迎词|介绍|简介|说明|帖子|留言|话术|主持词|祝酒词|请假条|假条|便条|申请|请示|报告|"
     r"总结|检讨|启事|声明|简历|评语|回帖|歌词|副歌|主歌|诗|歌|台词|对白|剧本|邀请|邀约|拒信|录用|offer|JD|致歉信|感谢信|脚本|开场白|结束语|"
-    r"告示|标语|提示牌|提示语|牌子|海报|广播|导游词|解说词|讲解词|串词|播报|宏|快捷回复|自动回复|客服模板|回复模板|通报|喜帖|请柬|答谢词|版本|模板)"
+    r"告示|标语|提示牌|提示语|牌子|海报|广播|导游词|解说词|讲解词|串词|播报|宏|快捷回复|自动回复|客服模板|回复模板|通报|喜帖|请柬|答谢词|版本|模板|须知|注意事项|提醒)"
     r"|(?:照|按|按照|仿照|模仿|参照)着?(?:这个|这封|这篇|这种|上面的?)(?:语气|风格|口吻|格式|写法|文风)[^。！？\n]{0,6}?写"
     r"|(?:写|起草|拟)(?:一|个|一个|两|几)?(?:段|封|篇|条|份|则|句)"
     # a message to someone ("帮我给张总发条微信，说…", "给老师发一条教师节祝福", "帮我回复闲鱼买家：…", "帮我催一下款")
