@@ -936,7 +936,6 @@ _ANOTHER_ONE = re.compile(r"(?i:\b(?:another|a\s+second|a\s+different)\s+(?!one\
 _RECIPIENT = re.compile(r"给(?:我的?)?[\u4e00-\u9fffA-Za-z0-9]{1,6}?(?=写|发|做|画|起|回|买|准备)|给[\u4e00-\u9fffA-Za-z]{1,6}?的(?!话)|(?i:\bfor\s+(?:my|our|the)\s+[a-z]+(?:\s+[a-z]+)?)"
                         # ("Remind Zenith about invoice 11.", "Email Acme about …")
                         r"|(?i:\b(?:remind|email|e-mail|text|message|write\s+to|reply\s+to|invoice|chase|ping)\s+(?-i:[A-Z][\w&.-]*))"
-
                         r"|(?i:\b(?:reminder|message|e-?mail|letter|note|reply)\s+(?:to|for)\s+(?-i:[A-Z][\w&.-]*))"
                         # ("Max's note: …" then "Luna's note now.")
                         r"|(?-i:[A-Z][a-z]+)(?:'s|’s)\s+(?i:note|card|letter|message|e-?mail|version|one|plan|schedule)\b")
