@@ -3300,7 +3300,7 @@ _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\bdo the same\b|번역|訳して|\
                        r"上写|写道|贴了|发的是|回的是|提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|"
                        r"修改|修正|摘要|tl;?dr|报错|报了错|出错|错误提示|错误信息|\bgot\b|\bsent\b|\bprint|\bshow|\bthr[eo]w|\boutput|\breturn|\bdisplay|\bfail|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
                        r"\breplied\b|\bposted\b|\btexted\b|\bmessaged\b|\b(?:was|is|reads?)\b|\breplying\b|\bresponding\b|"
-                       r"\bsaying\b|\bgetting\b|\bseeing\b|\bsending\b|\bwrong\b|\breceived\b|\btoo\b|\bsends\b|\bhear\b|\bheard\b|原话|原文|纸条|便条|收到的|接到的|写的|\bnatural\b|\bgrammatical\b|\bhave\b|\bgot\b|\bcame up\b|\blook\b|\bchanged\b|\bedited\b|\brevised\b|\btweaked\b|\bupdated\b|\breworked\b|\brewrote\b|版本|稿|每条|每一条|每封|改了|写了|翻了|拟了|的是|答案|造的|这句|这段|\bstart\b|"
+                       r"\bsaying\b|\bgetting\b|\bseeing\b|\bsending\b|\bwrong\b|\breceived\b|\b(?:is|sounds|feels|seems) too\b|\bsends\b|\bhear\b|\bheard\b|原话|原文|纸条|便条|收到的|接到的|写的|\bnatural\b|\bgrammatical\b|\bwhat i have\b|\bhave so far\b|\bwhat i've\b|\bgot\b|\bcame up\b|\ba look\b|\bchanged\b|\bedited\b|\brevised\b|\btweaked\b|\bupdated\b|\breworked\b|\brewrote\b|版本|稿|每条|每一条|每封|改了|写了|翻了|拟了|的是|答案|造的|这句|这段|\bstart\b|"
                        r"写的|发的|开的|留的|用(?:英|中|日|法|德|西班牙|韩|粤)[文语]|"
                        r"\bbegin\b|\bfirst\b|\bcount\b|\bneeded\b|\bnecessary\b|\brequired\b|\bcorrect\b|\bok\b|\bokay\b|"
                        r"\brude\b|\bpolite\b|\bnatural\b|\bgrammatical\b|\b(?:spanish|french|german|italian|portuguese|japanese|korean|chinese|english|russian|"
@@ -4682,8 +4682,10 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
         # sentence may still hand the rest over ("…, exactly as it is. Hi! Thanks so much for your email. …")
         seg = text[s:e]
         if payload and ("—" in seg or "–" in seg or "--" in seg or "成一" in seg or "写成" in seg or "整理成" in seg or "<-" in seg or "←" in seg or "what I" in seg or "这样" in seg or "这么" in seg
-                        or "怎么" in seg or "翻" in seg or "译成" in seg or " you " in seg or "hat's" in seg or "hose " in seg
-                        or "这是" in seg or "这就是" in seg or "这句" in seg or " I " in seg or " say " in seg) \
+                        or "怎么" in seg or "翻" in seg or "译成" in seg or "ou put" in seg or "ou translate" in seg or "ou say" in seg
+                        or "hat's" in seg or "hose " in seg or "这是" in seg or "这就是" in seg or "这句" in seg or "I say" in seg
+                        or "I start" in seg or "I end" in seg or "I open" in seg or "I close" in seg or "I begin" in seg or "I sign" in seg
+                        or "I write" in seg or "I use" in seg or "I always" in seg or " say " in seg) \
                 and (ref := _INLINE_REFERENCE.search(text, s, e) or _asked_after(text, s, e)) is not None \
                 and ref.start() > s:
             a, b = _stripped(text, s, ref.start())
