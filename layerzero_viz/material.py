@@ -1352,6 +1352,18 @@ def _compared_items(text: str, s: int, e: int, seg: str) -> Iterable[tuple[int, 
     text whose every word counts ("- Sit down.⏎- Please sit down." — the second is no repeat of the first)."""
     if "\n" not in seg:
         return
+    # (or the question last, under marked items that fill the turn: "1. Hi Sam,⏎please send …⏎Thanks!⏎⏎2. Sam — Q3
+    # numbers by Friday please.⏎⏎Which one is less bossy?")
+    last = _stripped(text, s, e)
+    ql = text.rfind("\n", last[0], last[1]) + 1
+    if ql > last[0] and _COMPARED_ITEM.match(text, last[0], e) and text[ql:last[1]].rstrip()[-1:] in ("?", "？") \
+            and _COMPARE_CUE.search(text, ql, last[1]):
+        items = _items_under(text, last[0], ql)
+        if items and not text[items[-1][1]:ql].strip():
+            cue = _short(text[ql:last[1]].strip(), 40)
+            for a, b in items:
+                yield a, b, "exam_item", f"kept: an item to compare or rate (over {cue!r})"
+            return
     pos = s
     while pos < e:
         le = text.find("\n", pos, e)
