@@ -745,11 +745,14 @@ def _thanks_in_another_script(text: str, a: int, p: int, pe: int) -> bool:
     pa, pb = _stripped(text, p, pe)
     if not _thanks_only(text, pa, pb):
         return False
-    before = text[a:p]
-    cjk = sum("\u4e00" <= ch <= "\u9fff" for ch in before)
-    latin = sum(ch.isascii() and ch.isalpha() for ch in before)
-    thanks_cjk = any("\u4e00" <= ch <= "\u9fff" for ch in text[pa:pb])
+    cjk, latin = _script_counts(text[a:p])
+    thanks_cjk = _script_counts(text[pa:pb])[0] > 0
     return latin > 4 * cjk if thanks_cjk else cjk > 4 * latin
+
+
+def _script_counts(words: str) -> tuple[int, int]:
+    """How many Chinese characters and how many Latin letters ``words`` hold."""
+    return sum("\u4e00" <= ch <= "\u9fff" for ch in words), sum(ch.isascii() and ch.isalpha() for ch in words)
 
 
 def _trailing_instruction(text: str, p: int, pe: int) -> bool:
@@ -2423,7 +2426,7 @@ _PRESCRIBED_PART = re.compile(r"(?i:\bwith\s*$)|(?:加上|加|附上|写上)\s*$
 # where _scripts looks: a colon after the last letter of a say-verb or a field (say, reply, respond, answer, with,
 # body, be, sign-off, greeting, 说, 回复, 回答, 开头用, 开场白, 内容是 …: a character class before a colon is one fast search; "The content is:"
 # is not looked for, only "内容是：")
-_SCRIPT_COLON = re.compile(r"[yYdDrRhHmMeEsStTgG)说复答用白语是为下话上句写加头尾束场禅送术板式例本息知信告语里条案福卡圈态明播词稿辞师文道示nN容者户家客东论言yY姆工pP我][ \t*]{0,4}[:：]")
+_SCRIPT_COLON = re.compile(r"[yYdDrRhHmMeEsStTgG)说复答用白语是为下话上句写加头尾束场禅送术板式例本息知信告语里条案福卡圈态明播词稿辞师文道示nN容者户家客东论言姆工pP我][ \t*]{0,4}[:：]")
 # a request to the model for the work, after the words a line gives: "…谢谢。帮我改短一点", "…！请帮我写个发送的脚本。"
 _WORK_ASKED_AFTER = re.compile(r"(?<=[。！？!?])[ \t]*(?=(?:请|麻烦)?(?:你|您)?(?:再)?帮我(?:写|改|翻|译|生成|做|润色|缩短|精简|把|优化)"
                                r"|然后(?:帮我|写|改))")
@@ -3790,6 +3793,10 @@ _TRAILING_REFERENCE = re.compile(
 
 
 _WORDS_ASKED_MAX = 60  # characters of the words a paragraph after them asks about ("这四个字", "that one word")
+# what a one-line turn holds when _INLINE_REFERENCE or _ASKED_AFTER may name its text: a cheap test before them
+_REFERENCE_HINTS = ("—", "–", "--", "成一", "写成", "整理成", "<-", "←", "what I", "这样", "这么", "怎么", "翻", "译成", "ou put",
+                    "ou translate", "ou say", "hat's", "hose ", "这是", "这就是", "这句", "I say", "I start", "I end", "I open",
+                    "I close", "I begin", "I sign", "I write", "I use", "I always", " say ")
 
 
 # … or on the text's own line, after it: "您好，…请查收。——这是我准备发给客户的，帮我看看。", "Hi Sam, … <- that's what I'm about
@@ -4553,8 +4560,8 @@ _DRAFT_DASH = re.compile(r"[ \t]*(?:(?i:(?:(?:my|our|the|a)[ \t]+)?(?:[a-z-]+[ \
 
 def _is_cjk(words: str) -> bool:
     """Whether ``words`` hold more Chinese characters than Latin letters."""
-    han = sum(1 for c in words if "\u4e00" <= c <= "\u9fff")
-    return han > sum(1 for c in words if c.isascii() and c.isalpha())
+    han, latin = _script_counts(words)
+    return han > latin
 
 
 def _names_its_piece(text: str, a: int, e: int) -> bool:
@@ -4693,11 +4700,7 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
         # one line without a colon (most chat turns): no intro, label, rule line, paragraph or reference; an opening
         # sentence may still hand the rest over ("…, exactly as it is. Hi! Thanks so much for your email. …")
         seg = text[s:e]
-        if payload and ("—" in seg or "–" in seg or "--" in seg or "成一" in seg or "写成" in seg or "整理成" in seg or "<-" in seg or "←" in seg or "what I" in seg or "这样" in seg or "这么" in seg
-                        or "怎么" in seg or "翻" in seg or "译成" in seg or "ou put" in seg or "ou translate" in seg or "ou say" in seg
-                        or "hat's" in seg or "hose " in seg or "这是" in seg or "这就是" in seg or "这句" in seg or "I say" in seg
-                        or "I start" in seg or "I end" in seg or "I open" in seg or "I close" in seg or "I begin" in seg or "I sign" in seg
-                        or "I write" in seg or "I use" in seg or "I always" in seg or " say " in seg) \
+        if payload and any(h in seg for h in _REFERENCE_HINTS) \
                 and (ref := _INLINE_REFERENCE.search(text, s, e) or _asked_after(text, s, e)) is not None \
                 and ref.start() > s:
             a, b = _stripped(text, s, ref.start())
