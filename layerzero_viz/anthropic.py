@@ -305,7 +305,8 @@ class LayerZeroMiddleware(Middleware):
             return _Pruned(None, {"enabled": False, "enabled_source": settings.enabled_source}, False)
         # every call resends the history: its blocks' token ids come from the cache after the first call
         ann = annotate(conv, Config(ratio=self.ratio, enabled=self.enabled if switched_on else False, env=env,
-                                    low_information=self.low_information, block_cache=True))
+                                    low_information=self.low_information, block_cache=True,
+                                    material_everywhere=False))
         result = ann.at_ratio(None, min_effectiveness=self.min_effectiveness)
         self.last_ratio = result.ratio
         fields: dict[str, Any] = {

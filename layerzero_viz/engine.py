@@ -8,7 +8,9 @@ when there is none.
 """
 from __future__ import annotations
 
+import bisect
 import gc
+from collections import Counter
 import os
 import threading
 import time
@@ -22,7 +24,8 @@ from .directives import Settings, resolve_settings
 from .guards import close_candidates, guard_blocks, keep_sentence_case
 from .model import Conversation
 from .profile import Profile, apply_profile  # caps the ratio, adds pattern packs; says which rule fired
-from .protect import Protection, add_material, find_protections, xml_protections
+from .material import Material, MaterialFinds
+from .protect import Protection, add_material, find_protections, material_finds, xml_protections
 from .resolve import SpanTable, apply_protections, resolve
 from .rules import RULES, RuleContext
 from .scans import scan
@@ -78,6 +81,10 @@ class Config:
     # holds — (a client resends the whole history on every call); off by default so that timings always measure
     # the work
     block_cache: bool = False
+    # find material (``material``) in every block — what the app shows —, or only in the blocks where a rule proposes
+    # a cut and those whose first copies the cuts keep: the same decisions (material elsewhere vetoes nothing), and
+    # most blocks of a chat propose none; the lossy tier finds the rest when it is first built
+    material_everywhere: bool = True
 
 
 _DEFAULT_CONFIG = Config()
@@ -119,6 +126,9 @@ class Annotated:
     block_tokenize_ms: Sequence[float] = field(default_factory=list)
     read: TextView | None = None  # what the rules read when it is not ``view`` (Traditional Chinese as Simplified)
     _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
+    # the material finds whose blocks without a candidate were left unread (``Config.material_everywhere``), with
+    # the material of ``protection``
+    _unread: tuple[MaterialFinds, list[Material]] | None = field(default=None, repr=False)
 
     @property
     def read_view(self) -> TextView:
@@ -219,8 +229,32 @@ class Annotated:
         """The lossy tier's words in selection order (:func:`layerzero_viz.lossy.lossy_tier`), built once."""
         found = self._cache.get("lossy")
         if found is None:
+            self._read_all_material()
             found = self._cache["lossy"] = lossy_tier(self)
         return found
+
+    def _read_all_material(self) -> None:
+        """The material of the blocks ``Config(material_everywhere=False)`` left unread, added to the protections:
+        the lossy tier may take a word in any block, never one of material."""
+        unread, self._unread = self._unread, None
+        if unread is None:
+            return
+        finds, used = unread
+        left = Counter(used)
+        rest = []
+        for m in finds.found():  # (largest first)
+            if left[m]:
+                left[m] -= 1
+            else:
+                rest.append(m)
+        if not rest:
+            return
+        protection = self.protection.copy()
+        for m in rest:
+            protection.add(m.start, m.end, "protected_material", m.detail)
+        protection.material = sorted([*protection.material, *rest], key=lambda m: (m.start - m.end, m.start))
+        self.protection = protection.freeze()
+        self.g_prot, self.g_prot_iv = apply_protections(protection, self.g_start, self.g_end, len(self.g_start))
 
     @property
     def safe_frontier(self) -> float:
@@ -351,33 +385,41 @@ def _annotate(source: Any, config: Config) -> Annotated:
     n_groups = len(g_start)
 
     t0 = time.perf_counter()
-    add_material(structure, view, read, reuse=config.block_cache)
-    protect_ms += _ms(t0)
-
-    t0 = time.perf_counter()
+    finds = material_finds(view, read, reuse=config.block_cache)
+    # the scans read the structure's <context> ranges, which material leaves as they are
     scans = scan(view, structure, directive_ranges)
-    protection = find_protections(view, scans, structure, settings.compiled_patterns, settings.protected_patterns,
-                                  pattern_text=shown.text)
     # the scanners' time counts in protect, the repeat scan's in detect
     protect_ms += _ms(t0) - scans.repeats_ms
+    detect_ms = scans.repeats_ms
 
-    t0 = time.perf_counter()
-    ctx = RuleContext(settings=settings, protection=protection, scans=scans, low_information=config.low_information,
-                      directive_ranges=directive_ranges, reuse=config.block_cache)
-    # each rule's hits: resolved as columns, or one candidate at a time when its hits differ in what they may
-    # override or lack an anchor or lock some have (derivable context's kinds)
-    candidates: list[Candidate] = []
-    columns: list[Hits] = []
-    for _, rule in RULES:
-        hits = rule(view, ctx)
-        if hits.columnar:
-            columns.append(hits)
-        else:
-            candidates.extend(hits.candidates())
-    candidates, columns = close_candidates(view, candidates, columns)
-    candidates, columns, lower_starts = keep_sentence_case(view, candidates, columns)
-    candidates, columns, kept_whole = guard_blocks(view, candidates, columns, directive_ranges)
-    timings["detect"] = _ms(t0) + scans.repeats_ms
+    # material is found in every block, or (``material_everywhere=False``) in the blocks a rule proposes a cut in
+    # and those holding the first copies the cuts keep, until no pass adds one: material elsewhere vetoes nothing
+    needed: set[int] | None = None if config.material_everywhere else set()
+    used: list[Material] | None = None  # the material of the protections in force
+    while True:
+        t0 = time.perf_counter()
+        material = finds.found(needed)
+        if used is not None and len(material) == len(used):
+            break  # the blocks the last pass added hold no material: its protections and hits stand
+        used = material
+        protection = structure if needed is None else structure.copy()
+        add_material(protection, view, found=material)
+        protection = find_protections(view, scans, protection, settings.compiled_patterns,
+                                      settings.protected_patterns, pattern_text=shown.text)
+        protect_ms += _ms(t0)
+        t0 = time.perf_counter()
+        ctx = RuleContext(settings=settings, protection=protection, scans=scans,
+                          low_information=config.low_information, directive_ranges=directive_ranges,
+                          reuse=config.block_cache)
+        candidates, columns, lower_starts, kept_whole = _detect(view, ctx, directive_ranges)
+        detect_ms += _ms(t0)
+        if needed is None:
+            break
+        more = _blocks_touched(view, candidates, columns) - needed
+        if not more:
+            break
+        needed |= more
+    timings["detect"] = detect_ms
 
     # directive groups: those that start inside a directive span
     g_directive = np.zeros(n_groups, dtype=bool)
@@ -419,8 +461,38 @@ def _annotate(source: Any, config: Config) -> Annotated:
         span_cost=span_cost, span_loss=span_loss,
         info_total=info_total, tokens_total=int(len(ids)) - tokens_directive,
         tokens_directive=tokens_directive, timings_ms=timings, warnings=settings.warnings,
-        block_tokenize_ms=tuple(block_ms),
+        block_tokenize_ms=tuple(block_ms), _unread=None if needed is None else (finds, used or []),
     )
+
+
+def _detect(view: TextView, ctx: RuleContext, directive_ranges: tuple[tuple[int, int], ...]
+            ) -> tuple[list[Candidate], list[Hits], list[tuple[int, int, str]], Sequence[tuple[int, int, str]]]:
+    """Every rule's hits, closed and guarded: (candidates, columns, sentence starts kept lower case, blocks kept
+    whole).  A rule's hits are resolved as columns, or one candidate at a time when its hits differ in what they
+    may override or lack an anchor or lock some have (derivable context's kinds)."""
+    candidates: list[Candidate] = []
+    columns: list[Hits] = []
+    for _, rule in RULES:
+        hits = rule(view, ctx)
+        if hits.columnar:
+            columns.append(hits)
+        else:
+            candidates.extend(hits.candidates())
+    candidates, columns = close_candidates(view, candidates, columns)
+    candidates, columns, lower_starts = keep_sentence_case(view, candidates, columns)
+    candidates, columns, kept_whole = guard_blocks(view, candidates, columns, directive_ranges)
+    return candidates, columns, lower_starts, kept_whole
+
+
+def _blocks_touched(view: TextView, candidates: Sequence[Candidate], columns: Sequence[Hits]) -> set[int]:
+    """The blocks (view indices) a candidate starts in or holds the first copy it keeps (its lock) in."""
+    starts = view.block_starts
+    points = [c.start for c in candidates] + [c.lock[0] for c in candidates if c.lock is not None]
+    for hits in columns:
+        points.extend(hits.starts)
+        if hits.locks is not None:
+            points.extend(lock[0] for lock in hits.locks if lock is not None)
+    return {bisect.bisect_right(starts, p) - 1 for p in set(points)}
 
 
 def _ms(t0: float) -> float:

@@ -74,7 +74,7 @@ if TYPE_CHECKING:
     from .model import MessageKey
     from .view import BlockRef, TextView
 
-__all__ = ["Material", "KINDS", "find_material", "block_material"]
+__all__ = ["Material", "MaterialFinds", "KINDS", "find_material", "block_material"]
 
 KINDS = ("prefill", "processed_turn", "tool_result", "code", "quote", "introduced", "few_shot", "exam_item", "table", "json")
 
@@ -5840,112 +5840,180 @@ def find_material(view: TextView, block_types: Mapping[tuple[MessageKey, int], s
     the role of the message holding the last text block).  ``reuse``: look up what a block's own text gave when
     that text was seen before (the same finds, from a bounded cache).
     """
-    text = view.text
-    blocks = view.blocks
-    out: list[Material] = []
-    if not blocks:
+    return MaterialFinds(view, block_types, last_role, reuse).found()
+
+
+class MaterialFinds:
+    """What :func:`find_material` finds, block by block, each block looked at when first asked for
+    (:meth:`found`): marked whole by the turns around it (a prefill, a tool result, a text handed over or announced,
+    a draft the next turn works on, a processed turn, a reply that delivers the text asked for), or holding
+    material by its own text alone (:func:`_own_material`); and the quotes a later draft echoes, found at once.
+
+    The engine asks for the blocks where a rule proposes a cut (``Config(material_everywhere=False)``): a range
+    of material in a block without any candidate changes no decision.
+    """
+
+    def __init__(self, view: TextView, block_types: Mapping[tuple[MessageKey, int], str] | None = None,
+                 last_role: str | None = None, reuse: bool = False) -> None:
+        self._text = view.text
+        self._view = view
+        self._reuse = reuse
+        self._block_types = block_types or {}
+        blocks = self._blocks = view.blocks
+        self._of: dict[int, list[Material]] = {}  # block index → its finds (of the blocks looked at)
+        self.pending: set[int] = {k for k, b in enumerate(blocks) if b.end > b.start}  # the blocks not looked at
+        self._tail: list[Material] | None = None
+        self._announced: dict[int, str] | None = None
+        self._delivered: dict[int, str] | None = None
+        self._marks: tuple[set[int], set[int], dict[int, int]] | None = None
+        self._processed: tuple[int | None, str] | None = None
+        last = blocks[-1] if blocks else None
+        self._prefill = last.msg_pos if last is not None and (last_role or last.role) == "assistant" \
+            and last.role == "assistant" else None
+
+    def _processed_after(self) -> tuple[int | None, str]:
+        """The message that declares the dialogue text to process — the system prompt, or with none the first
+        turn — and how it says so ((None, "") when none does)."""
+        if self._processed is None:
+            text, blocks = self._text, self._blocks
+            system = self._view.blocks_of_roles(("system", "developer"))
+            self._processed = (None, "")
+            for b in system or blocks[:1]:
+                m = _declares_processing(text, b.start, b.end, bool(system)) or _PRACTICE_LINES.search(text, b.start, b.end)
+                if m is not None:
+                    where = "the system prompt" if system else f"message {b.message}"
+                    self._processed = (b.msg_pos, f"{where}: {_short(m.group(0), 60)!r}")
+                    break
+            first_user = next((b for b in blocks if b.role == "user"), None)
+            if self._processed[0] is None and system and first_user is not None \
+                    and (m := _PRACTICE_LINES.search(text, first_user.start, first_user.end)) is not None:
+                # (a practice the user sets up in the first turn, under any system prompt: "我们来练习点餐。你是服务员。")
+                self._processed = (first_user.msg_pos, f"message {first_user.message}: {_short(m.group(0), 60)!r}")
+        return self._processed
+
+    def _echoed(self) -> list[Material]:
+        """The quotes a later draft echoes of words the system prompt or a user turn requires verbatim (a user turn
+        that quotes words to say verbatim requires them too: "Here's our required greeting, which staff must say
+        verbatim: "Good morning, …"" — a later draft says them), and the fields the system prompt fixes."""
+        if self._tail is None:
+            text, blocks, reuse = self._text, self._blocks, self._reuse
+            system = self._view.blocks_of_roles(("system", "developer"))
+            requiring = system + [b for b in blocks
+                                  if b.role == "user" and found_in(_VERBATIM_LINE, text, b.start, b.end, reuse)]
+            self._tail = _echoed_quotes(text, requiring, blocks) if requiring else []
+            if system:
+                self._tail.extend(_verbatim_fields(text, system, blocks))
+        return self._tail
+
+    def found(self, blocks: Iterable[int] | None = None) -> list[Material]:
+        """The finds, largest first (so that a smaller range inside a larger one — a quote inside a handed-over
+        letter — shows its own detail): the echoed quotes and the finds of ``blocks`` (None: every block)."""
+        self._look(self.pending if blocks is None else blocks)
+        if not self._of:
+            return []  # (echoed quotes lie in blocks too: none looked at, none asked for)
+        out = [m for k in sorted(self._of) for m in self._of[k]] + self._echoed()
+        out.sort(key=_largest_first)
         return out
-    last = blocks[-1]
-    prefill_msg = last.msg_pos if (last_role or last.role) == "assistant" and last.role == "assistant" else None
-    # the turn that may declare the dialogue text to process: the system prompt, or with none the first turn
-    system = view.blocks_of_roles(("system", "developer"))
-    processed_after, declared = None, ""
-    for b in system or blocks[:1]:
-        m = _declares_processing(text, b.start, b.end, bool(system)) or _PRACTICE_LINES.search(text, b.start, b.end)
-        if m is not None:
-            where = "the system prompt" if system else f"message {b.message}"
-            processed_after, declared = b.msg_pos, f"{where}: {_short(m.group(0), 60)!r}"
-            break
-    first_user = next((b for b in blocks if b.role == "user"), None)
-    if processed_after is None and system and first_user is not None \
-            and (m := _PRACTICE_LINES.search(text, first_user.start, first_user.end)) is not None:
-        # (a practice the user sets up in the first turn, under any system prompt: "我们来练习点餐。你是服务员。")
-        processed_after, declared = first_user.msg_pos, f"message {first_user.message}: {_short(m.group(0), 60)!r}"
-    drafts: set[int] = set()  # the assistant messages the next user turn works on
-    revisions: set[int] = set()  # the user messages that ask for the last reply again, changed: instructions
-    announced = _announced_turns(view, reuse)  # the user messages an earlier turn announced as the text to work on
-    delivered = _deliverables(view, reuse)  # the assistant replies that are the text a user turn asked to write or change
-    requests = {b.msg_pos: b for b in blocks if b.role == "user"}
-    for b in blocks:  # the reply to a text sent after the reply that asked for it, to translate or rewrite it, is that
-        # text made anew: "麻烦您帮我看一下，谢谢！" → "Could you please take a look for me? Thank you!"
-        if b.role == "assistant" and b.msg_pos - 1 in announced and (req := requests.get(b.msg_pos - 3)) is not None \
-                and _MAKES_ANEW.search(text, req.start, req.end):
-            delivered.setdefault(b.msg_pos, "kept: the text pasted the turn before, made anew (translated, rewritten)")
-    handing: dict[int, int] = {}  # user message → the start of the request block that hands its later blocks over
-    for k in range(1, len(blocks)):
-        prev, b = blocks[k - 1], blocks[k]
-        if b.role != "user":
-            continue
-        if b.msg_pos != prev.msg_pos:
-            # an assistant turn the next user turn asks to work on as a whole ("Translate it to German, keep
-            # everything.", "把“病假”改成“事假”，其他别动，给我全文"): the draft is the text.  (This looks one turn ahead, yet
-            # the pruned history stays prefix-stable: a reply is first sent with the turn after it, and when it is last
-            # it is a prefill, whole too)
-            if prev.role == "assistant" and _works_on_the_last_reply(text, b.start, b.end, reuse):
-                drafts.add(prev.msg_pos)
-                revisions.add(b.msg_pos)
-            elif prev.role == "assistant" and processed_after is not None and _asks_for_a_revision(text, b.start, b.end):
-                revisions.add(b.msg_pos)
-        elif (k == 1 or blocks[k - 2].msg_pos != prev.msg_pos) and (
-                _requests_work_on(text, prev.start, prev.end)
-                or prev.end - prev.start <= 40 and _WORKS_ON_WORDS.search(text, prev.start, prev.end)):
-            # a user message whose first text block is a short request that points at what follows ("Please check this
-            # changelog for missing breaking changes.", "Can you proofread?" + the text in a block of its own): its
-            # later blocks are the text
-            handing[prev.msg_pos] = prev.start
-    for b in blocks:
-        if b.end <= b.start:
-            continue
-        btype = getattr(b, "type", None) or (block_types or {}).get((b.message, b.block), "text")
-        if b.msg_pos == prefill_msg:
-            out.append(Material(b.start, b.end, "prefill", "kept: assistant prefill (final assistant turn)"))
-            continue
+
+    def _look(self, blocks: Iterable[int]) -> None:
+        for k in sorted(self.pending.intersection(blocks)):
+            self._of[k] = self._block(k)
+            self.pending.discard(k)
+
+    def _announced_turns(self) -> dict[int, str]:
+        """The user messages an earlier turn announced as the text to work on."""
+        if self._announced is None:
+            self._announced = _announced_turns(self._view, self._reuse)
+        return self._announced
+
+    def _deliverables(self) -> dict[int, str]:
+        """The assistant replies that are the text a user turn asked to write or change."""
+        if self._delivered is None:
+            text, blocks = self._text, self._blocks
+            delivered = _deliverables(self._view, self._reuse)
+            announced = self._announced_turns()
+            requests = {b.msg_pos: b for b in blocks if b.role == "user"}
+            for b in blocks:  # the reply to a text sent after the reply that asked for it, to translate or rewrite it,
+                # is that text made anew: "麻烦您帮我看一下，谢谢！" → "Could you please take a look for me? Thank you!"
+                if b.role == "assistant" and b.msg_pos - 1 in announced \
+                        and (req := requests.get(b.msg_pos - 3)) is not None and _MAKES_ANEW.search(text, req.start, req.end):
+                    delivered.setdefault(b.msg_pos, "kept: the text pasted the turn before, made anew (translated, rewritten)")
+            self._delivered = delivered
+        return self._delivered
+
+    def _turn_marks(self) -> tuple[set[int], set[int], dict[int, int]]:
+        """(drafts, revisions, handing): the assistant messages the next user turn works on; the user messages that
+        ask for the last reply again, changed (instructions); user message → the start of the request block that
+        hands its later blocks over."""
+        if self._marks is None:
+            text, blocks = self._text, self._blocks
+            drafts: set[int] = set()
+            revisions: set[int] = set()
+            handing: dict[int, int] = {}
+            for k in range(1, len(blocks)):
+                prev, b = blocks[k - 1], blocks[k]
+                if b.role != "user":
+                    continue
+                if b.msg_pos != prev.msg_pos:
+                    # an assistant turn the next user turn asks to work on as a whole ("Translate it to German, keep
+                    # everything.", "把“病假”改成“事假”，其他别动，给我全文"): the draft is the text.  (This looks one turn
+                    # ahead, yet the pruned history stays prefix-stable: a reply is first sent with the turn after it,
+                    # and when it is last it is a prefill, whole too)
+                    if prev.role == "assistant" and _works_on_the_last_reply(text, b.start, b.end, self._reuse):
+                        drafts.add(prev.msg_pos)
+                        revisions.add(b.msg_pos)
+                    elif prev.role == "assistant" and self._processed_after()[0] is not None \
+                            and _asks_for_a_revision(text, b.start, b.end):
+                        revisions.add(b.msg_pos)
+                elif (k == 1 or blocks[k - 2].msg_pos != prev.msg_pos) and (
+                        _requests_work_on(text, prev.start, prev.end)
+                        or prev.end - prev.start <= 40 and _WORKS_ON_WORDS.search(text, prev.start, prev.end)):
+                    # a user message whose first text block is a short request that points at what follows ("Please
+                    # check this changelog for missing breaking changes.", "Can you proofread?" + the text in a block of
+                    # its own): its later blocks are the text
+                    handing[prev.msg_pos] = prev.start
+            self._marks = drafts, revisions, handing
+        return self._marks
+
+    def _block(self, k: int) -> list[Material]:
+        """The finds of block ``k``."""
+        text, b = self._text, self._blocks[k]
+        btype = getattr(b, "type", None) or self._block_types.get((b.message, b.block), "text")
+        if b.msg_pos == self._prefill:
+            return [Material(b.start, b.end, "prefill", "kept: assistant prefill (final assistant turn)")]
+        drafts, revisions, handing = self._turn_marks()
         if b.msg_pos in drafts:
-            out.append(Material(b.start, b.end, "introduced", "kept: the reply the next turn asks to work on as a whole"))
-            continue
-        if b.msg_pos in announced:
-            out.append(Material(b.start, b.end, "introduced", announced[b.msg_pos]))
-            continue
+            return [Material(b.start, b.end, "introduced", "kept: the reply the next turn asks to work on as a whole")]
+        if b.role == "user" and b.msg_pos in (announced := self._announced_turns()):
+            return [Material(b.start, b.end, "introduced", announced[b.msg_pos])]
         if btype == "tool_result" or b.role in TOOL_ROLES:
-            out.append(Material(b.start, b.end, "tool_result", f"kept: tool result (message {b.message})"))
-            continue
-        if processed_after is not None and b.msg_pos > processed_after and b.role in ("user", "assistant") \
-                and b.msg_pos not in revisions \
+            return [Material(b.start, b.end, "tool_result", f"kept: tool result (message {b.message})")]
+        processed_after, declared = self._processed_after()
+        if processed_after is not None and b.msg_pos > processed_after \
+                and b.role in ("user", "assistant") and b.msg_pos not in revisions \
                 and not (b.role == "user" and (_own_intro(text, b.start, b.end) or _pasted_in_fences(text, b.start, b.end)
                                                or _quotes_its_text(text, b.start, b.end)
                                                or _OUT_OF_CHARACTER.search(text, b.start, b.end))):
             # ("谢谢！麻烦再改得正式一点。" in a translator's chat asks, it is no text; a turn that says where its text
             # starts — "你好，谢谢你！麻烦你帮我翻译：明天见。" — hands over what follows its intro)
-            out.append(Material(b.start, b.end, "processed_turn",
-                                f"kept: a turn of the text this conversation processes ({declared})"))
-            continue
-        if b.msg_pos in delivered and b.msg_pos != prefill_msg:
+            return [Material(b.start, b.end, "processed_turn",
+                             f"kept: a turn of the text this conversation processes ({declared})")]
+        if b.role == "assistant" and b.msg_pos in (delivered := self._deliverables()):
             a = _after_reply_intro(text, b.start, b.end)
             z = _before_reply_outro(text, a, b.end, _REPLY_OUTRO if a > b.start else _PIECE_OUTRO)
-            if a < z:
-                out.append(Material(a, z, "introduced", delivered[b.msg_pos]))
+            out = [Material(a, z, "introduced", delivered[b.msg_pos])] if a < z else []
             if a > b.start:
                 out.extend(map(_as_material, block_material(text, b.start, a)))
-            continue
+            return out
         if b.role == "user" and b.msg_pos in handing and handing[b.msg_pos] != b.start:
-            out.append(Material(b.start, b.end, "introduced", f"kept: the text handed over with the request "
-                                f"{_short(text[handing[b.msg_pos]:], 50)!r} of the block before"))
-            continue
-        acted = b.role == "user" and found_in(_OBSERVED, text, b.start, b.end, reuse) and _action_before(text, b.start)
-        if reuse:
-            out.extend(Material(a + b.start, z + b.start, kind, detail)
-                       for a, z, kind, detail in reused(_own_material_of, text[b.start:b.end], b.role, acted))
-        else:
-            out.extend(_own_material(text, b.start, b.end, b.role, acted))
-    # (a user turn that quotes words to say verbatim requires them too: "Here's our required greeting, which staff
-    # must say verbatim: "Good morning, …"" — a later draft says them)
-    requiring = system + [b for b in blocks if b.role == "user" and found_in(_VERBATIM_LINE, text, b.start, b.end, reuse)]
-    if requiring:
-        out.extend(_echoed_quotes(text, requiring, blocks))
-    if system:
-        out.extend(_verbatim_fields(text, system, blocks))
-    out.sort(key=_largest_first)
-    return out
+            return [Material(b.start, b.end, "introduced", f"kept: the text handed over with the request "
+                             f"{_short(text[handing[b.msg_pos]:], 50)!r} of the block before")]
+        acted = b.role == "user" and found_in(_OBSERVED, text, b.start, b.end, self._reuse) \
+            and _action_before(text, b.start)
+        if self._reuse:
+            return [Material(a + b.start, z + b.start, kind, detail)
+                    for a, z, kind, detail in reused(_own_material_of, text[b.start:b.end], b.role, acted)]
+        return _own_material(text, b.start, b.end, b.role, acted)
 
 
 _BLOCKQUOTE = re.compile(r"^[ \t]{0,3}>[ \t]?\S[^\n]*(?:\n[ \t]{0,3}>[^\n]*)*", re.MULTILINE)

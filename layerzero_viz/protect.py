@@ -20,7 +20,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-from .material import Material, find_material
+from .material import Material, MaterialFinds
 from .script import as_written
 from .structure import context_facts, elements, scan_tags
 from .view import Interval, TextView, clauses
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from .model import Conversation, MessageKey
     from .scans import Scans
 
-__all__ = ["add_material", "PRECEDENCE", "STRUCTURAL", "VERBATIM_ELEMENTS", "Protection", "find_protections", "xml_protections"]
+__all__ = ["add_material", "material_finds", "PRECEDENCE", "STRUCTURAL", "VERBATIM_ELEMENTS", "Protection", "find_protections", "xml_protections"]
 
 PRECEDENCE = (
     "protected_xml", "protected_schema", "protected_context", "protected_material", "protected_code",
@@ -164,6 +164,16 @@ class Protection:
     def __len__(self) -> int:
         return len(self.starts)
 
+    def copy(self) -> "Protection":
+        """An unfrozen copy: ranges added to it leave this one as it is."""
+        out = Protection(self.text)
+        out.starts, out.ends, out.codes, out.kinds = list(self.starts), list(self.ends), list(self.codes), list(self.kinds)
+        out._kinds, out._kind_ids = list(self._kinds), dict(self._kind_ids)
+        out.context_ms = self.context_ms
+        out.context_facts, out.context_ranges = list(self.context_facts), list(self.context_ranges)
+        out.material, out.written = list(self.material), self.written
+        return out
+
     def freeze(self) -> "Protection":
         """Columns as tuples once every range is in: an annotation is often kept (the app's session, a batch's
         results), and lists of numbers cost the cyclic garbage collector a visit on every pass, tuples none."""
@@ -272,11 +282,21 @@ def xml_protections(view: TextView, conversation: Conversation | None = None, *,
     return out
 
 
-def add_material(out: Protection, view: TextView, conversation: Conversation | None = None, reuse: bool = False) -> None:
-    """Add to ``out`` the material ranges ``material.find_material`` finds, with the material elements'
-    contents already in ``out.material`` (``reuse``: see ``find_material``)."""
+def material_finds(view: TextView, conversation: Conversation | None = None, reuse: bool = False) -> MaterialFinds:
+    """What ``material.find_material`` finds in ``view``, each block's own material found when asked for
+    (``reuse``: see ``find_material``)."""
     block_types, last_role = _block_types(conversation)
-    material = find_material(view, block_types, last_role, reuse) + list(out.material)
+    return MaterialFinds(view, block_types, last_role, reuse)
+
+
+def add_material(out: Protection, view: TextView, conversation: Conversation | None = None, reuse: bool = False, *,
+                 found: list[Material] | None = None) -> None:
+    """Add to ``out`` the material ranges ``material.find_material`` finds (or ``found``, what
+    :class:`~layerzero_viz.material.MaterialFinds` gave), with the material elements' contents already in
+    ``out.material`` (``reuse``: see ``find_material``)."""
+    if found is None:
+        found = material_finds(view, conversation, reuse).found()
+    material = found + list(out.material)
     # largest first: within one code a later range decides a token's detail, so a quote inside a
     # handed-over letter shows its own
     material.sort(key=lambda m: (m.start - m.end, m.start))

@@ -43,8 +43,9 @@ class Job:
     max_line_bytes: int = 20 * 1024 * 1024
 
     def config(self) -> Config:
+        # (material is looked for only where a rule proposes a cut: the same decisions, and most blocks propose none)
         return Config(ratio=self.ratio, low_information=self.low_information,
-                      keep_directives=self.keep_directives, env=dict(self.env))
+                      keep_directives=self.keep_directives, env=dict(self.env), material_everywhere=False)
 
     def fingerprint(self) -> dict[str, Any]:
         """The settings that shape the output: a run may only resume with the same ones."""
