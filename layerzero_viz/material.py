@@ -5861,6 +5861,7 @@ class MaterialFinds:
         self._block_types = block_types or {}
         blocks = self._blocks = view.blocks
         self._of: dict[int, list[Material]] = {}  # block index → its finds (of the blocks looked at)
+        self._seen: dict[tuple[str, str, bool], tuple[int, list[Material]]] = {}  # own material by text: (start, finds)
         self.pending: set[int] = {k for k, b in enumerate(blocks) if b.end > b.start}  # the blocks not looked at
         self._tail: list[Material] | None = None
         self._announced: dict[int, str] | None = None
@@ -6013,7 +6014,16 @@ class MaterialFinds:
         if self._reuse:
             return [Material(a + b.start, z + b.start, kind, detail)
                     for a, z, kind, detail in reused(_own_material_of, text[b.start:b.end], b.role, acted)]
-        return _own_material(text, b.start, b.end, b.role, acted)
+        # (a text said again in this conversation — a pasted log, a repeated boilerplate turn — holds the same
+        # material: found once, shifted)
+        key = (text[b.start:b.end], b.role, acted)
+        seen = self._seen.get(key)
+        if seen is not None:
+            at, found = seen
+            return [m._replace(start=m.start - at + b.start, end=m.end - at + b.start) for m in found]
+        found = _own_material(text, b.start, b.end, b.role, acted)
+        self._seen[key] = (b.start, found)
+        return found
 
 
 _BLOCKQUOTE = re.compile(r"^[ \t]{0,3}>[ \t]?\S[^\n]*(?:\n[ \t]{0,3}>[^\n]*)*", re.MULTILINE)

@@ -1034,3 +1034,17 @@ def test_cross_turn_finds_are_the_same_looked_up():
         details |= {m.detail.split(" (")[0] for m in cold}
     assert {"kept: the reply to the question the turn before reports", "kept: a reply to the task set for each text",
             "kept: the text the turn after keeps part of"} <= details
+
+
+def test_a_text_said_again_holds_its_material_at_each_place():
+    # (a block's own material is found once per text in a conversation and shifted to each copy)
+    letter = "Please fix this note:\n\nDear tenant,\nthe heating will be off on the 5th.\nRegards,\nMr Lee"
+    doc = {"messages": [{"role": "user", "content": letter}, {"role": "assistant", "content": "Sure."},
+                        {"role": "user", "content": "Thanks!"}, {"role": "assistant", "content": "Welcome."},
+                        {"role": "user", "content": letter}]}
+    view = TextView.of(load_conversation(json.dumps(doc)))
+    found = [(m.start, m.end, m.kind) for m in find_material(view)]
+    firsts = [view.text.index("Dear tenant"), view.text.rindex("Dear tenant")]
+    assert len(found) == 2 and firsts[0] != firsts[1]
+    assert sorted(start for start, _, _ in found) == firsts
+    assert {view.text[s:e] for s, e, _ in found} == {letter[letter.index("Dear"):]}
