@@ -1408,7 +1408,8 @@ _WHICH_INLINE = re.compile(r"(?i:\bwhich\b[^\n?,]{0,60}?\b(?:more|most|less|leas
 
 
 # what options after a question mark look like: labelled (A. …), or set against each other (" / ", " or ", 还是)
-_OPTIONS_AFTER = re.compile(r"[ \t]*(?:(?:\(?[A-Da-d1-4][.)、．:：]|（[A-Da-d1-4]）)[ \t]*\S|[^\n]{1,80}?(?:[ \t]/[ \t]|[ \t]or[ \t]|还是))")
+_OPTIONS_AFTER = re.compile(r"[ \t]*(?:(?:\(?[A-Da-d1-4][.)）、．:：]|（[A-Da-d1-4]）)[ \t]*\S|[^\n]{1,80}?(?:[ \t]/[ \t]|[ \t]or[ \t]|"
+                            r"[ \t](?:Or|OR)[:,]?[ \t]|还是))")
 
 
 def _compared_inline(text: str, s: int, e: int) -> Iterable[tuple[int, int, str, str]]:
@@ -2348,7 +2349,9 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:"
                          r"write\s+(?:this|it)\s+(?:up\s+)?as\s+(?:an?\s+)?(?:sms|text|message|notice|e-?mail|tweet|post)"
                          r"(?:\s+(?:to|for)\s+[a-z]+)?(?:\s*,\s*(?:thanks|thank\s+you|please))?|"
                          # ("Things I want to say to Mom before the surgery:")
-                         r"(?:things|words|what|stuff)\s+I\s+(?:want|need|'d\s+like|wish|would\s+like)\s+to\s+(?:say|tell)\b[^:\n]{0,40}|"
+                         # ("What I'd like to say at the wedding toast:", "Things to tell the new hire:")
+                         r"(?:things|words|what|stuff)\s+I(?:\s+(?:want|need|wish|would\s+like)|['’]d\s+like)\s+to\s+(?:say|tell)\b[^:\n]{0,40}|"
+                         r"(?:things|words|stuff|points)\s+to\s+(?:say|tell|pass\s+on)\b[^:\n]{0,40}|"
                          r"(?:say|reply|respond|answer|(?:(?<=[.!?][ \t])|(?<=\n)|(?<=\A))(?:write|mention))(?:\s+(?:exactly|verbatim|only|just|first|always|"
                          r"instead|immediately|once))?(?:\s+with)?"
                          r"(?:\s+(?:exactly|verbatim|only|just))?|"
@@ -2788,6 +2791,9 @@ _CHANGE_TO = re.compile(r"(?i:(?<!this )(?<!the )(?<!that )(?<! a )(?<!my )(?<!o
                         r"|把(?P<old_zh>[^\n“”「」，,。]{2,40}?)(?:改成|换成|改为|替换成|替换为)(?P<new_zh>[^\n“”「」，,。；;]{1,40}?)"
                         r"(?=[，,。；;]|$)")
 _CHANGE_HINTS = ("hange", "eplace", "wap", "改成", "换成", "改为", "替换")
+# the words put in up to a keep-the-rest clause, punctuation and all: "把开头改成 尊敬的客户，您好！ 其他不变：…"
+_CHANGE_KEEP_REST = re.compile(r"(?:改成|换成|改为|替换成|替换为)[ \t]*(?P<new>[^\n“”「」]{1,40}?)[ \t]*[，,]?[ \t]*"
+                               r"(?=(?:其他|其余|其它|别的|剩下的)(?:部分|内容|地方)?(?:都|的)?(?:不变|不动|保持|别动|照旧))")
 
 
 def _replacements(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
@@ -2801,6 +2807,10 @@ def _replacements(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, s
                 if b > a:
                     out.append((a, b, "introduced", f"kept: the words an edit request {'replaces' if 'old' in g else 'puts in'}"
                                                     f" ({_short(text[a:b], 30)!r})"))
+    for m in _CHANGE_KEEP_REST.finditer(text, s, e):
+        a, b = _stripped(text, m.start("new"), m.end("new"))
+        if b > a:
+            out.append((a, b, "introduced", f"kept: the words an edit request puts in ({_short(text[a:b], 30)!r})"))
     return out
 
 
@@ -2974,7 +2984,7 @@ _SENDERS_EN = (r"recruiter|customer|client|landlord|tenant|boss|manager|colleagu
 _SENDERS_ZH = (r"老板|领导|上司|客户|同事|朋友|老师|家长|房东|房客|租客|对方|买家|卖家|邻居|妈妈|爸爸|老婆|老公|女朋友|男朋友|HR|人事|猎头|中介|面试官|"
                r"导师|班主任|辅导员|快递员|外卖员|物业|客服|师傅|医生|主管|经理|教练|审稿人|编辑|候选人|求职者|应聘者|记者|网友|粉丝|"
                r"孩子|儿子|女儿|同学|银行|维护者|贡献者|开发者|作者|reviewer|Reviewer|我爸|我妈|婆婆|公公|奶奶|爷爷|外婆|外公|姥姥|姥爷|"
-               r"保姆|护工|阿姨|叔叔|舅舅|姑姑|亲戚|他|她")
+               r"保姆|护工|阿姨|叔叔|舅舅|姑姑|亲戚|乘客|司机|骑手|车主|顾客|客人|商家|店家|他|她")
 
 # a line of a user's turn that asks for work on the text after its colon: "Translate to Spanish, keep it short for a
 # push notification:", "Label this opener: Sorry to bother you again, …", "Now this one:", "Write release notes from
@@ -3130,12 +3140,17 @@ _TASK_INTRO = re.compile(
     r"|[ \t]*(?:please[ \t]+)?(?:change|convert|put|turn|make)[ \t]+(?:this|it|the[ \t]+following)(?:[ \t]+[a-z-]+)?[ \t]+(?:to|into|in)[ \t]+"
     r"(?:title|sentence|upper|lower)[ \t-]?case)"
     # ("Ok, final version, just fix punctuation: hey jamie …")
-    r"|(?i:[ \t]*(?:just[ \t]+|only[ \t]+)?(?:fix|correct|check)[ \t]+(?:the[ \t]+)?(?:punctuation|spelling|grammar|typos|"
-    r"capitali[sz]ation)(?:[ \t]+only)?)"
+    # ("Use this version instead and just fix typos: Hi! Im outside, …")
+    r"|(?i:[ \t]*(?:[^:：\n]{0,50}?(?:\band|,)[ \t]+)?(?:just[ \t]+|only[ \t]+)?(?:fix|correct|check)[ \t]+(?:the[ \t]+)?"
+    r"(?:punctuation|spelling|grammar|typos|capitali[sz]ation)(?:[ \t]+only)?)"
+    # a format given in its words: "Please write a reminder in this format: Hi {name}, … Thanks!"
+    r"|(?i:[^:：\n]{0,60}?\b(?:in|using|use|with|follow)[ \t]+(?:this|the[ \t]+following|my|our)[ \t]+(?:exact[ \t]+)?"
+    r"(?:format|template|wording)\b[^:：\n]{0,20}?)"
     # ("表白文案帮我看看：")
     r"|[^：:\n]{0,10}?(?:文案|草稿|消息|短信|邮件|回复|稿子)帮我(?:看看|看一下|改改|改一下|润色)"
     # words to check for their tone or grammar: "帮我看看语气：…", "麻烦帮我看看语法：我写的是 …"
-    r"|[ \t]*(?:请|麻烦)?(?:你)?(?:帮我)?(?:看看|看一下|检查一下|检查|查查)(?:这段|这句|下面)?(?:的)?(?:语气|措辞|用词|语法|标点|有没有语病)"
+    r"|[ \t]*(?:请|麻烦)?(?:你)?(?:帮我)?(?:看看|看一下|检查一下|检查|查查|改一下|改改|纠正一下|修改一下|改正一下)(?:这段|这句|下面)?(?:的)?"
+    r"(?:语气|措辞|用词|语法|标点|有没有语病)"
     # a message to pass on, to whom: "Tell Jen: sorry, I can't make it tonight, please save me a seat."
     r"|(?i:[ \t]*(?:please[ \t]+)?(?:tell|remind|text|message|e-?mail|dm|ping)[ \t]+(?:(?:my|our|the)[ \t]+[a-z]+(?:[ \t]+[a-z]+)?|"
     r"(?-i:[A-Z][a-z]+)))"
@@ -3232,6 +3247,10 @@ _TASK_INTRO = re.compile(
     r"患者|病人|家长|顾客|学生|用户|买家|房东)(?:说)?(?:一句|一下|两句|几句)?"
     # ("帮我给前台回个消息：麻烦您转告…")
     r"|[^：:\n]{0,6}?给[\u4e00-\u9fff]{1,8}?(?:回|发|写)(?:个|一个|一条|条|一封|封)(?:消息|短信|微信|邮件|信息|回复|通知)"
+    # ("帮我回一句：谢谢，…", "回个消息给面试官：…", "帮我发一句给候选人：…", "这是我想发的：…")
+    r"|[ \t]*(?:请|麻烦)?(?:你)?(?:帮我)?(?:回|回复|发|说)(?:一句|两句|几句|个消息|条消息|一条消息)"
+    r"(?:给[\u4e00-\u9fff]{1,8}?)?(?:说)?"
+    r"|(?:这是|以下是|下面是)我(?:想|要|准备|打算)(?:发|回|说|写)(?:给[\u4e00-\u9fff]{1,8}?)?的"
     # what someone wrote or sent, pasted on the next line: "老师发的：⏎请家长签字…", "医生写的医嘱：⏎1. …"
     r"|[^：:\n]{0,12}?(?:" + _SENDERS_ZH + r"|诊所|医院|学校|物业|公司|班级|幼儿园)(?:群里|群|里|在群里)?(?:写|发|开|回|留)的"
     r"[\u4e00-\u9fff]{0,4}(?:[，,][^：:\n]{0,20}?)?"  # ("学校群里发的：", "这是物业发的，什么意思：")
@@ -3619,7 +3638,7 @@ _REPORTED = (
     r"(?![ \t]*[:：][^\n]{0,20}?你(?:上一?个|刚才|之前|的)(?:回答|回复))"
     r"|(?:[\u4e00-\u9fff]{0,4}?群里)?(?:" + _SENDERS_ZH + r"|用户)(?:刚|刚刚|刚才|又|今天|昨天)?(?:[ \t]*在[^：:\n，,。]{1,12}?)?"
     r"(?:批注|评语|批语|评论)?(?:说|问|写道|写|回复说|回我说|回复我|回我|私信我|私聊我|微信我|发来|给我留言|留言|"
-    r"回信(?:就|只有)?(?:一句|一段)?(?:话)?|在?群里发了?|发了?)|(?:评论|留言)\d{1,3})"
+    r"回信(?:就|只有)?(?:一句|一段)?(?:话)?|在?群里发了?|发(?:给)?我|给我发了?|发了?)|(?:评论|留言)\d{1,3})"
     # the original words of a message or alert, whatever it is called: "PagerDuty 原文：", "告警原文："
     r"|[\u4e00-\u9fffA-Za-z\d#_-]{0,16}[ \t]?(?:原文|原话)"
     r"|(?:这是|以下是|下面是)(?:我|我们|我儿子|我女儿|孩子|学生)(?:写|改|编|作)?的[\u4e00-\u9fff]{0,6}?(?:作业|作文|翻译|答案|文章|简历|模板|文案|通知|"
@@ -3628,7 +3647,10 @@ _REPORTED = (
     # the user's own piece or one they hold, named: "My tweet:", "Verse 2 draft:", "My manager's template:", "Policy
     # excerpt:", "Gift message for order 5521:", "买家备注："
     r"|(?i:(?:(?:my|our)[ \t]+(?:[a-z][\w-]*(?:'s|’s|s')[ \t]+)?|(?:the[ \t]+)?[a-z][\w-]*(?:'s|’s|s')[ \t]+)(?:[a-z-]+[ \t]+){0,2}?(?:tweet|post|caption|bio|draft|template|"
-    r"status|opener|toast|speech|announcement|notice|ad|listing|description|script|version))"
+    r"status|opener|toast|speech|announcement|notice|ad|listing|description|script|version)"
+    # ("My note for the babysitter:")
+    r"|(?:my|our)[ \t]+(?:[a-z-]+[ \t]+)?(?:note|message|letter|card|memo|reminder|text)[ \t]+(?:for|to)[ \t]+"
+    r"(?:(?:the|my|our)[ \t]+)?[a-z]+(?:[ \t]+[a-z]+)?)"
     r"|(?i:(?:verse|chorus|stanza|section|paragraph|intro|outro|bridge)[ \t]*\d{0,2}[ \t]+draft|"
     r"(?:policy|contract|article|handbook|terms)[ \t]+excerpt|excerpt|"
     # a piece of writing by its kind, alone on the label's line: "Scene:⏎⏎MARIA⏎Hi!", "Lyrics:⏎…", "Chapter 4 draft:⏎…"
@@ -3730,7 +3752,7 @@ _LABEL_WORDS = ("差评", "好评", "投诉", "告警", "报警", "警报", "字
                 "短信", "消息", "留言", "私信", "来信", "回复", "说", "问", "写道", "的话", "原话", "问题", "提问", "模板", "文案", "话术", "欢迎语", "公告", "通知",
                 "tudent", "学生", "打印", "显示", "提示", "weet", "tatus", "pener", "emplate", "xcerpt", "备注", "贺卡", "oast",
                 "peech", "nnouncement", "otice", "isting", "escription", "cript", "ersion", "aption", "post", "bio",
-                "原话", "发来", "发：", "发了：", "写：", "irst one", "ext one", "olicy ", "ection ", "icket", "口述", "转成文字", "文字了", "私信我", "私聊我", "回信", "ords", "ngrave", "nscription", "话术", "标准回复", "统一回复", "被举报", "被舉報", "被投诉",
+                "原话", "发来", "发：", "发了：", "发我", "给我发", "写：", "irst one", "ext one", "olicy ", "ection ", "icket", "口述", "转成文字", "文字了", "私信我", "私聊我", "回信", "ords", "ngrave", "nscription", "话术", "标准回复", "统一回复", "被举报", "被舉報", "被投诉",
                 "被投訴", "eported", "lagged", "@", "rompt", "提示词", "prompt", "翻译", "译文", "版本", "方案", "输出", "回答", "结果",
                 "cene", "oem", "yrics", "creenplay", "hapter", "ct", "pisode", "art", "场景", "剧本", "诗", "歌词", "章：", "章:", "幕：", "幕:",
                 "场：", "场:", "lause", "rticle", "rt.", "§", "一句", "一条", "一段", "稿：", "稿:", "ource", "andidate", "eference",
@@ -3796,12 +3818,43 @@ _WORDS_ASKED_MAX = 60  # characters of the words a paragraph after them asks abo
 # what a one-line turn holds when _INLINE_REFERENCE or _ASKED_AFTER may name its text: a cheap test before them
 _REFERENCE_HINTS = ("—", "–", "--", "成一", "写成", "整理成", "<-", "←", "what I", "这样", "这么", "怎么", "翻", "译成", "ou put",
                     "ou translate", "ou say", "hat's", "hose ", "这是", "这就是", "这句", "I say", "I start", "I end", "I open",
-                    "I close", "I begin", "I sign", "I write", "I use", "I always", " say ")
+                    "I close", "I begin", "I sign", "I write", "I use", "I always", " say ", "this.", "this?", "this!", "that.",
+                    "legit", "scam", "real?", "genuine", "phishing", "spam", "发的", "贴的", "写的", "寄的", "留的", "给的", "转的", "来的",
+                    "出的", "给我的", "真的", "骗", "靠谱", "正规", "官方")
+
+
+# a one-line turn that ends with the work to do on the words before it, set off by a dash or an arrow: "Hi, thanks for
+# waiting! Your car is ready. - make this more formal", "…Sorry! -- this is what I want to send, fix the grammar",
+# "您好，…谢谢！——帮我改得更正式一点", "…我们周五前答复 <- 这句话帮我改得正式点", "您好，感谢您的投递 —— 这个自动回复会不会太短？"
+_WORK_AFTER_TEXT = re.compile(
+    r"(?:[ \t]+(?:<-{1,2}|←|-{1,2}|—|–)[ \t]+|[ \t]*(?:——|—{1,2}|<-{1,2}|←)[ \t]*)"
+    r"(?:(?i:(?:(?:this|that)(?:'s|\s+is)\s+what\s+I\s+(?:want|need|plan|'m\s+going)\s+to\s+(?:send|say|post|write)\s*[,.;]?\s*)?"
+    r"(?:(?:can|could)\s+you\s+)?(?:please\s+)?(?:(?:make|rewrite|polish|shorten|check|improve|edit|reword|rephrase|tighten|"
+    r"soften|simplify|translate)\s+(?:this|it|that|the\s+above)\b|(?:fix|correct|check)\s+(?:the\s+|my\s+)?(?:grammar|spelling|"
+    r"typos|punctuation|english|wording)\b|translate\s+(?:in)?to\b|proofread\b|polish\b))"
+    r"|(?:这句话?|这段话?|这条[\u4e00-\u9fff]{0,4}?|这个[\u4e00-\u9fff]{0,6}?)?(?:请|麻烦)?(?:你)?(?:帮我)?"
+    r"(?:改|翻译|翻成|译成|润色|优化|缩短|精简|看看|检查|校对)"
+    r"|这(?:个|条|句|段)[\u4e00-\u9fff]{0,8}?(?:会不会|是不是|太|够不够|合适|可以|行不行)(?=[^\n]{0,16}?[吗么？?]))"
+    r"[^\n]{0,60}\Z")
+_WORK_AFTER_MIN = 8  # characters of text before it
+# … not the user's own lead-in: "Please help me with this - fix the grammar", "Hi! Quick question -- can you make this …"
+_OWN_LEAD_IN = re.compile(r"(?i:\b(?:help|assist)\s+me\b|\bquick\s+question\b|\bone\s+more\s+thing\b|\bi\s+need\s+(?:help|you)\b)"
+                          r"|帮帮?我|请教|问一下|问个问题")
 
 
 # … or on the text's own line, after it: "您好，…请查收。——这是我准备发给客户的，帮我看看。", "Hi Sam, … <- that's what I'm about
 # to send. Too stiff?"
 _INLINE_REFERENCE = re.compile(
+    # whose the text on the line before it was, or whether it is real, as the turn's last sentence: "…by Friday. Thanks! My
+    # landlord sent this.", "…Thank you. Is this legit?", "…谢谢配合！这是物业发的", "…谢谢～ 这个是我妈转给我的，靠谱吗？"
+    r"(?<=[.!?。！？～~])[ \t]*(?=[^\n]{0,60}\Z)(?:"
+    r"这(?:个|条)?(?:是|就是)[^，,。！？\n]{0,10}?(?:" + _SENDERS_ZH + r"|群里|楼道|门口|电梯里?)[^，,。！？\n]{0,6}?"
+    r"(?:发|贴|写|寄|留|给|转)(?:来|出|过来|给我|发给我|给)?的"
+    r"|(?i:this[ \t]+(?:was|got)[ \t]+(?:posted|put[ \t]+up|taped|stuck|left|slipped|sent|pinned|forwarded)\b"
+    r"|(?:my|our|the)[ \t]+(?:" + _SENDERS_EN + r")[ \t]+(?:just[ \t]+)?(?:sent|posted|wrote|left|texted|e-?mailed|forwarded)"
+    r"[ \t]+(?:me[ \t]+|us[ \t]+)?(?:this|that)\b"
+    r"|(?:is|was)[ \t]+(?:this|it|that)[ \t]+(?:legit|legitimate|a[ \t]+scam|real|genuine|phishing|spam)\b[^\n]{0,30}?\?)"
+    r"|(?:这|这个|这条)(?:是)?(?:真的|骗子|诈骗|骗局|正规的?|官方的?|靠谱)(?:吗|么|嘛)[？?]?)|"
     # words named by the sentence after them: "Thanks for everything. Those were the last words my grandpa said to me.",
     # "Thanks so much! That's how I end every email, …", "谢谢你。这是我爸最后跟我说的话。"
     r"(?<=[.!?。！？])[ \t]*(?i:(?:that|those|these|this)(?:'s|\s+(?:was|were|is|are))\s+(?:what|how|the\s+(?:last\s+|exact\s+|only\s+)?"
@@ -4234,7 +4287,11 @@ _BACK_MAX = 160  # characters: "Translate it to German, keep everything."
 # a short turn asking for the last reply again, changed: "麻烦再改得正式一点", "翻得更自然些", "Make it more formal."
 _REVISION = re.compile(r"(?:再|重新)(?:改|翻|润色|写)|(?:改|翻|译|写)得(?:更|再)?[\u4e00-\u9fff]{1,4}?(?:一点|一些|点|些)"
                        r"|语气(?:再|更)|(?:再|更)(?:客气|礼貌|委婉|正式|随意|口语化|简短|简洁|热情|友好|专业|亲切)"
-                       r"|(?i:\b(?:make|translate|rewrite|say|write)\s+it\s+(?:again|more|less|shorter|longer|simpler)\b)")
+                       r"|(?i:\b(?:make|translate|rewrite|say|write)\s+it\s+(?:again|more|less|shorter|longer|simpler)\b)"
+                       # ("Even shorter.", "Good. Shorter. Keep all three rules.", "Warmer!")
+                       r"|(?i:(?<![\w,;'’])(?:even\s+|much\s+|a\s+bit\s+|slightly\s+|way\s+)?(?:shorter|longer|simpler|warmer|"
+                       r"friendlier|punchier|tighter|more\s+(?:formal|casual|polite|direct)|less\s+(?:formal|stiff|casual|wordy))"
+                       r"(?=[.!]|\s*$))")
 _REVISION_MAX = 40
 
 
@@ -4433,16 +4490,22 @@ _NAMED_TEXT_SENTENCE = re.compile(
     r"|(?:这条|这段|这封|这句|这个|这则)[\u4e00-\u9fff]{0,2}?(?:回复|评价|评论|消息|短信|邮件|留言|文案|通知|公告|话术|开场白)"
     r"[^。！？\n]{0,20}?[？?][ \t]*"
 
-    # what a text in Chinese means, asked in English before it: "What does this mean? 不好意思，今天不营业。", "My neighbor
-    # left this note, what does it say? 你好，…", "Can you translate? 谢谢，不用了。"
+    # what a text means, asked in English before it (on its line or the line above): "What does this mean? 不好意思，今天不
+    #营业。", "What does this mean? Thank you for reaching out, please allow …", "My neighbor left this note, what does it
+    # say? 你好，…"; "Can you translate? 谢谢，不用了。" (in Chinese)
     r"|(?i:(?:[^.!?\n]{0,80}?[,;—–][ \t]*)?(?:what\s+(?:does|do|did)\s+(?:this|it|that|these|they|he|she)\b[^.!?\n]{0,50}?"
-    r"\b(?:mean|say)\s*\?[ \t]+(?=[\u4e00-\u9fff])"
+    r"\b(?:mean|say)\s*\?(?:[ \t]+|[ \t]*\n[ \t]*)"
     r"|(?:can|could|would)\s+you\s+(?:please\s+)?translate(?:\s+(?:this|it))?(?:\s+(?:in)?to\s+[a-z]+)?(?:\s+for\s+me)?\s*\?[ \t]+"
     r"(?=[\u4e00-\u9fff])))"
     # … or in Chinese: "这是什么意思？不好意思，今天不营业。", "这句话对吗？不好意思，…", "这句话哪里不对？…"
     r"|(?:请问)?(?:这|这句话?|这段话?|这条|这个)(?:是|又是)?(?:什么|啥)意思(?:啊|呀|呢)?[？?][ \t]*"
+    # whether it is real, asked before it: "Is this legit? Hi, please verify your account …", "这是真的吗？亲，…"
+    r"|(?i:(?:is|was)\s+(?:this|it)\s+(?:legit|legitimate|a\s+scam|real|genuine|phishing|spam)\b[^.!?\n]{0,30}?\?[ \t]+)"
+    r"|(?:这|这个|这条)(?:是)?(?:真的|骗子|诈骗|骗局|正规的?|官方的?|靠谱)(?:吗|么|嘛)[？?][ \t]*"
     r"|(?:请问)?(?:这句话?|这段话?|这样说|这么说)(?:对吗|对不对|通顺吗|自然吗|地道吗|有问题吗|有没有问题|有没有错|哪里不对|哪里错了|"
     r"有语病吗|礼貌吗)(?:啊|呀|呢)?[？?][ \t]*"
+    # (the next one asked about the same way: "那这句呢？不好意思，请问可以拼桌吗？")
+    r"|(?:那|还有)?(?:这句|这段|这条|这一句)(?:话)?呢[？?][ \t]*"
     # "Natural? Sorry to bother you again.", "Is this natural? …", "What do you think of this opening line for my cover
     # letter? Hello, …"
     r"|(?i:(?:is\s+(?:this|it)\s+|does\s+(?:this|it)\s+sound\s+)?(?:natural|correct|grammatical|idiomatic|polite|rude)"
@@ -4460,7 +4523,9 @@ _BARE_WORK_SENTENCE = re.compile(rf"(?:(?:请|麻烦)?(?:帮我)?{_TASK_VERB_ZH}
                                  # (or no stop at all, the text opening with its salutation: "polish this Dear Professor
                                  # Adams, sorry to bother you. …", "帮我润色一下 王老师您好，不好意思打扰您，…")
                                  r"|(?i:(?:please\s+)?(?:proofread|polish|edit|fix|check|correct|improve|rewrite|shorten|"
-                                 r"translate|reword|rephrase)\s+this(?:\s+(?:for\s+me|e-?mail|message|note|text|draft))?[ \t]+)"
+                                 r"translate|reword|rephrase)\s+this(?:\s+(?:for\s+me|e-?mail|message|note|text|draft))?"
+                                 # ("Polish this, thanks! Dear Ms. Park, …": the user's thanks, then the text)
+                                 r"(?:,?[ \t]*(?:thanks|thank[ \t]+you|thx|please|pls)[!.]?)?[ \t]+)"
                                  r"(?=(?i:dear|hi|hello|hey|good\s+(?:morning|afternoon|evening))\b)"
                                  rf"|(?:请|麻烦)?(?:帮我)?{_TASK_VERB_ZH}(?:一下)?[ \t]+"
                                  r"(?=(?:尊敬的|亲爱的)|[\u4e00-\u9fff]{0,6}?(?:您好|你好))"
@@ -4586,7 +4651,8 @@ def _opening_sentence_payload(text: str, s: int, e: int) -> list[tuple[int, int,
         for stop in _SENTENCE_STOP.finditer(text, a, min(e, a + _OPENING_REACH)):
             # (or a question about it: "您好！这个弹窗文案怎么样？⏎…")
             m = _REPORTED_SENTENCE.match(text, stop.end(), e) or _TONE_QUESTION.match(text, stop.end(), e) \
-                or _NAMED_TEXT_SENTENCE.match(text, stop.end(), e) or _PREVIEW_SENTENCE.match(text, stop.end(), e)
+                or _NAMED_TEXT_SENTENCE.match(text, stop.end(), e) or _PREVIEW_SENTENCE.match(text, stop.end(), e) \
+                or _TRANSLATE_SENTENCE.match(text, stop.end(), e)  # ("谢谢！翻译成英文。请问可以刷卡吗？")
             if m is not None:
                 break
     if m is None:
@@ -4707,6 +4773,12 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
             if _CLOSING_THANKS.fullmatch(text, a, b) and _TRANSLATES.search(ref.group(0)):
                 return out  # ("谢谢！翻译成英文。" after a reply: the thanks is the user's, the reply is what to translate)
             return [(a, b, "introduced", f"kept: the text that {_short(ref.group(0).strip(' -—<←'), 40)!r} says it hands over")]
+        if payload and ("-" in seg or "—" in seg or "←" in seg) and (work := _WORK_AFTER_TEXT.search(text, s, e)) is not None:
+            a, b = _stripped(text, s, work.start())
+            if b - a >= _WORK_AFTER_MIN and not (_CLOSING_THANKS.fullmatch(text, a, b) or _is_task_instruction(text, a, b)
+                                                 or _WRITE_A_TEXT.search(text, a, b) or _OWN_LEAD_IN.search(text, a, b)):
+                return [(a, b, "introduced", f"kept: the text the work after it is on "
+                                             f"({_short(work.group(0).strip(' -—<←'), 40)!r})")]
         if payload and ("?" in seg or "？" in seg or "—" in seg or _VERBATIM_HINT.search(seg)
                         or any(w in seg for w in ("ranslate", "翻译", "翻成", "译成", "译中", "译英", "译汉", "elow"))
                         or _NAMED_TEXT_SENTENCE.match(seg.lstrip()) or _BARE_WORK_SENTENCE.match(seg.lstrip())
@@ -5217,7 +5289,10 @@ _LABEL_ONLY = re.compile(r"(?i:\b(?:only|just)\s+(?:output|return|respond\s+with
                          r"translations?\b)"
                          r"|(?i:\btranslate\s+(?:everything|every\s+message|each\s+message|all\s+(?:the\s+)?messages|whatever|anything)\s+"
                          r"(?:the\s+user|users?|I)\s+(?:writes?|says?|sends?|types?|pastes?)\b)"
-                         r"|你是[^。\n]{0,12}?翻译(?:助手|官|员|家|引擎|工具|机器人|专家)(?=[^\n]{0,40}?(?:翻译|译文|译成|翻成))"
+                         r"|你是[^。\n]{0,12}?翻译(?:助手|官|员|家|引擎|工具|机器人|专家)"
+                         r"(?=[^\n]{0,40}?(?:翻译|译文|译成|翻成|[中英日韩法德俄西]译[中英日韩法德俄西]|忠实原文|忠于原文))"
+                         # ("You translate Chinese to English faithfully.")
+                         r"|\b[Yy]ou\s+translate\s+(?:from\s+)?[A-Z][a-z]+\s+(?:in)?to\s+[A-Z][a-z]+\b"
                          r"|只(?:输出|返回|给出?)(?:翻译后的文本|译文|翻译结果)")
 
 
@@ -5316,7 +5391,8 @@ _WRITE_A_TEXT = re.compile(
     # follow-ups"
     r"voicemail|follow-?up|inmail|(?:closing|opening|intro|subject)\s+line|connection\s+request|sign|poster|placard|banner|"
     r"flyer|menu|label|macro|canned\s+(?:reply|response)|saved\s+reply|auto-?reply|quick\s+reply|inquiry|enquiry|rsvp|"
-    r"dispute|appeal|comment|counter-?offer|quotation|quote|template)s?\b|"
+    r"dispute|appeal|comment|counter-?offer|quotation|quote|template|rejection|offer\s+letter|job\s+(?:post|ad|description)|"
+    r"acceptance|confirmation|onboarding\s+note|policy\s+reminder)s?\b|"
     r"\b(?:make|write|draft|do)\s+(?:one|another(?:\s+one)?)\s+for\b|"  # ("Make one for a cold lead.")
     # a piece asked for by its name alone: "Rap verse, no swearing.", "Another verse, same flow."
     r"^\s*(?:(?:a|an|another|one\s+more|new|next)\s+)?(?:[a-z-]+\s+)?(?:verse|chorus|poem|haiku|limerick|sonnet|song|rap|"

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from ..reuse import reused
 from ..view import BlockRef, Candidate, Hits, TextView, clauses, sentences, units
 from .repeated import (HANGS_ON_IT, INSTRUCTION_ROLES, NEXT_STEP, Lifts, heading_over, languages_named, left_alone,
-                       reply_broke_it)
+                       reply_broke_it, scope_of)
 
 if TYPE_CHECKING:
     from . import RuleContext
@@ -84,7 +84,9 @@ def _found(view: TextView, ctx: RuleContext) -> list[Candidate]:
                 # only a requirement said without condition, scope or negation requires the language ("只有当用户要求时，
                 # 才用英文回答", "Only respond in English to questions about the API" leave a user's request to ask)
                 # nor one under a heading that scopes it ("## Emails⏎Reply in Spanish.", "【教师版】⏎请用中文回答。")
-                if _clause_around(view, m.start(), m.end(), b) is not None and heading_over(text, b.start, m.start()) is None:
+                # nor one a scope opens or a label line above it names ("晚上6点以后，回复用英文。", "周末：⏎- 用英文回复。")
+                if (clause := _clause_around(view, m.start(), m.end(), b)) is not None \
+                        and heading_over(text, b.start, m.start()) is None and scope_of(text, b.start, clause[0]) is None:
                     langs.setdefault(_lang(m.group(1)), (m.start(), m.end()))
 
     if roles:

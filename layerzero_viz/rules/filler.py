@@ -140,8 +140,8 @@ def _negated(text: str, s: int, e: int, zh_neg: list[int]) -> bool:
 
 
 # who says the quoted words: the user, not the agent ("If the customer writes 'please hurry'", "用户说“麻烦快点”")
-_USER_SAYS = re.compile(r"(?i:\b(?:user|customer|client|caller|driver|visitor|guest|patient|they|he|she)s?\s+(?:writes|says|"
-                        r"types|sends|replies|asks|texts|messages)\b)|(?:用户|客户|顾客|对方|客人)(?:说|写|发|回复|输入)")
+_USER_WRITES = re.compile(r"(?i:\b(?:user|customer|client|caller|driver|visitor|guest|patient|they|he|she)s?\s+(?:writes|says|"
+                          r"types|sends|replies|asks|texts|messages)\b)|(?:用户|客户|顾客|对方|客人)(?:说|写|发|回复|输入)")
 
 
 def _user_quoted(text: str, quotes: Sequence[int], s: int, e: int) -> bool:
@@ -150,7 +150,7 @@ def _user_quoted(text: str, quotes: Sequence[int], s: int, e: int) -> bool:
     if k % 2 == 0 or quotes[k] < e:
         return False
     q = quotes[k - 1]
-    return _USER_SAYS.search(text, max(text.rfind("\n", 0, q) + 1, q - 60), q) is not None
+    return _USER_WRITES.search(text, max(text.rfind("\n", 0, q) + 1, q - 60), q) is not None
 
 
 def _norm(phrase: str) -> str:

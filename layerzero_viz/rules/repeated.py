@@ -829,8 +829,9 @@ def _scoping_heading(text: str, a: int, b: int) -> bool:
 
 
 # a lead that scopes the sentences after it in its paragraph: "For the dr cluster: never run kubectl apply. Use ArgoCD sync
-# only.", "对于 staging 环境：…", "在生产环境上：…"
-_SCOPE_LEAD = re.compile(r"(?:^|(?<=[.!?。！？])[ \t]*)(?:(?i:for|in|on|within)[ \t]+(?:the[ \t]+)?([^:：\n.!?。！？]{1,40}?)|"
+# only.", "If the order is over $500:", "对于 staging 环境：…", "在生产环境上：…"
+_SCOPE_LEAD = re.compile(r"(?:^|(?<=[.!?。！？])[ \t]*)(?:(?i:for|in|on|within|if|when|whenever|during|after|before|between|"
+                         r"outside|unless)[ \t]+(?:the[ \t]+)?([^:：\n.!?。！？]{1,40}?)|"
                          r"对于([^:：\n。！？]{1,20}?)|在([^:：\n。！？]{1,20}?)上)[ \t]*[:：]", re.MULTILINE)
 
 
@@ -846,6 +847,49 @@ def _scope_lead(text: str, block_start: int, pos: int) -> str | None:
             break
         last = m
     return None if last is None else fold(next(g for g in last.groups() if g)).strip()
+
+
+# a short label line over the lines under it: "周末：", "工作日：", "Weekends:" (not a heading of the whole prompt's rules,
+# nor one that only recalls: _GENERAL_HEADING, _RECALL_HEADING)
+_LABEL_LINE = re.compile(r"^[ \t]*(?:\*\*)?(?![^\n]*?(?:把|请|帮|下面|以下|如下|(?i:\b(?:please|the\s+following|below)\b)))"
+                         r"([^\n:：.!?。！？*#]{1,10}?)(?:\*\*)?[ \t]*[:：][ \t]*$", re.MULTILINE)
+# a scope that opens the sentence of a rule, before its comma: "On weekends, do not …", "If the order is over $500, …",
+# "晚上6点以后，回复用英文。"
+_INLINE_SCOPE = re.compile(r"(?i:(?:on|in|during|between|at|outside|within|for|if|when|whenever|after|before|unless|once|while|"
+                           r"only|except)\b)"
+                           r"|[^\n]*?(?:以后|之后|以前|之前|时|期间|的时候|周末|工作日|晚上|白天|早上|凌晨|夜间|节假日|如果|若|当|对于|针对|"
+                           r"每天|每周|仅|只有|除非)")
+_INLINE_SCOPE_MAX = 40  # characters
+# a sentence that limits the ones after it in its paragraph: "The following applies only to free-tier users.", "以下规则仅适用于…"
+_LIMITS_WHAT_FOLLOWS = re.compile(r"(?i:\b(?:appl(?:y|ies)|is|are|holds?)\s+only\s+(?:to|for|on|in)\b|\bthe\s+following\s+"
+                                  r"(?:rules?\s+)?(?:appl(?:y|ies)|is|are)\s+(?:only\s+)?(?:to|for)\b)"
+                                  r"|(?:仅|只)(?:适用于|针对|限于)|以下[^。！？\n]{0,10}?(?:适用于|针对)")
+
+
+def scope_of(text: str, block_start: int, pos: int) -> str | None:
+    """The scope a rule at ``pos`` holds for, folded, or None: a scope lead of its paragraph (``_scope_lead``), a short
+    label line above it with no blank line between, a scope that opens its sentence before a comma, or a sentence
+    before it in its paragraph that limits what follows."""
+    lead = _scope_lead(text, block_start, pos)
+    if lead is not None:
+        return lead
+    blank = text.rfind("\n\n", block_start, pos)
+    para = blank + 2 if blank >= 0 else block_start
+    line = text.rfind("\n", para, pos)
+    if line >= 0:
+        label = None
+        for label in _LABEL_LINE.finditer(text, para, line):
+            pass
+        if label is not None and not _GENERAL_HEADING.fullmatch("\n" + label.group(0).strip()) \
+                and not _RECALL_HEADING.search(label.group(0)):
+            return fold(label.group(1)).strip()
+    stop = max(text.rfind(c, para, pos) for c in ".!?。！？\n")
+    ss = stop + 1 if stop >= 0 else para
+    before = text[ss:pos].strip()
+    if before and len(before) <= _INLINE_SCOPE_MAX and before[-1] in ",，" and _INLINE_SCOPE.match(before):
+        return fold(before.rstrip(",，")).strip()
+    limit = _LIMITS_WHAT_FOLLOWS.search(text, para, ss)
+    return None if limit is None else fold(limit.group(0)).strip()
 
 
 def _whole_line(text: str, s: int, e: int) -> bool:
@@ -1292,6 +1336,11 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                     scope = _scope_lead(text, blocks[bi].start, sent[0])
                     if scope is not None and scope != _scope_lead(text, blocks[first_block].start, first.start):
                         why = f"a rule said for another scope ({scope!r})"
+                if not why and (narrow := scope_of(text, blocks[first_block].start, first.start)) is not None \
+                        and narrow != scope_of(text, blocks[bi].start, s):
+                    # ("On weekends:⏎- Do not escalate." / "On weekends, …" / "晚上6点以后，回复用英文。" then the rule
+                    # said without it: it now holds always)
+                    why = f"the first copy holds only for a scope ({narrow!r}): said without it, the rule is wider"
                 if not why and first_block != bi and blocks[first_block].role == "user" and blocks[bi].role == "user":
                     mine = _request_before(view, blocks[bi], s, new=True)
                     theirs = _request_before(view, blocks[first_block], first.start)
@@ -1326,6 +1375,8 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                     why = "the same words as a clause of a rule, but not said as a reminder of it"
                 if not why and blocks[first_block].role == "user" and _WORK_REQUEST.match(text, cut, e):
                     why = "a request for work asked again (for a new piece of work, not a rule restated)"
+                if not why and blocks[bi].role == "user" and (count := _COUNT_AHEAD.search(text, blocks[bi].start, s)) is not None:
+                    why = f"one of the things the turn counts ({count.group(0)!r}): cut, the count would be wrong"
                 if not why and sent[1] >= e - 1 and NEXT_STEP.match(text, sent[1], blocks[bi].end):
                     why = "a step the next sentence goes on from"
                 if not why and sent[1] >= e - 1 and HANGS_ON_IT.match(text, sent[1], blocks[bi].end):
@@ -1498,6 +1549,10 @@ HANGS_ON_IT = re.compile(
     r"|是[^。！？!?\n]{1,10}?[，,]不是|不是[^。！？!?\n]{1,10}?[，,]而?是"  # ("预算每晚500以内。是每人，不是每间。")
     r"|改成|改为|换成|算了|还是"  # ("每天不超过两个景点。改成三个吧。", "…。算了，三个也行。")
     r"|只限|仅限|只针对|这次不|这回不"  # ("不要用代码块。只限shell命令哈，…")
+    # who or when it holds for, said after it ("Always offer free shipping. VIP customers only.", "不要提供折扣。客户要求的话
+    # 可以。")
+    r"|(?i:[^.!?\n]{1,30}?\bonly\s*[.!]|[^.!?\n]{1,30}?\bexcluded\s*[.!])"
+    r"|[^。！？!?\n]{1,16}?(?:的话|时|的时候)(?:也)?(?:可以|没关系|就行|不用|不必|无所谓)"
     r"|[^。！？!?\n]{0,12}?(?:也一样|也同样|也算|也适用|也不行|也不能|也不可以|也不例外|同理|例外|除外|也是这样|也照此))")
 # a rule on the reply's layout, and what breaking it looks like in a reply: list or numbered lines, a table, headings
 _LAYOUT_RULES = (
@@ -1716,6 +1771,11 @@ class Lifts:
 _SCOPED = re.compile(r"(?i:\b(?:if|when|whenever|unless|only|except|once|after|before|while|where|for|otherwise|until|"
                      r"provided|as long as|in case)\b)|如果|若|假如|假设|倘若|当|除非|只有|只要|对于|针对|关于|一旦|时候|之前|之后|"
                      r"的话|否则|则|以免|才|即可|除了|除")
+
+
+# a count of what the turn then says: "Two things. Keep answers under 100 words. Also, cite sources.", "三点：…"
+_COUNT_AHEAD = re.compile(r"(?i:\b(?:two|three|four|five|a\s+couple\s+of|\d)\s+(?:things|rules|points|notes|requests|changes)\b)"
+                          r"|[两二三四五六七八九十几]\s*(?:点|件事|条要求|个要求|个问题)")
 
 
 # a reminder's lead before a restated rule: "再次提醒：", "注意：", "Again, remember:"
