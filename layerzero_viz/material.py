@@ -2401,7 +2401,9 @@ _SAY_BEFORE = re.compile(r"(?:(?i:\b(?:"
                          r"|(?:(?<=[。！？!?\n])|(?<=\A))[ \t]*(?:请|帮我)?写"
                          r"|(?:英文|英语|中文|日文|日语|韩语|韩文|法语|德语|西班牙语)怎么(?:写|说)"
                          # ("内容写：", "告示内容：", "帮我回复贡献者：感谢 PR，…")
-                         r"|内容(?:就)?写|(?:告示|通知|公告|标语|牌子|卡片|短信|消息|纸条|横幅)(?:的)?内容"
+                         r"|内容(?:就)?(?:写|是|为)|(?:告示|通知|公告|标语|牌子|卡片|短信|消息|纸条|横幅)(?:的)?内容"
+                         # ("给志愿者的卡片写：", "横幅上写：")
+                         r"|(?:卡片|贺卡|牌子|横幅|条幅|蛋糕|红包|锦旗|便签|纸条)(?:上|里)?(?:就)?写"
                          # ("手术前我想对妈妈说的话：")
                          r"|(?:想|要)(?:在|对|跟|和)[\u4e00-\u9fff]{1,6}?说的话|转告[\u4e00-\u9fff]{1,6}"
                          r"|(?:回复|回)(?:一下)?(?:客户|顾客|买家|用户|贡献者|维护者|房东|租客|老板|同事|老师|家长|评论|留言)"
@@ -3112,6 +3114,7 @@ _TASK_INTRO = re.compile(
     r"(?:[ \t]*(?:[,;—–-]|[ \t]and\b|[ \t]but\b)[^:：\n]{0,80}?)?)"
     # its wording to keep: "Reformat as a list, keep the wording:", "整理成列表，不要改字：", "把下面的内容排版一下，文字不要动："
     r"|(?i:[^:：\n]{0,60}?\b(?:keep[ \t]+(?:the|its|my)[ \t]+wording|(?:don'?t|do[ \t]+not)[ \t]+change[ \t]+(?:the|its|my)[ \t]+wording|"
+    r"(?:don'?t|do[ \t]+not)[ \t]+(?:remove|change|cut|touch|drop|edit)[ \t]+(?:it|this|that|them|those|anything)|"
     r"wording[ \t]+unchanged)\b[^:：\n]{0,20}?)"
     r"|[^：:\n]{0,30}?(?:不要改字|不改字|字不要改|别改字|文字不要动|不要动文字|措辞不要改)[^：:\n]{0,10}?"
     # said to pass on as written: "Send this to #eng-all, word for word:", "Post it verbatim:"
@@ -3149,6 +3152,8 @@ _TASK_INTRO = re.compile(
     # ("表白文案帮我看看：")
     r"|[^：:\n]{0,10}?(?:文案|草稿|消息|短信|邮件|回复|稿子)帮我(?:看看|看一下|改改|改一下|润色)"
     # words to check for their tone or grammar: "帮我看看语气：…", "麻烦帮我看看语法：我写的是 …"
+    # ("这是什么意思：Sorry for the late reply, …")
+    r"|[ \t]*(?:请问)?(?:这|这句话?|这段话?|下面的?)(?:是|又是)?(?:什么|啥)意思(?:啊|呀|呢)?"
     r"|[ \t]*(?:请|麻烦)?(?:你)?(?:帮我)?(?:看看|看一下|检查一下|检查|查查|改一下|改改|纠正一下|修改一下|改正一下)(?:这段|这句|下面)?(?:的)?"
     r"(?:语气|措辞|用词|语法|标点|有没有语病)"
     # a message to pass on, to whom: "Tell Jen: sorry, I can't make it tonight, please save me a seat."
@@ -3248,7 +3253,7 @@ _TASK_INTRO = re.compile(
     # ("帮我给前台回个消息：麻烦您转告…")
     r"|[^：:\n]{0,6}?给[\u4e00-\u9fff]{1,8}?(?:回|发|写)(?:个|一个|一条|条|一封|封)(?:消息|短信|微信|邮件|信息|回复|通知)"
     # ("帮我回一句：谢谢，…", "回个消息给面试官：…", "帮我发一句给候选人：…", "这是我想发的：…")
-    r"|[ \t]*(?:请|麻烦)?(?:你)?(?:帮我)?(?:回|回复|发|说)(?:一句|两句|几句|个消息|条消息|一条消息)"
+    r"|[ \t]*(?:请|麻烦)?(?:你)?(?:帮我)?(?:在?群里)?(?:回|回复|发|说)(?:一句|两句|几句|个消息|条消息|一条消息)"
     r"(?:给[\u4e00-\u9fff]{1,8}?)?(?:说)?"
     r"|(?:这是|以下是|下面是)我(?:想|要|准备|打算)(?:发|回|说|写)(?:给[\u4e00-\u9fff]{1,8}?)?的"
     # what someone wrote or sent, pasted on the next line: "老师发的：⏎请家长签字…", "医生写的医嘱：⏎1. …"
@@ -3329,7 +3334,7 @@ _TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\bdo the same\b|번역|訳して|\
                        r"\bthis exact\b|\binto\b|\bwith\b|注明|写明|标明|注上|附上|加上|转文字|转写|文字版|\blook over\b|\bgo over\b|\bleft\b|\bcommented\b|\bnote\b|\bcatchphrase|\bversion\b|\bdraft\b|第[一二三四五\d]+版|\bpaste\b|\benter\b|\btype\b|\bfollowing\b|\bping\b|留言|发给|转给|留给|带给|备注|填|\bexamples?\b|\bsample\b|\bcurrent\b|\blast\b|\bopening\b|\bclosing\b|\bsuch as\b|\bshe\b|\bhe\b|\bthey\b|\bcharacter\b|\bnpc\b|台词|口头禅|例句|副歌|主歌|歌词|第一句|开头一句|最后一句|提示语|\bread\b|\bchange\b|\bupdate\b|\brename\b|\breword\b|\bedit\b|写成|改成|换成|改为|写为|更新|替换|设成|设为|\badd\b|\bput\b|\binclude\b|\binsert\b|\bappend\b|就|只|上面|上边|底部|顶部|背面|正面|\bto [a-z]{2}-[a-z]{2,4}\b|\blike\b|\balong the lines\b|\bset\b|\bkeep\b|"
                        r"\bcontinue\b|\bcarry on\b|\bemailed\b|\be-mailed\b|\bforwarded\b|继续写|接着写|往下写|"
                        r"准备|打算|想发|要发|要回|想回|要说|想说|回|群里|表示|称|说道|指出|坦言|强调|透露|感慨|直言|转述|复述|说一声|\bfill\b|设置成|设成|设为|发给|给[\u4e00-\u9fff]{1,6}?(?:发|回)|写个|写张|写条|写封|写段|写句|写一|通知|替换|"
-                       r"这样|这么|如下|原样|原封不动|一字不改|一字不差|一个字都不|照发|照着发|逐字|照读|照念|"
+                       r"这样|这么|如下|原样|原封不动|一字不改|一字不差|一个字都不|照发|照着发|逐字|照读|照念|意思|"
                        r"按这个发|直接发|\bwording\b|改字|文字不要动|不要动文字|\bfor$|\bpunctuation\b|\bspelling\b|\bgrammar\b|\btypos\b|帮我看看|\bcase$|\bchars?$|\bcharacters$|\bwords$|\btell\b|\bremind\b|\btext\b|\bmessage\b|\bdm\b|日记|备忘|便利贴|便签|提醒，|留言，|纸条|贺卡|卡片|祝福|短信，|消息，|微信，|朋友圈|文案|通知，|公告，|继续|要念|要读|要唱|要诵|念的|读的|唱的|诵的|写得|改得|\bremove\b|\bdelete\b|\bdrop\b|\bstrip\b|\btake out\b|去除|收到这|接到|看到这|看到一|去掉|删掉|删除|张贴|贴到|贴在|贴上|打印|挂到|挂在|公布|别改|不要改|不能改|勿删|删减|翻成|译成|回复我|回复了我|回我|收到的|收到了|收到一|发来|发过来|回过来|传来|发了|回了|写了|写着|"
                        r"上写|写道|贴了|发的是|回的是|提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|"
                        r"修改|修正|摘要|tl;?dr|报错|报了错|出错|错误提示|错误信息|\bgot\b|\bsent\b|\bprint|\bshow|\bthr[eo]w|\boutput|\breturn|\bdisplay|\bfail|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
@@ -3636,7 +3641,7 @@ _REPORTED = (
     r"|(?:用户|观众|粉丝|网友|打赏|礼物|醒目|直播间|(?i:sc)|客户|顾客|买家|品牌方?|商家|博主)?(?:发来的|发的)?(?:私信|留言|评论)"
     # (not the user's own comment on the last answer: "评论：我觉得你上一个回答太长了，谢谢")
     r"(?![ \t]*[:：][^\n]{0,20}?你(?:上一?个|刚才|之前|的)(?:回答|回复))"
-    r"|(?:[\u4e00-\u9fff]{0,4}?群里)?(?:" + _SENDERS_ZH + r"|用户)(?:刚|刚刚|刚才|又|今天|昨天)?(?:[ \t]*在[^：:\n，,。]{1,12}?)?"
+    r"|(?:[\u4e00-\u9fff]{0,4}?群里)?(?:" + _SENDERS_ZH + r"|用户|有人)(?:刚|刚刚|刚才|又|今天|昨天)?(?:[ \t]*在[^：:\n，,。]{1,12}?)?"
     r"(?:批注|评语|批语|评论)?(?:说|问|写道|写|回复说|回我说|回复我|回我|私信我|私聊我|微信我|发来|给我留言|留言|"
     r"回信(?:就|只有)?(?:一句|一段)?(?:话)?|在?群里发了?|发(?:给)?我|给我发了?|发了?)|(?:评论|留言)\d{1,3})"
     # the original words of a message or alert, whatever it is called: "PagerDuty 原文：", "告警原文："
@@ -3650,7 +3655,10 @@ _REPORTED = (
     r"status|opener|toast|speech|announcement|notice|ad|listing|description|script|version)"
     # ("My note for the babysitter:")
     r"|(?:my|our)[ \t]+(?:[a-z-]+[ \t]+)?(?:note|message|letter|card|memo|reminder|text)[ \t]+(?:for|to)[ \t]+"
-    r"(?:(?:the|my|our)[ \t]+)?[a-z]+(?:[ \t]+[a-z]+)?)"
+    r"(?:(?:the|my|our)[ \t]+)?[a-z]+(?:[ \t]+[a-z]+)?"
+    # a statement to work on: "Statement: We apologise for …", "Press release:", "声明：…", "致歉声明："
+    r"|(?:the[ \t]+)?(?:(?:media|press|holding|public)[ \t]+)?(?:statement|press[ \t]+release))"
+    r"|(?:致歉|道歉|官方|媒体)?声明|新闻稿|通稿|回应口径"
     r"|(?i:(?:verse|chorus|stanza|section|paragraph|intro|outro|bridge)[ \t]*\d{0,2}[ \t]+draft|"
     r"(?:policy|contract|article|handbook|terms)[ \t]+excerpt|excerpt|"
     # a piece of writing by its kind, alone on the label's line: "Scene:⏎⏎MARIA⏎Hi!", "Lyrics:⏎…", "Chapter 4 draft:⏎…"
@@ -3752,7 +3760,7 @@ _LABEL_WORDS = ("差评", "好评", "投诉", "告警", "报警", "警报", "字
                 "短信", "消息", "留言", "私信", "来信", "回复", "说", "问", "写道", "的话", "原话", "问题", "提问", "模板", "文案", "话术", "欢迎语", "公告", "通知",
                 "tudent", "学生", "打印", "显示", "提示", "weet", "tatus", "pener", "emplate", "xcerpt", "备注", "贺卡", "oast",
                 "peech", "nnouncement", "otice", "isting", "escription", "cript", "ersion", "aption", "post", "bio",
-                "原话", "发来", "发：", "发了：", "发我", "给我发", "写：", "irst one", "ext one", "olicy ", "ection ", "icket", "口述", "转成文字", "文字了", "私信我", "私聊我", "回信", "ords", "ngrave", "nscription", "话术", "标准回复", "统一回复", "被举报", "被舉報", "被投诉",
+                "原话", "发来", "发：", "发了：", "发我", "给我发", "写：", "tatement", "elease", "声明", "新闻稿", "通稿", "口径", "irst one", "ext one", "olicy ", "ection ", "icket", "口述", "转成文字", "文字了", "私信我", "私聊我", "回信", "ords", "ngrave", "nscription", "话术", "标准回复", "统一回复", "被举报", "被舉報", "被投诉",
                 "被投訴", "eported", "lagged", "@", "rompt", "提示词", "prompt", "翻译", "译文", "版本", "方案", "输出", "回答", "结果",
                 "cene", "oem", "yrics", "creenplay", "hapter", "ct", "pisode", "art", "场景", "剧本", "诗", "歌词", "章：", "章:", "幕：", "幕:",
                 "场：", "场:", "lause", "rticle", "rt.", "§", "一句", "一条", "一段", "稿：", "稿:", "ource", "andidate", "eference",
@@ -3766,7 +3774,10 @@ _TRAILING_REFERENCE = re.compile(
     r"^[ \t]*(?:(?:请|麻烦)?(?:你)?(?:帮我)?把(?:这(?:条|段|个|篇|封)|上面的?|以上的?)[^。！？\n]{0,10}?(?:翻译|翻|译|改写|润色|优化|缩短|精简|整理)"
     r"|(?:请|麻烦)?(?:你)?(?:帮我)?(?:优化|改|润色|缩短|精简|翻译)(?:一下)?(?:这个|这段|这条|上面的?)[^。！？\n]{0,6}?(?:脚本|话术|文案|稿子|回复|内容)"
     r"|(?i:(?:please\s+)?(?:tighten(?:\s+up)?|polish|shorten|improve|rewrite|translate|edit|fix)\s+(?:up\s+)?(?:this|that|the\s+above)\s+"
-    r"(?:script|copy|text|message|reply|post|caption|draft|speech|toast)\b))[^\n]{0,40}$"
+    r"(?:script|copy|text|message|reply|post|caption|draft|speech|toast)\b"
+    # ("…⏎⏎Make this more formal please.")
+    r"|(?:(?:can|could)\s+you\s+)?(?:please\s+)?(?:make|rewrite|reword)\s+(?:this|that|the\s+above)\s+(?:more|less|sound|a\s+bit|"
+    r"a\s+little|shorter|longer|friendlier|warmer|nicer|clearer)\b))[^\n]{0,40}$"
     r"|"
     r"^[ \t]*(?:[-—_*=^]+[ \t]*)?(?:(?:以上|上面)(?:是|为|就是|这)[^。！？\n]{0,20}?(?:邮件|信|文章|内容|文字|段落|稿|简历|作文|文案|回复|"
     r"消息|通知|发言|材料)|(?i:(?:that's|that\s+is|this\s+is|the\s+above\s+is|above\s+is)\s+(?:my|the|our)\s+"
@@ -3819,7 +3830,7 @@ _WORDS_ASKED_MAX = 60  # characters of the words a paragraph after them asks abo
 _REFERENCE_HINTS = ("—", "–", "--", "成一", "写成", "整理成", "<-", "←", "what I", "这样", "这么", "怎么", "翻", "译成", "ou put",
                     "ou translate", "ou say", "hat's", "hose ", "这是", "这就是", "这句", "I say", "I start", "I end", "I open",
                     "I close", "I begin", "I sign", "I write", "I use", "I always", " say ", "this.", "this?", "this!", "that.",
-                    "legit", "scam", "real?", "genuine", "phishing", "spam", "发的", "贴的", "写的", "寄的", "留的", "给的", "转的", "来的",
+                    "legit", "scam", "real?", "genuine", "phishing", "spam", "rom my", "rom our", "rom the", "rom a", "got this", "合法", "发的", "贴的", "写的", "寄的", "留的", "给的", "转的", "来的",
                     "出的", "给我的", "真的", "骗", "靠谱", "正规", "官方")
 
 
@@ -3827,14 +3838,19 @@ _REFERENCE_HINTS = ("—", "–", "--", "成一", "写成", "整理成", "<-", "
 # waiting! Your car is ready. - make this more formal", "…Sorry! -- this is what I want to send, fix the grammar",
 # "您好，…谢谢！——帮我改得更正式一点", "…我们周五前答复 <- 这句话帮我改得正式点", "您好，感谢您的投递 —— 这个自动回复会不会太短？"
 _WORK_AFTER_TEXT = re.compile(
-    r"(?:[ \t]+(?:<-{1,2}|←|-{1,2}|—|–)[ \t]+|[ \t]*(?:——|—{1,2}|<-{1,2}|←)[ \t]*)"
+    r"(?:[ \t]+(?:<-{1,2}|←|-{1,2}>?|—|–|=>|⇒|→)[ \t]+|[ \t]*(?:——|—{1,2}|<-{1,2}|←|-{1,2}>|=>|⇒|→)[ \t]*)"
     r"(?:(?i:(?:(?:this|that)(?:'s|\s+is)\s+what\s+I\s+(?:want|need|plan|'m\s+going)\s+to\s+(?:send|say|post|write)\s*[,.;]?\s*)?"
     r"(?:(?:can|could)\s+you\s+)?(?:please\s+)?(?:(?:make|rewrite|polish|shorten|check|improve|edit|reword|rephrase|tighten|"
     r"soften|simplify|translate)\s+(?:this|it|that|the\s+above)\b|(?:fix|correct|check)\s+(?:the\s+|my\s+)?(?:grammar|spelling|"
-    r"typos|punctuation|english|wording)\b|translate\s+(?:in)?to\b|proofread\b|polish\b))"
+    r"typos|punctuation|english|wording)\b|translate\s+(?:in)?to\b|proofread\b|polish\b"
+    # ("… - is this too short?", "… -- is this auto-reply too short?")
+    r"|(?:is|does)\s+(?:this|it|that)\b[^\n?]{0,30}?\b(?:too\s+[a-z]+|ok(?:ay)?|fine|clear|polite|rude|professional|right|correct)"
+    r"\b[^\n?]{0,20}\?))"
     r"|(?:这句话?|这段话?|这条[\u4e00-\u9fff]{0,4}?|这个[\u4e00-\u9fff]{0,6}?)?(?:请|麻烦)?(?:你)?(?:帮我)?"
     r"(?:改|翻译|翻成|译成|润色|优化|缩短|精简|看看|检查|校对)"
-    r"|这(?:个|条|句|段)[\u4e00-\u9fff]{0,8}?(?:会不会|是不是|太|够不够|合适|可以|行不行)(?=[^\n]{0,16}?[吗么？?]))"
+    r"|这(?:个|条|句|段)[\u4e00-\u9fff]{0,8}?(?:会不会|是不是|太|够不够|合适|可以|行不行)(?=[^\n]{0,16}?[吗么？?])"
+    # ("…谢谢！——这样写客户会不会觉得不舒服？")
+    r"|(?:这样|这么)(?:写|说|回|发)?[\u4e00-\u9fff]{0,10}?(?:会不会|是不是|可以|行不行|合适|好不好|妥当|得体|太)(?=[^\n]{0,20}?[吗么？?]))"
     r"[^\n]{0,60}\Z")
 _WORK_AFTER_MIN = 8  # characters of text before it
 # … not the user's own lead-in: "Please help me with this - fix the grammar", "Hi! Quick question -- can you make this …"
@@ -3848,13 +3864,17 @@ _INLINE_REFERENCE = re.compile(
     # whose the text on the line before it was, or whether it is real, as the turn's last sentence: "…by Friday. Thanks! My
     # landlord sent this.", "…Thank you. Is this legit?", "…谢谢配合！这是物业发的", "…谢谢～ 这个是我妈转给我的，靠谱吗？"
     r"(?<=[.!?。！？～~])[ \t]*(?=[^\n]{0,60}\Z)(?:"
-    r"这(?:个|条)?(?:是|就是)[^，,。！？\n]{0,10}?(?:" + _SENDERS_ZH + r"|群里|楼道|门口|电梯里?)[^，,。！？\n]{0,6}?"
+    r"(?:这(?:个|条)?(?:是|就是)[^，,。！？\n]{0,10}?)?(?:" + _SENDERS_ZH + r"|群里|楼道|门口|电梯里?)[^，,。！？\n]{0,6}?"
     r"(?:发|贴|写|寄|留|给|转)(?:来|出|过来|给我|发给我|给)?的"
     r"|(?i:this[ \t]+(?:was|got)[ \t]+(?:posted|put[ \t]+up|taped|stuck|left|slipped|sent|pinned|forwarded)\b"
     r"|(?:my|our|the)[ \t]+(?:" + _SENDERS_EN + r")[ \t]+(?:just[ \t]+)?(?:sent|posted|wrote|left|texted|e-?mailed|forwarded)"
     r"[ \t]+(?:me[ \t]+|us[ \t]+)?(?:this|that)\b"
-    r"|(?:is|was)[ \t]+(?:this|it|that)[ \t]+(?:legit|legitimate|a[ \t]+scam|real|genuine|phishing|spam)\b[^\n]{0,30}?\?)"
-    r"|(?:这|这个|这条)(?:是)?(?:真的|骗子|诈骗|骗局|正规的?|官方的?|靠谱)(?:吗|么|嘛)[？?]?)|"
+    r"|(?:is|was)[ \t]+(?:this|it|that)[ \t]+(?:legit|legitimate|a[ \t]+scam|real|genuine|phishing|spam)\b[^\n]{0,30}?\?"
+    # ("From my HOA.", "This is from my landlord, can he do that?", "Got this from an unknown number.")
+    r"|(?:(?:this|it)(?:'s|[ \t]+is|[ \t]+was|[ \t]+came)[ \t]+)?from[ \t]+(?:my|our|the|a|an)[ \t]+[a-z]+(?:[ \t]+[a-z]+)?\b"
+    r"(?=[ \t]*[.!,?])"
+    r"|(?:I[ \t]+)?got[ \t]+(?:this|it)[ \t]+(?:from|on|in)[ \t]+(?:my|our|the|a|an)\b)"
+    r"|(?:这|这个|这条)?(?:是)?(?:真的|骗子|诈骗|骗局|正规的?|官方的?|靠谱|合法)(?:吗|么|嘛)[？?]?)|"
     # words named by the sentence after them: "Thanks for everything. Those were the last words my grandpa said to me.",
     # "Thanks so much! That's how I end every email, …", "谢谢你。这是我爸最后跟我说的话。"
     r"(?<=[.!?。！？])[ \t]*(?i:(?:that|those|these|this)(?:'s|\s+(?:was|were|is|are))\s+(?:what|how|the\s+(?:last\s+|exact\s+|only\s+)?"
@@ -4285,12 +4305,13 @@ _BACK_MAX = 160  # characters: "Translate it to German, keep everything."
 
 
 # a short turn asking for the last reply again, changed: "麻烦再改得正式一点", "翻得更自然些", "Make it more formal."
-_REVISION = re.compile(r"(?:再|重新)(?:改|翻|润色|写)|(?:改|翻|译|写)得(?:更|再)?[\u4e00-\u9fff]{1,4}?(?:一点|一些|点|些)"
-                       r"|语气(?:再|更)|(?:再|更)(?:客气|礼貌|委婉|正式|随意|口语化|简短|简洁|热情|友好|专业|亲切)"
+_REVISION = re.compile(r"(?:再|重新)(?:改|翻|润色|写)|(?:还是)?要(?:更)?(?:简洁|简短|短一点|正式一点|正式|口语化|热情一点)|(?:改|翻|译|写)得(?:更|再)?[\u4e00-\u9fff]{1,4}?(?:一点|一些|点|些)"
+                       r"|语气(?:再|更)|(?:再|更)(?:客气|礼貌|委婉|正式|随意|口语化|简短|简洁|热情|友好|专业|亲切|强硬|硬|温和|严厉|坚决)"
                        r"|(?i:\b(?:make|translate|rewrite|say|write)\s+it\s+(?:again|more|less|shorter|longer|simpler)\b)"
                        # ("Even shorter.", "Good. Shorter. Keep all three rules.", "Warmer!")
-                       r"|(?i:(?<![\w,;'’])(?:even\s+|much\s+|a\s+bit\s+|slightly\s+|way\s+)?(?:shorter|longer|simpler|warmer|"
-                       r"friendlier|punchier|tighter|more\s+(?:formal|casual|polite|direct)|less\s+(?:formal|stiff|casual|wordy))"
+                       r"|(?i:(?<![\w,;'’])(?:now\s+)?(?:even\s+|much\s+|a\s+bit\s+|slightly\s+|way\s+)?(?:shorter|longer|simpler|warmer|"
+                       r"friendlier|punchier|tighter|firmer|softer|gentler|stronger|politer|nicer|kinder|clearer|"
+                       r"more\s+(?:formal|casual|polite|direct)|less\s+(?:formal|stiff|casual|wordy))"
                        r"(?=[.!]|\s*$))")
 _REVISION_MAX = 40
 
@@ -4318,7 +4339,12 @@ def _works_on_a_reply(turn: str) -> bool:
     # is, is the reply)
     return bool((again or _BACK_POINTER.search(turn)) and (_BACK_EDIT.search(turn) or keep_all)
                 or keep_all and _EVERYTHING_ELSE.search(turn) or _REVISE_REQUEST.search(turn, 0, 80)
-                or _SAME_ELSE.search(turn))
+                or _SAME_ELSE.search(turn) or _TRANSLATE_BARE.fullmatch(turn))
+
+
+# the whole turn a translation asked for, right after a reply: the reply is the text ("翻译成英文。", "Translate into Spanish.")
+_TRANSLATE_BARE = re.compile(r"(?:请|麻烦)?(?:你)?(?:帮我)?(?:再)?(?:翻译|翻|译)(?:成|为)[\u4e00-\u9fff]{1,4}?[文语](?:吧)?[。！!.]?"
+                             r"|(?i:(?:please\s+)?(?:now\s+)?translate\s+(?:in)?to\s+[a-z]+(?:\s+please)?[.!]?)")
 
 
 # a verb that makes a new version of the text (its words then matter): translate it, rewrite it, 改成…, make it shorter,
@@ -4334,7 +4360,9 @@ _KEEP_ALL = re.compile(r"(?i:\bkeep\s+(?:everything|all|the\s+rest|it\s+(?:all|a
                        r"\bexactly\s+as\s+(?:it\s+is|they\s+are|written))|其他别动|其他不要动|其余不变|"
                        r"其他不变|给我全文|完整|原样|一字不改|保持不变|不要改动?")
 # the rest said to stay as it was, with a change asked for: "再加10斤牛腩，其他一样。", "Add Friday; everything else the same."
-_SAME_ELSE = re.compile(r"(?:其他|其余|其它|别的)(?:的)?(?:都)?(?:一样|照旧|不变|同上)|(?i:\b(?:everything|all)\s+else\s+"
+_SAME_ELSE = re.compile(r"(?:其他|其余|其它|别的)(?:内容|部分|地方)?(?:的)?(?:都)?(?:一样|照旧|不变|同上|不要改|别改|不用改|不要动|别动)"
+                        r"|不要改(?:动)?其他(?:内容|部分|地方)?|直接发给(?:他|她|对方|客户|[\u4e00-\u9fff]{1,4})|就(?:这么|这样)发"
+                        r"|(?i:\b(?:everything|all)\s+else\s+"
                         r"(?:(?:stays?|is|remains?)\s+)?(?:the\s+same|as\s+(?:is|before)|unchanged))")
 
 
@@ -4389,6 +4417,12 @@ _RECEIVED_ASK = re.compile(r"(?i:\b(?:sent|got|received|forwarded|texted|e-?mail
                            r"|(?:发了|发来|收到|转来|回了)(?:这个|这条|这封|一条|一封)|这(?:条|封|个)[^？?\n]{0,12}?(?:短信|消息|邮件|微信|通知|私信|留言)")
 
 
+# a first line that says only how to change what follows: "Make this firmer", "帮我改得强硬一点", "改得友好一点"
+_CHANGE_IT_LINE = re.compile(r"(?:请|麻烦)?(?:你)?(?:帮我)?(?:把它|把这个)?(?:改|写|说|弄)得(?:更|再)?[\u4e00-\u9fff]{1,6}?(?:一点|一些|点|些)?[。！!]?"
+                             r"|(?i:(?:please\s+)?(?:make|rewrite)\s+(?:this|it)\s+(?:more\s+|less\s+|a\s+bit\s+|a\s+little\s+|sound\s+)?"
+                             r"[a-z]+(?:\s+please)?[.!]?)")
+
+
 def _request_line_payload(text: str, s: int, e: int) -> list[tuple[int, int, str, str]]:
     """The lines after a turn's first line when that line is a short request that points at a text, with no colon
     ("判断这条评价的情感倾向（正面/负面/中性）⏎谢谢你们的服务，不过…", "帮我把这段话改得礼貌一点⏎老板，谢谢你的提醒，…")."""
@@ -4408,7 +4442,7 @@ def _request_line_payload(text: str, s: int, e: int) -> list[tuple[int, int, str
             or _BASED_ON_SOURCE.search(text, a, b)
             or _ANNOUNCES_TEXT.match(text, a, b) and text[b - 1] in "?？" or announced
             or _POSTED_AS_IS.search(text, a, b) or _DASH_LABEL.fullmatch(text, a, b)
-            or text[b - 1] in "?？" and _RECEIVED_ASK.search(text, a, b)):
+            or text[b - 1] in "?？" and _RECEIVED_ASK.search(text, a, b) or _CHANGE_IT_LINE.fullmatch(text, a, b)):
         # ("Fix the grammar⏎Hi, could you …", "翻译一下⏎请把发票发给我", "Here's v2, what changed?⏎…")
         return []
     pa, pb = _stripped(text, nl, _handed_text_end(text, nl, e, None))
@@ -4462,7 +4496,7 @@ _NAMED_TEXT_SENTENCE = re.compile(
     r"reply|post|caption|card|letter|draft)\b[^.!?\n]{0,40}?\?[ \t]+)"
     # "Here's what I want to text my landlord, can you make it sound better? Hi Tom! …"
     r"|(?i:here(?:'s|[ \t]+is)[ \t]+what[ \t]+I[ \t]+(?:want|plan|'m[ \t]+going|am[ \t]+going|need)[ \t]+to[ \t]+(?:text|send|say|write|"
-    r"post|tell|e-?mail)\b[^.!?\n]{0,60}?\?[ \t]+)"
+    r"post|tell|e-?mail)\b[^.!?\n]{0,60}?[?.:][ \t]+)"
     # "Here's the reply I drafted to a complaint, can you tighten it? Hi Sam, …"
     r"|(?i:here(?:'s|[ \t]+is)[ \t]+(?:the|my|our|a)[ \t]+(?:[a-z-]+[ \t]+){0,2}?(?:reply|response|message|e-?mail|caption|post|draft|"
     r"text|note|bio|tweet|comment|letter|dm|script|pitch|announcement)\b[^.!?\n]{0,60}?\?[ \t]+)"
@@ -4773,7 +4807,8 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
             if _CLOSING_THANKS.fullmatch(text, a, b) and _TRANSLATES.search(ref.group(0)):
                 return out  # ("谢谢！翻译成英文。" after a reply: the thanks is the user's, the reply is what to translate)
             return [(a, b, "introduced", f"kept: the text that {_short(ref.group(0).strip(' -—<←'), 40)!r} says it hands over")]
-        if payload and ("-" in seg or "—" in seg or "←" in seg) and (work := _WORK_AFTER_TEXT.search(text, s, e)) is not None:
+        if payload and ("-" in seg or "—" in seg or "←" in seg or "→" in seg or "=>" in seg or "⇒" in seg) \
+                and (work := _WORK_AFTER_TEXT.search(text, s, e)) is not None:
             a, b = _stripped(text, s, work.start())
             if b - a >= _WORK_AFTER_MIN and not (_CLOSING_THANKS.fullmatch(text, a, b) or _is_task_instruction(text, a, b)
                                                  or _WRITE_A_TEXT.search(text, a, b) or _OWN_LEAD_IN.search(text, a, b)):
@@ -5400,6 +5435,8 @@ _WRITE_A_TEXT = re.compile(
     r"toast|speech|eulogy|invitation|template|(?:out-of-office|ooo|away|welcome|farewell|birthday|thank-you)\s+(?:message|note|reply|card|e-?mail)|"
     r"auto-?reply)\b"
     r"(?!\s+(?:is|was|are|has)\b)|"
+    # ("Late payment email. $2,200, invoice #9, due May 1.", "Welcome email:")
+    r"^\s*(?!(?:this|that|my|the|your|his|her|our|their|an?)\b)(?:[a-z-]+\s+){1,2}(?:e-?mail|message|reminder|notice|letter)\s*[.:,]|"
     r"\b(?:write|draft)\b[^.!?\n]{0,60}?\b(?:in\s+the\s+same\s+(?:tone|style|voice)|a\s+new\s+one|another\s+one)\b|"
     r"\bwrite\s+(?:one|another)\b|"
     r"\b(?:reply|respond|answer)\s+to\s+(?:this|the|her|his|their|my|an?)\s+(?:e-?mail|message|letter|note|text|review|comment)s?\b|"
@@ -5415,15 +5452,19 @@ _WRITE_A_TEXT = re.compile(
     r"\b(?:make|write|do|give\s+me)\s+(?:a|another|one)\s+(?:[a-z-]+\s+)?(?:version|one|variant)\s+for\b|\bone\s+more\s+for\b|"
     r"\b(?:make|write|do|give\s+me)\s+(?:a|an|another)\s+(?:[a-z-]+\s+){0,2}(?:version|variant)\b|"
     r"^\s*(?:please\s+)?(?:tell|text|message|remind)\s+(?-i:[A-Z][a-z]+)\s*:)"
+    # ("回复一位捐赠人，她问…", "回复志愿者小王，他问…")
+    r"|^\s*(?:请|麻烦)?(?:你)?(?:帮我)?回复(?:一下)?(?:一位|一个|这位|那位)?[\u4e00-\u9fff]{0,4}?(?:捐赠人|捐款人|志愿者|客户|顾客|"
+    r"买家|用户|粉丝|家长|学员|会员|读者|听众|网友|记者|候选人|房东|租客)"
     r"|^\s*(?:请|麻烦)?(?:你)?帮我回复(?:一下)?(?:客户|买家|用户|顾客|订单|这条评价|这条评论|这条留言|这个评价)"  # ("帮我回复订单 881。": the reply is a text)
     r"|^\s*给[\u4e00-\u9fff]{1,6}?的(?:回复|回信|邮件|信|致谢|投稿信)[，,。]"  # ("给审稿人的回复，关于图2。")
+    r"|^\s*[\u4e00-\u9fff]{1,6}?(?:消息|短信|邮件|提醒)[：:]"  # ("催款消息：金额4,200元，原定10月10日。")
     # a piece named alone: "请假条", "婚礼致辞，给我哥。"
     r"|^\s*[\u4e00-\u9fff]{0,6}?(?:致辞|请假条|假条|贺词|祝酒词|发言稿|演讲稿|邀请函|请柬|贺卡|感谢信|道歉信|检讨书|自我介绍|开场白)"
     r"(?:[，,][^。！？\n]{0,12})?[。！]?\s*$"
     r"|(?:写|寫|起草|拟|擬|撰写|撰寫|编|編)[^。！？\n]{0,14}?(?:邮件|郵件|信|通知|短信|簡訊|訊息|文案|发言|發言|致辞|致詞|祝福|问候|"
     r"問候|贺词|賀詞|公告|邀请函|消息|回复|回覆|开场|開場|结尾|結尾|主持詞|故事|第[一二三四五六七八九十\d]+[页頁章段]|"
     r"演讲稿|朋友圈|贺卡|感谢|道歉|欢迎词|介绍|简介|说明|帖子|留言|话术|主持词|祝酒词|请假条|假条|便条|申请|请示|报告|"
-    r"总结|检讨|启事|声明|简历|评语|回帖|歌词|副歌|主歌|诗|歌|台词|对白|剧本|邀请|邀约|拒信|录用|offer|JD|致歉信|感谢信|脚本|开场白|结束语|"
+    r"总结|检讨|启事|声明|简历|评语|回帖|歌词|副歌|主歌|诗|歌|台词|对白|剧本|邀请|邀约|拒信|录用|offer|JD|致歉信|感谢信|脚本|开场白|结束语|倡议书|倡议|"
     r"告示|标语|提示牌|提示语|牌子|海报|广播|导游词|解说词|讲解词|串词|播报|宏|快捷回复|自动回复|客服模板|回复模板|通报|喜帖|请柬|答谢词|版本|模板|须知|注意事项|提醒)"
     r"|(?:照|按|按照|仿照|模仿|参照)着?(?:这个|这封|这篇|这种|上面的?)(?:语气|风格|口吻|格式|写法|文风)[^。！？\n]{0,6}?写"
     r"|(?:写|起草|拟)(?:一|个|一个|两|几)?(?:段|封|篇|条|份|则|句)"
@@ -5550,7 +5591,8 @@ _EDIT_WORDS = re.compile(r"别写|不要写|别说|不要说|去掉|删掉|删�
 # an item of the reply made again: "第2条再真诚一点。", "第二条改短一点"
 _ITEM_AGAIN = re.compile(r"[ \t]*第\s*[一二三四五六七八九十\d]+\s*(?:条|个|句|段|版)\s*(?:再|改|换|写得|重写|重新)")
 # a reply that opens by naming the new version it delivers: "Here's a friendlier version:", "新的欢迎语：", "修改后的版本："
-_VERSION_INTRO = re.compile(r"[ \t]*(?:(?i:here(?:'s|’s|\s+is)\s+(?:a|an|the|your)\s+(?:[a-z-]+\s+){0,2}?(?:version|rewrite|revision)\b"
+_VERSION_INTRO = re.compile(r"[ \t]*(?:(?i:sure|of\s+course|okay|ok|certainly|absolutely|got\s+it)[!,.]?[ \t]+|(?:好的|当然|没问题)[！，,。]?[ \t]*)?"
+                            r"(?:(?i:here(?:'s|’s|\s+is)\s+(?:a|an|the|your)\s+(?:[a-z-]+\s+){0,2}?(?:version|rewrite|revision)\b"
                             r"[^:\n]{0,30}:)|(?:新的|修改后的|改好的|优化后的|改写后的)[\u4e00-\u9fff]{0,6}?[：:])[ \t]*\n")
 # … and a short change asked of it: "Make it 10 PM.", "Change the date to June 2."
 _MAKE_IT = re.compile(r"\s*(?i:(?:now\s+|please\s+|ok(?:ay)?,?\s+)?(?:make|change|set)\s+(?:it|that|the\s+[a-z]+)\b)")

@@ -1375,7 +1375,7 @@ def judge(view: TextView, ctx: RuleContext, raw: Sequence[Repeat]) -> list[Judge
                     why = "the same words as a clause of a rule, but not said as a reminder of it"
                 if not why and blocks[first_block].role == "user" and _WORK_REQUEST.match(text, cut, e):
                     why = "a request for work asked again (for a new piece of work, not a rule restated)"
-                if not why and blocks[bi].role == "user" and (count := _COUNT_AHEAD.search(text, blocks[bi].start, s)) is not None:
+                if not why and blocks[bi].role == "user" and (count := _counted_before(text, blocks[bi].start, s)) is not None:
                     why = f"one of the things the turn counts ({count.group(0)!r}): cut, the count would be wrong"
                 if not why and sent[1] >= e - 1 and NEXT_STEP.match(text, sent[1], blocks[bi].end):
                     why = "a step the next sentence goes on from"
@@ -1537,7 +1537,7 @@ HANGS_ON_IT = re.compile(
     r"(?:is|was|does|did|would|will|can|could|should|isn'?t|doesn'?t)\s+(?:that|this|it)|"
     r"(?:well[ \t,]+)?actually|sorry|i\s+mean[t]?|correction|wait|instead|what\s+about|how\s+about|not\s+even|why|"
     # its scope narrowed or set aside ("Don't use code blocks. Only for shell commands though; …", "Not this time though")
-    r"(?:only|just)\s+for\b|not\s+(?:for\s+)?this\s+(?:time|one)|"
+    r"(?:only|just)\s+(?:for|in|on|at|during|when|if|after|before)\b|not\s+(?:for\s+)?this\s+(?:time|one)|"
     # a correction of it ("Budget under $300 a night. Make that $350, actually.", "… Euros, not dollars.")
     r"make\s+(?:that|it)|[^.!?\n,]{1,25},[ \t]*not\b|"
     r"if\s+(?:you|they|we|he|she|it|anyone|someone)\s+(?:do|does|did|don'?t|doesn'?t|can'?t|must|have\s+to)|"
@@ -1776,6 +1776,12 @@ _SCOPED = re.compile(r"(?i:\b(?:if|when|whenever|unless|only|except|once|after|b
 # a count of what the turn then says: "Two things. Keep answers under 100 words. Also, cite sources.", "三点：…"
 _COUNT_AHEAD = re.compile(r"(?i:\b(?:two|three|four|five|a\s+couple\s+of|\d)\s+(?:things|rules|points|notes|requests|changes)\b)"
                           r"|[两二三四五六七八九十几]\s*(?:点|件事|条要求|个要求|个问题)")
+
+
+def _counted_before(text: str, block_start: int, s: int) -> re.Match[str] | None:
+    """The count of things the turn says before the statement at ``s``, or as its lead ("两点：只用中文回复；…")."""
+    m = _COUNT_AHEAD.search(text, block_start, s) or _COUNT_AHEAD.match(text, s)
+    return m if m is not None and (m.end() <= s or text[m.end():m.end() + 1] in ":：") else None
 
 
 # a reminder's lead before a restated rule: "再次提醒：", "注意：", "Again, remember:"
