@@ -3042,7 +3042,8 @@ _TASK_INTRO = re.compile(
     # the verb's object is the text that follows: "this", "it", "the following", "my …", or a language to put it in
     r"(?i:(?:(?:can|could|would|will)[ \t]+you[ \t]+(?:please[ \t]+)?|(?:please|pls|plz)[ \t]+)?(?:help[ \t]+me[ \t]+)?"
     r"(?:(?:just|only|simply)[ \t]+)?"
-    rf"(?:{_TASK_VERB_EN}|make|turn|send|post|publish|forward|share|announce)\b[^:：\n.!?]{{0,60}}?"
+    rf"(?:{_TASK_VERB_EN}|make|turn|send|post|publish|forward|share|announce|soften|vary|tone\s+down|firm\s+up|warm\s+up)\b"
+    r"[^:：\n.!?]{0,60}?"
     r"(?:\b(?:this|these|it|the[ \t]+following|following|below|my|each|every|all|both|(?:in)?to[ \t]+(?-i:[A-Z])[a-z]+|这个|这段|这篇|这些|这份|这条|下面的?|以下的?)\b[^:：\n.!?]{0,60}?"
     # ("Make the caption less formal — drop the please …, they sound stiff: …")
     r"|\bthe[ \t]+(?:caption|post|tweet|message|text|reply|copy|draft|e-?mail|bio|sentence|paragraph|notice|sign|announcement|"
@@ -3061,7 +3062,7 @@ _TASK_INTRO = re.compile(
     r"|(?i:(?:and[ \t]+|now[ \t]+|then[ \t]+)*(?:in)?to[ \t]+(?:(?-i:[A-Z])[a-z]+|[a-z]{2}-[A-Za-z]{2,4}))"
     r"|[^：:\n]{0,10}?(?:翻成|译成|翻译成|翻译为|译为)[\u4e00-\u9fff]{1,3}?[文语][^：:\n]{0,6}?"
     # how to change it, opening the turn: "改得更亲切一点：", "写得正式些："
-    r"|[ \t]*(?:请|麻烦|帮我)*(?:改得|写得|翻得|说得)[^：:\n]{1,12}?"
+    r"|[ \t]*(?:请|麻烦|帮我)*(?:改得?|写得|翻得|说得)[^：:\n]{1,12}?"
     # ("改口语：", "改成正式一点：", "自动回复设置成：")
     r"|[ \t]*(?:请|麻烦|帮我)*改(?:成|为)?(?:口语|书面语|正式|简体|繁体|文言文|白话|英文|中文)(?:一点|一些|化)?"
     r"|[^：:\n]{0,10}?(?:自动回复|个性签名|签名|状态|群公告|公告|欢迎语)(?:设置|设|改|换)(?:成|为)"
@@ -3143,6 +3144,9 @@ _TASK_INTRO = re.compile(
     r"|[ \t]*(?:please[ \t]+)?(?:change|convert|put|turn|make)[ \t]+(?:this|it|the[ \t]+following)(?:[ \t]+[a-z-]+)?[ \t]+(?:to|into|in)[ \t]+"
     r"(?:title|sentence|upper|lower)[ \t-]?case)"
     # ("Ok, final version, just fix punctuation: hey jamie …")
+    # ("Soften: Stop talking. Thank you.", "Please soften:", "Vary these two comments:")
+    r"|(?i:[ \t]*(?:please[ \t]+)?(?:soften|vary|tone[ \t]+down|firm[ \t]+up|warm[ \t]+up)(?:[ \t]+(?:this|it|these|them|these[ \t]+"
+    r"(?:two|three|\d+)[ \t]+[a-z]+|the[ \t]+[a-z]+))?)"
     # ("Use this version instead and just fix typos: Hi! Im outside, …")
     r"|(?i:[ \t]*(?:[^:：\n]{0,50}?(?:\band|,)[ \t]+)?(?:just[ \t]+|only[ \t]+)?(?:fix|correct|check)[ \t]+(?:the[ \t]+)?"
     r"(?:punctuation|spelling|grammar|typos|capitali[sz]ation)(?:[ \t]+only)?)"
@@ -3150,7 +3154,9 @@ _TASK_INTRO = re.compile(
     r"|(?i:[^:：\n]{0,60}?\b(?:in|using|use|with|follow)[ \t]+(?:this|the[ \t]+following|my|our)[ \t]+(?:exact[ \t]+)?"
     r"(?:format|template|wording)\b[^:：\n]{0,20}?)"
     # ("表白文案帮我看看：")
-    r"|[^：:\n]{0,10}?(?:文案|草稿|消息|短信|邮件|回复|稿子)帮我(?:看看|看一下|改改|改一下|润色)"
+    r"|[^：:\n]{0,10}?(?:文案|草稿|消息|短信|邮件|回复|稿子|评语|批语|作文|通知|公告)帮我(?:看看|看一下|改改|改一下|润色|缩短|精简|改|翻译)"
+    # a count of texts named: "两条评语：", "这三段文案："
+    r"|[^：:\n]{0,6}?(?:这|两|二|三|四|五|几|\d+)(?:条|段|句|份|篇|封)[\u4e00-\u9fff]{0,4}?(?:评语|评论|留言|回复|文案|邮件|消息|通知|短信|批语)"
     # words to check for their tone or grammar: "帮我看看语气：…", "麻烦帮我看看语法：我写的是 …"
     # ("这是什么意思：Sorry for the late reply, …")
     r"|[ \t]*(?:请问)?(?:这|这句话?|这段话?|下面的?)(?:是|又是)?(?:什么|啥)意思(?:啊|呀|呢)?"
@@ -3325,16 +3331,25 @@ _TASK_INTRO = re.compile(
     r"|[^：:\n]{0,6}?(?:我|我们)(?:刚|刚刚|自己)?(?:起草|草拟|拟|写|准备)(?:好)?的[\u4e00-\u9fff]{1,8}[，,][^：:\n]{0,40}?"
     r"|[^：:\n]{0,10}?(?:仿照|模仿|参照|参考)(?:下面|上面|以下)?(?:这段|这篇|这封|这个|这条|的)[^：:\n]{0,60}?"
     r"|(?i:[^:：\n]{0,80}?\bas\s+(?:a|the|my)\s+(?:template|model|example|sample|reference)\b[^:：\n]{0,80}?)"
+    # a short request in two languages: "Can you 翻译 this:", "帮我 translate 成中文：", "帮我 rewrite 一下:", "Please 校对:",
+    # "Help translate:", "What's the English for this:", "这句英文对不对："
+    r"|(?=[^:：\n]{0,30}[:：])(?=[^:：\n]{0,30}?[\u4e00-\u9fff])(?=[^:：\n]{0,30}?[A-Za-z])"
+    r"[^:：\n]{0,14}?(?:翻译|翻成|译成|校对|润色|改写|总结|检查|(?i:translate|proofread|rewrite|summari[sz]e|"
+    r"polish|check\s+(?:the\s+)?grammar|fix\s+(?:the\s+)?grammar))[^:：\n]{0,16}?"
+    r"|(?i:[ \t]*(?:please[ \t]+)?help[ \t]+(?:me[ \t]+)?translate(?:[ \t]+(?:this|it))?)"
+    r"|(?i:[ \t]*what(?:'s|[ \t]+is)[ \t]+the[ \t]+[a-z]+[ \t]+for[ \t]+(?:this|it|these|that))"
+    r"|[ \t]*(?:这句|这段|这个)(?:英文|中文|英语|日文|话)?(?:对不对|对吗|通顺吗|有没有问题|有语病吗|地道吗)"
     r")(?:[ \t]*[,，]?[ \t]*(?:(?i:please|pls|thanks|thank[ \t]+you|thx)|谢谢|麻烦了|多谢|辛苦了))?(?:\*\*)?[ \t]*[:：]"
 )
 # what a line must hold before _TASK_INTRO is tried at its colon (most colons head "Rules:", a time or a key)
 # (searched in the lower-cased words before the colon: a case-insensitive search costs twice as much)
-_TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\bdo the same\b|번역|訳して|\btidy\b|\bclean\s+up\b|\bmake\b|\bturn\b|\bsend\b|\bpost\b|\bpublish\b|\bforward\b|\bshare\b|"
+_TASK_CUE = re.compile(rf"\b{_TASK_VERB_EN}\b|\bdo the same\b|\bsoften\b|\bvary\b|\btone down\b|\bfirm up\b|\bwarm up\b|评语|批语|번역|訳して|\btidy\b|\bclean\s+up\b|\bmake\b|\bturn\b|\bsend\b|\bpost\b|\bpublish\b|\bforward\b|\bshare\b|"
                        r"\bannounce\b|\bverbatim\b|\bword for word\b|\bas is\b|\bexactly as\b|\bexactly this\b|\bexactly like\b|"
                        r"\bthis exact\b|\binto\b|\bwith\b|注明|写明|标明|注上|附上|加上|转文字|转写|文字版|\blook over\b|\bgo over\b|\bleft\b|\bcommented\b|\bnote\b|\bcatchphrase|\bversion\b|\bdraft\b|第[一二三四五\d]+版|\bpaste\b|\benter\b|\btype\b|\bfollowing\b|\bping\b|留言|发给|转给|留给|带给|备注|填|\bexamples?\b|\bsample\b|\bcurrent\b|\blast\b|\bopening\b|\bclosing\b|\bsuch as\b|\bshe\b|\bhe\b|\bthey\b|\bcharacter\b|\bnpc\b|台词|口头禅|例句|副歌|主歌|歌词|第一句|开头一句|最后一句|提示语|\bread\b|\bchange\b|\bupdate\b|\brename\b|\breword\b|\bedit\b|写成|改成|换成|改为|写为|更新|替换|设成|设为|\badd\b|\bput\b|\binclude\b|\binsert\b|\bappend\b|就|只|上面|上边|底部|顶部|背面|正面|\bto [a-z]{2}-[a-z]{2,4}\b|\blike\b|\balong the lines\b|\bset\b|\bkeep\b|"
                        r"\bcontinue\b|\bcarry on\b|\bemailed\b|\be-mailed\b|\bforwarded\b|继续写|接着写|往下写|"
                        r"准备|打算|想发|要发|要回|想回|要说|想说|回|群里|表示|称|说道|指出|坦言|强调|透露|感慨|直言|转述|复述|说一声|\bfill\b|设置成|设成|设为|发给|给[\u4e00-\u9fff]{1,6}?(?:发|回)|写个|写张|写条|写封|写段|写句|写一|通知|替换|"
-                       r"这样|这么|如下|原样|原封不动|一字不改|一字不差|一个字都不|照发|照着发|逐字|照读|照念|意思|"
+                       r"这样|这么|如下|原样|原封不动|一字不改|一字不差|一个字都不|照发|照着发|逐字|照读|照念|意思|对不对|对吗|通顺吗|地道吗|"
+                       r"\bfor this\b|\bfor it\b|\bcheck grammar\b|\bsummari[sz]e\b|"
                        r"按这个发|直接发|\bwording\b|改字|文字不要动|不要动文字|\bfor$|\bpunctuation\b|\bspelling\b|\bgrammar\b|\btypos\b|帮我看看|\bcase$|\bchars?$|\bcharacters$|\bwords$|\btell\b|\bremind\b|\btext\b|\bmessage\b|\bdm\b|日记|备忘|便利贴|便签|提醒，|留言，|纸条|贺卡|卡片|祝福|短信，|消息，|微信，|朋友圈|文案|通知，|公告，|继续|要念|要读|要唱|要诵|念的|读的|唱的|诵的|写得|改得|\bremove\b|\bdelete\b|\bdrop\b|\bstrip\b|\btake out\b|去除|收到这|接到|看到这|看到一|去掉|删掉|删除|张贴|贴到|贴在|贴上|打印|挂到|挂在|公布|别改|不要改|不能改|勿删|删减|翻成|译成|回复我|回复了我|回我|收到的|收到了|收到一|发来|发过来|回过来|传来|发了|回了|写了|写着|"
                        r"上写|写道|贴了|发的是|回的是|提取|抽取|找出|识别|分类|标注|翻译|改写|润色|润饰|校对|重写|纠错|纠正|改正|订正|"
                        r"修改|修正|摘要|tl;?dr|报错|报了错|出错|错误提示|错误信息|\bgot\b|\bsent\b|\bprint|\bshow|\bthr[eo]w|\boutput|\breturn|\bdisplay|\bfail|\bone\b|\bfrom\b|\bbased\b|\busing\b|\bwr[io]tes?\b|\bsa(?:id|ys)\b|"
@@ -3788,11 +3803,21 @@ _TRAILING_REFERENCE = re.compile(
     # a line that points up at it: "^ how do I make this sound less like a template", "↑ 帮我看看"
     r"|(?:\^|↑)[ \t]*(?=[A-Za-z\u4e00-\u9fff])"
     # whose it was, after it: "这是物业发的，我想问…", "This was posted in my building.", "My landlord sent this."
-    r"|(?:这|上面|以上)(?:是|就是)[^，,。！？\n]{0,10}?(?:" + _SENDERS_ZH + r"|群里|楼道|门口|电梯里?)[^，,。！？\n]{0,6}?"
-    r"(?:发|贴|写|寄|留|给)(?:来|出|过来|给我)?的"
+    r"|(?:(?:这|上面|以上)(?:个|条)?(?:是|就是)[^，,。！？\n]{0,10}?)?(?:" + _SENDERS_ZH + r"|群里|楼道|门口|电梯里?|物业|班主任|学校|公司)"
+    r"(?:在群里|群里)?[^，,。！？\n]{0,6}?(?:发|贴|写|寄|留|给|转)(?:来|出|过来|给我|发给我)?的"
+    # (or that the user wrote it, for someone: "这是我要发给老师的，这样写可以吗？", "我写的，帮我看看语气", "是诈骗吗？")
+    r"|(?:这|上面|以上)?(?:是|就是)?我(?:自己)?(?:要|准备|打算|想)?(?:发给|写给|回给)[^，,。！？\n]{1,10}?的|(?:这是)?我(?:自己)?写的"
+    r"|是(?:诈骗|骗子|骗局|真的|钓鱼)(?:吗|么|嘛)"
     r"|(?i:this[ \t]+(?:was|got)[ \t]+(?:posted|put[ \t]+up|taped|stuck|left|slipped|sent|pinned)\b"
     r"|(?:my|our|the)[ \t]+(?:" + _SENDERS_EN + r")[ \t]+(?:just[ \t]+)?(?:sent|posted|wrote|left|texted|e-?mailed|forwarded)"
-    r"[ \t]+(?:me[ \t]+|us[ \t]+)?(?:this|that)\b)"
+    r"[ \t]+(?:me[ \t]+|us[ \t]+)?(?:this|that)\b"
+    # ("From my HOA. Can they do that?", "Got this from an unknown number. Scam?", "Left on my door.", "I wrote this to my
+    # manager. Too pushy?")
+    r"|(?:(?:this|it)(?:'s|[ \t]+is|[ \t]+was|[ \t]+came)[ \t]+)?from[ \t]+(?:my|our|the|a|an)[ \t]+[a-z]+(?:[ \t]+[a-z]+)?\b"
+    r"(?=[ \t]*[.!,?])"
+    r"|(?:I[ \t]+)?got[ \t]+(?:this|it)[ \t]+(?:from|on|in)[ \t]+(?:my|our|the|a|an)\b"
+    r"|(?:left|posted|taped|stuck|slipped|put)[ \t]+(?:on|under|in|at|through)[ \t]+(?:my|our|the)\b"
+    r"|I[ \t]+(?:wrote|drafted|typed)[ \t]+(?:this|it)\b)"
     # a paragraph that asks about the words of a short one above it: "感谢配合⏎⏎这四个字放在通知结尾合适吗？", "Thanks!⏎⏎My
     # landlord replied with just that one word. …"
     r"|(?<=\n\n)(?P<words>[^\n]{0,30}?(?:这|这[一二两三四五六七八九十几\d]+)个?(?:字|词)|这句话?(?=[^\n]{0,20}?[吗么嘛？?])"
@@ -3844,16 +3869,26 @@ _WORK_AFTER_TEXT = re.compile(
     r"soften|simplify|translate)\s+(?:this|it|that|the\s+above)\b|(?:fix|correct|check)\s+(?:the\s+|my\s+)?(?:grammar|spelling|"
     r"typos|punctuation|english|wording)\b|translate\s+(?:in)?to\b|proofread\b|polish\b"
     # ("… - is this too short?", "… -- is this auto-reply too short?")
-    r"|(?:is|does)\s+(?:this|it|that)\b[^\n?]{0,30}?\b(?:too\s+[a-z]+|ok(?:ay)?|fine|clear|polite|rude|professional|right|correct)"
-    r"\b[^\n?]{0,20}\?))"
+    r"|(?:is|does|would|will|should|can|could)\s+(?:this|it|that)\b[^\n?]{0,60}\?|too\s+[a-z-]+(?:\s+or\s+[a-z-]+)?\s*\?))"
     r"|(?:这句话?|这段话?|这条[\u4e00-\u9fff]{0,4}?|这个[\u4e00-\u9fff]{0,6}?)?(?:请|麻烦)?(?:你)?(?:帮我)?"
     r"(?:改|翻译|翻成|译成|润色|优化|缩短|精简|看看|检查|校对)"
     r"|这(?:个|条|句|段)[\u4e00-\u9fff]{0,8}?(?:会不会|是不是|太|够不够|合适|可以|行不行)(?=[^\n]{0,16}?[吗么？?])"
-    # ("…谢谢！——这样写客户会不会觉得不舒服？")
-    r"|(?:这样|这么)(?:写|说|回|发)?[\u4e00-\u9fff]{0,10}?(?:会不会|是不是|可以|行不行|合适|好不好|妥当|得体|太)(?=[^\n]{0,20}?[吗么？?]))"
+    # ("…谢谢！——这样写客户会不会觉得不舒服？", "…。=> 这句话有语病吗？", "——这样跟财务说可以吗")
+    r"|(?:这样|这么)(?:写|说|回|发)?[\u4e00-\u9fff]{0,10}?(?:会不会|是不是|可以|行不行|合适|好不好|妥当|得体|太)(?=[^\n]{0,20}?[吗么？?])"
+    r"|这(?:个|条|句|段)(?:话)?[\u4e00-\u9fff，,]{0,14}?(?:吗|么)(?=[？?]?[ \t]*\Z))"
     r"[^\n]{0,60}\Z")
 _WORK_AFTER_MIN = 8  # characters of text before it
 # … not the user's own lead-in: "Please help me with this - fix the grammar", "Hi! Quick question -- can you make this …"
+_OWN_LEAD_IN_MAX = 30  # columns (a Chinese character is two): a longer text before the mark is the text, whatever it asks
+# ("你好，麻烦帮我开一张发票，…"; not "Please help me with this", "不好意思，帮我看看")
+
+
+def _width(text: str, a: int, b: int) -> int:
+    """The columns [a, b) takes: a CJK character two, any other one."""
+    return (b - a) + len(_CJK_CHARS.findall(text, a, b))
+
+
+_CJK_CHARS = re.compile(r"[\u4e00-\u9fff\u3000-\u303f\uff00-\uffef]")
 _OWN_LEAD_IN = re.compile(r"(?i:\b(?:help|assist)\s+me\b|\bquick\s+question\b|\bone\s+more\s+thing\b|\bi\s+need\s+(?:help|you)\b)"
                           r"|帮帮?我|请教|问一下|问个问题")
 
@@ -4305,7 +4340,14 @@ _BACK_MAX = 160  # characters: "Translate it to German, keep everything."
 
 
 # a short turn asking for the last reply again, changed: "麻烦再改得正式一点", "翻得更自然些", "Make it more formal."
-_REVISION = re.compile(r"(?:再|重新)(?:改|翻|润色|写)|(?:还是)?要(?:更)?(?:简洁|简短|短一点|正式一点|正式|口语化|热情一点)|(?:改|翻|译|写)得(?:更|再)?[\u4e00-\u9fff]{1,4}?(?:一点|一些|点|些)"
+_REVISION = re.compile(r"(?:再|重新)(?:改|翻|润色|写)|语气[\u4e00-\u9fff]{1,4}?(?:一点|一些)|(?:简短|简洁|精简|正式|随意|口语化?|热情|客气|礼貌|温和|强硬|委婉)一(?:点|些)"
+                       # a part taken out, or an earlier version back: "第二段删掉", "删掉最后一句", "还是用第一版", "Go back to the
+                       # first version.", "Drop the second paragraph."
+                       r"|第[一二三四五六七八九十\d]+(?:段|句|行|条|点)(?:删掉|去掉|删了|删除|不要了?)|(?:删掉|去掉|删除)(?:第[一二三四五六七八九十\d]+|最后一|第一)(?:段|句|行|条|点)"
+                       r"|(?:还是)?用(?:回)?(?:第[一二三四五\d]|上一|之前的?|原来的?|最初的?)(?:版|个版本|稿)"
+                       r"|(?i:\b(?:go\s+back\s+to|use|revert\s+to|bring\s+back)\s+(?:the\s+)?(?:first|second|previous|original|earlier|last|old)\s+"
+                       r"(?:version|one|draft)\b|\b(?:drop|remove|cut|delete)\s+the\s+(?:first|second|third|last|final)\s+(?:paragraph|line|"
+                       r"sentence)\b)|(?:还是)?要(?:更)?(?:简洁|简短|短一点|正式一点|正式|口语化|热情一点)|(?:改|翻|译|写)得(?:更|再)?[\u4e00-\u9fff]{1,4}?(?:一点|一些|点|些)"
                        r"|语气(?:再|更)|(?:再|更)(?:客气|礼貌|委婉|正式|随意|口语化|简短|简洁|热情|友好|专业|亲切|强硬|硬|温和|严厉|坚决)"
                        r"|(?i:\b(?:make|translate|rewrite|say|write)\s+it\s+(?:again|more|less|shorter|longer|simpler)\b)"
                        # ("Even shorter.", "Good. Shorter. Keep all three rules.", "Warmer!")
@@ -4314,6 +4356,7 @@ _REVISION = re.compile(r"(?:再|重新)(?:改|翻|润色|写)|(?:还是)?要(?:�
                        r"more\s+(?:formal|casual|polite|direct)|less\s+(?:formal|stiff|casual|wordy))"
                        r"(?=[.!]|\s*$))")
 _REVISION_MAX = 40
+_REVISION_ALONE_MAX = 32  # characters: a turn that is only the change
 
 
 def _asks_for_a_revision(text: str, s: int, e: int) -> bool:
@@ -4520,7 +4563,7 @@ _NAMED_TEXT_SENTENCE = re.compile(
     r"|(?:这句|这个|这段)(?:话)?用(?:英语|英文|中文|日语|日文|韩语|法语|德语|西班牙语)(?:该)?怎么(?:说|讲|写)[？?][ \t]*"
     # "Can you check the grammar? I am writing to kindly remind you …"
     r"|(?i:(?:can|could|would)\s+you\s+(?:please\s+)?(?:check|fix|correct|proofread|improve)\s+(?:the\s+|my\s+)?"
-    r"(?:grammar|spelling|punctuation|wording|english)\b[^.!?\n]{0,30}?\?[ \t]+)"
+    r"(?:grammar|spelling|punctuation|wording|english|chinese|japanese|french|spanish|german|korean)\b[^.!?\n]{0,30}?\?[ \t]+)"
     r"|(?:这条|这段|这封|这句|这个|这则)[\u4e00-\u9fff]{0,2}?(?:回复|评价|评论|消息|短信|邮件|留言|文案|通知|公告|话术|开场白)"
     r"[^。！？\n]{0,20}?[？?][ \t]*"
 
@@ -4810,8 +4853,13 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
         if payload and ("-" in seg or "—" in seg or "←" in seg or "→" in seg or "=>" in seg or "⇒" in seg) \
                 and (work := _WORK_AFTER_TEXT.search(text, s, e)) is not None:
             a, b = _stripped(text, s, work.start())
-            if b - a >= _WORK_AFTER_MIN and not (_CLOSING_THANKS.fullmatch(text, a, b) or _is_task_instruction(text, a, b)
-                                                 or _WRITE_A_TEXT.search(text, a, b) or _OWN_LEAD_IN.search(text, a, b)):
+            # (a question about the words before it — "这样跟财务说可以吗", "is this ok to send?" — asks about them whatever
+            # they ask: "你好，麻烦帮我开一张发票，…"; a request after them may follow the user's own)
+            asks_about = work.group(0).rstrip()[-1:] in "?？吗么"
+            if b - a >= _WORK_AFTER_MIN and not (_CLOSING_THANKS.fullmatch(text, a, b)
+                                                 or not asks_about and (_is_task_instruction(text, a, b)
+                                                                        or _WRITE_A_TEXT.search(text, a, b))
+                                                 or _width(text, a, b) <= _OWN_LEAD_IN_MAX and _OWN_LEAD_IN.search(text, a, b)):
                 return [(a, b, "introduced", f"kept: the text the work after it is on "
                                              f"({_short(work.group(0).strip(' -—<←'), 40)!r})")]
         if payload and ("?" in seg or "？" in seg or "—" in seg or _VERBATIM_HINT.search(seg)
@@ -5568,6 +5616,10 @@ def _deliverables(view: TextView, reuse: bool = False) -> dict[int, str]:
             out[nxt.msg_pos] = f"kept: the new version the turn before asked for ({_short(text[b.start:b.end], 40)!r})"
         elif _VERSION_INTRO.match(text, nxt.start, nxt.end) is not None:
             out[nxt.msg_pos] = "kept: the new version the reply names and delivers"
+        elif b.end - b.start <= _REVISION_ALONE_MAX and _asks_for_a_revision(text, b.start, b.end):
+            # a turn that is only a change to a text in the works ("Shorter.", "Make it warmer.", "第二段删掉", "还是用第一版"):
+            # the reply is that text's new version
+            out[nxt.msg_pos] = f"kept: the new version the turn before asked for ({_short(text[b.start:b.end], 40)!r})"
         elif nxt.msg_pos not in out:
             # a reply that is another version of a text in the works — the last text delivered, or the text the turn
             # before handed over — whatever the turn asked ("Make it Tuesday." / "她是周二入职。" after a draft; "帮我看看
