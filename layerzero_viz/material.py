@@ -3334,8 +3334,8 @@ _TASK_INTRO = re.compile(
     # a short request in two languages: "Can you 翻译 this:", "帮我 translate 成中文：", "帮我 rewrite 一下:", "Please 校对:",
     # "Help translate:", "What's the English for this:", "这句英文对不对："
     r"|(?=[^:：\n]{0,30}[:：])(?=[^:：\n]{0,30}?[\u4e00-\u9fff])(?=[^:：\n]{0,30}?[A-Za-z])"
-    r"[^:：\n]{0,14}?(?:翻译|翻成|译成|校对|润色|改写|总结|检查|(?i:translate|proofread|rewrite|summari[sz]e|"
-    r"polish|check\s+(?:the\s+)?grammar|fix\s+(?:the\s+)?grammar))[^:：\n]{0,16}?"
+    r"[^:：\n]{0,14}?(?:翻译|翻成|译成|校对|润色|改写|总结|检查|自然吗|地道吗|通顺吗|对吗|(?i:translate|proofread|rewrite|summari[sz]e|"
+    r"polish|check))[^:：\n]{0,16}?"
     r"|(?i:[ \t]*(?:please[ \t]+)?help[ \t]+(?:me[ \t]+)?translate(?:[ \t]+(?:this|it))?)"
     r"|(?i:[ \t]*what(?:'s|[ \t]+is)[ \t]+the[ \t]+[a-z]+[ \t]+for[ \t]+(?:this|it|these|that))"
     r"|[ \t]*(?:这句|这段|这个)(?:英文|中文|英语|日文|话)?(?:对不对|对吗|通顺吗|有没有问题|有语病吗|地道吗)"
@@ -3817,7 +3817,11 @@ _TRAILING_REFERENCE = re.compile(
     r"(?=[ \t]*[.!,?])"
     r"|(?:I[ \t]+)?got[ \t]+(?:this|it)[ \t]+(?:from|on|in)[ \t]+(?:my|our|the|a|an)\b"
     r"|(?:left|posted|taped|stuck|slipped|put)[ \t]+(?:on|under|in|at|through)[ \t]+(?:my|our|the)\b"
-    r"|I[ \t]+(?:wrote|drafted|typed)[ \t]+(?:this|it)\b)"
+    r"|I[ \t]+(?:wrote|drafted|typed)[ \t]+(?:this|it)\b"
+    r"|(?:I[ \t]+)?got[ \t]+this(?:[ \t]+(?:e-?mail|text|message|letter|sms|dm|note|voicemail))?\b)"
+    # ("收到这条短信，…", "刚收到的邮件", "快递公司发来的")
+    r"|(?:我)?(?:刚|刚刚)?收到(?:的)?(?:这条|这封|一条|一封)?[\u4e00-\u9fff]{0,4}?(?:短信|邮件|消息|信息|微信|私信|通知)"
+    r"|[\u4e00-\u9fff]{1,8}?发来的"
     # a paragraph that asks about the words of a short one above it: "感谢配合⏎⏎这四个字放在通知结尾合适吗？", "Thanks!⏎⏎My
     # landlord replied with just that one word. …"
     r"|(?<=\n\n)(?P<words>[^\n]{0,30}?(?:这|这[一二两三四五六七八九十几\d]+)个?(?:字|词)|这句话?(?=[^\n]{0,20}?[吗么嘛？?])"
@@ -4340,7 +4344,8 @@ _BACK_MAX = 160  # characters: "Translate it to German, keep everything."
 
 
 # a short turn asking for the last reply again, changed: "麻烦再改得正式一点", "翻得更自然些", "Make it more formal."
-_REVISION = re.compile(r"(?:再|重新)(?:改|翻|润色|写)|语气[\u4e00-\u9fff]{1,4}?(?:一点|一些)|(?:简短|简洁|精简|正式|随意|口语化?|热情|客气|礼貌|温和|强硬|委婉)一(?:点|些)"
+_REVISION = re.compile(r"(?:再|重新)(?:改|翻|润色|写)|换一(?:版|个|种)|重写|再来一(?:版|个|条)|(?i:\bredo\b|\btry\s+again\b|\banother\s+"
+                       r"(?:version|one|take|draft)\b|\brewrite\s+it\b)|语气[\u4e00-\u9fff]{1,4}?(?:一点|一些)|(?:简短|简洁|精简|正式|随意|口语化?|热情|客气|礼貌|温和|强硬|委婉)一(?:点|些)"
                        # a part taken out, or an earlier version back: "第二段删掉", "删掉最后一句", "还是用第一版", "Go back to the
                        # first version.", "Drop the second paragraph."
                        r"|第[一二三四五六七八九十\d]+(?:段|句|行|条|点)(?:删掉|去掉|删了|删除|不要了?)|(?:删掉|去掉|删除)(?:第[一二三四五六七八九十\d]+|最后一|第一)(?:段|句|行|条|点)"
@@ -5519,6 +5524,8 @@ _WRITE_A_TEXT = re.compile(
     # a message to someone ("帮我给张总发条微信，说…", "给老师发一条教师节祝福", "帮我回复闲鱼买家：…", "帮我催一下款")
     r"|(?:给|跟|向)[^。！？\n，,]{1,10}?(?:发|回|写)(?:一)?(?:条|封|个|段|句)?[^。！？\n，,：:]{0,6}?(?:微信|消息|短信|邮件|信息|"
     r"通知|留言|私信|祝福|问候)"
+    # ("给买家回复：发货要3天。")
+    r"|(?:给|跟|向)(?:这位|这个|那位)?(?:买家|卖家|客户|顾客|用户|房东|租客|对方|粉丝|家长|学员)(?:回复|回个话|回一下|回)[：:，,]"
     r"|帮我回复(?:一下)?[^。！？\n，,：:]{0,4}?(?:客户|顾客|买家|卖家|房东|房客|租客|老板|领导|同事|朋友|对方|他|她|老师|家长|"
     r"[\u4e00-\u9fff]总|这(?:条|封|则|个)(?:举报|投诉|评论|留言|私信|消息|邮件|差评))|帮我催(?:一下|下)?(?:款|账|帐|付款|回款|房租|租金)|帮我回(?:复|一下)?[，,：:]"
     r"|通知(?:大家|各位|全员|全体|同事们?|家长们?)[：:]"
@@ -5676,7 +5683,10 @@ _FOR_EACH_TEXT = re.compile(r"(?i:\b(?:reply|respond)\s+to\s+(?:these|the\s+foll
                             r"(?:each|every)\b)|每(?:一)?(?:条|封|个|篇)[^。！？\n]{0,20}?(?:写|回|起草)")
 # a system prompt whose task is a reply to each text the user brings
 _REPLIES_TO_EACH = re.compile(r"(?i:\byou\s+(?:reply|respond|write\s+(?:replies|responses))\s+to\s+(?:[a-z-]+\s+){0,2}?"
-                              r"(?:reviews|comments|messages|e-?mails|tickets|complaints)\b)"
+                              r"(?:reviews|comments|messages|e-?mails|tickets|complaints)\b"
+                              # ("You write replies for an eBay seller.", "You draft replies to buyers")
+                              r"|\byou\s+(?:write|draft)\s+(?:replies|responses|messages)\s+(?:for|to)\s+(?:an?\s+|the\s+|our\s+)?"
+                              r"(?:[a-z-]+\s+){0,2}?(?:sellers?|shops?|stores?|buyers?|customers?|clients?|guests?|tenants?|patients?)\b)"
                               r"|(?:你|您)(?:[^。\n]{0,10}?(?:负责|的任务是))?回复[\u4e00-\u9fff]{0,10}?(?:评价|评论|留言|差评)")
 _FIRST_ITEM = re.compile(r"(?i:\b(?:first|here'?s\s+the\s+first)(?:\s+one|\s+review|\s+message|\s+comment)?\s*:)|第一条[：:]")
 _VERSION_MIN = 40  # characters: a reply shorter than this is an answer, not a text

@@ -1235,6 +1235,10 @@ def _clause_is_filler(text: str, bs: int, be: int, runs: list[_Run]) -> bool:
                                                        for r in runs[1:])
 
 
+# a mark that joins an opening sentence to what follows on its line ("Thanks! -> next question: …"): cut with the sentence
+_LEAD_MARK = re.compile(r"(?:-{1,2}>|→|=>|⇒|——|—|–|-{1,2})(?=[ \t]*\S)")
+
+
 def _sentence_candidates(view: TextView, text: str, ss: int, se: int, block_end: int, group: list[_Hit],
                          zh_neg: list[int]) -> list[tuple[int, int, str, int]]:
     """(start, end, kind, source) for the filler of one sentence [ss, se)."""
@@ -1292,6 +1296,8 @@ def _sentence_candidates(view: TextView, text: str, ss: int, se: int, block_end:
             end = m.end()  # "Hello!! 😊 Can you …": the greeting's emoji goes with it, not left to open the request
             while end < block_end and text[end] in _SPACE:
                 end += 1
+        if (m := _LEAD_MARK.match(text, end, block_end)) is not None and not text[text.rfind("\n", 0, ss) + 1:ss].strip():
+            end = m.end()  # "Thanks! - one more thing, …", "谢谢！——再帮我改短一点": the mark after it goes with it
         start = ss
         bullet = _BULLET.match(text, ss)
         if bullet and not text[text.rfind("\n", 0, ss) + 1:ss].strip():
@@ -1309,6 +1315,12 @@ def _sentence_candidates(view: TextView, text: str, ss: int, se: int, block_end:
         if not inside:
             continue
         if filler:
+            if i > 0 and i == n - 1 and all(not f for *_, f in info[:i]) and _CONDITION_CLAUSE.match(text, info[0][2]):
+                # the close that a condition opens ("If anything is unclear, feel free to ask!", "如果还有任何疑问，欢迎随时
+                # 联系"): no half of it stays — the assistant's goes whole, the user's permission stays whole
+                if not frames:
+                    out.append((ss, se, "whole filler sentence", inside[0][2][0][2]))
+                continue
             cand = _filler_clause(text, info, i, n, se, zh_neg)
             if cand is not None:
                 out.append((*cand, "filler clause", inside[0][2][0][2]))
@@ -1321,6 +1333,8 @@ def _sentence_candidates(view: TextView, text: str, ss: int, se: int, block_end:
 
 
 _QUOTE_END = re.compile(r"[.!?。！？][\"”’'」』]\s+")
+# a condition that opens a sentence: "If anything is unclear,", "Should you have questions,", "如果还有疑问，", "有任何问题，"
+_CONDITION_CLAUSE = re.compile(r"[ \t]*(?:(?i:if|should\s+you|in\s+case|whenever)\b|如果|若|假如|要是|如有|有任何|有什么)")
 
 
 def _quote_split(text: str, ss: int, se: int) -> list[tuple[int, int]]:

@@ -1176,7 +1176,9 @@ def left_alone(text: str, sent: tuple[int, int], s: int, e: int, rules_only: boo
 
 _CLAUSE_STRIP = " \t\n*_,，、;；:：.。!！"
 # what opens a clause that hangs on the one before it
-_HANGS_ON = re.compile(r"(?i:(?:but|yet|and|so|or|however|though|although|while|then|also)\b)|但|而|并|且|所以|因此|然后|否则|或")
+_HANGS_ON = re.compile(r"(?i:(?:but|yet|and|so|or|however|though|although|while|then|also|because|since)\b)|但|而|并|且|所以|因此|然后|否则|或"
+                       # ("不要使用表情符号，标题里也不要。", "不得透露手机号，只能说'骑手正在路上'", "…，因为品牌规范不允许")
+                       r"|[^，,。；;\n]{0,8}?也(?:不要|不能|不可以|不用|要|得|一样)|只(?:能|说|可以|需|要)|因为|由于")
 
 
 # … or stands before it in the middle of its sentence, after a comma: ", and remember:", "，记住：", ", and again,"
@@ -1553,6 +1555,8 @@ HANGS_ON_IT = re.compile(
     # 可以。")
     r"|(?i:[^.!?\n]{1,30}?\bonly\s*[.!]|[^.!?\n]{1,30}?\bexcluded\s*[.!])"
     r"|[^。！？!?\n]{1,16}?(?:的话|时|的时候)(?:也)?(?:可以|没关系|就行|不用|不必|无所谓)"
+    # ("No lists. If I ask for steps, you can.", "Reply in English. Doesn't apply to code.")
+    r"|(?i:if\s+I\s+(?:ask|say|want|need)\b|(?:it\s+|this\s+|that\s+)?(?:doesn'?t|does\s+not|won'?t)\s+apply\b)"
     r"|[^。！？!?\n]{0,12}?(?:也一样|也同样|也算|也适用|也不行|也不能|也不可以|也不例外|同理|例外|除外|也是这样|也照此))")
 # a rule on the reply's layout, and what breaking it looks like in a reply: list or numbered lines, a table, headings
 _LAYOUT_RULES = (
