@@ -2927,10 +2927,57 @@ def _yaml_runs(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str,
     return out
 
 
+# a subtitle file's cues (SRT, WebVTT): an optional number line, a "00:00:01,000 --> 00:00:03,000" line, then the cue's
+# text lines to a blank line — the text is the product, whatever the request does with the file ("Thank you so much!")
+_CUE = re.compile(r"^[ \t]*(?:\d+[ \t]*\n[ \t]*)?(?:\d{1,2}:)?\d{1,2}:\d{2}[,.]\d{1,3}[ \t]*-->[ \t]*(?:\d{1,2}:)?\d{1,2}:\d{2}[,.]\d{1,3}"
+                  r"[^\n]*\n(?:[ \t]*\S[^\n]*(?:\n|\Z))+", re.MULTILINE)
+
+
+def _subtitle_cues(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
+    """The cues of a subtitle file pasted in the block, each kept as written."""
+    if "-->" not in seg:
+        return []
+    out = []
+    for m in _CUE.finditer(text, s, e):
+        a, b = _stripped(text, m.start(), min(m.end(), e))
+        if b > a:
+            out.append((a, b, "quote", "kept: a subtitle cue, its timing and its text as written"))
+    return out
+
+
+# a line of a bilingual list: two sides in two scripts set apart by an arrow, a dash, "=" or "|" ("Thank you! → 谢谢！",
+# "谢谢合作 — Thank you for your cooperation"), or two language labels ("中：谢谢大家。 英：Thank you, everyone."); two or more
+# in a block are a glossary or a set of pairs to check, each kept as written
+_PAIR_LINE = re.compile(r"^[ \t]*(?:\d{1,3}[.)、．][ \t]*)?(?:(?:中|英|中文|英文|原文|译文|ZH|EN|zh|en|CN)[ \t]*[:：][^\n]*?[ \t]"
+                        r"(?:中|英|中文|英文|原文|译文|ZH|EN|zh|en|CN)[ \t]*[:：][^\n]*|[^\n]*?\S[ \t]*(?:→|->|=>|—|–|=|\|)[ \t]*\S[^\n]*)$",
+                        re.MULTILINE)
+_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+# a script line under a bracketed tag: "[014] JOHN: Thank you. …", "[NPC_Innkeeper]: Thanks for staying, {name}!"
+_TAGGED_LINE = re.compile(r"^[ \t]*\[[^\]\n]{1,30}\](?:[ \t]*[A-Z][A-Za-z .'-]{0,20})?[ \t]*:[ \t]*\S[^\n]*$", re.MULTILINE)
+
+
+def _translation_pairs(text: str, s: int, e: int, seg: str) -> list[tuple[int, int, str, str]]:
+    """The lines of a bilingual list (two or more) and the lines of a tagged script, each kept as written."""
+    out = []
+    if any(m in seg for m in ("→", "->", "=>", "—", "–", "=", "|", ":", "：")) and _HAN.search(seg) and _LATIN_WORD.search(seg):
+        pairs = [m for m in _PAIR_LINE.finditer(text, s, e)
+                 if _HAN.search(m.group(0)) and _LATIN_WORD.search(m.group(0))]
+        if len(pairs) >= 2:
+            out += [(a, b, "quote", "kept: a line of a bilingual list, as written")
+                    for m in pairs for a, b in [_stripped(text, m.start(), m.end())] if b > a]
+    if "[" in seg:
+        tagged = list(_TAGGED_LINE.finditer(text, s, e))
+        if len(tagged) >= 1:
+            out += [(a, b, "quote", "kept: a script line under its tag, as written")
+                    for m in tagged for a, b in [_stripped(text, m.start(), m.end())] if b > a]
+    return out
+
+
 _FINDERS = (_code, _quotes, _introduced, _few_shot, _exam_items, _tables, _json, _marked, _example_sections,
             _announced_items, _opening_lines, _inline_examples, _handed_by_question, _front_matter, _templates,
             _completion_slot, _label_pairs, _scripts, _pasted_structures, _pointed_texts, _fixed_texts, _courtesy_items, _named_texts,
-            _log_lines, _comment_lines, _env_values, _shell_sessions, _yaml_runs, _chat_exports, _bot_commands, _pipe_rows)
+            _log_lines, _comment_lines, _env_values, _shell_sessions, _yaml_runs, _chat_exports, _bot_commands, _pipe_rows,
+            _subtitle_cues, _translation_pairs)
 # every finder but those of _NO_MARK_FINDERS needs one of these marks in the block (a backtick or tilde for a fence, 4
 # spaces or a tab for indented code, ;{} for bare code, a quotation mark, a colon for introduced text and
 # few-shot, | for a table, " or [ for JSON): most chat turns have none, and skip six finders at once
@@ -3818,7 +3865,12 @@ _TRAILING_REFERENCE = re.compile(
     r"|(?:I[ \t]+)?got[ \t]+(?:this|it)[ \t]+(?:from|on|in)[ \t]+(?:my|our|the|a|an)\b"
     r"|(?:left|posted|taped|stuck|slipped|put)[ \t]+(?:on|under|in|at|through)[ \t]+(?:my|our|the)\b"
     r"|I[ \t]+(?:wrote|drafted|typed)[ \t]+(?:this|it)\b"
-    r"|(?:I[ \t]+)?got[ \t]+this(?:[ \t]+(?:e-?mail|text|message|letter|sms|dm|note|voicemail))?\b)"
+    r"|(?:I[ \t]+)?(?:just[ \t]+)?(?:got|received)[ \t]+this(?:[ \t]+(?:e-?mail|text|message|letter|sms|dm|note|voicemail))?\b"
+    r"|(?:my|our)[ \t]+[a-z]+[ \t]+(?:got|received)[ \t]+(?:this|it)\b"
+    # ("Is this legit?", "Is this email legit?" on the line after the text)
+    r"|(?:is|was)[ \t]+(?:this|it)(?:[ \t]+(?:e-?mail|text|message|sms|letter|call|link))?[ \t]+(?:legit|legitimate|real|a[ \t]+scam|"
+    r"genuine|safe|phishing)\b)"
+    r"|这(?:是|个是|条是)?(?:诈骗|骗子|骗局|真的|钓鱼)(?:吗|么)|[\u4e00-\u9fff]{1,4}?收到的(?:短信|邮件|消息|信息|微信)?"
     # ("收到这条短信，…", "刚收到的邮件", "快递公司发来的")
     r"|(?:我)?(?:刚|刚刚)?收到(?:的)?(?:这条|这封|一条|一封)?[\u4e00-\u9fff]{0,4}?(?:短信|邮件|消息|信息|微信|私信|通知)"
     r"|[\u4e00-\u9fff]{1,8}?发来的"
@@ -5040,6 +5092,8 @@ def _task_material(text: str, s: int, e: int, payload: bool = True,
     ref = _TRAILING_REFERENCE.search(text, tail, e) or _INLINE_REFERENCE.search(text, s, e)
     if ref is not None and ref.start() > s:
         a, b = _stripped(text, s, ref.start())
+        if any(a < fa < b <= fb and text[a:fa].rstrip().endswith((":", "：")) for fa, fb, *_ in out):
+            b = a  # (what the label or intro before it handed over ends there already: "Hey! Here's the DM:⏎…⏎Is this a scam?")
         if b > a and not (ref.re is _TRAILING_REFERENCE and ref.group("words") is not None
                           and (b - a > _WORDS_ASKED_MAX or "\n" in text[a:b] or _TASK_VERB.search(text, a, b)
                                or _is_task_instruction(text, a, b) or _WRITE_A_TEXT.search(text, a, b))):

@@ -1237,6 +1237,8 @@ def _clause_is_filler(text: str, bs: int, be: int, runs: list[_Run]) -> bool:
 
 # a mark that joins an opening sentence to what follows on its line ("Thanks! -> next question: …"): cut with the sentence
 _LEAD_MARK = re.compile(r"(?:-{1,2}>|→|=>|⇒|——|—|–|-{1,2})(?=[ \t]*\S)")
+# … a single "-" only when no list goes on below it ("谢谢！- 苹果⏎- 香蕉" opens a list)
+_LIST_BELOW = re.compile(r"\n[ \t]*[-*•][ \t]")
 
 
 def _sentence_candidates(view: TextView, text: str, ss: int, se: int, block_end: int, group: list[_Hit],
@@ -1296,7 +1298,8 @@ def _sentence_candidates(view: TextView, text: str, ss: int, se: int, block_end:
             end = m.end()  # "Hello!! 😊 Can you …": the greeting's emoji goes with it, not left to open the request
             while end < block_end and text[end] in _SPACE:
                 end += 1
-        if (m := _LEAD_MARK.match(text, end, block_end)) is not None and not text[text.rfind("\n", 0, ss) + 1:ss].strip():
+        if (m := _LEAD_MARK.match(text, end, block_end)) is not None and not text[text.rfind("\n", 0, ss) + 1:ss].strip() \
+                and not (m.group(0) == "-" and _LIST_BELOW.search(text, m.end(), block_end)):
             end = m.end()  # "Thanks! - one more thing, …", "谢谢！——再帮我改短一点": the mark after it goes with it
         start = ss
         bullet = _BULLET.match(text, ss)
@@ -1315,6 +1318,8 @@ def _sentence_candidates(view: TextView, text: str, ss: int, se: int, block_end:
         if not inside:
             continue
         if filler:
+            if i > 0 and not info[i - 1][5] and i < n - 1 and _CONDITION_CLAUSE.match(text, info[i - 1][2]):
+                continue  # ("If anything is unclear, feel free to ask, otherwise just send it": the condition's half)
             if i > 0 and i == n - 1 and all(not f for *_, f in info[:i]) and _CONDITION_CLAUSE.match(text, info[0][2]):
                 # the close that a condition opens ("If anything is unclear, feel free to ask!", "如果还有任何疑问，欢迎随时
                 # 联系"): no half of it stays — the assistant's goes whole, the user's permission stays whole

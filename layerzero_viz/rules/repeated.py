@@ -1556,7 +1556,11 @@ HANGS_ON_IT = re.compile(
     r"|(?i:[^.!?\n]{1,30}?\bonly\s*[.!]|[^.!?\n]{1,30}?\bexcluded\s*[.!])"
     r"|[^。！？!?\n]{1,16}?(?:的话|时|的时候)(?:也)?(?:可以|没关系|就行|不用|不必|无所谓)"
     # ("No lists. If I ask for steps, you can.", "Reply in English. Doesn't apply to code.")
-    r"|(?i:if\s+I\s+(?:ask|say|want|need)\b|(?:it\s+|this\s+|that\s+)?(?:doesn'?t|does\s+not|won'?t)\s+apply\b)"
+    r"|(?i:if\s+I\s+(?:ask|say|want|need)\b|(?:it\s+|this\s+|that\s+)?(?:doesn'?t|does\s+not|won'?t)\s+apply\b"
+    # ("No coupons. Or the discount either.", "If they ask for it, say no.", "You can only say …")
+    r"|(?:or|and|nor)\b[^.!?\n]{0,30}?\beither\b|if\s+(?:they|he|she|anyone|someone|users?|customers?|the\s+\w+)\s+"
+    r"(?:ask|asks|want|wants|insist|insists|push|pushes)\b|you\s+can\s+only\b|only\s+say\b)"
+    r"|只(?:能|可以)(?:说|回|讲|回复)"
     r"|[^。！？!?\n]{0,12}?(?:也一样|也同样|也算|也适用|也不行|也不能|也不可以|也不例外|同理|例外|除外|也是这样|也照此))")
 # a rule on the reply's layout, and what breaking it looks like in a reply: list or numbered lines, a table, headings
 _LAYOUT_RULES = (
