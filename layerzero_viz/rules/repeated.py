@@ -1561,7 +1561,7 @@ HANGS_ON_IT = re.compile(
     r"|(?:or|and|nor)\b[^.!?\n]{0,30}?\beither\b|if\s+(?:they|he|she|anyone|someone|users?|customers?|the\s+\w+)\s+"
     r"(?:ask|asks|want|wants|insist|insists|push|pushes)\b|you\s+can\s+only\b|only\s+say\b)"
     r"|只(?:能|可以)(?:说|回|讲|回复)"
-    r"|[^。！？!?\n]{0,12}?(?:也一样|也同样|也算|也适用|也不行|也不能|也不可以|也不例外|同理|例外|除外|也是这样|也照此))")
+    r"|[^。！？!?\n]{0,12}?(?:也一样|也同样|也算|也适用|也不行|也不能|也不可以|也不要|也别|也不用|也不例外|同理|例外|除外|也是这样|也照此))")
 # a rule on the reply's layout, and what breaking it looks like in a reply: list or numbered lines, a table, headings
 _LAYOUT_RULES = (
     (re.compile(r"(?i:\b(?:bullet(?:s|\s+points?)?|lists?|numbered|numbering|enumerations?)\b)|列表|编号|项目符号|分点|序号"),
