@@ -24,7 +24,7 @@ from .directives import Settings, resolve_settings
 from .guards import close_candidates, guard_blocks, keep_sentence_case
 from .model import Conversation
 from .profile import Profile, apply_profile  # caps the ratio, adds pattern packs; says which rule fired
-from .material import Material, MaterialFinds
+from .material import Material, MaterialFinds, largest_first
 from .protect import Protection, add_material, find_protections, material_finds, xml_protections
 from .resolve import SpanTable, apply_protections, resolve
 from .rules import RULES, RuleContext
@@ -252,7 +252,7 @@ class Annotated:
         protection = self.protection.copy()
         for m in rest:
             protection.add(m.start, m.end, "protected_material", m.detail)
-        protection.material = sorted([*protection.material, *rest], key=lambda m: (m.start - m.end, m.start))
+        protection.material = sorted([*protection.material, *rest], key=largest_first)
         self.protection = protection.freeze()
         self.g_prot, self.g_prot_iv = apply_protections(protection, self.g_start, self.g_end, len(self.g_start))
 

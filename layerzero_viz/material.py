@@ -65,7 +65,7 @@ from __future__ import annotations
 
 import json
 import re
-from functools import partial
+from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, NamedTuple, Sequence
 
 from .reuse import found_in, reused
@@ -74,7 +74,7 @@ if TYPE_CHECKING:
     from .model import MessageKey
     from .view import BlockRef, TextView
 
-__all__ = ["Material", "MaterialFinds", "KINDS", "find_material", "block_material"]
+__all__ = ["Material", "MaterialFinds", "KINDS", "find_material", "block_material", "largest_first"]
 
 KINDS = ("prefill", "processed_turn", "tool_result", "code", "quote", "introduced", "few_shot", "exam_item", "table", "json")
 
@@ -5325,7 +5325,9 @@ TOOL_ROLES = ("tool", "function")
 _as_material = partial(tuple.__new__, Material)
 
 
-def _largest_first(m: Material) -> tuple[int, int]:
+def largest_first(m: Material) -> tuple[int, int]:
+    """The sort key that puts larger ranges first, then earlier ones (a smaller range inside a larger one then
+    decides a token's detail)."""
     return m[0] - m[1], m[0]
 
 
@@ -6081,7 +6083,8 @@ class MaterialFinds:
     """What :func:`find_material` finds, block by block, each block looked at when first asked for
     (:meth:`found`): marked whole by the turns around it (a prefill, a tool result, a text handed over or announced,
     a draft the next turn works on, a processed turn, a reply that delivers the text asked for), or holding
-    material by its own text alone (:func:`_own_material`); and the quotes a later draft echoes, found at once.
+    material by its own text alone (:func:`_own_material`); and the quotes a later draft echoes, found with the
+    first block looked at.  What the turns mark together is worked out once, when a block first needs it.
 
     The engine asks for the blocks where a rule proposes a cut (``Config(material_everywhere=False)``): a range
     of material in a block without any candidate changes no decision.
@@ -6097,48 +6100,40 @@ class MaterialFinds:
         self._of: dict[int, list[Material]] = {}  # block index → its finds (of the blocks looked at)
         self._seen: dict[tuple[str, str, bool], tuple[int, list[Material]]] = {}  # own material by text: (start, finds)
         self.pending: set[int] = {k for k, b in enumerate(blocks) if b.end > b.start}  # the blocks not looked at
-        self._tail: list[Material] | None = None
-        self._announced: dict[int, str] | None = None
-        self._delivered: dict[int, str] | None = None
-        self._marks: tuple[set[int], set[int], dict[int, int]] | None = None
-        self._processed: tuple[int | None, str] | None = None
         last = blocks[-1] if blocks else None
         self._prefill = last.msg_pos if last is not None and (last_role or last.role) == "assistant" \
             and last.role == "assistant" else None
 
+    @cached_property
     def _processed_after(self) -> tuple[int | None, str]:
         """The message that declares the dialogue text to process — the system prompt, or with none the first
         turn — and how it says so ((None, "") when none does)."""
-        if self._processed is None:
-            text, blocks = self._text, self._blocks
-            system = self._view.blocks_of_roles(("system", "developer"))
-            self._processed = (None, "")
-            for b in system or blocks[:1]:
-                m = _declares_processing(text, b.start, b.end, bool(system)) or _PRACTICE_LINES.search(text, b.start, b.end)
-                if m is not None:
-                    where = "the system prompt" if system else f"message {b.message}"
-                    self._processed = (b.msg_pos, f"{where}: {_short(m.group(0), 60)!r}")
-                    break
-            first_user = next((b for b in blocks if b.role == "user"), None)
-            if self._processed[0] is None and system and first_user is not None \
-                    and (m := _PRACTICE_LINES.search(text, first_user.start, first_user.end)) is not None:
-                # (a practice the user sets up in the first turn, under any system prompt: "我们来练习点餐。你是服务员。")
-                self._processed = (first_user.msg_pos, f"message {first_user.message}: {_short(m.group(0), 60)!r}")
-        return self._processed
+        text, blocks = self._text, self._blocks
+        system = self._view.blocks_of_roles(("system", "developer"))
+        for b in system or blocks[:1]:
+            m = _declares_processing(text, b.start, b.end, bool(system)) or _PRACTICE_LINES.search(text, b.start, b.end)
+            if m is not None:
+                where = "the system prompt" if system else f"message {b.message}"
+                return b.msg_pos, f"{where}: {_short(m.group(0), 60)!r}"
+        first_user = next((b for b in blocks if b.role == "user"), None)
+        if system and first_user is not None \
+                and (m := _PRACTICE_LINES.search(text, first_user.start, first_user.end)) is not None:
+            # (a practice the user sets up in the first turn, under any system prompt: "我们来练习点餐。你是服务员。")
+            return first_user.msg_pos, f"message {first_user.message}: {_short(m.group(0), 60)!r}"
+        return None, ""
 
+    @cached_property
     def _echoed(self) -> list[Material]:
         """The quotes a later draft echoes of words the system prompt or a user turn requires verbatim (a user turn
         that quotes words to say verbatim requires them too: "Here's our required greeting, which staff must say
         verbatim: "Good morning, …"" — a later draft says them), and the fields the system prompt fixes."""
-        if self._tail is None:
-            text, blocks, reuse = self._text, self._blocks, self._reuse
-            system = self._view.blocks_of_roles(("system", "developer"))
-            requiring = system + [b for b in blocks
-                                  if b.role == "user" and found_in(_VERBATIM_LINE, text, b.start, b.end, reuse)]
-            self._tail = _echoed_quotes(text, requiring, blocks) if requiring else []
-            if system:
-                self._tail.extend(_verbatim_fields(text, system, blocks))
-        return self._tail
+        text, blocks, reuse = self._text, self._blocks, self._reuse
+        system = self._view.blocks_of_roles(("system", "developer"))
+        requiring = system + [b for b in blocks if b.role == "user" and found_in(_VERBATIM_LINE, text, b.start, b.end, reuse)]
+        out = _echoed_quotes(text, requiring, blocks) if requiring else []
+        if system:
+            out.extend(_verbatim_fields(text, system, blocks))
+        return out
 
     def found(self, blocks: Iterable[int] | None = None) -> list[Material]:
         """The finds, largest first (so that a smaller range inside a larger one — a quote inside a handed-over
@@ -6146,8 +6141,8 @@ class MaterialFinds:
         self._look(self.pending if blocks is None else blocks)
         if not self._of:
             return []  # (echoed quotes lie in blocks too: none looked at, none asked for)
-        out = [m for k in sorted(self._of) for m in self._of[k]] + self._echoed()
-        out.sort(key=_largest_first)
+        out = [m for k in sorted(self._of) for m in self._of[k]] + self._echoed
+        out.sort(key=largest_first)
         return out
 
     def _look(self, blocks: Iterable[int]) -> None:
@@ -6155,60 +6150,57 @@ class MaterialFinds:
             self._of[k] = self._block(k)
             self.pending.discard(k)
 
-    def _announced_turns(self) -> dict[int, str]:
+    @cached_property
+    def _announced(self) -> dict[int, str]:
         """The user messages an earlier turn announced as the text to work on."""
-        if self._announced is None:
-            self._announced = _announced_turns(self._view, self._reuse)
-        return self._announced
+        return _announced_turns(self._view, self._reuse)
 
-    def _deliverables(self) -> dict[int, str]:
+    @cached_property
+    def _delivered(self) -> dict[int, str]:
         """The assistant replies that are the text a user turn asked to write or change."""
-        if self._delivered is None:
-            text, blocks = self._text, self._blocks
-            delivered = _deliverables(self._view, self._reuse)
-            announced = self._announced_turns()
-            requests = {b.msg_pos: b for b in blocks if b.role == "user"}
-            for b in blocks:  # the reply to a text sent after the reply that asked for it, to translate or rewrite it,
-                # is that text made anew: "麻烦您帮我看一下，谢谢！" → "Could you please take a look for me? Thank you!"
-                if b.role == "assistant" and b.msg_pos - 1 in announced \
-                        and (req := requests.get(b.msg_pos - 3)) is not None and _MAKES_ANEW.search(text, req.start, req.end):
-                    delivered.setdefault(b.msg_pos, "kept: the text pasted the turn before, made anew (translated, rewritten)")
-            self._delivered = delivered
-        return self._delivered
+        text, blocks = self._text, self._blocks
+        delivered = _deliverables(self._view, self._reuse)
+        announced = self._announced
+        requests = {b.msg_pos: b for b in blocks if b.role == "user"}
+        for b in blocks:  # the reply to a text sent after the reply that asked for it, to translate or rewrite it,
+            # is that text made anew: "麻烦您帮我看一下，谢谢！" → "Could you please take a look for me? Thank you!"
+            if b.role == "assistant" and b.msg_pos - 1 in announced \
+                    and (req := requests.get(b.msg_pos - 3)) is not None and _MAKES_ANEW.search(text, req.start, req.end):
+                delivered.setdefault(b.msg_pos, "kept: the text pasted the turn before, made anew (translated, rewritten)")
+        return delivered
 
+    @cached_property
     def _turn_marks(self) -> tuple[set[int], set[int], dict[int, int]]:
         """(drafts, revisions, handing): the assistant messages the next user turn works on; the user messages that
         ask for the last reply again, changed (instructions); user message → the start of the request block that
         hands its later blocks over."""
-        if self._marks is None:
-            text, blocks = self._text, self._blocks
-            drafts: set[int] = set()
-            revisions: set[int] = set()
-            handing: dict[int, int] = {}
-            for k in range(1, len(blocks)):
-                prev, b = blocks[k - 1], blocks[k]
-                if b.role != "user":
-                    continue
-                if b.msg_pos != prev.msg_pos:
-                    # an assistant turn the next user turn asks to work on as a whole ("Translate it to German, keep
-                    # everything.", "把“病假”改成“事假”，其他别动，给我全文"): the draft is the text.  (This looks one turn
-                    # ahead, yet the pruned history stays prefix-stable: a reply is first sent with the turn after it,
-                    # and when it is last it is a prefill, whole too)
-                    if prev.role == "assistant" and _works_on_the_last_reply(text, b.start, b.end, self._reuse):
-                        drafts.add(prev.msg_pos)
-                        revisions.add(b.msg_pos)
-                    elif prev.role == "assistant" and self._processed_after()[0] is not None \
-                            and _asks_for_a_revision(text, b.start, b.end):
-                        revisions.add(b.msg_pos)
-                elif (k == 1 or blocks[k - 2].msg_pos != prev.msg_pos) and (
-                        _requests_work_on(text, prev.start, prev.end)
-                        or prev.end - prev.start <= 40 and _WORKS_ON_WORDS.search(text, prev.start, prev.end)):
-                    # a user message whose first text block is a short request that points at what follows ("Please
-                    # check this changelog for missing breaking changes.", "Can you proofread?" + the text in a block of
-                    # its own): its later blocks are the text
-                    handing[prev.msg_pos] = prev.start
-            self._marks = drafts, revisions, handing
-        return self._marks
+        text, blocks = self._text, self._blocks
+        drafts: set[int] = set()
+        revisions: set[int] = set()
+        handing: dict[int, int] = {}
+        for k in range(1, len(blocks)):
+            prev, b = blocks[k - 1], blocks[k]
+            if b.role != "user":
+                continue
+            if b.msg_pos != prev.msg_pos:
+                # an assistant turn the next user turn asks to work on as a whole ("Translate it to German, keep
+                # everything.", "把“病假”改成“事假”，其他别动，给我全文"): the draft is the text.  (This looks one turn
+                # ahead, yet the pruned history stays prefix-stable: a reply is first sent with the turn after it,
+                # and when it is last it is a prefill, whole too)
+                if prev.role == "assistant" and _works_on_the_last_reply(text, b.start, b.end, self._reuse):
+                    drafts.add(prev.msg_pos)
+                    revisions.add(b.msg_pos)
+                elif prev.role == "assistant" and self._processed_after[0] is not None \
+                        and _asks_for_a_revision(text, b.start, b.end):
+                    revisions.add(b.msg_pos)
+            elif (k == 1 or blocks[k - 2].msg_pos != prev.msg_pos) and (
+                    _requests_work_on(text, prev.start, prev.end)
+                    or prev.end - prev.start <= 40 and _WORKS_ON_WORDS.search(text, prev.start, prev.end)):
+                # a user message whose first text block is a short request that points at what follows ("Please
+                # check this changelog for missing breaking changes.", "Can you proofread?" + the text in a block of
+                # its own): its later blocks are the text
+                handing[prev.msg_pos] = prev.start
+        return drafts, revisions, handing
 
     def _block(self, k: int) -> list[Material]:
         """The finds of block ``k``."""
@@ -6216,14 +6208,14 @@ class MaterialFinds:
         btype = getattr(b, "type", None) or self._block_types.get((b.message, b.block), "text")
         if b.msg_pos == self._prefill:
             return [Material(b.start, b.end, "prefill", "kept: assistant prefill (final assistant turn)")]
-        drafts, revisions, handing = self._turn_marks()
+        drafts, revisions, handing = self._turn_marks
         if b.msg_pos in drafts:
             return [Material(b.start, b.end, "introduced", "kept: the reply the next turn asks to work on as a whole")]
-        if b.role == "user" and b.msg_pos in (announced := self._announced_turns()):
+        if b.role == "user" and b.msg_pos in (announced := self._announced):
             return [Material(b.start, b.end, "introduced", announced[b.msg_pos])]
         if btype == "tool_result" or b.role in TOOL_ROLES:
             return [Material(b.start, b.end, "tool_result", f"kept: tool result (message {b.message})")]
-        processed_after, declared = self._processed_after()
+        processed_after, declared = self._processed_after
         if processed_after is not None and b.msg_pos > processed_after \
                 and b.role in ("user", "assistant") and b.msg_pos not in revisions \
                 and not (b.role == "user" and (_own_intro(text, b.start, b.end) or _pasted_in_fences(text, b.start, b.end)
@@ -6233,7 +6225,7 @@ class MaterialFinds:
             # starts — "你好，谢谢你！麻烦你帮我翻译：明天见。" — hands over what follows its intro)
             return [Material(b.start, b.end, "processed_turn",
                              f"kept: a turn of the text this conversation processes ({declared})")]
-        if b.role == "assistant" and b.msg_pos in (delivered := self._deliverables()):
+        if b.role == "assistant" and b.msg_pos in (delivered := self._delivered):
             a = _after_reply_intro(text, b.start, b.end)
             z = _before_reply_outro(text, a, b.end, _REPLY_OUTRO if a > b.start else _PIECE_OUTRO)
             out = [Material(a, z, "introduced", delivered[b.msg_pos])] if a < z else []

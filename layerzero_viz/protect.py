@@ -20,7 +20,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-from .material import Material, MaterialFinds
+from .material import Material, MaterialFinds, largest_first
 from .script import as_written
 from .structure import context_facts, elements, scan_tags
 from .view import Interval, TextView, clauses
@@ -299,7 +299,7 @@ def add_material(out: Protection, view: TextView, conversation: Conversation | N
     material = found + list(out.material)
     # largest first: within one code a later range decides a token's detail, so a quote inside a
     # handed-over letter shows its own
-    material.sort(key=lambda m: (m.start - m.end, m.start))
+    material.sort(key=largest_first)
     out.material = material
     for m in material:
         out.add(m.start, m.end, "protected_material", m.detail)

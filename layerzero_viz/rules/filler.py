@@ -1298,12 +1298,13 @@ def _sentence_candidates(view: TextView, text: str, ss: int, se: int, block_end:
             end = m.end()  # "Hello!! 😊 Can you …": the greeting's emoji goes with it, not left to open the request
             while end < block_end and text[end] in _SPACE:
                 end += 1
-        if (m := _LEAD_MARK.match(text, end, block_end)) is not None and not text[text.rfind("\n", 0, ss) + 1:ss].strip() \
+        opens_line = not text[text.rfind("\n", 0, ss) + 1:ss].strip()
+        if (m := _LEAD_MARK.match(text, end, block_end)) is not None and opens_line \
                 and not (m.group(0) == "-" and _LIST_BELOW.search(text, m.end(), block_end)):
             end = m.end()  # "Thanks! - one more thing, …", "谢谢！——再帮我改短一点": the mark after it goes with it
         start = ss
         bullet = _BULLET.match(text, ss)
-        if bullet and not text[text.rfind("\n", 0, ss) + 1:ss].strip():
+        if bullet and opens_line:
             line_end = text.find("\n", se)
             if text[se:line_end if line_end >= 0 else block_end].strip():
                 start = bullet.end()  # more follows on the line: the bullet stays with it
